@@ -1,0 +1,23 @@
+import type { Knex } from 'knex';
+import * as domain from './20261122_0001_domain';
+
+/**
+ * The ordered list of migrations. A static list (instead of a directory scan) makes the
+ * same migrations load from TypeScript in tests and from compiled JavaScript in dist/.
+ * Landed migrations never change: add a new file and append it here.
+ */
+export const migrations: ReadonlyArray<[name: string, migration: Knex.Migration]> = [
+  ['20261122_0001_domain', domain],
+];
+
+export const migrationSource: Knex.MigrationSource<[string, Knex.Migration]> = {
+  async getMigrations() {
+    return [...migrations];
+  },
+  getMigrationName([name]) {
+    return name;
+  },
+  async getMigration([, migration]) {
+    return migration;
+  },
+};

@@ -1,0 +1,54 @@
+import type { Knex } from 'knex';
+import { rowsPerInsert } from '../src/db/dialect';
+
+/**
+ * Countries, states and cities from the country-state-city package (pinned to an exact
+ * version in package.json). Ids follow the package's order, so they stay stable as long
+ * as the version does; upgrading the package needs a data migration for contacts and
+ * senders that store these ids.
+ */
+interface PackageCountry { name: string; isoCode: string; phonecode: string }
+interface PackageState { name: string; isoCode: string; countryCode: string }
+type PackageCity = [name: string, countryCode: string, stateCode: string, ...rest: string[]];
+
+export async function seedGeography(db: Knex): Promise<void> {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const countries = require('country-state-city/lib/assets/country.json') as PackageCountry[];
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const states = require('country-state-city/lib/assets/state.json') as PackageState[];
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const cities = require('country-state-city/lib/assets/city.json') as PackageCity[];
+
+  const counts = await Promise.all(['countries', 'states', 'cities'].map((t) => db(t).count({ n: '*' }).first()));
+  const [nCountries, nStates, nCities] = counts.map((r) => Number(r?.n ?? 0));
+  if (nCountries === countries.length && nStates === states.length && nCities === cities.length) return;
+
+  const countryIds = new Map<string, number>();
+  const countryRows = countries.map((c, i) => {
+    countryIds.set(c.isoCode, i + 1);
+    return { id: i + 1, name: c.name, iso2: c.isoCode, phone_code: c.phonecode };
+  });
+  const stateIds = new Map<string, number>();
+  const stateRows = states.map((s, i) => {
+    stateIds.set(`${s.countryCode}/${s.isoCode}`, i + 1);
+    return { id: i + 1, country_id: countryIds.get(s.countryCode)!, name: s.name, iso2: s.isoCode };
+  });
+
+  const CHUNK = rowsPerInsert(db, 3);
+  await db.transaction(async (trx) => {
+    for (let i = 0; i < countryRows.length; i += CHUNK) {
+      await trx('countries').insert(countryRows.slice(i, i + CHUNK)).onConflict('id').merge();
+    }
+    for (let i = 0; i < stateRows.length; i += CHUNK) {
+      await trx('states').insert(stateRows.slice(i, i + CHUNK)).onConflict('id').merge();
+    }
+    for (let i = 0; i < cities.length; i += CHUNK) {
+      const rows = cities.slice(i, i + CHUNK).map((c, j) => ({
+        id: i + j + 1,
+        state_id: stateIds.get(`${c[1]}/${c[2]}`)!,
+        name: c[0],
+      }));
+      await trx('cities').insert(rows).onConflict('id').merge();
+    }
+  });
+}

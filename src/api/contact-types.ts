@@ -1,0 +1,34 @@
+import { LIMITS } from '../lib/constants';
+import { sendSuccess, sendSuccessUnderErrors } from '../lib/envelope';
+import { toId } from '../lib/http';
+import { field, validate } from '../lib/validation';
+import type { Services } from '../services';
+import { ApiRoutes, ctxOf, listMessage, pagingOf } from './routes';
+
+export const contactTypeName = () => field('name').required().string().minLength(LIMITS.contactTypeNameMin).maxLength(LIMITS.string);
+
+export function mountContactTypes(routes: ApiRoutes, { contactTypes }: Services): void {
+  routes.get('/contacts-type', async (req, res) => {
+    sendSuccess(res, listMessage('contactTypes', await contactTypes.list(ctxOf(req), pagingOf(req))));
+  });
+
+  routes.post('/contacts-type/add', validate(contactTypeName()), async (req, res) => {
+    await contactTypes.add(ctxOf(req), { name: String(req.body.name) });
+    sendSuccess(res, 'Added Successfully');
+  });
+
+  routes.get('/contacts-type/view', validate(field('contact_type_id', 'query').required().integer()), async (req, res) => {
+    const contactType = await contactTypes.get(ctxOf(req), toId(req.query.contact_type_id) ?? 0);
+    sendSuccess(res, { contactType });
+  });
+
+  routes.post('/contacts-type/update', validate(field('id').required().integer(), contactTypeName()), async (req, res) => {
+    await contactTypes.update(ctxOf(req), toId(req.body.id) ?? 0, { name: String(req.body.name) });
+    sendSuccess(res, 'Updated Successfully');
+  });
+
+  routes.delete('/contacts-type/delete', validate(field('contact_type_id', 'query').required().integer()), async (req, res) => {
+    await contactTypes.remove(ctxOf(req), toId(req.query.contact_type_id) ?? 0);
+    sendSuccessUnderErrors(res, 'Deleted Successfully');
+  });
+}

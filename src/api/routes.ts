@@ -1,0 +1,111 @@
+import express, { NextFunction, Request, RequestHandler, Response } from 'express';
+import multer from 'multer';
+import type { Config } from '../config';
+import type { Paging, ListResult } from '../db/paging';
+import { LIMITS } from '../lib/constants';
+import { sendFailure } from '../lib/envelope';
+import { ValidationError } from '../lib/errors';
+import { isInteger } from '../lib/validation';
+import type { Ctx } from '../services/context';
+import type { Account } from '../services/accounts';
+
+declare global {
+  // eslint-disable-next-line @typescript-eslint/no-namespace
+  namespace Express {
+    interface Request {
+      /** Set by the API-key middleware. */
+      account?: Account;
+    }
+  }
+}
+
+/** The account scope of an authenticated request. */
+export function ctxOf(req: Request): Ctx {
+  if (!req.account) throw new Error('ctxOf called on a request without an account');
+  return { userId: req.account.id };
+}
+
+type Method = 'GET' | 'POST' | 'DELETE';
+
+/**
+ * The JSON API's route table. It records each path's methods, so one middleware can answer
+ * 404 "Not Found" for unknown paths and 405 with `Allow` for a known path and a wrong method
+ * before anything else runs. POST routes parse JSON, urlencoded (`strIds[0]` → array) and
+ * multipart fields; upload routes bring their own multipart parser instead.
+ */
+export class ApiRoutes {
+  readonly router = express.Router();
+  private readonly methods = new Map<string, Set<Method>>();
+  private readonly formBody: RequestHandler[];
+
+  constructor(config: Pick<Config, 'maxBodyBytes'>) {
+    this.formBody = [
+      express.json({ limit: config.maxBodyBytes }),
+      express.urlencoded({ extended: true, limit: config.maxBodyBytes, parameterLimit: 20000 }),
+      multer({ limits: { fieldSize: config.maxBodyBytes, fields: 20000, files: 0 } }).none(),
+    ];
+  }
+
+  get(path: string, ...handlers: RequestHandler[]): void {
+    this.record('GET', path);
+    this.router.get(path, ...handlers);
+  }
+
+  post(path: string, ...handlers: RequestHandler[]): void {
+    this.record('POST', path);
+    this.router.post(path, ...this.formBody, ...handlers);
+  }
+
+  /** A POST whose first handler parses its own multipart body (a file upload). */
+  upload(path: string, parser: RequestHandler, ...handlers: RequestHandler[]): void {
+    this.record('POST', path);
+    this.router.post(path, parser, ...handlers);
+  }
+
+  delete(path: string, ...handlers: RequestHandler[]): void {
+    this.record('DELETE', path);
+    this.router.delete(path, ...handlers);
+  }
+
+  /** Answers unknown paths (404) and wrong methods (405 with Allow) before authentication. */
+  readonly guard: RequestHandler = (req: Request, res: Response, next: NextFunction) => {
+    const path = req.path.length > 1 ? req.path.replace(/\/+$/, '') : req.path;
+    const allowed = this.methods.get(path);
+    if (!allowed) return sendFailure(res, 404, 'Not Found');
+    const method = req.method === 'HEAD' ? 'GET' : (req.method as Method);
+    if (req.method === 'OPTIONS' || !allowed.has(method)) {
+      const allow: string[] = [...allowed];
+      if (allowed.has('GET')) allow.push('HEAD');
+      res.setHeader('Allow', allow.join(', '));
+      if (req.method === 'OPTIONS') return void res.status(204).end();
+      return sendFailure(res, 405, 'Method Not Allowed');
+    }
+    next();
+  };
+
+  private record(method: Method, path: string): void {
+    const set = this.methods.get(path) ?? new Set<Method>();
+    set.add(method);
+    this.methods.set(path, set);
+  }
+}
+
+/** The optional `page` / `per_page` extension: both absent means the whole list. */
+export function pagingOf(req: Request): Paging | undefined {
+  const { page, per_page: perPage } = req.query as Record<string, unknown>;
+  if (page === undefined && perPage === undefined) return undefined;
+  const errors: Record<string, string[]> = {};
+  if (page !== undefined && !(isInteger(page) && Number(page) >= 1)) {
+    errors.page = ['The page must be at least 1.'];
+  }
+  if (perPage !== undefined && !(isInteger(perPage) && Number(perPage) >= 1 && Number(perPage) <= LIMITS.perPageMax)) {
+    errors.per_page = [`The per page must be between 1 and ${LIMITS.perPageMax}.`];
+  }
+  if (Object.keys(errors).length) throw new ValidationError(errors);
+  return { page: page === undefined ? 1 : Number(page), perPage: perPage === undefined ? 100 : Number(perPage) };
+}
+
+/** `{ [collection]: rows }`, plus `pagination` when the list was paged. */
+export function listMessage<T>(collection: string, result: ListResult<T>): Record<string, unknown> {
+  return result.pagination ? { [collection]: result.rows, pagination: result.pagination } : { [collection]: result.rows };
+}

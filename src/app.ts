@@ -1,0 +1,49 @@
+import compression from 'compression';
+import express, { Express } from 'express';
+import helmet from 'helmet';
+import type { Logger } from 'pino';
+import { pinoHttp } from 'pino-http';
+import { v4 as uuid } from 'uuid';
+import { createApiRouter } from './api';
+import type { Config } from './config';
+import { PUBLIC_DIR } from './lib/paths';
+import type { Services } from './services';
+
+export interface AppDeps {
+  config: Config;
+  services: Services;
+  logger: Logger;
+}
+
+const REQUEST_ID = /^[\w.-]{1,128}$/;
+
+/** Builds the Express app from its parts, without listening (the server and the tests use it). */
+export function createApp({ config, services, logger }: AppDeps): Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('trust proxy', 'loopback');
+  app.set('query parser', 'extended');
+
+  app.use(
+    pinoHttp({
+      logger,
+      genReqId(req, res) {
+        const incoming = req.headers['x-request-id'];
+        const id = typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : uuid();
+        res.setHeader('X-Request-Id', id);
+        return id;
+      },
+      customLogLevel: (_req, res, err) => (err || res.statusCode >= 500 ? 'error' : 'info'),
+      serializers: {
+        req: (req) => ({ id: req.id, method: req.method, url: req.url }),
+        res: (res) => ({ statusCode: res.statusCode }),
+      },
+    }),
+  );
+  app.use(helmet());
+  app.use(compression());
+
+  app.use('/api/v1', createApiRouter(config, services, logger));
+  app.use(express.static(PUBLIC_DIR, { maxAge: '1h' }));
+  return app;
+}

@@ -1,0 +1,41 @@
+import type { Express } from 'express';
+import type { Logger } from 'pino';
+import { createApp } from './app';
+import type { Config } from './config';
+import { createDb, Db } from './db';
+import { migrateAndSeed } from './db/migrate';
+import { createLogger } from './logger';
+import { createServices, Services } from './services';
+import type { CreatedAccount } from './services/accounts';
+import { DEMO_ACCOUNT_EMAIL } from './lib/constants';
+
+export interface Runtime {
+  config: Config;
+  db: Db;
+  logger: Logger;
+  services: Services;
+  app: Express;
+  close(): Promise<void>;
+}
+
+/** Connects, migrates, seeds and wires the whole service (no listening, no timers). */
+export async function boot(config: Config, logger: Logger = createLogger(config.logLevel)): Promise<Runtime> {
+  const db = createDb(config);
+  await migrateAndSeed(db);
+  const services = createServices({ db, config, logger });
+  const app = createApp({ config, services, logger });
+  return {
+    config,
+    db,
+    logger,
+    services,
+    app,
+    close: () => db.destroy(),
+  };
+}
+
+/** On an empty database, creates the demo account and returns its credentials (once). */
+export async function ensureDemoAccount(services: Services): Promise<CreatedAccount | undefined> {
+  if ((await services.accounts.count()) > 0) return undefined;
+  return services.accounts.create({ email: DEMO_ACCOUNT_EMAIL, name: 'Demo' });
+}

@@ -1,0 +1,83 @@
+import path from 'node:path';
+
+/** Every environment variable the service reads, parsed once and typed. */
+export interface Config {
+  /** `postgres://…` selects PostgreSQL; undefined means SQLite at `sqliteFile`. */
+  databaseUrl: string | undefined;
+  sqliteFile: string;
+  host: string;
+  port: number;
+  /** Public origin used in every link the service writes; no trailing slash. */
+  baseUrl: string;
+  /** `smtp://…` or `smtps://…`; undefined writes `.eml` files to `outboxDir`. */
+  smtpUrl: string | undefined;
+  outboxDir: string;
+  /** Maximum CSV upload size in bytes. */
+  maxCsvBytes: number;
+  /** Maximum JSON / urlencoded body size in bytes. */
+  maxBodyBytes: number;
+  /** Optional per-account sending rate, messages per second (0 = unlimited). */
+  mailRate: number;
+  /** HMAC secret for tokens in links; generated and stored in the database when unset. */
+  appSecret: string | undefined;
+  dkim: { domain: string; selector: string; privateKey: string } | undefined;
+  /** API requests allowed per key pair per minute (0 = no limit). */
+  apiRateLimitPerMinute: number;
+  logLevel: string;
+  dataDir: string;
+}
+
+export class ConfigError extends Error {}
+
+function integer(env: NodeJS.ProcessEnv, name: string, fallback: number, min = 0): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < min) {
+    throw new ConfigError(`${name} must be an integer of at least ${min}, got "${raw}"`);
+  }
+  return value;
+}
+
+function optional(env: NodeJS.ProcessEnv, name: string): string | undefined {
+  const raw = env[name];
+  return raw === undefined || raw.trim() === '' ? undefined : raw.trim();
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const dataDir = path.resolve(optional(env, 'DATA_DIR') ?? 'data');
+  const port = integer(env, 'PORT', 3000, 0);
+  const databaseUrl = optional(env, 'DATABASE_URL');
+  if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
+    throw new ConfigError('DATABASE_URL must start with postgres:// (unset it to use SQLite)');
+  }
+  const smtpUrl = optional(env, 'SMTP_URL');
+  if (smtpUrl && !/^smtps?:\/\//.test(smtpUrl)) {
+    throw new ConfigError('SMTP_URL must start with smtp:// or smtps://');
+  }
+  const dkimDomain = optional(env, 'DKIM_DOMAIN');
+  const dkimSelector = optional(env, 'DKIM_SELECTOR');
+  const dkimKey = optional(env, 'DKIM_PRIVATE_KEY');
+  if ((dkimDomain || dkimSelector || dkimKey) && !(dkimDomain && dkimSelector && dkimKey)) {
+    throw new ConfigError('DKIM_DOMAIN, DKIM_SELECTOR and DKIM_PRIVATE_KEY must be set together');
+  }
+  return {
+    databaseUrl,
+    sqliteFile: path.resolve(optional(env, 'SQLITE_FILE') ?? path.join(dataDir, 'campaigns.sqlite3')),
+    host: optional(env, 'HOST') ?? '127.0.0.1',
+    port,
+    baseUrl: (optional(env, 'BASE_URL') ?? `http://localhost:${port}`).replace(/\/+$/, ''),
+    smtpUrl,
+    outboxDir: path.resolve(optional(env, 'OUTBOX_DIR') ?? path.join(dataDir, 'outbox')),
+    maxCsvBytes: integer(env, 'MAX_CSV_MB', 100, 1) * 1024 * 1024,
+    maxBodyBytes: integer(env, 'MAX_BODY_KB', 2048, 1) * 1024,
+    mailRate: integer(env, 'MAIL_RATE', 0, 0),
+    appSecret: optional(env, 'APP_SECRET'),
+    dkim: dkimDomain && dkimSelector && dkimKey
+      ? { domain: dkimDomain, selector: dkimSelector, privateKey: dkimKey.replace(/\\n/g, '\n') }
+      : undefined,
+    apiRateLimitPerMinute: integer(env, 'API_RATE_LIMIT', 6000, 0),
+    logLevel: optional(env, 'LOG_LEVEL') ?? 'info',
+    dataDir,
+  };
+}

@@ -1,0 +1,54 @@
+import type { Knex } from 'knex';
+import { isPostgres } from './index';
+
+/**
+ * Every difference between SQLite and PostgreSQL that the services need lives here,
+ * so the services themselves are written once.
+ */
+
+/** The current time as the value stored in timestamp columns (ISO 8601, UTC). */
+export function nowValue(): string {
+  return new Date().toISOString();
+}
+
+/** Inserts one row and returns its id on both databases. */
+export async function insertId(db: Knex | Knex.Transaction, table: string, row: Record<string, unknown>): Promise<number> {
+  const [inserted] = await db(table).insert(row).returning('id');
+  return Number(typeof inserted === 'object' ? inserted.id : inserted);
+}
+
+/** A JSON value ready for a JSON column (jsonb on PostgreSQL, text on SQLite). */
+export function jsonValue(value: unknown): string | null {
+  return value === null || value === undefined ? null : JSON.stringify(value);
+}
+
+/** Reads a JSON column: PostgreSQL returns parsed values, SQLite returns text. */
+export function parseJson<T>(value: unknown, fallback: T): T {
+  if (value === null || value === undefined || value === '') return fallback;
+  if (typeof value === 'string') {
+    try {
+      return JSON.parse(value) as T;
+    } catch {
+      return fallback;
+    }
+  }
+  return value as T;
+}
+
+/** A count(*) result as a number (PostgreSQL returns bigint counts as strings). */
+export function toCount(value: unknown): number {
+  return value === null || value === undefined ? 0 : Number(value);
+}
+
+/** Case-insensitive key used for email uniqueness per account. */
+export function emailKey(email: string): string {
+  return email.trim().toLowerCase();
+}
+
+/**
+ * Rows per multi-row INSERT: knex writes SQLite multi-row inserts with ON CONFLICT as a
+ * compound SELECT (at most 500 terms); PostgreSQL is bounded by 65535 bind parameters.
+ */
+export function rowsPerInsert(db: Knex, columns: number): number {
+  return isPostgres(db) ? Math.floor(60000 / columns) : Math.min(400, Math.floor(30000 / columns));
+}

@@ -1,0 +1,55 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import knex, { Knex } from 'knex';
+import type { Config } from '../config';
+
+export type Db = Knex;
+
+export interface DbOptions {
+  databaseUrl: string | undefined;
+  sqliteFile: string;
+  /** PostgreSQL pool size; SQLite always uses one connection. */
+  poolMax?: number;
+}
+
+/** Builds the Knex instance for PostgreSQL (when a URL is given) or SQLite (WAL mode). */
+export function createDb(options: DbOptions | Config): Db {
+  if (options.databaseUrl) {
+    return knex({
+      client: 'pg',
+      connection: withDefaultUser(options.databaseUrl),
+      pool: { min: 0, max: 'poolMax' in options && options.poolMax ? options.poolMax : 10 },
+    });
+  }
+  fs.mkdirSync(path.dirname(options.sqliteFile), { recursive: true });
+  return knex({
+    client: 'better-sqlite3',
+    connection: { filename: options.sqliteFile },
+    useNullAsDefault: true,
+    pool: {
+      min: 1,
+      max: 1,
+      afterCreate(conn: { pragma(sql: string): unknown }, done: (err: Error | null, conn: unknown) => void) {
+        conn.pragma('journal_mode = WAL');
+        conn.pragma('synchronous = NORMAL');
+        conn.pragma('foreign_keys = ON');
+        conn.pragma('busy_timeout = 5000');
+        conn.pragma('cache_size = -65536');
+        done(null, conn);
+      },
+    },
+  });
+}
+
+/** Like libpq, a URL without a user name connects as the operating-system user. */
+export function withDefaultUser(url: string): string {
+  const parsed = new URL(url);
+  if (parsed.username) return url;
+  parsed.username = process.env.PGUSER || process.env.USER || os.userInfo().username;
+  return parsed.toString();
+}
+
+export function isPostgres(db: Knex): boolean {
+  return db.client.config.client === 'pg';
+}

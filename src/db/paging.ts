@@ -1,0 +1,34 @@
+import type { Knex } from 'knex';
+import { toCount } from './dialect';
+
+/** The optional `page` / `per_page` extension of every list. */
+export interface Paging {
+  page: number;
+  perPage: number;
+}
+
+export interface ListResult<T> {
+  rows: T[];
+  pagination?: { page: number; per_page: number; total: number };
+}
+
+/**
+ * Runs a list query whole, or one page of it with its total when paging is asked for.
+ * The count clones the query without its order and columns.
+ */
+export async function listPage<T>(
+  query: Knex.QueryBuilder,
+  paging: Paging | undefined,
+  map: (row: Record<string, unknown>) => T,
+): Promise<ListResult<T>> {
+  if (!paging) return { rows: (await query).map(map) };
+  const countQuery = query.clone().clearSelect().clearOrder().count({ n: '*' }).first();
+  const [rows, count] = await Promise.all([
+    query.clone().limit(paging.perPage).offset((paging.page - 1) * paging.perPage),
+    countQuery,
+  ]);
+  return {
+    rows: (rows as Record<string, unknown>[]).map(map),
+    pagination: { page: paging.page, per_page: paging.perPage, total: toCount((count as { n?: unknown } | undefined)?.n) },
+  };
+}

@@ -1,0 +1,70 @@
+/**
+ * One source for each fact of the domain: migrations, validators, services, seeds and
+ * views import these instead of repeating them.
+ */
+
+/** Contact columns that are reserved field names (seeded into `fields` with is_reserved 1). */
+export const RESERVED_FIELDS = [
+  { field_name: 'first_name', field_type: 'text' },
+  { field_name: 'last_name', field_type: 'text' },
+  { field_name: 'email', field_type: 'text' },
+  { field_name: 'alt_email', field_type: 'text' },
+  { field_name: 'country', field_type: 'text' },
+  { field_name: 'state', field_type: 'text' },
+  { field_name: 'city', field_type: 'text' },
+  { field_name: 'address_line1', field_type: 'text' },
+  { field_name: 'address_line2', field_type: 'text' },
+  { field_name: 'state_province_region', field_type: 'text' },
+  { field_name: 'postal_code', field_type: 'text' },
+] as const;
+
+export const RESERVED_FIELD_NAMES: readonly string[] = RESERVED_FIELDS.map((f) => f.field_name);
+
+export const CUSTOM_FIELD_TYPES = ['text', 'number', 'datetime-local'] as const;
+export type CustomFieldType = (typeof CUSTOM_FIELD_TYPES)[number];
+
+/** Placeholder names usable as `((name))` in subjects, preheaders and bodies. */
+export const DYNAMIC_CONTENT = [
+  'first_name',
+  'last_name',
+  'email',
+  'alt_email',
+  'country',
+  'state',
+  'city',
+  'address_line1',
+  'address_line2',
+  'state_province_region',
+  'postal_code',
+  'full_name',
+  'father_name',
+  'designation',
+  'age',
+  'company_name',
+  'birth_date',
+  'join_date',
+  'sender_name',
+  'sender_address',
+  'unsubscribe_preferences',
+] as const;
+
+export const SINGLE_SEND_STATUS = { initiate: 0, ready: 1, running: 2, completed: 3 } as const;
+export const AUTOMATION_STATUS = { draft: 0, live: 1, paused: 2 } as const;
+export const AUTOMATION_TYPES = { welcome: 1, custom: 2 } as const;
+export const WAITING_TYPES = ['instantly', 'days', 'hours'] as const;
+export const RECIPIENT_TABLES = ['contacts_', 'segments_'] as const;
+
+/** Limits of the reference and of decisions.md. */
+export const LIMITS = {
+  /** ids in one bulk delete */
+  bulkIds: 1000,
+  /** addresses in one comma-separated list */
+  addressList: 1000,
+  /** generic string columns */
+  string: 255,
+  contactTypeNameMin: 2,
+  /** list page size bounds for the optional page/per_page extension */
+  perPageMax: 1000,
+} as const;
+
+export const DEMO_ACCOUNT_EMAIL = 'demo@example.com';

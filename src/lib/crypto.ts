@@ -1,0 +1,49 @@
+import crypto from 'node:crypto';
+
+/** URL-safe random token of `bytes` bytes of entropy. */
+export function randomToken(bytes = 24): string {
+  return crypto.randomBytes(bytes).toString('base64url');
+}
+
+export function sha256(value: string): string {
+  return crypto.createHash('sha256').update(value).digest('hex');
+}
+
+export function safeEqual(a: string, b: string): boolean {
+  const ab = Buffer.from(a);
+  const bb = Buffer.from(b);
+  return ab.length === bb.length && crypto.timingSafeEqual(ab, bb);
+}
+
+// scrypt (memory-hard): N=2^15, r=8, p=1 uses 32 MiB per hash.
+const SCRYPT = { N: 1 << 15, r: 8, p: 1, maxmem: 64 * 1024 * 1024 };
+
+export function hashPassword(password: string): Promise<string> {
+  const salt = crypto.randomBytes(16);
+  return new Promise((resolve, reject) => {
+    crypto.scrypt(password, salt, 32, SCRYPT, (err, key) => {
+      if (err) reject(err);
+      else resolve(`scrypt$${SCRYPT.N}$${SCRYPT.r}$${SCRYPT.p}$${salt.toString('base64')}$${key.toString('base64')}`);
+    });
+  });
+}
+
+export function verifyPassword(password: string, stored: string): Promise<boolean> {
+  const [scheme, n, r, p, salt, key] = stored.split('$');
+  if (scheme !== 'scrypt' || !key) return Promise.resolve(false);
+  const expected = Buffer.from(key, 'base64');
+  return new Promise((resolve) => {
+    crypto.scrypt(
+      password,
+      Buffer.from(salt, 'base64'),
+      expected.length,
+      { N: Number(n), r: Number(r), p: Number(p), maxmem: SCRYPT.maxmem },
+      (err, derived) => resolve(!err && crypto.timingSafeEqual(derived, expected)),
+    );
+  });
+}
+
+/** HMAC-SHA256 of `value` under `secret`, base64url. */
+export function hmac(secret: string, value: string): string {
+  return crypto.createHmac('sha256', secret).update(value).digest('base64url');
+}

@@ -1,0 +1,51 @@
+import { LIMITS } from './constants';
+import { ValidationError } from './errors';
+import { isInteger, messages } from './validation';
+
+/**
+ * Arrays arrive as JSON arrays, as `name[]` / `name[0]` form fields (parsed to arrays),
+ * or, past the parser's array limit, as objects with numeric keys. Returns them in index order.
+ */
+export function asArray(value: unknown): unknown[] {
+  if (value === undefined || value === null || value === '') return [];
+  if (Array.isArray(value)) return value;
+  if (typeof value === 'object') {
+    return Object.entries(value as Record<string, unknown>)
+      .filter(([key]) => /^\d+$/.test(key))
+      .sort(([a], [b]) => Number(a) - Number(b))
+      .map(([, v]) => v);
+  }
+  return [value];
+}
+
+/** A positive integer id from a query or body value, or undefined when it is not one. */
+export function toId(value: unknown): number | undefined {
+  if (!isInteger(value)) return undefined;
+  const n = Number(value);
+  return n > 0 && Number.isSafeInteger(n) ? n : undefined;
+}
+
+/** The ids of a bulk delete (`strIds`): required, at most LIMITS.bulkIds, every entry an integer. */
+export function bulkIds(value: unknown, field = 'strIds'): number[] {
+  const entries = asArray(value).filter((v) => !(typeof v === 'string' && v.trim() === ''));
+  if (entries.length === 0) throw ValidationError.of(field, messages.required(field));
+  if (entries.length > LIMITS.bulkIds) throw ValidationError.of(field, messages.arrayMax(field, LIMITS.bulkIds));
+  const ids = entries.map(toId);
+  if (ids.some((id) => id === undefined)) throw ValidationError.of(field, `The ${field.replace(/_/g, ' ')} must contain only integers.`);
+  return [...new Set(ids as number[])];
+}
+
+/** A comma-separated address list: trimmed, de-duplicated case-insensitively, each validated. */
+export function splitAddresses(raw: string): string[] {
+  const seen = new Set<string>();
+  const out: string[] = [];
+  for (const part of raw.split(',')) {
+    const address = part.trim();
+    if (address === '') continue;
+    const key = address.toLowerCase();
+    if (seen.has(key)) continue;
+    seen.add(key);
+    out.push(address);
+  }
+  return out;
+}

@@ -1,0 +1,15 @@
+import type { Logger } from 'pino';
+import type { Config } from '../config';
+import type { Db } from '../db';
+
+/** Who is asking: every service call is scoped to one account. */
+export interface Ctx {
+  userId: number;
+}
+
+/** What services are built from, in the composition root (src/services/index.ts). */
+export interface ServiceDeps {
+  db: Db;
+  config: Config;
+  logger: Logger;
+}
