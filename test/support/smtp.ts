@@ -1,0 +1,85 @@
+import { simpleParser, ParsedMail } from 'mailparser';
+import { SMTPServer, SMTPServerAddress, SMTPServerSession } from 'smtp-server';
+
+export interface ReceivedMessage {
+  from: string;
+  to: string[];
+  raw: string;
+  parsed: ParsedMail;
+}
+
+export interface SmtpSink {
+  url: string;
+  port: number;
+  messages: ReceivedMessage[];
+  /** Resolves once at least `count` messages have arrived (or rejects after `timeoutMs`). */
+  waitFor(count: number, timeoutMs?: number): Promise<ReceivedMessage[]>;
+  close(): Promise<void>;
+}
+
+export interface SmtpSinkOptions {
+  /** Return an SMTP error (e.g. `{ code: 451, message: 'try later' }`) to refuse a recipient. */
+  onRecipient?: (address: string, session: SMTPServerSession) => { code: number; message: string } | undefined;
+}
+
+/**
+ * A real SMTP server in-process, bound to 127.0.0.1 on a free port; no reverse DNS lookups,
+ * so nothing leaves the machine.
+ */
+export async function startSmtpSink(options: SmtpSinkOptions = {}): Promise<SmtpSink> {
+  const messages: ReceivedMessage[] = [];
+  const waiters: Array<() => void> = [];
+  const server = new SMTPServer({
+    disableReverseLookup: true,
+    authOptional: true,
+    disabledCommands: ['STARTTLS'],
+    logger: false,
+    onRcptTo(address: SMTPServerAddress, session, callback) {
+      const refusal = options.onRecipient?.(address.address, session);
+      if (refusal) {
+        const err = new Error(refusal.message) as Error & { responseCode: number };
+        err.responseCode = refusal.code;
+        return callback(err);
+      }
+      callback();
+    },
+    onData(stream, session, callback) {
+      const chunks: Buffer[] = [];
+      stream.on('data', (c: Buffer) => chunks.push(c));
+      stream.on('end', async () => {
+        const raw = Buffer.concat(chunks).toString('utf8');
+        messages.push({
+          from: session.envelope.mailFrom ? session.envelope.mailFrom.address : '',
+          to: session.envelope.rcptTo.map((r) => r.address),
+          raw,
+          parsed: await simpleParser(raw),
+        });
+        waiters.splice(0).forEach((w) => w());
+        callback();
+      });
+    },
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.server.address() as { port: number }).port;
+
+  return {
+    url: `smtp://127.0.0.1:${port}`,
+    port,
+    messages,
+    waitFor(count, timeoutMs = 10_000) {
+      return new Promise((resolve, reject) => {
+        const deadline = setTimeout(() => reject(new Error(`expected ${count} messages, got ${messages.length}`)), timeoutMs);
+        const check = () => {
+          if (messages.length >= count) {
+            clearTimeout(deadline);
+            resolve(messages);
+          } else {
+            waiters.push(check);
+          }
+        };
+        check();
+      });
+    },
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
