@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import * as domain from './20261122_0001_domain';
+import * as sendLedger from './20261122_0500_send-ledger';
 
 /**
  * The ordered list of migrations. A static list (instead of a directory scan) makes the
@@ -8,6 +9,7 @@ import * as domain from './20261122_0001_domain';
  */
 export const migrations: ReadonlyArray<[name: string, migration: Knex.Migration]> = [
   ['20261122_0001_domain', domain],
+  ['20261122_0500_send-ledger', sendLedger],
 ];
 
 export const migrationSource: Knex.MigrationSource<[string, Knex.Migration]> = {

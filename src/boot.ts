@@ -6,6 +6,7 @@ import { createDb, Db } from './db';
 import { migrateAndSeed } from './db/migrate';
 import { createLogger } from './logger';
 import { createServices, Services } from './services';
+import { ensureAppSecret } from './services/app-secret';
 import type { CreatedAccount } from './services/accounts';
 import { DEMO_ACCOUNT_EMAIL } from './lib/constants';
 
@@ -14,6 +15,8 @@ export interface Runtime {
   db: Db;
   logger: Logger;
   services: Services;
+  /** HMAC secret for tokens in links. */
+  secret: string;
   app: Express;
   close(): Promise<void>;
 }
@@ -22,13 +25,15 @@ export interface Runtime {
 export async function boot(config: Config, logger: Logger = createLogger(config.logLevel)): Promise<Runtime> {
   const db = createDb(config);
   await migrateAndSeed(db);
-  const services = createServices({ db, config, logger });
+  const secret = await ensureAppSecret(db, config.appSecret);
+  const services = createServices({ db, config, logger, secret });
   const app = createApp({ config, services, logger });
   return {
     config,
     db,
     logger,
     services,
+    secret,
     app,
     close: () => db.destroy(),
   };

@@ -4,6 +4,7 @@ import { migrateAndSeed } from './db/migrate';
 import { loadConfig } from './config';
 import { createLogger } from './logger';
 import { createServices } from './services';
+import { ensureAppSecret } from './services/app-secret';
 import { ValidationError } from './lib/errors';
 
 const USAGE = `usage: npm run --silent cli -- account:create --email EMAIL [--name NAME] [--password PW] [--json]`;
@@ -26,7 +27,8 @@ async function accountCreate(args: string[]): Promise<number> {
   const db = createDb(config);
   try {
     await migrateAndSeed(db);
-    const services = createServices({ db, config, logger: createLogger('silent') });
+    const secret = await ensureAppSecret(db, config.appSecret);
+    const services = createServices({ db, config, logger: createLogger('silent'), secret });
     const created = await services.accounts.create({ email: values.email, name: values.name, password: values.password });
     if (values.json) {
       process.stdout.write(JSON.stringify(created) + '\n');

@@ -12,4 +12,6 @@ export interface ServiceDeps {
   db: Db;
   config: Config;
   logger: Logger;
+  /** HMAC secret for tokens in links (APP_SECRET, or generated once and stored). */
+  secret: string;
 }

@@ -1,0 +1,229 @@
+import type { Knex } from 'knex';
+import type { Logger } from 'pino';
+import type { Config } from '../config';
+import { claimMessages } from '../db/locking';
+import { MESSAGE_KIND } from '../lib/constants';
+import { randomToken } from '../lib/crypto';
+import { createSigner } from '../lib/signed-token';
+import { recordOutcomes, Outcome } from './outcomes';
+import { AccountRateLimiter } from './rate-limit';
+import { Sleeper } from './sleeper';
+import { LEDGER_COLUMNS, LedgerRow, MessageSources, sourceKey } from './sources';
+import { startDueSingleSends, StartedSend } from './start-sends';
+import { suppressedRowIds } from './suppression';
+import { classifySendError, MailTransport } from './transport';
+
+/** Things the worker tells the rest of the service about (events become notification mail). */
+export interface WorkerHooks {
+  singleSendStarted?(send: StartedSend): Promise<void>;
+  singleSendCompleted?(sendId: number): Promise<void>;
+  /** Extra work each tick (automation enrolment and steps). */
+  tick?(now: Date): Promise<number>;
+}
+
+export interface WorkerDeps {
+  db: Knex;
+  config: Pick<Config, 'baseUrl' | 'mailRate'>;
+  logger: Logger;
+  secret: string;
+  transport: MailTransport;
+  hooks?: WorkerHooks;
+}
+
+export interface WorkerOptions {
+  /** Ledger rows per claim. */
+  batchSize?: number;
+  /** Batches in flight at once, so one batch's tail overlaps the next one's head. */
+  lanes?: number;
+  /** How long a claimed row stays with this worker before others may take it. */
+  leaseMs?: number;
+  /** Attempts before a message that keeps failing with 4xx is given up. */
+  maxAttempts?: number;
+  /** First retry delay; doubles with every attempt up to retryMaxMs. */
+  retryBaseMs?: number;
+  retryMaxMs?: number;
+  /** Idle wait between looks for work. */
+  pollMs?: number;
+  /** Outcomes written per ledger transaction. */
+  flushEvery?: number;
+  /** The clock (tests move it instead of waiting). */
+  now?: () => Date;
+}
+
+export interface SendingWorker {
+  readonly owner: string;
+  /** Starts due sends, then sends every message due now, then returns (tests and the CLI). */
+  runOnce(): Promise<void>;
+  /** Keeps working in the background until stop(). */
+  start(): void;
+  /** Finishes the messages in hand, records them and returns; leaves no timer running. */
+  stop(): Promise<void>;
+}
+
+export function createSendingWorker(deps: WorkerDeps, options: WorkerOptions = {}): SendingWorker {
+  const { db, logger, transport, hooks = {} } = deps;
+  const batchSize = options.batchSize ?? 200;
+  const lanes = options.lanes ?? 2;
+  const leaseMs = options.leaseMs ?? 5 * 60_000;
+  const maxAttempts = options.maxAttempts ?? 5;
+  const retryBaseMs = options.retryBaseMs ?? 60_000;
+  const retryMaxMs = options.retryMaxMs ?? 3_600_000;
+  const pollMs = options.pollMs ?? 1000;
+  const flushEvery = options.flushEvery ?? 100;
+  const now = options.now ?? (() => new Date());
+  const owner = `${process.pid}-${randomToken(6)}`;
+
+  const sleeper = new Sleeper();
+  const limiter = new AccountRateLimiter(deps.config.mailRate, (ms) => sleeper.sleep(ms));
+  const sources = new MessageSources(db, createSigner(deps.secret), deps.config.baseUrl);
+  let running = false;
+  let loops: Promise<void>[] = [];
+
+  // Outcomes are written in small transactions, one after another, while sending goes on.
+  let pending: Outcome[] = [];
+  let writing: Promise<void> = Promise.resolve();
+  const flush = (): Promise<void> => {
+    if (!pending.length) return writing;
+    const batch = pending;
+    pending = [];
+    writing = writing.then(async () => {
+      try {
+        const completed = await recordOutcomes(db, batch, {
+          owner,
+          now: now(),
+          maxAttempts,
+          retryDelayMs: (attempts) => Math.min(retryMaxMs, retryBaseMs * 2 ** Math.max(0, attempts - 1)),
+        });
+        for (const id of completed) await hooks.singleSendCompleted?.(id);
+      } catch (err) {
+        // The rows stay leased and are sent again after the lease: at most twice, never lost.
+        logger.error({ err }, 'recording send outcomes failed');
+      }
+    });
+    return writing;
+  };
+  const record = (outcome: Outcome) => {
+    pending.push(outcome);
+    if (pending.length >= flushEvery) void flush();
+  };
+
+  async function tick(): Promise<number> {
+    const started = await startDueSingleSends(db, now());
+    for (const send of started) {
+      await hooks.singleSendStarted?.(send);
+      if (send.completed) await hooks.singleSendCompleted?.(send.id);
+    }
+    return started.length + ((await hooks.tick?.(now())) ?? 0);
+  }
+
+  async function claim(): Promise<LedgerRow[]> {
+    const at = now();
+    const rows = await claimMessages(db, {
+      limit: batchSize,
+      now: at.toISOString(),
+      leaseUntil: new Date(at.getTime() + leaseMs).toISOString(),
+      owner,
+      columns: LEDGER_COLUMNS,
+    });
+    return rows as unknown as LedgerRow[];
+  }
+
+  async function sendBatch(rows: LedgerRow[]): Promise<void> {
+    const { sources: bySource, people } = await sources.prepare(rows);
+    const groupOf = (row: LedgerRow) => {
+      const key = sourceKey(row);
+      return key ? (bySource.get(key)?.groupId ?? null) : null;
+    };
+    const suppressed = await suppressedRowIds(db, rows, groupOf);
+
+    let next = 0;
+    const sendNext = async (): Promise<void> => {
+      while (next < rows.length) {
+        const row = rows[next++];
+        const id = Number(row.id);
+        if (suppressed.has(id)) {
+          record({ id, result: 'suppressed', error: 'unsubscribed or bounced before sending' });
+          continue;
+        }
+        if (row.attempts > maxAttempts) {
+          record({ id, result: 'retry', attempts: row.attempts, code: null, error: 'too many attempts (the worker stopped while sending)' });
+          continue;
+        }
+        try {
+          const key = sourceKey(row);
+          const source = key ? bySource.get(key) : undefined;
+          if (row.kind !== MESSAGE_KIND.system && !source) throw new Error('the message has no source');
+          const message = source ? sources.build(row, source, people(row)) : sources.buildSystem(row);
+          await limiter.take(Number(row.user_id));
+          await transport.send(message);
+          record({ id, result: 'sent' });
+        } catch (err) {
+          const failure = classifySendError(err);
+          if (failure.outcome === 'bounce') {
+            record({ id, result: 'bounce', userId: Number(row.user_id), emailKey: row.email_key, code: failure.code, error: failure.message });
+          } else {
+            record({ id, result: 'retry', attempts: Number(row.attempts), code: failure.code, error: failure.message });
+          }
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(transport.concurrency, rows.length) }, sendNext));
+    await flush();
+  }
+
+  async function drain(): Promise<void> {
+    for (;;) {
+      const rows = await claim();
+      if (!rows.length) return;
+      await sendBatch(rows);
+    }
+  }
+
+  async function lane(): Promise<void> {
+    while (running) {
+      try {
+        const rows = await claim();
+        if (rows.length) await sendBatch(rows);
+        else await sleeper.sleep(pollMs);
+      } catch (err) {
+        logger.error({ err }, 'sending failed; trying again shortly');
+        await sleeper.sleep(pollMs);
+      }
+    }
+  }
+
+  async function ticker(): Promise<void> {
+    while (running) {
+      try {
+        // New work wakes the lanes at once instead of after their idle wait.
+        if ((await tick()) > 0) sleeper.wakeAll();
+      } catch (err) {
+        logger.error({ err }, 'starting due sends failed');
+      }
+      if (running) await sleeper.sleep(pollMs);
+    }
+  }
+
+  return {
+    owner,
+    async runOnce() {
+      await tick();
+      await drain();
+      await flush();
+    },
+    start() {
+      if (running) return;
+      running = true;
+      loops = [ticker(), ...Array.from({ length: lanes }, lane)];
+      logger.info({ owner, lanes, batchSize }, 'sending worker started');
+    },
+    async stop() {
+      if (!running) return;
+      running = false;
+      sleeper.wakeAll();
+      await Promise.all(loops);
+      await flush();
+      logger.info({ owner }, 'sending worker stopped');
+    },
+  };
+}
