@@ -8,6 +8,9 @@ import { createApiRouter } from './api';
 import type { Config } from './config';
 import { PUBLIC_DIR } from './lib/paths';
 import type { Services } from './services';
+import { createTrackingRouter } from './web/tracking';
+import { createUnsubscribeRouter } from './web/unsubscribe';
+import { createViews } from './web/views';
 
 export interface AppDeps {
   config: Config;
@@ -44,6 +47,9 @@ export function createApp({ config, services, logger }: AppDeps): Express {
   app.use(compression());
 
   app.use('/api/v1', createApiRouter(config, services, logger));
+  const views = createViews();
+  app.use(createTrackingRouter(services, logger));
+  app.use(createUnsubscribeRouter(services, views));
   app.use(express.static(PUBLIC_DIR, { maxAge: '1h' }));
   return app;
 }

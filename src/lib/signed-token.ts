@@ -11,6 +11,14 @@ export interface Signer {
   verify(purpose: string, token: string): number | undefined;
 }
 
+/** What a token is for; signed into it, so one cannot stand in for another. */
+export const TOKEN_PURPOSE = {
+  /** The links of one sent message: open pixel, preference page, one-click unsubscribe. */
+  message: 'msg',
+  /** The Message-ID header (kept apart: replies and forwards carry it to third parties). */
+  messageId: 'mid',
+} as const;
+
 const TOKEN = /^([0-9a-z]{1,11})\.([\w-]{22})$/;
 
 export function createSigner(secret: string): Signer {

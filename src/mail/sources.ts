@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import { parseJson } from '../db/dialect';
-import type { Signer } from '../lib/signed-token';
+import { Signer, TOKEN_PURPOSE } from '../lib/signed-token';
 import { compileMessage, CompiledMessage, renderMessage } from './render';
 import { personalValues, SenderValues } from './personal-values';
 import type { OutgoingMessage } from './transport';
@@ -89,7 +89,7 @@ export class MessageSources {
 
   /** The message for one ledger row of a send or automation step. */
   build(row: LedgerRow, source: MessageSource, person: Record<string, unknown>): OutgoingMessage {
-    const token = this.signer.sign('msg', Number(row.id));
+    const token = this.signer.sign(TOKEN_PURPOSE.message, Number(row.id));
     const unsubscribeUrl = `${this.baseUrl}/unsubscribe/${token}`;
     const rendered = renderMessage(source.compiled, {
       values: personalValues(person, (id) => this.countries?.get(id), source.sender),
@@ -103,7 +103,7 @@ export class MessageSources {
       subject: rendered.subject,
       html: rendered.html,
       text: rendered.text,
-      messageId: `<${this.signer.sign('mid', Number(row.id))}@${this.host}>`,
+      messageId: `<${this.signer.sign(TOKEN_PURPOSE.messageId, Number(row.id))}@${this.host}>`,
       headers: {
         'List-Unsubscribe': `<${unsubscribeUrl}>, <mailto:${source.replyTo}?subject=${encodeURIComponent(`unsubscribe ${token}`)}>`,
         'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click',
@@ -121,7 +121,7 @@ export class MessageSources {
     return {
       ...payload,
       to: row.email,
-      messageId: `<${this.signer.sign('mid', Number(row.id))}@${this.host}>`,
+      messageId: `<${this.signer.sign(TOKEN_PURPOSE.messageId, Number(row.id))}@${this.host}>`,
     };
   }
 

@@ -1,4 +1,5 @@
 import { MESSAGE_STATE } from '../../src/lib/constants';
+import { startDueSingleSends } from '../../src/mail/start-sends';
 import { useHarness, TestAccount } from '../support/harness';
 import { header, manualClock, sendingFixtures, testWorker } from '../support/fixtures-sending';
 import { startSmtpSink, SmtpSink } from '../support/smtp';
@@ -192,5 +193,31 @@ describe('sending a single send', () => {
     const again = testWorker(h, sink.url, { now: clock.now });
     await again.worker.runOnce().finally(again.close);
     expect((await f.ledger(next)).map((r) => r.email).sort()).toEqual(['busy@example.org', 'fine@example.org']);
+  });
+
+  test('when an address unsubscribes after the send started then its queued message is suppressed, not sent', async () => {
+    const sender = await f.sender(alice.user_id);
+    const group = await f.group(alice.user_id);
+    const type = await f.contactType(alice.user_id, 'Late leavers');
+    await f.contact(alice.user_id, type, 'stays@example.org');
+    await f.contact(alice.user_id, type, 'leaves@example.org');
+    await f.contact(alice.user_id, type, 'quits@example.org');
+    const sendId = await f.singleSend(alice.user_id, { senderId: sender, groupId: group, to: [{ contactType: type }] });
+    expect(await startDueSingleSends(h.runtime.db, new Date())).toEqual([
+      { id: sendId, userId: alice.user_id, name: 'November news', recipients: 3, completed: false },
+    ]);
+    await f.groupUnsubscribe(alice.user_id, group, 'LEAVES@example.org');
+    await f.globalUnsubscribe(alice.user_id, 'quits@example.org');
+
+    const { worker, close } = testWorker(h, sink.url);
+    await worker.runOnce().finally(close);
+    expect(sink.messages.map((m) => m.to[0])).toEqual(['stays@example.org']);
+    const states = Object.fromEntries((await f.ledger(sendId)).map((r) => [r.email, r.state]));
+    expect(states).toEqual({
+      'stays@example.org': MESSAGE_STATE.sent,
+      'leaves@example.org': MESSAGE_STATE.suppressed,
+      'quits@example.org': MESSAGE_STATE.suppressed,
+    });
+    expect(await f.send(sendId)).toMatchObject({ status: 3, triggered: 3, delivered: 1 });
   });
 });

@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import type { Knex } from 'knex';
 import { emailKey, insertId, jsonValue, nowValue } from '../../src/db/dialect';
-import { createSigner } from '../../src/lib/signed-token';
+import { createSigner, TOKEN_PURPOSE } from '../../src/lib/signed-token';
 import { createMailTransport } from '../../src/mail/transport';
 import { createSendingWorker, WorkerHooks, WorkerOptions } from '../../src/mail/worker';
 import type { Harness } from './harness';
@@ -156,7 +156,7 @@ export function sendingFixtures(h: Harness) {
 
     /** The signed token of a ledger row, as links in its message carry it. */
     token(messageId: number): string {
-      return createSigner(h.runtime.secret).sign('msg', messageId);
+      return createSigner(h.runtime.secret).sign(TOKEN_PURPOSE.message, messageId);
     },
   };
 }
