@@ -69,7 +69,7 @@ describe('a worker process killed in the middle of a send', () => {
     expect(Math.max(...received.values())).toBeLessThanOrEqual(2);
 
     const states = await h.runtime.db('send_messages').where({ single_send_id: sendId }).groupBy('state').select('state').count({ n: '*' });
-    expect(states.map((s) => ({ state: Number(s.state), n: Number(s.n) }))).toEqual([{ state: MESSAGE_STATE.sent, n: RECIPIENTS }]);
+    expect(states.map((s: Record<string, unknown>) => ({ state: Number(s.state), n: Number(s.n) }))).toEqual([{ state: MESSAGE_STATE.sent, n: RECIPIENTS }]);
     expect(await f.send(sendId)).toMatchObject({ status: 3, triggered: RECIPIENTS, delivered: RECIPIENTS });
   }, 90_000);
 });
