@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import * as domain from './20261122_0001_domain';
 import * as sendLedger from './20261122_0500_send-ledger';
+import * as automationEnrolments from './20261122_0501_automation-enrolments';
 
 /**
  * The ordered list of migrations. A static list (instead of a directory scan) makes the
@@ -10,6 +11,7 @@ import * as sendLedger from './20261122_0500_send-ledger';
 export const migrations: ReadonlyArray<[name: string, migration: Knex.Migration]> = [
   ['20261122_0001_domain', domain],
   ['20261122_0500_send-ledger', sendLedger],
+  ['20261122_0501_automation-enrolments', automationEnrolments],
 ];
 
 export const migrationSource: Knex.MigrationSource<[string, Knex.Migration]> = {

@@ -73,8 +73,8 @@ export async function expandSingleSend(trx: Knex.Transaction, send: ExpandableSe
   return toCount(row?.n);
 }
 
-/** Live contacts of live contact types of the account. */
-function contactsOf(db: Knex, userId: number, typeIds: number[]): Knex.QueryBuilder {
+/** Live contacts of live contact types of the account (alias `c`). */
+export function contactsOf(db: Knex, userId: number, typeIds: number[]): Knex.QueryBuilder {
   return db('contacts as c')
     .join('contact_types as ct', 'ct.id', 'c.contact_type_id')
     .where('c.user_id', userId)
@@ -83,8 +83,8 @@ function contactsOf(db: Knex, userId: number, typeIds: number[]): Knex.QueryBuil
     .whereNull('ct.deleted_at');
 }
 
-/** Recipients of live segments of the account, without those whose contact was deleted. */
-function segmentMembersOf(db: Knex, userId: number, segmentIds: number[]): Knex.QueryBuilder {
+/** Recipients of live segments of the account, without those whose contact was deleted (alias `sr`). */
+export function segmentMembersOf(db: Knex, userId: number, segmentIds: number[]): Knex.QueryBuilder {
   return db('segment_recipients as sr')
     .join('segments as s', 's.id', 'sr.segment_id')
     .leftJoin('contacts as sc', 'sc.id', 'sr.contact_id')

@@ -5,6 +5,7 @@ import { claimMessages } from '../db/locking';
 import { MESSAGE_KIND } from '../lib/constants';
 import { randomToken } from '../lib/crypto';
 import { createSigner } from '../lib/signed-token';
+import { AutomationHooks, runAutomations } from './automations';
 import { recordOutcomes, Outcome } from './outcomes';
 import { AccountRateLimiter } from './rate-limit';
 import { Sleeper } from './sleeper';
@@ -14,11 +15,9 @@ import { suppressedRowIds } from './suppression';
 import { classifySendError, MailTransport } from './transport';
 
 /** Things the worker tells the rest of the service about (events become notification mail). */
-export interface WorkerHooks {
+export interface WorkerHooks extends AutomationHooks {
   singleSendStarted?(send: StartedSend): Promise<void>;
   singleSendCompleted?(sendId: number): Promise<void>;
-  /** Extra work each tick (automation enrolment and steps). */
-  tick?(now: Date): Promise<number>;
 }
 
 export interface WorkerDeps {
@@ -52,7 +51,7 @@ export interface WorkerOptions {
 
 export interface SendingWorker {
   readonly owner: string;
-  /** Starts due sends, then sends every message due now, then returns (tests and the CLI). */
+  /** Starts due sends and automation steps, then sends every message due now, then returns (tests). */
   runOnce(): Promise<void>;
   /** Keeps working in the background until stop(). */
   start(): void;
@@ -113,7 +112,7 @@ export function createSendingWorker(deps: WorkerDeps, options: WorkerOptions = {
       await hooks.singleSendStarted?.(send);
       if (send.completed) await hooks.singleSendCompleted?.(send.id);
     }
-    return started.length + ((await hooks.tick?.(now())) ?? 0);
+    return started.length + (await runAutomations(db, now(), hooks));
   }
 
   async function claim(): Promise<LedgerRow[]> {

@@ -146,6 +146,52 @@ export function sendingFixtures(h: Harness) {
       });
     },
 
+    /** An automation as the campaign API stores it (status 0 draft, 1 live, 2 paused). */
+    async automation(
+      userId: number,
+      input: { type: 'welcome' | 'custom'; contactType?: number; segment?: number; groupId: number; status?: number },
+    ): Promise<number> {
+      return insertId(db(), 'automations', {
+        user_id: userId,
+        automation_for: input.contactType ?? input.segment,
+        automation_for_table: input.contactType ? 'contacts_' : 'segments_',
+        automation_name: `${input.type} journey`,
+        unsubscribe_group_id: input.groupId,
+        automation_type: input.type === 'welcome' ? 1 : 2,
+        utr: crypto.randomUUID(),
+        status: input.status ?? 0,
+        ...stamp(),
+      });
+    },
+
+    async schedule(
+      userId: number,
+      automationId: number,
+      input: { senderId: number; subject: string; waitingPeriod: number; waitingType: 'instantly' | 'days' | 'hours'; html?: string },
+    ): Promise<number> {
+      return insertId(db(), 'automation_schedules', {
+        user_id: userId,
+        automation_id: automationId,
+        sender_id: input.senderId,
+        subject: input.subject,
+        waiting_period: input.waitingPeriod,
+        waiting_type: input.waitingType,
+        utr: crypto.randomUUID(),
+        template_id: 1,
+        preview_img: 'blank.png',
+        template_html: input.html ?? '<html><body><p>Hi ((first_name))</p></body></html>',
+        ...stamp(),
+      });
+    },
+
+    async setAutomationStatus(id: number, status: number): Promise<void> {
+      await db()('automations').where({ id }).update({ status, ...(status === 1 ? { live_at: nowValue() } : {}), updated_at: nowValue() });
+    },
+
+    async automationRecord(id: number): Promise<Record<string, unknown>> {
+      return db()('automations').where({ id }).first();
+    },
+
     async send(id: number): Promise<Record<string, unknown>> {
       return db()('single_sends').where({ id }).first();
     },
