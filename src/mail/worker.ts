@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import type { Config } from '../config';
 import { claimMessages } from '../db/locking';
-import { MESSAGE_KIND } from '../lib/constants';
+import { MESSAGE_KIND, MESSAGE_STATE } from '../lib/constants';
 import { randomToken } from '../lib/crypto';
 import { createSigner } from '../lib/signed-token';
 import { AutomationHooks, runAutomations } from './automations';
@@ -77,6 +77,8 @@ export function createSendingWorker(deps: WorkerDeps, options: WorkerOptions = {
   const sources = new MessageSources(db, createSigner(deps.secret), deps.config.baseUrl);
   let running = false;
   let loops: Promise<void>[] = [];
+  // Rows claimed and not yet recorded: their lease is renewed while this worker lives.
+  const inHand = new Set<number>();
 
   // Outcomes are written in small transactions, one after another, while sending goes on.
   let pending: Outcome[] = [];
@@ -85,6 +87,7 @@ export function createSendingWorker(deps: WorkerDeps, options: WorkerOptions = {
     if (!pending.length) return writing;
     const batch = pending;
     pending = [];
+    for (const o of batch) inHand.delete(o.id);
     writing = writing.then(async () => {
       try {
         const completed = await recordOutcomes(db, batch, {
@@ -124,7 +127,20 @@ export function createSendingWorker(deps: WorkerDeps, options: WorkerOptions = {
       owner,
       columns: LEDGER_COLUMNS,
     });
+    for (const row of rows) inHand.add(Number(row.id));
     return rows as unknown as LedgerRow[];
+  }
+
+  /** Extends the lease of the rows in hand, so only a dead worker's rows are taken over. */
+  async function renewLeases(): Promise<void> {
+    const ids = [...inHand];
+    const leaseUntil = new Date(now().getTime() + leaseMs).toISOString();
+    for (let i = 0; i < ids.length; i += 500) {
+      await db('send_messages')
+        .whereIn('id', ids.slice(i, i + 500))
+        .where({ state: MESSAGE_STATE.sending, lease_owner: owner })
+        .update({ available_at: leaseUntil });
+    }
   }
 
   async function sendBatch(rows: LedgerRow[]): Promise<void> {
@@ -191,6 +207,17 @@ export function createSendingWorker(deps: WorkerDeps, options: WorkerOptions = {
     }
   }
 
+  async function heartbeat(): Promise<void> {
+    while (running) {
+      await sleeper.sleep(Math.max(100, Math.floor(leaseMs / 3)));
+      try {
+        await renewLeases();
+      } catch (err) {
+        logger.error({ err }, 'renewing leases failed');
+      }
+    }
+  }
+
   async function ticker(): Promise<void> {
     while (running) {
       try {
@@ -213,7 +240,7 @@ export function createSendingWorker(deps: WorkerDeps, options: WorkerOptions = {
     start() {
       if (running) return;
       running = true;
-      loops = [ticker(), ...Array.from({ length: lanes }, lane)];
+      loops = [ticker(), heartbeat(), ...Array.from({ length: lanes }, lane)];
       logger.info({ owner, lanes, batchSize }, 'sending worker started');
     },
     async stop() {

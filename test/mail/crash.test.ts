@@ -33,7 +33,7 @@ describe('a worker process killed in the middle of a send', () => {
       SMTP_URL: sink.url,
       APP_SECRET: h.runtime.secret,
       // Short, so the killed worker's claimed messages come back within the test.
-      SEND_LEASE_SECONDS: '2',
+      SEND_LEASE_SECONDS: '3',
     });
     children.push(worker);
     return worker;
