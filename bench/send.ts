@@ -6,6 +6,7 @@
  *
  *   npm run bench:send [-- --recipients 100000 --ceiling 20000]
  *   DATABASE_URL=postgres://127.0.0.1:5432/test npm run bench:send   (a scratch database on that server)
+ *   WORKER_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" npm run bench:send   (profile the worker)
  */
 import { ChildProcess, execSync, fork } from 'node:child_process';
 import crypto from 'node:crypto';
@@ -51,13 +52,15 @@ async function main(): Promise<void> {
       SMTP_URL: `smtp://127.0.0.1:${sink.port}`,
       BASE_URL: 'https://campaigns.example.com',
       LOG_LEVEL: 'warn',
-    }, true);
+    }, true, (process.env.WORKER_NODE_ARGS ?? '').split(' ').filter(Boolean));
     const pid = worker.child.pid!;
     let firstAt = 0;
     let peakRss = 0;
+    let sendingRss = 0;
     for (;;) {
       await sleep(200);
       peakRss = Math.max(peakRss, rssOf(pid, 'VmHWM'));
+      if (firstAt) sendingRss = Math.max(sendingRss, rssOf(pid, 'VmRSS'));
       const sent = (await sink.count()) - before;
       if (!firstAt && sent > 0) firstAt = Date.now();
       const send = await db('single_sends').where({ id: sendId }).first('status', 'delivered');
@@ -73,7 +76,7 @@ async function main(): Promise<void> {
     console.log(`send: ${delivered} delivered (${received} received by the sink) in ${total.toFixed(1)} s from worker start`);
     console.log(`      worker start + expansion until the first message: ${((firstAt - start) / 1000).toFixed(1)} s`);
     console.log(`rate: ${(delivered / sending).toFixed(0)} msgs/s while sending, ${(delivered / total).toFixed(0)} msgs/s overall`);
-    console.log(`worker peak RSS: ${(peakRss / 1024).toFixed(0)} MiB`);
+    console.log(`worker RSS: peak ${(sendingRss / 1024).toFixed(0)} MiB while sending; high-water mark ${(peakRss / 1024).toFixed(0)} MiB (boot included)`);
     console.log(`uptime: ${execSync('uptime').toString().trim()}`);
   } finally {
     worker?.child.kill('SIGTERM');

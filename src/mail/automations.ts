@@ -22,9 +22,10 @@ interface Schedule {
   waiting_type: string;
 }
 
+/** Called inside the transaction that records the change, so the event is never lost. */
 export interface AutomationHooks {
-  automationLive?(automation: AutomationRow): Promise<void>;
-  automationPaused?(automation: AutomationRow): Promise<void>;
+  automationLive?(automation: AutomationRow, trx: Knex.Transaction): Promise<void>;
+  automationPaused?(automation: AutomationRow, trx: Knex.Transaction): Promise<void>;
 }
 
 const HOUR = 3_600_000;
@@ -59,15 +60,17 @@ export async function runAutomations(db: Knex, now: Date, hooks: AutomationHooks
     const live = Number(automation.status) === AUTOMATION_STATUS.live;
     queued += await db.transaction(async (trx) => {
       const schedules: Schedule[] = await trx('automation_schedules').where({ automation_id: automation.id }).orderBy('id').select('id', 'waiting_period', 'waiting_type');
-      if (changed) await noticeStatus(trx, automation, schedules, at);
+      if (changed) {
+        await noticeStatus(trx, automation, schedules, at);
+        if (live) await hooks.automationLive?.(automation, trx);
+        else if (Number(automation.status) === AUTOMATION_STATUS.paused && automation.seen_status !== null) await hooks.automationPaused?.(automation, trx);
+      }
       if (!live) return 0;
       await enrol(trx, automation, schedules, at, ENROLMENT_STATE.active);
       await leave(trx, automation, at);
       await reschedule(trx, automation, schedules, now);
       return queueDueSteps(trx, automation, schedules, now);
     });
-    if (changed && live) await hooks.automationLive?.(automation);
-    if (changed && Number(automation.status) === AUTOMATION_STATUS.paused && automation.seen_status !== null) await hooks.automationPaused?.(automation);
   }
   return queued;
 }

@@ -14,6 +14,8 @@ export interface OutcomePolicy {
   maxAttempts: number;
   /** Delay before attempt `attempts + 1`. */
   retryDelayMs(attempts: number): number;
+  /** Called inside the transaction that completes a send. */
+  onCompleted?(sendId: number, trx: Knex.Transaction): Promise<void>;
 }
 
 interface Touched {
@@ -90,7 +92,9 @@ export async function recordOutcomes(db: Knex, outcomes: Outcome[], policy: Outc
     await addCounters(trx, delivered, 'delivered', 'total_delivered');
     await addCounters(trx, bounced, 'bounces', 'total_bounces');
     const sendIds = new Set([...delivered, ...bounced, ...touched].map((r) => r.single_send_id).filter((id): id is number => id !== null));
-    return completeSingleSends(trx, [...sendIds], now);
+    const completed = await completeSingleSends(trx, [...sendIds], now);
+    for (const id of completed) await policy.onCompleted?.(id, trx);
+    return completed;
   });
 }
 

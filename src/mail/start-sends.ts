@@ -18,7 +18,13 @@ export interface StartedSend {
  * the ledger rows and `triggered`. A crash rolls all of it back and the send is started again;
  * on PostgreSQL a send being started by another worker is skipped, not waited for.
  */
-export async function startDueSingleSends(db: Knex, now: Date, limit = 10): Promise<StartedSend[]> {
+export interface StartHooks {
+  /** Called inside the transaction that starts the send, so the event is never lost. */
+  singleSendStarted?(send: StartedSend, trx: Knex.Transaction): Promise<void>;
+  singleSendCompleted?(sendId: number, trx: Knex.Transaction): Promise<void>;
+}
+
+export async function startDueSingleSends(db: Knex, now: Date, hooks: StartHooks = {}, limit = 10): Promise<StartedSend[]> {
   const started: StartedSend[] = [];
   const at = now.toISOString();
   for (let i = 0; i < limit; i += 1) {
@@ -41,7 +47,10 @@ export async function startDueSingleSends(db: Knex, now: Date, limit = 10): Prom
       const recipients = await expandSingleSend(trx, row, at);
       await trx('single_sends').where({ id: row.id }).update({ triggered: recipients });
       const completed = (await completeSingleSends(trx, [row.id], at)).length > 0;
-      return { id: Number(row.id), userId: Number(row.user_id), name: String(row.single_send_name), recipients, completed };
+      const started = { id: Number(row.id), userId: Number(row.user_id), name: String(row.single_send_name), recipients, completed };
+      await hooks.singleSendStarted?.(started, trx);
+      if (completed) await hooks.singleSendCompleted?.(started.id, trx);
+      return started;
     });
     if (!send) break;
     started.push(send);

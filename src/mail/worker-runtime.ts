@@ -1,4 +1,5 @@
 import type { Runtime } from '../boot';
+import { eventHooks } from './event-hooks';
 import { createMailTransport } from './transport';
 import { createSendingWorker, SendingWorker, WorkerOptions } from './worker';
 
@@ -10,9 +11,9 @@ export interface WorkerRuntime {
 
 /** The sending worker of a booted service, with its own pooled transport. */
 export function createWorkerRuntime(runtime: Runtime, options: WorkerOptions = {}): WorkerRuntime {
-  const { config, db, logger, secret } = runtime;
+  const { config, db, logger, secret, services } = runtime;
   const transport = createMailTransport(config, logger, { maxConnections: config.smtpMaxConnections });
-  const worker = createSendingWorker({ db, config, logger, secret, transport }, { leaseMs: config.sendLeaseMs, ...options });
+  const worker = createSendingWorker({ db, config, logger, secret, transport, hooks: eventHooks(services.events) }, { leaseMs: config.sendLeaseMs, ...options });
   return {
     worker,
     async close() {

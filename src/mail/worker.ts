@@ -10,15 +10,12 @@ import { recordOutcomes, Outcome } from './outcomes';
 import { AccountRateLimiter } from './rate-limit';
 import { Sleeper } from './sleeper';
 import { LEDGER_COLUMNS, LedgerRow, MessageSources, sourceKey } from './sources';
-import { startDueSingleSends, StartedSend } from './start-sends';
+import { startDueSingleSends, StartHooks } from './start-sends';
 import { suppressedRowIds } from './suppression';
 import { classifySendError, MailTransport } from './transport';
 
 /** Things the worker tells the rest of the service about (events become notification mail). */
-export interface WorkerHooks extends AutomationHooks {
-  singleSendStarted?(send: StartedSend): Promise<void>;
-  singleSendCompleted?(sendId: number): Promise<void>;
-}
+export interface WorkerHooks extends AutomationHooks, StartHooks {}
 
 export interface WorkerDeps {
   db: Knex;
@@ -90,13 +87,13 @@ export function createSendingWorker(deps: WorkerDeps, options: WorkerOptions = {
     for (const o of batch) inHand.delete(o.id);
     writing = writing.then(async () => {
       try {
-        const completed = await recordOutcomes(db, batch, {
+        await recordOutcomes(db, batch, {
           owner,
           now: now(),
           maxAttempts,
           retryDelayMs: (attempts) => Math.min(retryMaxMs, retryBaseMs * 2 ** Math.max(0, attempts - 1)),
+          onCompleted: hooks.singleSendCompleted,
         });
-        for (const id of completed) await hooks.singleSendCompleted?.(id);
       } catch (err) {
         // The rows stay leased and are sent again after the lease: at most twice, never lost.
         logger.error({ err }, 'recording send outcomes failed');
@@ -110,11 +107,7 @@ export function createSendingWorker(deps: WorkerDeps, options: WorkerOptions = {
   };
 
   async function tick(): Promise<number> {
-    const started = await startDueSingleSends(db, now());
-    for (const send of started) {
-      await hooks.singleSendStarted?.(send);
-      if (send.completed) await hooks.singleSendCompleted?.(send.id);
-    }
+    const started = await startDueSingleSends(db, now(), hooks);
     return started.length + (await runAutomations(db, now(), hooks));
   }
 

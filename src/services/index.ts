@@ -1,6 +1,7 @@
 import { createAccountsService } from './accounts';
 import { createContactTypesService } from './contact-types';
 import type { ServiceDeps } from './context';
+import { createEventsService } from './events';
 import { createTrackingService } from './tracking';
 
 /** The composition root of the domain: every service, built once from its dependencies. */
@@ -9,6 +10,7 @@ export function createServices(deps: ServiceDeps) {
     accounts: createAccountsService(deps),
     contactTypes: createContactTypesService(deps),
     tracking: createTrackingService(deps),
+    events: createEventsService(deps),
   };
 }
 

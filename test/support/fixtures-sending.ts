@@ -2,6 +2,7 @@ import crypto from 'node:crypto';
 import type { Knex } from 'knex';
 import { emailKey, insertId, jsonValue, nowValue } from '../../src/db/dialect';
 import { createSigner, TOKEN_PURPOSE } from '../../src/lib/signed-token';
+import { eventHooks } from '../../src/mail/event-hooks';
 import { createMailTransport } from '../../src/mail/transport';
 import { createSendingWorker, WorkerHooks, WorkerOptions } from '../../src/mail/worker';
 import type { Harness } from './harness';
@@ -208,7 +209,7 @@ export function sendingFixtures(h: Harness) {
 }
 
 /** A worker against the test database, sending to `smtpUrl`; `close()` stops it and its pool. */
-export function testWorker(h: Harness, smtpUrl: string, options: WorkerOptions = {}, hooks?: WorkerHooks) {
+export function testWorker(h: Harness, smtpUrl: string, options: WorkerOptions = {}, hooks: WorkerHooks = eventHooks(h.runtime.services.events)) {
   const transport = createMailTransport({ smtpUrl, outboxDir: '', dkim: undefined });
   const worker = createSendingWorker(
     { db: h.runtime.db, config: { ...h.runtime.config, mailRate: 0 }, logger: h.runtime.logger, secret: h.runtime.secret, transport, hooks },
