@@ -1,0 +1,65 @@
+import type { Harness, TestAccount } from './harness';
+
+/** Fixtures for senders, single sends and automations. */
+
+export interface Place {
+  countryId: number;
+  stateId: number;
+  cityId: number;
+  /** A state of another country. */
+  foreignStateId: number;
+}
+
+/** Germany / Berlin / a Berlin city, and a French state, looked up in the seeded geography. */
+export async function berlin(h: Harness): Promise<Place> {
+  const db = h.runtime.db;
+  const country = await db('countries').where({ iso2: 'DE' }).first('id');
+  const state = await db('states').where({ country_id: country.id, iso2: 'BE' }).first('id');
+  const city = await db('cities').where({ state_id: state.id }).orderBy('id').first('id');
+  const france = await db('countries').where({ iso2: 'FR' }).first('id');
+  const foreign = await db('states').where({ country_id: france.id }).orderBy('id').first('id');
+  return { countryId: country.id, stateId: state.id, cityId: city.id, foreignStateId: foreign.id };
+}
+
+let senderSeq = 0;
+
+export function senderFields(place: Place, overrides: Record<string, string> = {}): Record<string, string> {
+  senderSeq += 1;
+  return {
+    from_name: 'News Desk',
+    from_email: `news${senderSeq}@example.com`,
+    reply_to_email: 'replies@example.com',
+    country_id: String(place.countryId),
+    state_id: String(place.stateId),
+    city_id: String(place.cityId),
+    zip_code: '10115',
+    company_address: 'Unter den Linden 1',
+    company_address2: 'Floor 2',
+    nickname: `desk-${senderSeq}`,
+    ...overrides,
+  };
+}
+
+/** Saves a sender through the API and returns its id (the newest of the account). */
+export async function addSender(h: Harness, account: TestAccount, place: Place, overrides: Record<string, string> = {}): Promise<number> {
+  await h.api(account).post('/sender/save').type('form').send(senderFields(place, overrides)).expect(200);
+  const list = await h.api(account).get('/senders').expect(200);
+  return list.body.message.senders[0].id;
+}
+
+/**
+ * A verified sender. The verification link itself is exercised in test/api/senders.test.ts;
+ * other files mark the sender verified directly to stay fast and independent of mail.
+ */
+export async function addVerifiedSender(h: Harness, account: TestAccount, place: Place, overrides: Record<string, string> = {}): Promise<number> {
+  const id = await addSender(h, account, place, overrides);
+  await h.runtime.db('senders').where({ id }).update({ is_verified: 1, verify_token_hash: null });
+  return id;
+}
+
+/** The token of the verification link in a mail's text. */
+export function verificationToken(text: string | undefined): string {
+  const match = /\/verify-sender\/([\w-]+)/.exec(text ?? '');
+  if (!match) throw new Error(`no verification link in: ${text}`);
+  return match[1];
+}
