@@ -7,11 +7,13 @@ import { mountContactTypes } from './contact-types';
 import { apiErrorHandler } from './errors';
 import { apiRateLimit } from './rate-limit';
 import { ApiRoutes } from './routes';
+import { mountUnsubscribeGroups } from './unsubscribe-groups';
 
 /** The JSON API of the reference, mounted at /api/v1. */
 export function createApiRouter(config: Config, services: Services, logger: Logger): Router {
   const routes = new ApiRoutes(config);
   mountContactTypes(routes, services);
+  mountUnsubscribeGroups(routes, services);
 
   const api = express.Router();
   // Unknown path or wrong method first, then rate limit and keys, then the routes.
