@@ -52,6 +52,6 @@ export function mountUnsubscribeGroups(routes: ApiRoutes, { unsubscribeGroups }:
     sendSuccess(res, listMessage('recipients', result));
   });
 
-  deleteById(routes, '/unsubscribes-groups/recipients-delete', 'id', (ctx, ids) => unsubscribeGroups.removeRecipients(ctx, ids));
-  bulkDelete(routes, '/unsubscribes-groups/recipients-bulk-delete', (ctx, ids) => unsubscribeGroups.removeRecipients(ctx, ids));
+  deleteById(routes, '/unsubscribes-groups/recipients-delete', 'id', unsubscribeGroups.removeRecipients);
+  bulkDelete(routes, '/unsubscribes-groups/recipients-bulk-delete', unsubscribeGroups.removeRecipients);
 }

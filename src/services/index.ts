@@ -1,6 +1,7 @@
 import { createAccountsService } from './accounts';
 import { createContactTypesService } from './contact-types';
 import type { ServiceDeps } from './context';
+import { createGlobalUnsubscribesService } from './global-unsubscribes';
 import { createUnsubscribeGroupsService } from './unsubscribe-groups';
 
 /** The composition root of the domain: every service, built once from its dependencies. */
@@ -9,6 +10,7 @@ export function createServices(deps: ServiceDeps) {
     accounts: createAccountsService(deps),
     contactTypes: createContactTypesService(deps),
     unsubscribeGroups: createUnsubscribeGroupsService(deps),
+    globalUnsubscribes: createGlobalUnsubscribesService(deps),
   };
 }
 
