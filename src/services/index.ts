@@ -1,12 +1,16 @@
 import { createAccountsService } from './accounts';
 import { createContactTypesService } from './contact-types';
 import type { ServiceDeps } from './context';
+import { createGlobalUnsubscribesService } from './global-unsubscribes';
+import { createUnsubscribeGroupsService } from './unsubscribe-groups';
 
 /** The composition root of the domain: every service, built once from its dependencies. */
 export function createServices(deps: ServiceDeps) {
   return {
     accounts: createAccountsService(deps),
     contactTypes: createContactTypesService(deps),
+    unsubscribeGroups: createUnsubscribeGroupsService(deps),
+    globalUnsubscribes: createGlobalUnsubscribesService(deps),
   };
 }
 
