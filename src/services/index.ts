@@ -1,6 +1,8 @@
 import { createAccountsService } from './accounts';
 import { createContactTypesService } from './contact-types';
 import type { ServiceDeps } from './context';
+import { createGlobalUnsubscribesService } from './global-unsubscribes';
+import { createUnsubscribeGroupsService } from './unsubscribe-groups';
 import { createSendersService } from './senders';
 
 /** The composition root of the domain: every service, built once from its dependencies. */
@@ -8,6 +10,8 @@ export function createServices(deps: ServiceDeps) {
   return {
     accounts: createAccountsService(deps),
     contactTypes: createContactTypesService(deps),
+    unsubscribeGroups: createUnsubscribeGroupsService(deps),
+    globalUnsubscribes: createGlobalUnsubscribesService(deps),
     senders: createSendersService(deps),
   };
 }
