@@ -7,6 +7,7 @@ import { mountContactTypes } from './contact-types';
 import { apiErrorHandler } from './errors';
 import { mountGlobalUnsubscribes } from './global-unsubscribes';
 import { mountSenders } from './senders';
+import { mountSingleSends } from './single-sends';
 import { apiRateLimit } from './rate-limit';
 import { ApiRoutes } from './routes';
 import { mountUnsubscribeGroups } from './unsubscribe-groups';
@@ -18,6 +19,7 @@ export function createApiRouter(config: Config, services: Services, logger: Logg
   mountUnsubscribeGroups(routes, services);
   mountGlobalUnsubscribes(routes, services);
   mountSenders(routes, services);
+  mountSingleSends(routes, services);
 
   const api = express.Router();
   // Unknown path or wrong method first, then rate limit and keys, then the routes.

@@ -3,16 +3,23 @@ import { createContactTypesService } from './contact-types';
 import type { ServiceDeps } from './context';
 import { createGlobalUnsubscribesService } from './global-unsubscribes';
 import { createUnsubscribeGroupsService } from './unsubscribe-groups';
+import { createCampaignRefs } from './campaign-refs';
 import { createSendersService } from './senders';
+import { createSingleSendsService } from './single-sends';
 
 /** The composition root of the domain: every service, built once from its dependencies. */
 export function createServices(deps: ServiceDeps) {
+  const contactTypes = createContactTypesService(deps);
+  const unsubscribeGroups = createUnsubscribeGroupsService(deps);
+  const senders = createSendersService(deps);
+  const refs = createCampaignRefs({ ...deps, contactTypes, unsubscribeGroups, senders });
   return {
     accounts: createAccountsService(deps),
-    contactTypes: createContactTypesService(deps),
-    unsubscribeGroups: createUnsubscribeGroupsService(deps),
+    contactTypes,
+    unsubscribeGroups,
     globalUnsubscribes: createGlobalUnsubscribesService(deps),
-    senders: createSendersService(deps),
+    senders,
+    singleSends: createSingleSendsService({ ...deps, refs, senders }),
   };
 }
 

@@ -124,6 +124,20 @@ export function createSendersService({ db, config, logger, mail }: ServiceDeps) 
       return row ? senderRecord(row) : undefined;
     },
 
+    /**
+     * The sender's postal address on one line (street, zip and city, state, country): what
+     * sends copy as `sender_address` for the ((sender_address)) placeholder in footers.
+     */
+    async postalAddress(sender: SenderRecord): Promise<string> {
+      const [country, state, city] = await Promise.all([
+        db('countries').where({ id: sender.country_id }).first('name'),
+        sender.state_id === null ? undefined : db('states').where({ id: sender.state_id }).first('name'),
+        sender.city_id === null ? undefined : db('cities').where({ id: sender.city_id }).first('name'),
+      ]);
+      const cityLine = [sender.zip_code, city?.name].filter(Boolean).join(' ');
+      return [sender.company_address, sender.company_address2, cityLine, state?.name, country?.name].filter(Boolean).join(', ');
+    },
+
     /** Saves an unverified sender and mails its verification link. */
     async add(ctx: Ctx, input: SenderInput): Promise<number> {
       await checkGeography(input);

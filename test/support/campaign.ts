@@ -63,3 +63,56 @@ export function verificationToken(text: string | undefined): string {
   if (!match) throw new Error(`no verification link in: ${text}`);
   return match[1];
 }
+
+export async function addGroup(h: Harness, account: TestAccount, name = 'Newsletter'): Promise<number> {
+  await h.api(account).post('/unsubscribes-groups/save').type('form').send({ group_name: name, description: 'd', is_display: 1 }).expect(200);
+  const list = await h.api(account).get('/unsubscribes-groups').expect(200);
+  return list.body.message.unsubscribesGroups[0].id;
+}
+
+export async function addContactType(h: Harness, account: TestAccount, name = 'Customers'): Promise<number> {
+  await h.api(account).post('/contacts-type/add').type('form').send({ name }).expect(200);
+  const list = await h.api(account).get('/contacts-type').expect(200);
+  return list.body.message.contactTypes[0].id;
+}
+
+/** A segment row inserted directly: the segment API is built by the audience work. */
+export async function addSegment(h: Harness, account: TestAccount, contactTypeId: number, name = 'Recent'): Promise<number> {
+  const now = new Date().toISOString();
+  const [row] = await h.runtime
+    .db('segments')
+    .insert({ user_id: account.user_id, contact_type_id: contactTypeId, segment_name: name, query_type: 'and', created_at: now, updated_at: now })
+    .returning('id');
+  return Number(typeof row === 'object' ? row.id : row);
+}
+
+/** Everything a single send or an automation of one account can point at. */
+export interface Audience {
+  senderId: number;
+  groupId: number;
+  contactTypeId: number;
+  segmentId: number;
+}
+
+export async function audienceOf(h: Harness, account: TestAccount, place: Place): Promise<Audience> {
+  const senderId = await addVerifiedSender(h, account, place);
+  const groupId = await addGroup(h, account);
+  const contactTypeId = await addContactType(h, account);
+  const segmentId = await addSegment(h, account, contactTypeId);
+  return { senderId, groupId, contactTypeId, segmentId };
+}
+
+/** A valid single-send body (JSON) for the audience, with overrides. */
+export function singleSendBody(a: Audience, overrides: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    template_id: 2,
+    sender_id: a.senderId,
+    unsubscribe_group_id: a.groupId,
+    single_send_name: 'November news',
+    subject: 'News for ((first_name))',
+    preheader: 'What happened this month',
+    recipient_id: [`contacts_${a.contactTypeId}`, `segments_${a.segmentId}`],
+    schedule_type: 0,
+    ...overrides,
+  };
+}
