@@ -8,6 +8,7 @@ import { createApiRouter } from './api';
 import type { Config } from './config';
 import { PUBLIC_DIR } from './lib/paths';
 import type { Services } from './services';
+import { schedulePreviewRouter } from './web/schedule-preview';
 import { verifySenderRouter } from './web/verify-sender';
 
 export interface AppDeps {
@@ -46,6 +47,7 @@ export function createApp({ config, services, logger }: AppDeps): Express {
 
   app.use('/api/v1', createApiRouter(config, services, logger));
   app.use(verifySenderRouter(services, logger));
+  app.use(schedulePreviewRouter(services, logger));
   app.use(express.static(PUBLIC_DIR, { maxAge: '1h' }));
   return app;
 }

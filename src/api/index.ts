@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import type { Config } from '../config';
 import type { Services } from '../services';
 import { requireApiKeys } from './auth';
+import { mountAutomations } from './automations';
 import { mountContactTypes } from './contact-types';
 import { apiErrorHandler } from './errors';
 import { mountGlobalUnsubscribes } from './global-unsubscribes';
@@ -20,6 +21,7 @@ export function createApiRouter(config: Config, services: Services, logger: Logg
   mountGlobalUnsubscribes(routes, services);
   mountSenders(routes, services);
   mountSingleSends(routes, services);
+  mountAutomations(routes, services);
 
   const api = express.Router();
   // Unknown path or wrong method first, then rate limit and keys, then the routes.

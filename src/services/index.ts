@@ -3,6 +3,8 @@ import { createContactTypesService } from './contact-types';
 import type { ServiceDeps } from './context';
 import { createGlobalUnsubscribesService } from './global-unsubscribes';
 import { createUnsubscribeGroupsService } from './unsubscribe-groups';
+import { createAutomationSchedulesService } from './automation-schedules';
+import { createAutomationsService } from './automations';
 import { createCampaignRefs } from './campaign-refs';
 import { createSendersService } from './senders';
 import { createSingleSendsService } from './single-sends';
@@ -13,6 +15,7 @@ export function createServices(deps: ServiceDeps) {
   const unsubscribeGroups = createUnsubscribeGroupsService(deps);
   const senders = createSendersService(deps);
   const refs = createCampaignRefs({ ...deps, contactTypes, unsubscribeGroups, senders });
+  const automations = createAutomationsService({ ...deps, refs });
   return {
     accounts: createAccountsService(deps),
     contactTypes,
@@ -20,6 +23,8 @@ export function createServices(deps: ServiceDeps) {
     globalUnsubscribes: createGlobalUnsubscribesService(deps),
     senders,
     singleSends: createSingleSendsService({ ...deps, refs, senders }),
+    automations,
+    automationSchedules: createAutomationSchedulesService({ ...deps, refs, automations, senders }),
   };
 }
 

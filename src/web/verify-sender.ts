@@ -1,7 +1,8 @@
-import express, { ErrorRequestHandler, Router } from 'express';
+import express, { Router } from 'express';
 import type { Logger } from 'pino';
 import { createViews } from '../lib/views';
 import type { Services } from '../services';
+import { plainErrorHandler } from './plain-error';
 
 /**
  * `GET /verify-sender/<token>`: the link of a sender's verification mail. It verifies the
@@ -19,11 +20,6 @@ export function verifySenderRouter({ senders }: Services, logger: Logger): Route
     res.status(sender ? 200 : 404).type('html').send(views.render('public/verify-sender.njk', { sender }));
   });
 
-  const onError: ErrorRequestHandler = (err, req, res, next) => {
-    if (res.headersSent) return next(err);
-    (req.log ?? logger).error({ err }, 'verify-sender failed');
-    res.status(500).type('text').send('Something went wrong; please open the link again in a moment.');
-  };
-  router.use(onError);
+  router.use(plainErrorHandler(logger));
   return router;
 }

@@ -116,3 +116,23 @@ export function singleSendBody(a: Audience, overrides: Record<string, unknown> =
     ...overrides,
   };
 }
+
+/** Creates an automation through the API and returns its utr. */
+export async function addAutomation(h: Harness, account: TestAccount, fields: Record<string, unknown>): Promise<string> {
+  const res = await h.api(account).post('/automations/create').send({ type: 'welcome', automation_name: 'Onboarding', ...fields }).expect(200);
+  return res.body.message.utr;
+}
+
+/** A valid schedule body for the automation `utr`. */
+export function scheduleBody(utr: string, senderId: number, overrides: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    utr,
+    sender_id: senderId,
+    subject: 'Welcome, ((first_name))',
+    waiting_period: 1,
+    waiting_type: 'instantly',
+    template_id: 4,
+    preview_img: 'welcome.png',
+    ...overrides,
+  };
+}
