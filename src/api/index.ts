@@ -7,6 +7,7 @@ import { mountContactTypes } from './contact-types';
 import { apiErrorHandler } from './errors';
 import { mountGlobalUnsubscribes } from './global-unsubscribes';
 import { apiRateLimit } from './rate-limit';
+import { mountNotificationRecipients } from './notification-recipients';
 import { ApiRoutes } from './routes';
 import { mountUnsubscribeGroups } from './unsubscribe-groups';
 
@@ -16,6 +17,7 @@ export function createApiRouter(config: Config, services: Services, logger: Logg
   mountContactTypes(routes, services);
   mountUnsubscribeGroups(routes, services);
   mountGlobalUnsubscribes(routes, services);
+  mountNotificationRecipients(routes, services);
 
   const api = express.Router();
   // Unknown path or wrong method first, then rate limit and keys, then the routes.

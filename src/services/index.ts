@@ -1,6 +1,7 @@
 import { createAccountsService } from './accounts';
 import { createContactTypesService } from './contact-types';
 import type { ServiceDeps } from './context';
+import { createNotificationRecipientsService } from './notification-recipients';
 import { createGlobalUnsubscribesService } from './global-unsubscribes';
 import { createUnsubscribeGroupsService } from './unsubscribe-groups';
 
@@ -11,6 +12,7 @@ export function createServices(deps: ServiceDeps) {
     contactTypes: createContactTypesService(deps),
     unsubscribeGroups: createUnsubscribeGroupsService(deps),
     globalUnsubscribes: createGlobalUnsubscribesService(deps),
+    notificationRecipients: createNotificationRecipientsService(deps),
   };
 }
 
