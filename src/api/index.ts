@@ -5,6 +5,7 @@ import type { Services } from '../services';
 import { requireApiKeys } from './auth';
 import { mountContactTypes } from './contact-types';
 import { apiErrorHandler } from './errors';
+import { mountFields } from './fields';
 import { mountGlobalUnsubscribes } from './global-unsubscribes';
 import { apiRateLimit } from './rate-limit';
 import { mountNotificationRecipients } from './notification-recipients';
@@ -18,6 +19,7 @@ export function createApiRouter(config: Config, services: Services, logger: Logg
   mountUnsubscribeGroups(routes, services);
   mountGlobalUnsubscribes(routes, services);
   mountNotificationRecipients(routes, services);
+  mountFields(routes, services);
 
   const api = express.Router();
   // Unknown path or wrong method first, then rate limit and keys, then the routes.

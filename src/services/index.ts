@@ -1,6 +1,7 @@
 import { createAccountsService } from './accounts';
 import { createContactTypesService } from './contact-types';
 import type { ServiceDeps } from './context';
+import { createFieldsService } from './fields';
 import { createNotificationRecipientsService } from './notification-recipients';
 import { createGlobalUnsubscribesService } from './global-unsubscribes';
 import { createUnsubscribeGroupsService } from './unsubscribe-groups';
@@ -13,6 +14,7 @@ export function createServices(deps: ServiceDeps) {
     unsubscribeGroups: createUnsubscribeGroupsService(deps),
     globalUnsubscribes: createGlobalUnsubscribesService(deps),
     notificationRecipients: createNotificationRecipientsService(deps),
+    fields: createFieldsService(deps),
   };
 }
 
