@@ -4,6 +4,7 @@ import type { Config } from '../config';
 import type { Services } from '../services';
 import { requireApiKeys } from './auth';
 import { mountContactTypes } from './contact-types';
+import { mountDesignTemplates } from './design-templates';
 import { apiErrorHandler } from './errors';
 import { mountFields } from './fields';
 import { mountGlobalUnsubscribes } from './global-unsubscribes';
@@ -20,6 +21,7 @@ export function createApiRouter(config: Config, services: Services, logger: Logg
   mountGlobalUnsubscribes(routes, services);
   mountNotificationRecipients(routes, services);
   mountFields(routes, services);
+  mountDesignTemplates(routes, services);
 
   const api = express.Router();
   // Unknown path or wrong method first, then rate limit and keys, then the routes.

@@ -1,6 +1,7 @@
 import { createAccountsService } from './accounts';
 import { createContactTypesService } from './contact-types';
 import type { ServiceDeps } from './context';
+import { createDesignTemplatesService } from './design-templates';
 import { createFieldsService } from './fields';
 import { createNotificationRecipientsService } from './notification-recipients';
 import { createGlobalUnsubscribesService } from './global-unsubscribes';
@@ -15,6 +16,7 @@ export function createServices(deps: ServiceDeps) {
     globalUnsubscribes: createGlobalUnsubscribesService(deps),
     notificationRecipients: createNotificationRecipientsService(deps),
     fields: createFieldsService(deps),
+    designTemplates: createDesignTemplatesService(deps),
   };
 }
 
