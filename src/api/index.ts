@@ -4,6 +4,7 @@ import type { Config } from '../config';
 import type { Services } from '../services';
 import { requireApiKeys } from './auth';
 import { mountContactTypes } from './contact-types';
+import { mountCountryStateCity } from './country-state-city';
 import { mountDesignTemplates } from './design-templates';
 import { apiErrorHandler } from './errors';
 import { mountFields } from './fields';
@@ -22,6 +23,7 @@ export function createApiRouter(config: Config, services: Services, logger: Logg
   mountNotificationRecipients(routes, services);
   mountFields(routes, services);
   mountDesignTemplates(routes, services);
+  mountCountryStateCity(routes, services);
 
   const api = express.Router();
   // Unknown path or wrong method first, then rate limit and keys, then the routes.

@@ -1,6 +1,7 @@
 import { createAccountsService } from './accounts';
 import { createContactTypesService } from './contact-types';
 import type { ServiceDeps } from './context';
+import { createGeographyService } from './geography';
 import { createDesignTemplatesService } from './design-templates';
 import { createFieldsService } from './fields';
 import { createNotificationRecipientsService } from './notification-recipients';
@@ -17,6 +18,7 @@ export function createServices(deps: ServiceDeps) {
     notificationRecipients: createNotificationRecipientsService(deps),
     fields: createFieldsService(deps),
     designTemplates: createDesignTemplatesService(deps),
+    geography: createGeographyService(deps),
   };
 }
 
