@@ -1,8 +1,7 @@
 import { jsonValue, parseJson } from '../../src/db/dialect';
 import { RESERVED_FIELD_NAMES } from '../../src/lib/constants';
+import { expectDeleteIdRules, NOT_FOUND } from '../support/expectations';
 import { TIMESTAMP, useHarness, TestAccount } from '../support/harness';
-
-const NOT_FOUND = { status: 'failed', errors: 'Record Not Found' };
 
 describe('reserved and custom fields', () => {
   const h = useHarness();
@@ -148,9 +147,6 @@ describe('reserved and custom fields', () => {
   });
 
   test('when delete lacks an integer id then 422', async () => {
-    const missing = await h.api(alice).delete('/custom-fields/delete').expect(422);
-    expect(missing.body).toEqual({ status: 'failed', errors: { id: ['The id field is required.'] } });
-    const bad = await h.api(alice).delete('/custom-fields/delete?id=abc').expect(422);
-    expect(bad.body.errors).toEqual({ id: ['The id must be an integer.'] });
+    await expectDeleteIdRules(h.api(alice), '/custom-fields/delete');
   });
 });

@@ -1,6 +1,5 @@
+import { expectBulkIdRules, expectDeleteIdRules, NOT_FOUND } from '../support/expectations';
 import { TIMESTAMP, useHarness, TestAccount } from '../support/harness';
-
-const NOT_FOUND = { status: 'failed', errors: 'Record Not Found' };
 
 describe('notification recipients', () => {
   const h = useHarness();
@@ -87,10 +86,7 @@ describe('notification recipients', () => {
     expect(res.body).toEqual({ status: 'success', message: 'Deleted Successfully' });
     expect(await notifications(dave)).toEqual([keep]);
     await h.api(dave).delete(`/notification-recipient/delete?id=${drop.id}`).expect(404, NOT_FOUND);
-    const missing = await h.api(dave).delete('/notification-recipient/delete').expect(422);
-    expect(missing.body).toEqual({ status: 'failed', errors: { id: ['The id field is required.'] } });
-    const bad = await h.api(dave).delete('/notification-recipient/delete?id=1.5').expect(422);
-    expect(bad.body.errors).toEqual({ id: ['The id must be an integer.'] });
+    await expectDeleteIdRules(h.api(dave), '/notification-recipient/delete');
   });
 
   test('when another account addresses a recipient then it is not found and unchanged', async () => {
@@ -117,11 +113,6 @@ describe('notification recipients', () => {
   });
 
   test('when bulk-delete ids are missing, not integers or too many then 422', async () => {
-    const missing = await h.api(alice).post('/notification-recipient/bulk-delete').type('form').send('').expect(422);
-    expect(missing.body).toEqual({ status: 'failed', errors: { strIds: ['The strIds field is required.'] } });
-    const bad = await h.api(alice).post('/notification-recipient/bulk-delete').send({ strIds: ['1', 'abc'] }).expect(422);
-    expect(bad.body.errors).toEqual({ strIds: ['The strIds must contain only integers.'] });
-    const tooMany = await h.api(alice).post('/notification-recipient/bulk-delete').send({ strIds: Array.from({ length: 1001 }, (_, i) => i + 1) }).expect(422);
-    expect(tooMany.body.errors).toEqual({ strIds: ['The strIds may not have more than 1000 items.'] });
+    await expectBulkIdRules(h.api(alice), '/notification-recipient/bulk-delete');
   });
 });
