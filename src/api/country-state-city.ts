@@ -1,7 +1,7 @@
 import type { Request } from 'express';
-import { throwIfAny, field, messages, validate } from '../lib/validation';
-import { toId } from '../lib/http';
 import type { FieldErrors } from '../lib/errors';
+import { toId } from '../lib/http';
+import { field, messages, throwIfAny, validate } from '../lib/validation';
 import type { Services } from '../services';
 import type { GeographyFilter, GeographyService } from '../services/geography';
 import { EncodedJson, encodeJson, sendEncodedJson } from './encoded-json';

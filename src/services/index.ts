@@ -1,11 +1,11 @@
 import { createAccountsService } from './accounts';
 import { createContactTypesService } from './contact-types';
 import type { ServiceDeps } from './context';
-import { createGeographyService } from './geography';
 import { createDesignTemplatesService } from './design-templates';
 import { createFieldsService } from './fields';
-import { createNotificationRecipientsService } from './notification-recipients';
+import { createGeographyService } from './geography';
 import { createGlobalUnsubscribesService } from './global-unsubscribes';
+import { createNotificationRecipientsService } from './notification-recipients';
 import { createUnsubscribeGroupsService } from './unsubscribe-groups';
 
 /** The composition root of the domain: every service, built once from its dependencies. */
