@@ -48,6 +48,7 @@ export function createApp({ config, services, logger }: AppDeps): Express {
   app.use('/api/v1', createApiRouter(config, services, logger));
   app.use(verifySenderRouter(services, logger));
   app.use(schedulePreviewRouter(services, logger));
-  app.use(express.static(PUBLIC_DIR, { maxAge: '1h' }));
+  // Public files (template previews, email images) are shown by API clients and mail readers on other origins.
+  app.use(express.static(PUBLIC_DIR, { maxAge: '1h', setHeaders: (res) => res.setHeader('Cross-Origin-Resource-Policy', 'cross-origin') }));
   return app;
 }

@@ -5,11 +5,15 @@ import type { Services } from '../services';
 import { requireApiKeys } from './auth';
 import { mountAutomations } from './automations';
 import { mountContactTypes } from './contact-types';
+import { mountCountryStateCity } from './country-state-city';
+import { mountDesignTemplates } from './design-templates';
 import { apiErrorHandler } from './errors';
+import { mountFields } from './fields';
 import { mountGlobalUnsubscribes } from './global-unsubscribes';
 import { mountSenders } from './senders';
 import { mountSingleSends } from './single-sends';
 import { apiRateLimit } from './rate-limit';
+import { mountNotificationRecipients } from './notification-recipients';
 import { ApiRoutes } from './routes';
 import { mountUnsubscribeGroups } from './unsubscribe-groups';
 
@@ -19,6 +23,10 @@ export function createApiRouter(config: Config, services: Services, logger: Logg
   mountContactTypes(routes, services);
   mountUnsubscribeGroups(routes, services);
   mountGlobalUnsubscribes(routes, services);
+  mountNotificationRecipients(routes, services);
+  mountFields(routes, services);
+  mountDesignTemplates(routes, services);
+  mountCountryStateCity(routes, services);
   mountSenders(routes, services);
   mountSingleSends(routes, services);
   mountAutomations(routes, services);

@@ -3,6 +3,7 @@ import { asArray } from '../lib/http';
 import { messages } from '../lib/validation';
 import type { ContactTypesService } from './contact-types';
 import type { Ctx, ServiceDeps } from './context';
+import type { DesignTemplatesService } from './design-templates';
 import type { SenderRecord, SendersService } from './senders';
 import type { UnsubscribeGroupsService } from './unsubscribe-groups';
 
@@ -57,9 +58,10 @@ interface RefDeps extends Pick<ServiceDeps, 'db'> {
   contactTypes: Pick<ContactTypesService, 'exists'>;
   unsubscribeGroups: Pick<UnsubscribeGroupsService, 'exists'>;
   senders: Pick<SendersService, 'find'>;
+  designTemplates: Pick<DesignTemplatesService, 'exists' | 'list'>;
 }
 
-export function createCampaignRefs({ db, contactTypes, unsubscribeGroups, senders }: RefDeps) {
+export function createCampaignRefs({ db, contactTypes, unsubscribeGroups, senders, designTemplates }: RefDeps) {
   // TEMPORARY until the audience work lands a segments service with exists(ctx, id): a live
   // segment of this account. Replace this query with that service.
   async function segmentExists(ctx: Ctx, id: number): Promise<boolean> {
@@ -73,12 +75,12 @@ export function createCampaignRefs({ db, contactTypes, unsubscribeGroups, sender
   return {
     /** A seeded design template (shared by every account). */
     async templateError(id: number): Promise<string | undefined> {
-      return (await db('design_templates').where({ id }).first('id')) ? undefined : messages.selected('template_id');
+      return (await designTemplates.exists(id)) ? undefined : messages.selected('template_id');
     },
 
     /** The template's preview image names (`welcome.png`), which `preview_img` must be one of. */
     async previewImages(): Promise<Set<string>> {
-      return new Set((await db('design_templates').select('preview_image')).map((row) => String(row.preview_image)));
+      return new Set((await designTemplates.list()).rows.map((template) => template.preview_image));
     },
 
     async groupError(ctx: Ctx, id: number, field = 'unsubscribe_group_id'): Promise<string | undefined> {

@@ -1,7 +1,11 @@
 import { createAccountsService } from './accounts';
 import { createContactTypesService } from './contact-types';
 import type { ServiceDeps } from './context';
+import { createDesignTemplatesService } from './design-templates';
+import { createFieldsService } from './fields';
+import { createGeographyService } from './geography';
 import { createGlobalUnsubscribesService } from './global-unsubscribes';
+import { createNotificationRecipientsService } from './notification-recipients';
 import { createUnsubscribeGroupsService } from './unsubscribe-groups';
 import { createAutomationSchedulesService } from './automation-schedules';
 import { createAutomationsService } from './automations';
@@ -14,13 +18,18 @@ export function createServices(deps: ServiceDeps) {
   const contactTypes = createContactTypesService(deps);
   const unsubscribeGroups = createUnsubscribeGroupsService(deps);
   const senders = createSendersService(deps);
-  const refs = createCampaignRefs({ ...deps, contactTypes, unsubscribeGroups, senders });
+  const designTemplates = createDesignTemplatesService(deps);
+  const refs = createCampaignRefs({ ...deps, contactTypes, unsubscribeGroups, senders, designTemplates });
   const automations = createAutomationsService({ ...deps, refs });
   return {
     accounts: createAccountsService(deps),
     contactTypes,
     unsubscribeGroups,
     globalUnsubscribes: createGlobalUnsubscribesService(deps),
+    notificationRecipients: createNotificationRecipientsService(deps),
+    fields: createFieldsService(deps),
+    designTemplates,
+    geography: createGeographyService(deps),
     senders,
     singleSends: createSingleSendsService({ ...deps, refs, senders }),
     automations,

@@ -1,8 +1,8 @@
 import request from 'supertest';
-import { addAutomation, addSender, Audience, audienceOf, berlin, scheduleBody } from '../support/campaign';
+import { addAutomation, addSender, Audience, audienceOf, berlin, scheduleBody, UUID } from '../support/campaign';
+import { NOT_FOUND } from '../support/expectations';
 import { TestAccount, TIMESTAMP, useHarness } from '../support/harness';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 const BASE = 'http://campaigns.test';
 
 describe('automation schedules', () => {
@@ -141,7 +141,7 @@ describe('automation schedules', () => {
 
   test('when the automation utr names nothing then create and list answer 404', async () => {
     const ghost = '6f1c2a44-5d7e-4c2b-9a3e-2f4b5c6d7e8f';
-    await h.api(alice).post('/automations/schedule/create').send(scheduleBody(ghost, a.senderId)).expect(404, { status: 'failed', errors: 'Record Not Found' });
+    await h.api(alice).post('/automations/schedule/create').send(scheduleBody(ghost, a.senderId)).expect(404, NOT_FOUND);
     await h.api(alice).get(`/automations/schedule?utr=${ghost}`).expect(404);
   });
 
@@ -149,8 +149,8 @@ describe('automation schedules', () => {
     await h.api(alice).post('/automations/schedule/create').send(scheduleBody(automation, a.senderId, { subject: 'Doomed' })).expect(200);
     const schedule = (await schedules()).find((s: { subject: string }) => s.subject === 'Doomed');
 
-    await h.api(alice).delete(`/automations/schedule/delete?utr=${automation}`).expect(404, { status: 'failed', errors: 'Record Not Found' });
-    await h.api(bob).delete(`/automations/schedule/delete?utr=${schedule.utr}`).expect(404, { status: 'failed', errors: 'Record Not Found' });
+    await h.api(alice).delete(`/automations/schedule/delete?utr=${automation}`).expect(404, NOT_FOUND);
+    await h.api(bob).delete(`/automations/schedule/delete?utr=${schedule.utr}`).expect(404, NOT_FOUND);
 
     const res = await h.api(alice).delete(`/automations/schedule/delete?utr=${schedule.utr}`).expect(200);
     expect(res.body).toEqual({ status: 'success', message: 'Deleted Successfully' });
@@ -174,7 +174,7 @@ describe('automation schedules', () => {
   });
 
   test('when another account asks for the schedules then 404, and its own list stays empty', async () => {
-    await h.api(bob).get(`/automations/schedule?utr=${automation}`).expect(404, { status: 'failed', errors: 'Record Not Found' });
+    await h.api(bob).get(`/automations/schedule?utr=${automation}`).expect(404, NOT_FOUND);
     const own = await addAutomation(h, bob, {});
     expect(await schedules(own, bob)).toEqual([]);
   });

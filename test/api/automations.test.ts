@@ -1,8 +1,7 @@
-import { addAutomation, addGroup, Audience, audienceOf, berlin, scheduleBody } from '../support/campaign';
+import { addAutomation, addGroup, Audience, audienceOf, berlin, scheduleBody, PLAIN_TIME, UUID } from '../support/campaign';
+import { expectBulkIdRules, NOT_FOUND } from '../support/expectations';
 import { TestAccount, TIMESTAMP, useHarness } from '../support/harness';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
-const PLAIN_TIME = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/;
 
 describe('automations', () => {
   const h = useHarness();
@@ -205,7 +204,7 @@ describe('automations', () => {
     await h.api(alice).post('/automations/schedule/create').send(scheduleBody(utr, a.senderId)).expect(200);
     const res = await h.api(alice).delete(`/automations/delete?utr=${utr}`).expect(200);
     expect(res.body).toEqual({ status: 'success', message: 'Deleted Successfully' });
-    await h.api(alice).get(`/automations/details?utr=${utr}`).expect(404, { status: 'failed', errors: 'Record Not Found' });
+    await h.api(alice).get(`/automations/details?utr=${utr}`).expect(404, NOT_FOUND);
     await h.api(alice).get(`/automations/schedule?utr=${utr}`).expect(404);
     await h.api(alice).get(`/automations/set-live?utr=${utr}`).expect(404);
     await h.api(alice).delete(`/automations/delete?utr=${utr}`).expect(404);
@@ -220,18 +219,18 @@ describe('automations', () => {
     await h.api(alice).get(`/automations/details?utr=${one}`).expect(404);
     await h.api(alice).get(`/automations/details?utr=${two}`).expect(404);
     await details(bobs, bob);
-    await h.api(alice).post('/automations/bulk-delete').type('form').send({ 'strIds[0]': bobId }).expect(404, { status: 'failed', errors: 'Record Not Found' });
+    await h.api(alice).post('/automations/bulk-delete').type('form').send({ 'strIds[0]': bobId }).expect(404, NOT_FOUND);
+    await expectBulkIdRules(h.api(alice), '/automations/bulk-delete');
   });
 
   test("when another account uses an automation's utr then every endpoint answers 404 and nothing changes", async () => {
     const utr = await addAutomation(h, alice, { automation_name: 'Private', unsubscribe_group_id: a.groupId });
-    const notFound = { status: 'failed', errors: 'Record Not Found' };
     for (const path of ['details', 'duplicate', 'pause', 'set-live', 'schedule']) {
-      await h.api(bob).get(`/automations/${path}?utr=${utr}`).expect(404, notFound);
+      await h.api(bob).get(`/automations/${path}?utr=${utr}`).expect(404, NOT_FOUND);
     }
-    await h.api(bob).post(`/automations/update?utr=${utr}`).send({ automation_name: 'Stolen' }).expect(404, notFound);
-    await h.api(bob).post('/automations/schedule/create').send(scheduleBody(utr, b.senderId)).expect(404, notFound);
-    await h.api(bob).delete(`/automations/delete?utr=${utr}`).expect(404, notFound);
+    await h.api(bob).post(`/automations/update?utr=${utr}`).send({ automation_name: 'Stolen' }).expect(404, NOT_FOUND);
+    await h.api(bob).post('/automations/schedule/create').send(scheduleBody(utr, b.senderId)).expect(404, NOT_FOUND);
+    await h.api(bob).delete(`/automations/delete?utr=${utr}`).expect(404, NOT_FOUND);
     expect(await details(utr)).toMatchObject({ automation_name: 'Private', status: 0, deleted_at: null });
     expect((await h.api(alice).get(`/automations/schedule?utr=${utr}`)).body.message.automation_schedules).toEqual([]);
   });
@@ -239,7 +238,7 @@ describe('automations', () => {
   test('when the utr is missing or malformed then 422 or 404', async () => {
     const missing = await h.api(alice).get('/automations/details').expect(422);
     expect(missing.body).toEqual({ status: 'failed', errors: { utr: ['The utr field is required.'] } });
-    await h.api(alice).get('/automations/set-live?utr=12345').expect(404, { status: 'failed', errors: 'Record Not Found' });
+    await h.api(alice).get('/automations/set-live?utr=12345').expect(404, NOT_FOUND);
   });
 
   test('when a second group is assigned then set-live uses it', async () => {

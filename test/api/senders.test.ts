@@ -1,6 +1,7 @@
 import request from 'supertest';
 import { sha256 } from '../../src/lib/crypto';
-import { addSender, berlin, Place, senderFields, verificationToken } from '../support/campaign';
+import { addSender, berlin, PLAIN_TIME, Place, senderFields, verificationToken } from '../support/campaign';
+import { expectDeleteIdRules, NOT_FOUND } from '../support/expectations';
 import { TestAccount, TIMESTAMP, useHarness } from '../support/harness';
 import { SmtpSink, startSmtpSink } from '../support/smtp';
 
@@ -65,7 +66,7 @@ describe('senders', () => {
       nickname: fields.nickname,
       is_verified: 0,
       utr: expect.stringMatching(/^[0-9a-f]{16}$/),
-      send_at: expect.stringMatching(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/),
+      send_at: expect.stringMatching(PLAIN_TIME),
       created_at: expect.stringMatching(TIMESTAMP),
       updated_at: expect.stringMatching(TIMESTAMP),
       deleted_at: null,
@@ -238,7 +239,7 @@ describe('senders', () => {
     const id = await addSender(h, alice, place, { from_email: 'gone@shop.example' });
     const res = await h.api(alice).delete(`/sender/delete?sender_id=${id}`).expect(200);
     expect(res.body).toEqual({ status: 'success', errors: 'Deleted Successfully' });
-    await h.api(alice).get(`/sender/details?sender_id=${id}`).expect(404, { status: 'failed', errors: 'Record Not Found' });
+    await h.api(alice).get(`/sender/details?sender_id=${id}`).expect(404, NOT_FOUND);
     const list = await h.api(alice).get('/senders').expect(200);
     expect(list.body.message.senders.map((s: { id: number }) => s.id)).not.toContain(id);
     await web().get(`/verify-sender/${tokenOf('gone@shop.example')}`).expect(404);
@@ -248,11 +249,10 @@ describe('senders', () => {
 
   test('when another account addresses a sender then it is not found and unchanged', async () => {
     const id = await addSender(h, alice, place, { from_email: 'private@shop.example' });
-    const notFound = { status: 'failed', errors: 'Record Not Found' };
-    await h.api(bob).get(`/sender/details?sender_id=${id}`).expect(404, notFound);
-    await h.api(bob).post('/sender/update').type('form').send({ ...senderFields(place), sender_id: id }).expect(404, notFound);
-    await h.api(bob).get(`/sender/resend-mail?sender_id=${id}`).expect(404, notFound);
-    await h.api(bob).delete(`/sender/delete?sender_id=${id}`).expect(404, notFound);
+    await h.api(bob).get(`/sender/details?sender_id=${id}`).expect(404, NOT_FOUND);
+    await h.api(bob).post('/sender/update').type('form').send({ ...senderFields(place), sender_id: id }).expect(404, NOT_FOUND);
+    await h.api(bob).get(`/sender/resend-mail?sender_id=${id}`).expect(404, NOT_FOUND);
+    await h.api(bob).delete(`/sender/delete?sender_id=${id}`).expect(404, NOT_FOUND);
     expect((await h.api(bob).get('/senders').expect(200)).body.message.senders).toEqual([]);
     expect(await details(alice, id)).toMatchObject({ from_email: 'private@shop.example', deleted_at: null });
     expect(mailTo('private@shop.example')).toHaveLength(1);
@@ -261,7 +261,8 @@ describe('senders', () => {
   test('when sender_id is missing or not an integer then 422', async () => {
     const missing = await h.api(alice).get('/sender/details').expect(422);
     expect(missing.body).toEqual({ status: 'failed', errors: { sender_id: ['The sender id field is required.'] } });
-    const bad = await h.api(alice).delete('/sender/delete?sender_id=abc').expect(422);
+    const bad = await h.api(alice).get('/sender/resend-mail?sender_id=abc').expect(422);
     expect(bad.body.errors).toEqual({ sender_id: ['The sender id must be an integer.'] });
+    await expectDeleteIdRules(h.api(alice), '/sender/delete', 'sender_id');
   });
 });

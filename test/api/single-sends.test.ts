@@ -1,9 +1,9 @@
 import { parseRecipientRef } from '../../src/services/single-sends';
 import { transitionSingleSends } from '../../src/services/single-send-state';
-import { addContactType, addGroup, addSegment, addSender, Audience, audienceOf, berlin, Place, singleSendBody } from '../support/campaign';
+import { addContactType, addGroup, addSegment, addSender, Audience, audienceOf, berlin, Place, singleSendBody, PLAIN_TIME, UUID } from '../support/campaign';
+import { expectBulkIdRules, NOT_FOUND } from '../support/expectations';
 import { TestAccount, TIMESTAMP, useHarness } from '../support/harness';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
 describe('single sends', () => {
   const h = useHarness();
@@ -276,7 +276,7 @@ describe('single sends', () => {
     const utr = await create({ schedule_type: 1, schedule_date: '2027-03-01', schedule_time: '08:00' });
     const res = await h.api(alice).delete(`/single/send/delete?utr=${utr}`).expect(200);
     expect(res.body).toEqual({ status: 'success', message: 'Deleted Successfully' });
-    await h.api(alice).get(`/single-send/details?utr=${utr}`).expect(404, { status: 'failed', errors: 'Record Not Found' });
+    await h.api(alice).get(`/single-send/details?utr=${utr}`).expect(404, NOT_FOUND);
     const list = (await h.api(alice).get('/single-send/list')).body.message.singleSends;
     expect(list.map((s: { utr: string }) => s.utr)).not.toContain(utr);
     expect(await row(utr)).toMatchObject({ status: 1, due_at: null, deleted_at: expect.anything() });
@@ -336,18 +336,16 @@ describe('single sends', () => {
     await h.api(alice).get(`/single-send/details?utr=${two}`).expect(404);
     await details(bobs, bob);
 
-    await h.api(alice).post('/single/send/bulk-delete').type('form').send({ 'strIds[0]': bobId }).expect(404, { status: 'failed', errors: 'Record Not Found' });
-    const empty = await h.api(alice).post('/single/send/bulk-delete').type('form').send({}).expect(422);
-    expect(empty.body.errors).toEqual({ strIds: ['The strIds field is required.'] });
+    await h.api(alice).post('/single/send/bulk-delete').type('form').send({ 'strIds[0]': bobId }).expect(404, NOT_FOUND);
+    await expectBulkIdRules(h.api(alice), '/single/send/bulk-delete');
   });
 
   test('when another account uses a utr then it is not found and unchanged', async () => {
     const utr = await create({ single_send_name: 'Private' });
-    const notFound = { status: 'failed', errors: 'Record Not Found' };
-    await h.api(bob).get(`/single-send/details?utr=${utr}`).expect(404, notFound);
-    await h.api(bob).post('/single/send/update').send({ ...singleSendBody(b), utr }).expect(404, notFound);
-    await h.api(bob).get(`/single/send/duplicate?utr=${utr}`).expect(404, notFound);
-    await h.api(bob).delete(`/single/send/delete?utr=${utr}`).expect(404, notFound);
+    await h.api(bob).get(`/single-send/details?utr=${utr}`).expect(404, NOT_FOUND);
+    await h.api(bob).post('/single/send/update').send({ ...singleSendBody(b), utr }).expect(404, NOT_FOUND);
+    await h.api(bob).get(`/single/send/duplicate?utr=${utr}`).expect(404, NOT_FOUND);
+    await h.api(bob).delete(`/single/send/delete?utr=${utr}`).expect(404, NOT_FOUND);
     expect((await h.api(bob).get('/single-send/list')).body.message.singleSends.map((s: { utr: string }) => s.utr)).not.toContain(utr);
     expect(await details(utr)).toMatchObject({ single_send_name: 'Private', status: 1 });
   });
@@ -355,7 +353,7 @@ describe('single sends', () => {
   test('when the utr is missing or not a UUID then 422 or 404', async () => {
     const missing = await h.api(alice).get('/single-send/details').expect(422);
     expect(missing.body).toEqual({ status: 'failed', errors: { utr: ['The utr field is required.'] } });
-    await h.api(alice).get('/single-send/details?utr=not-a-uuid').expect(404, { status: 'failed', errors: 'Record Not Found' });
+    await h.api(alice).get('/single-send/details?utr=not-a-uuid').expect(404, NOT_FOUND);
     await h.api(alice).delete("/single/send/delete?utr=1'%20or%201=1").expect(404);
   });
 
@@ -369,7 +367,7 @@ describe('single sends', () => {
     expect(await transitionSingleSends(q(), 'save')).toBe(0);
     expect(await transitionSingleSends(q(), 'cancel', { deleted_at: new Date().toISOString() })).toBe(0);
     expect(await transitionSingleSends(q(), 'complete')).toBe(1);
-    expect(await details(utr)).toMatchObject({ status: 3, sent_at: expect.stringMatching(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/) });
+    expect(await details(utr)).toMatchObject({ status: 3, sent_at: expect.stringMatching(PLAIN_TIME) });
     const cancelled = await create();
     await h.api(alice).delete(`/single/send/delete?utr=${cancelled}`).expect(200);
     expect(await transitionSingleSends(db('single_sends').where({ utr: cancelled }), 'start')).toBe(0);

@@ -2,6 +2,11 @@ import type { Harness, TestAccount } from './harness';
 
 /** Fixtures for senders, single sends and automations. */
 
+/** A `utr`: a version 4 UUID. */
+export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+/** `sent_at`, `live_at`, `send_at`: `YYYY-MM-DD HH:MM:SS`. */
+export const PLAIN_TIME = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/;
+
 export interface Place {
   countryId: number;
   stateId: number;
