@@ -7,7 +7,7 @@ import type { Services } from '../services';
 import type { AutomationChanges } from '../services/automations';
 import type { ScheduleInput } from '../services/automation-schedules';
 import { parseRecipientRef } from '../services/campaign-refs';
-import { utrField, utrOf } from './campaign-params';
+import { templateHtmlField, templateJsonField, templateText, utrField, utrOf } from './campaign-params';
 import { bulkDelete } from './crud';
 import { ApiRoutes, ctxOf, listMessage, pagingOf } from './routes';
 
@@ -60,12 +60,11 @@ const scheduleFields = () => [
   field('waiting_type').required().oneOf(WAITING_TYPES),
   field('template_id').required().integer(1),
   field('preview_img').required().string().maxLength(LIMITS.string),
-  field('template_json').optional().string(),
-  field('template_html').optional().string(),
+  templateJsonField(),
+  templateHtmlField(),
 ];
 
 function scheduleInput(body: Record<string, unknown>): ScheduleInput {
-  const optional = (value: unknown) => (isBlank(value) ? null : String(value));
   return {
     sender_id: toId(body.sender_id) ?? 0,
     subject: String(body.subject).trim(),
@@ -73,8 +72,8 @@ function scheduleInput(body: Record<string, unknown>): ScheduleInput {
     waiting_type: String(body.waiting_type).trim(),
     template_id: toId(body.template_id) ?? 0,
     preview_img: String(body.preview_img).trim(),
-    template_json: optional(body.template_json),
-    template_html: optional(body.template_html),
+    template_json: templateText(body.template_json),
+    template_html: templateText(body.template_html),
   };
 }
 

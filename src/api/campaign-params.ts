@@ -29,3 +29,19 @@ export function recipientList(name: string, required: boolean): Rule {
     .check((v) => entries(v).length <= CAMPAIGN_LIMITS.recipientRefs, messages.arrayMax(name, CAMPAIGN_LIMITS.recipientRefs))
     .check((v) => entries(v).every((entry) => parseRecipientRef(entry) !== undefined), messages.format(name));
 }
+
+/** `template_json`: text, or (in a JSON body) the design object itself, stored as its JSON text. */
+export function templateJsonField(): Rule {
+  return field('template_json').optional().check((v) => typeof v === 'string' || (typeof v === 'object' && v !== null), messages.string('template_json'));
+}
+
+/** `template_html` is text. */
+export function templateHtmlField(): Rule {
+  return field('template_html').optional().string();
+}
+
+/** The stored design text of `template_json` / `template_html`; null when not given. */
+export function templateText(value: unknown): string | null {
+  if (isBlank(value)) return null;
+  return typeof value === 'object' ? JSON.stringify(value) : String(value);
+}

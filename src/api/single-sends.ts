@@ -8,7 +8,7 @@ import { isCalendarDate, normaliseTime } from '../lib/zoned-time';
 import type { Services } from '../services';
 import { parseRecipientRefs, recipientEntries } from '../services/campaign-refs';
 import type { SingleSendInput } from '../services/single-sends';
-import { recipientList, utrField, utrOf } from './campaign-params';
+import { recipientList, templateHtmlField, templateJsonField, templateText, utrField, utrOf } from './campaign-params';
 import { bulkDelete } from './crud';
 import { ApiRoutes, ctxOf, listMessage, pagingOf } from './routes';
 
@@ -27,8 +27,8 @@ function whenScheduled(name: string, valid: (value: string) => boolean, invalid:
 /** The single-send parameters of create and update; every failing field is reported at once. */
 const singleSendFields = () => [
   field('template_id').required().integer(1),
-  field('template_json').optional().string(),
-  field('template_html').optional().string(),
+  templateJsonField(),
+  templateHtmlField(),
   field('sender_id').required().integer(1),
   field('unsubscribe_group_id').required().integer(1),
   field('single_send_name').required().string().maxLength(LIMITS.string),
@@ -42,12 +42,11 @@ const singleSendFields = () => [
 ];
 
 function singleSendInput(body: Record<string, unknown>): SingleSendInput {
-  const optional = (value: unknown) => (isBlank(value) ? null : String(value));
   const scheduled = toFlag(body.schedule_type) === 1;
   return {
     template_id: toId(body.template_id) ?? 0,
-    template_json: optional(body.template_json),
-    template_html: optional(body.template_html),
+    template_json: templateText(body.template_json),
+    template_html: templateText(body.template_html),
     sender_id: toId(body.sender_id) ?? 0,
     unsubscribe_group_id: toId(body.unsubscribe_group_id) ?? 0,
     single_send_name: String(body.single_send_name).trim(),

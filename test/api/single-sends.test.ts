@@ -192,6 +192,8 @@ describe('single sends', () => {
     expect(res.body.errors).toEqual({ template_json: ['The template json field prohibits template html from being present.'] });
     const json = await create({ template_id: 1, template_json: '{"blocks":[]}' });
     expect(await details(json)).toMatchObject({ template_json: '{"blocks":[]}', template_html: null });
+    const object = await create({ template_id: 1, template_json: { version: 1, blocks: [{ type: 'text' }] } });
+    expect(JSON.parse((await details(object)).template_json)).toEqual({ version: 1, blocks: [{ type: 'text' }] });
   });
 
   test('when scheduled then date and time are required and valid, and due_at is read in the account time zone', async () => {
