@@ -126,7 +126,7 @@ describe('automation schedules', () => {
       .expect(422);
     expect(bad.body.errors).toEqual({
       waiting_type: ['The selected waiting type is invalid.'],
-      waiting_period: ['The waiting period must be an integer.'],
+      waiting_period: ['The waiting period must be at least 0.'],
     });
     const refs = await h.api(alice).post('/automations/schedule/create')
       .send(scheduleBody(automation, b.senderId, { template_id: 42, preview_img: 'holiday.png', template_json: '{}', template_html: '<p>x</p>' }))

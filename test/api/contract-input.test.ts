@@ -75,4 +75,30 @@ describe('contract audit: hostile input', () => {
     const res = await h.api(alice).get('/contacts-type?page=99999999999999999999999').expect(422);
     expect(res.body).toEqual({ status: 'failed', errors: { page: ['The page may not be greater than 2147483647.'] } });
   });
+
+  test('when an array comes where one value is expected then 422 names the field', async () => {
+    const group = await h.api(alice).post('/unsubscribes-groups/save').type('form').send('group_name=g&description=d&is_display[]=1').expect(422);
+    expect(group.body).toEqual({ status: 'failed', errors: { is_display: ['The is display field must be true or false.'] } });
+    const field = await h.api(alice).post('/custom-fields/save').type('form').send('field_name=shoe&field_type[]=text').expect(422);
+    expect(field.body).toEqual({ status: 'failed', errors: { field_type: ['The selected field type is invalid.'] } });
+    const automation = await h.api(alice).post('/automations/create').send({ type: ['welcome'], automation_name: 'x' }).expect(422);
+    expect(automation.body).toEqual({ status: 'failed', errors: { type: ['The selected type is invalid.'] } });
+    const send = await h.api(alice).post('/single/send/create').send(singleSendBody(a, { schedule_type: [0] })).expect(422);
+    expect(send.body).toEqual({ status: 'failed', errors: { schedule_type: ['The schedule type field must be true or false.'] } });
+    expect((await h.api(alice).get('/custom-fields')).body.message.customFields).toEqual([]);
+  });
+
+  test('when an integer is below its minimum then the message says so', async () => {
+    const res = await h.api(alice).post('/single/send/create').send(singleSendBody(a, { sender_id: 0 })).expect(422);
+    expect(res.body).toEqual({ status: 'failed', errors: { sender_id: ['The sender id must be at least 1.'] } });
+  });
+
+  test('when several fields fail then errors list them in the order of the reference', async () => {
+    const res = await h.api(alice).post('/sender/save').send({}).expect(422);
+    expect(Object.keys(res.body.errors)).toEqual(['from_name', 'from_email', 'reply_to_email', 'country_id', 'company_address', 'nickname']);
+    const send = await h.api(alice).post('/single/send/create').send({}).expect(422);
+    expect(Object.keys(send.body.errors)).toEqual([
+      'template_id', 'sender_id', 'unsubscribe_group_id', 'single_send_name', 'subject', 'preheader', 'recipient_id', 'schedule_type',
+    ]);
+  });
 });
