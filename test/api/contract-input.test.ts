@@ -101,4 +101,28 @@ describe('contract audit: hostile input', () => {
       'template_id', 'sender_id', 'unsubscribe_group_id', 'single_send_name', 'subject', 'preheader', 'recipient_id', 'schedule_type',
     ]);
   });
+
+  test('when a utr comes in upper case then it names the same record', async () => {
+    const utr = await addAutomation(h, alice, {});
+    const res = await h.api(alice).get(`/automations/details?utr=${utr.toUpperCase()}`).expect(200);
+    expect(res.body.message.automation.utr).toBe(utr);
+  });
+
+  test('when a path under the prefix has extra slashes then 404 Not Found in JSON', async () => {
+    const res = await h.api(alice).get('/senders//').expect(404);
+    expect(res.body).toEqual({ status: 'failed', errors: 'Not Found' });
+  });
+
+  test('when a verification link has broken escapes then 400, not 500', async () => {
+    const request = (await import('supertest')).default;
+    const res = await request(h.runtime.app).get('/verify-sender/%ff%fe').expect(400);
+    expect(res.text).toBe('Bad Request');
+  });
+
+  test('when a sender has no zip code or second address line then they are empty strings, as the reference types them', async () => {
+    const place = await berlin(h);
+    const id = await addSender(h, alice, place, { zip_code: '', company_address2: '', state_id: '', city_id: '' });
+    const res = await h.api(alice).get(`/sender/details?sender_id=${id}`).expect(200);
+    expect(res.body.message.sender).toMatchObject({ zip_code: '', company_address2: '', state_id: null, city_id: null });
+  });
 });
