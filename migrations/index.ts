@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import * as domain from './20261122_0001_domain';
+import * as customFieldNames from './20261122_0100_custom_field_names';
 import * as sendLedger from './20261122_0500_send-ledger';
 import * as automationEnrolments from './20261122_0501_automation-enrolments';
 
@@ -10,6 +11,7 @@ import * as automationEnrolments from './20261122_0501_automation-enrolments';
  */
 export const migrations: ReadonlyArray<[name: string, migration: Knex.Migration]> = [
   ['20261122_0001_domain', domain],
+  ['20261122_0100_custom_field_names', customFieldNames],
   ['20261122_0500_send-ledger', sendLedger],
   ['20261122_0501_automation-enrolments', automationEnrolments],
 ];

@@ -5,6 +5,7 @@ import type { Config } from './config';
 import { createDb, Db } from './db';
 import { migrateAndSeed } from './db/migrate';
 import { createLogger } from './logger';
+import { createMailTransport, MailTransport } from './mail/transport';
 import { createServices, Services } from './services';
 import { ensureAppSecret } from './services/app-secret';
 import type { CreatedAccount } from './services/accounts';
@@ -14,6 +15,7 @@ export interface Runtime {
   config: Config;
   db: Db;
   logger: Logger;
+  mail: MailTransport;
   services: Services;
   /** HMAC secret for tokens in links. */
   secret: string;
@@ -26,16 +28,21 @@ export async function boot(config: Config, logger: Logger = createLogger(config.
   const db = createDb(config);
   await migrateAndSeed(db);
   const secret = await ensureAppSecret(db, config.appSecret);
-  const services = createServices({ db, config, logger, secret });
+  const mail = createMailTransport(config, logger);
+  const services = createServices({ db, config, logger, mail, secret });
   const app = createApp({ config, services, logger });
   return {
     config,
     db,
     logger,
+    mail,
     services,
     secret,
     app,
-    close: () => db.destroy(),
+    async close() {
+      mail.close();
+      await db.destroy();
+    },
   };
 }
 

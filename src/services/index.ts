@@ -1,14 +1,41 @@
 import { createAccountsService } from './accounts';
 import { createContactTypesService } from './contact-types';
 import type { ServiceDeps } from './context';
+import { createDesignTemplatesService } from './design-templates';
+import { createFieldsService } from './fields';
+import { createGeographyService } from './geography';
+import { createGlobalUnsubscribesService } from './global-unsubscribes';
+import { createNotificationRecipientsService } from './notification-recipients';
+import { createUnsubscribeGroupsService } from './unsubscribe-groups';
+import { createAutomationSchedulesService } from './automation-schedules';
+import { createAutomationsService } from './automations';
+import { createCampaignRefs } from './campaign-refs';
+import { createSendersService } from './senders';
+import { createSingleSendsService } from './single-sends';
 import { createEventsService } from './events';
 import { createTrackingService } from './tracking';
 
 /** The composition root of the domain: every service, built once from its dependencies. */
 export function createServices(deps: ServiceDeps) {
+  const contactTypes = createContactTypesService(deps);
+  const unsubscribeGroups = createUnsubscribeGroupsService(deps);
+  const senders = createSendersService(deps);
+  const designTemplates = createDesignTemplatesService(deps);
+  const refs = createCampaignRefs({ ...deps, contactTypes, unsubscribeGroups, senders, designTemplates });
+  const automations = createAutomationsService({ ...deps, refs });
   return {
     accounts: createAccountsService(deps),
-    contactTypes: createContactTypesService(deps),
+    contactTypes,
+    unsubscribeGroups,
+    globalUnsubscribes: createGlobalUnsubscribesService(deps),
+    notificationRecipients: createNotificationRecipientsService(deps),
+    fields: createFieldsService(deps),
+    designTemplates,
+    geography: createGeographyService(deps),
+    senders,
+    singleSends: createSingleSendsService({ ...deps, refs, senders }),
+    automations,
+    automationSchedules: createAutomationSchedulesService({ ...deps, refs, automations, senders }),
     tracking: createTrackingService(deps),
     events: createEventsService(deps),
   };

@@ -1,6 +1,7 @@
 import express, { Router } from 'express';
 import type { Logger } from 'pino';
 import type { Services } from '../services';
+import { plainErrorHandler } from './plain-error';
 
 /** The smallest transparent GIF (1×1). */
 const PIXEL = Buffer.from('R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBRAA7', 'base64');
@@ -31,5 +32,6 @@ export function createTrackingRouter({ tracking }: Services, logger: Logger): Ro
     });
     res.send(PIXEL);
   });
+  router.use(plainErrorHandler(logger));
   return router;
 }

@@ -1,7 +1,9 @@
 import express, { Request, Response, Router } from 'express';
 import multer from 'multer';
-import type nunjucks from 'nunjucks';
+import type { Logger } from 'pino';
+import { createViews } from '../lib/views';
 import type { Services } from '../services';
+import { plainErrorHandler } from './plain-error';
 
 /**
  * The recipient's pages, reached from links in messages (no session, no cookies: the signed
@@ -9,7 +11,8 @@ import type { Services } from '../services';
  * link scanners are harmless; POST applies it. A POST with `List-Unsubscribe=One-Click` (RFC
  * 8058, urlencoded or multipart) unsubscribes at once and answers 200 without a redirect.
  */
-export function createUnsubscribeRouter({ tracking }: Services, views: nunjucks.Environment): Router {
+export function createUnsubscribeRouter({ tracking }: Services, logger: Logger): Router {
+  const views = createViews();
   const router = express.Router();
   const forms = [express.urlencoded({ extended: false, limit: '16kb' }), multer({ limits: { fields: 200, files: 0, fieldSize: 4096 } }).none()];
 
@@ -38,5 +41,6 @@ export function createUnsubscribeRouter({ tracking }: Services, views: nunjucks.
     await page(req, res, 'Your preferences have been saved.');
   });
 
+  router.use(plainErrorHandler(logger));
   return router;
 }

@@ -1,7 +1,7 @@
 import nunjucks from 'nunjucks';
-import { VIEWS_DIR } from '../lib/paths';
+import { VIEWS_DIR } from './paths';
 
-/** The one nunjucks environment of the server-rendered pages (autoescape on). */
+/** A nunjucks environment over views/, autoescaping everything it renders. */
 export function createViews(): nunjucks.Environment {
   return new nunjucks.Environment(new nunjucks.FileSystemLoader(VIEWS_DIR), { autoescape: true });
 }
