@@ -48,6 +48,8 @@ export async function up(knex: Knex): Promise<void> {
   await knex.raw(
     'create unique index send_messages_step_once on send_messages (automation_schedule_id, enrolment_id) where automation_schedule_id is not null',
   );
+  // unique_open_token reads the opened messages of a send in order, without scanning the rest.
+  await knex.raw('create index send_messages_opens on send_messages (single_send_id, open_seq) where open_seq is not null');
   // The claim query reads only this (small) partial index.
   await knex.raw('create index send_messages_claimable on send_messages (priority, available_at) where state in (0, 1)');
 

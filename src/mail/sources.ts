@@ -1,8 +1,8 @@
 import type { Knex } from 'knex';
-import { parseJson } from '../db/dialect';
 import { Signer, TOKEN_PURPOSE } from '../lib/signed-token';
 import { compileMessage, CompiledMessage, renderMessage } from './render';
 import { personalValues, SenderValues } from './personal-values';
+import { systemMessage } from './system-mail';
 import type { OutgoingMessage } from './transport';
 
 /** A claimed ledger row, as the claim returns it. */
@@ -113,16 +113,7 @@ export class MessageSources {
 
   /** System mail (verification, notifications) carries its whole message in the row. */
   buildSystem(row: LedgerRow): OutgoingMessage {
-    const payload = parseJson<{ from: OutgoingMessage['from']; subject: string; html: string; text?: string; replyTo?: string }>(row.payload, {
-      from: `no-reply@${this.host}`,
-      subject: '',
-      html: '',
-    });
-    return {
-      ...payload,
-      to: row.email,
-      messageId: `<${this.signer.sign(TOKEN_PURPOSE.messageId, Number(row.id))}@${this.host}>`,
-    };
+    return systemMessage(row, `<${this.signer.sign(TOKEN_PURPOSE.messageId, Number(row.id))}@${this.host}>`);
   }
 
   private async loadSource(row: LedgerRow): Promise<MessageSource> {

@@ -1,11 +1,7 @@
 import type { Knex } from 'knex';
-import { emailKey, jsonValue, nowValue } from '../db/dialect';
-import { MESSAGE_KIND, MESSAGE_STATE } from '../lib/constants';
+import { queueSystemMail } from '../mail/system-mail';
 import { escapeHtml } from '../mail/template';
 import type { ServiceDeps } from './context';
-
-/** System mail goes before campaign mail in the ledger (lower sorts first). */
-const SYSTEM_PRIORITY = 0;
 
 export interface SystemMessage {
   subject: string;
@@ -17,27 +13,13 @@ export interface SystemMessage {
  * Events of decisions.md ("Events"): each emails every notification recipient of the account.
  * Mail is written to the send ledger (in the caller's transaction when given), so the worker
  * sends it with the same retries and crash safety as campaigns, ahead of them.
+ * (`systemMail` is the way in for a single message, such as sender verification.)
  */
 export function createEventsService({ db, config }: Pick<ServiceDeps, 'db' | 'config'>) {
-  const host = new URL(config.baseUrl).hostname || 'localhost';
-  const from = { name: 'Campaign service', address: `no-reply@${host}` };
-
   /** Queues one system message to one address. */
   async function queue(trx: Knex, userId: number, to: string, message: SystemMessage): Promise<void> {
-    const now = nowValue();
-    const html = `<html><body>${message.text.split(/\n{2,}/).map((p) => `<p>${escapeHtml(p).replace(/\n/g, '<br>')}</p>`).join('')}</body></html>`;
-    await trx('send_messages').insert({
-      user_id: userId,
-      kind: MESSAGE_KIND.system,
-      email: to,
-      email_key: emailKey(to),
-      priority: SYSTEM_PRIORITY,
-      state: MESSAGE_STATE.queued,
-      available_at: now,
-      payload: jsonValue({ from, subject: message.subject, text: message.text, html }),
-      created_at: now,
-      updated_at: now,
-    });
+    const paragraphs = message.text.split(/\n{2,}/).map((p) => `<p>${escapeHtml(p).replace(/\n/g, '<br>')}</p>`);
+    await queueSystemMail(trx, userId, { from: config.mailFrom, to, subject: message.subject, text: message.text, html: `<html><body>${paragraphs.join('')}</body></html>` });
   }
 
   async function notify(userId: number, message: SystemMessage, trx: Knex = db): Promise<number> {
@@ -49,7 +31,7 @@ export function createEventsService({ db, config }: Pick<ServiceDeps, 'db' | 'co
   const at = () => new Date().toISOString().slice(0, 19).replace('T', ' ');
 
   return {
-    /** Mail to one address through the ledger (sender verification and the like). */
+    /** Mail to one address through the ledger. */
     systemMail: (userId: number, to: string, message: SystemMessage, trx: Knex = db) => queue(trx, userId, to, message),
     notify,
 

@@ -17,9 +17,11 @@ import { createTrackingService } from './tracking';
 
 /** The composition root of the domain: every service, built once from its dependencies. */
 export function createServices(deps: ServiceDeps) {
+  const tracking = createTrackingService(deps);
+  const events = createEventsService(deps);
   const contactTypes = createContactTypesService(deps);
   const unsubscribeGroups = createUnsubscribeGroupsService(deps);
-  const senders = createSendersService(deps);
+  const senders = createSendersService({ ...deps, events });
   const designTemplates = createDesignTemplatesService(deps);
   const refs = createCampaignRefs({ ...deps, contactTypes, unsubscribeGroups, senders, designTemplates });
   const automations = createAutomationsService({ ...deps, refs });
@@ -33,11 +35,11 @@ export function createServices(deps: ServiceDeps) {
     designTemplates,
     geography: createGeographyService(deps),
     senders,
-    singleSends: createSingleSendsService({ ...deps, refs, senders }),
+    singleSends: createSingleSendsService({ ...deps, refs, senders, tracking }),
     automations,
     automationSchedules: createAutomationSchedulesService({ ...deps, refs, automations, senders }),
-    tracking: createTrackingService(deps),
-    events: createEventsService(deps),
+    tracking,
+    events,
   };
 }
 
