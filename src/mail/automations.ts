@@ -1,7 +1,9 @@
 import type { Knex } from 'knex';
+import { insertSelect } from '../db/insert-select';
 import { typedParam } from '../db/typed-param';
 import { AUTOMATION_STATUS, AUTOMATION_TYPES, ENROLMENT_STATE, MESSAGE_KIND, MESSAGE_STATE } from '../lib/constants';
-import { contactsOf, segmentMembersOf, withoutUnsubscribed } from './expand';
+import { membersOf, withoutUnsubscribed } from './expand';
+import type { Targets } from './recipient-refs';
 
 export interface AutomationRow {
   id: number;
@@ -87,45 +89,35 @@ async function noticeStatus(trx: Knex.Transaction, automation: AutomationRow, sc
     .merge(firstLive ? ['seen_status', 'first_live_at', 'updated_at'] : ['seen_status', 'updated_at']);
 }
 
-/** The automation's target as rows (contact_id, segment_recipient_id, email, email_key), alias `t`. */
-function members(trx: Knex, automation: AutomationRow): Knex.QueryBuilder | undefined {
+/** The automation's target: one contact type or one segment. */
+function targetOf(automation: AutomationRow): Targets {
   const id = Number(automation.automation_for);
-  if (!id) return undefined;
-  const userId = Number(automation.user_id);
-  if (automation.automation_for_table === 'contacts_') {
-    return contactsOf(trx, userId, [id]).select('c.id as contact_id', typedParam(trx, null, 'integer').wrap('', ' as segment_recipient_id'), 'c.email', 'c.email_key');
-  }
-  if (automation.automation_for_table === 'segments_') {
-    return segmentMembersOf(trx, userId, [id]).select('sr.contact_id', 'sr.id as segment_recipient_id', 'sr.email', 'sr.email_key');
-  }
-  return undefined;
+  return {
+    contactTypeIds: id && automation.automation_for_table === 'contacts_' ? [id] : [],
+    segmentIds: id && automation.automation_for_table === 'segments_' ? [id] : [],
+  };
 }
 
 /** Adds the target's members that are not enrolled yet (active ones only if they may be written to). */
 async function enrol(trx: Knex.Transaction, automation: AutomationRow, schedules: Schedule[], at: string, state: number): Promise<void> {
-  const source = members(trx, automation);
-  if (!source) return;
+  const joiners = membersOf(trx, Number(automation.user_id), targetOf(automation));
+  if (!joiners) return;
   const active = state === ENROLMENT_STATE.active;
   const firstDue = active && schedules.length ? new Date(Date.parse(at) + waitingMs(schedules[0])).toISOString() : null;
-  const select = trx
-    .from(source.as('t'))
-    .select(
-      typedParam(trx, automation.user_id, 'integer'),
-      typedParam(trx, automation.id, 'integer'),
-      't.contact_id',
-      't.segment_recipient_id',
-      't.email',
-      't.email_key',
-      typedParam(trx, state, 'smallint'),
-      typedParam(trx, firstDue, 'timestamptz'),
-      typedParam(trx, at, 'timestamptz'),
-      typedParam(trx, at, 'timestamptz'),
-    )
-    .whereNotExists(trx('automation_enrolments as e').select(trx.raw('1')).where('e.automation_id', automation.id).whereRaw('e.email_key = t.email_key'));
-  if (active) withoutUnsubscribed(select, trx, Number(automation.user_id), automation.unsubscribe_group_id, 't.email_key');
-  const { sql, bindings } = select.toSQL();
-  const columns = 'user_id, automation_id, contact_id, segment_recipient_id, email, email_key, state, next_due_at, enrolled_at, updated_at';
-  await trx.raw(`insert into automation_enrolments (${columns}) ${sql} on conflict do nothing`, bindings);
+  joiners.whereNotExists(trx('automation_enrolments as e').select(trx.raw('1')).where('e.automation_id', automation.id).whereRaw('e.email_key = t.email_key'));
+  if (active) withoutUnsubscribed(joiners, trx, Number(automation.user_id), automation.unsubscribe_group_id, 't.email_key');
+  await insertSelect(trx, 'automation_enrolments', {
+    user_id: typedParam(trx, automation.user_id, 'integer'),
+    automation_id: typedParam(trx, automation.id, 'integer'),
+    contact_id: 't.contact_id',
+    segment_recipient_id: 't.segment_recipient_id',
+    email: 't.email',
+    email_key: 't.email_key',
+    state: typedParam(trx, state, 'smallint'),
+    next_due_at: typedParam(trx, firstDue, 'timestamptz'),
+    enrolled_at: typedParam(trx, at, 'timestamptz'),
+    updated_at: typedParam(trx, at, 'timestamptz'),
+  }, joiners);
 }
 
 /** Unsubscribed (globally, from the automation's group, bounced) or deleted contacts leave. */
@@ -180,26 +172,21 @@ async function queueDueSteps(trx: Knex.Transaction, automation: AutomationRow, s
         .where('e.next_due_at', '<=', at)
         .whereRaw('coalesce(e.last_schedule_id, 0) >= ?', [i === 0 ? 0 : schedules[i - 1].id])
         .where((q) => q.whereNull('e.last_schedule_id').orWhere('e.last_schedule_id', '<', next.id));
-    const select = due().select(
-      'e.user_id',
-      typedParam(trx, MESSAGE_KIND.automation, 'smallint'),
-      'e.automation_id',
-      typedParam(trx, next.id, 'integer'),
-      'e.id',
-      'e.contact_id',
-      'e.segment_recipient_id',
-      'e.email',
-      'e.email_key',
-      typedParam(trx, MESSAGE_STATE.queued, 'smallint'),
-      typedParam(trx, at, 'timestamptz'),
-      typedParam(trx, at, 'timestamptz'),
-      typedParam(trx, at, 'timestamptz'),
-    );
-    const { sql, bindings } = select.toSQL();
-    const columns =
-      'user_id, kind, automation_id, automation_schedule_id, enrolment_id, contact_id, segment_recipient_id, email, email_key, state, available_at, created_at, updated_at';
-    const result = await trx.raw(`insert into send_messages (${columns}) ${sql} on conflict do nothing returning id`, bindings);
-    const inserted = (Array.isArray(result) ? result : result.rows).length;
+    const inserted = await insertSelect(trx, 'send_messages', {
+      user_id: 'e.user_id',
+      kind: typedParam(trx, MESSAGE_KIND.automation, 'smallint'),
+      automation_id: 'e.automation_id',
+      automation_schedule_id: typedParam(trx, next.id, 'integer'),
+      enrolment_id: 'e.id',
+      contact_id: 'e.contact_id',
+      segment_recipient_id: 'e.segment_recipient_id',
+      email: 'e.email',
+      email_key: 'e.email_key',
+      state: typedParam(trx, MESSAGE_STATE.queued, 'smallint'),
+      available_at: typedParam(trx, at, 'timestamptz'),
+      created_at: typedParam(trx, at, 'timestamptz'),
+      updated_at: typedParam(trx, at, 'timestamptz'),
+    }, due());
     const ids = (await due().select('e.id')).map((r: { id: number }) => r.id);
     for (let k = 0; k < ids.length; k += 500) {
       await trx('automation_enrolments')

@@ -1,8 +1,9 @@
 import type { Knex } from 'knex';
 import { toCount } from '../db/dialect';
+import { insertSelect } from '../db/insert-select';
 import { typedParam } from '../db/typed-param';
 import { MESSAGE_KIND, MESSAGE_STATE } from '../lib/constants';
-import { parseTargets } from './recipient-refs';
+import { parseTargets, Targets } from './recipient-refs';
 
 export interface ExpandableSend {
   id: number;
@@ -25,52 +26,55 @@ export async function expandSingleSend(trx: Knex.Transaction, send: ExpandableSe
   const targets = parseTargets(send.recipient_id);
   const excluded = parseTargets(send.exclude_specific_recipient_id);
 
+  const recipients = membersOf(trx, userId, targets);
+  if (recipients) {
+    withoutUnsubscribed(recipients, trx, userId, send.unsubscribe_group_id, 't.email_key');
+    if (excluded.contactTypeIds.length) {
+      recipients.whereNotExists(contactsOf(trx, userId, excluded.contactTypeIds).select(trx.raw('1')).whereRaw('c.email_key = t.email_key'));
+    }
+    if (excluded.segmentIds.length) {
+      recipients.whereNotExists(segmentMembersOf(trx, userId, excluded.segmentIds).select(trx.raw('1')).whereRaw('sr.email_key = t.email_key'));
+    }
+    await insertSelect(trx, 'send_messages', {
+      user_id: typedParam(trx, userId, 'integer'),
+      kind: typedParam(trx, MESSAGE_KIND.single, 'smallint'),
+      single_send_id: typedParam(trx, send.id, 'integer'),
+      contact_id: 't.contact_id',
+      segment_recipient_id: 't.segment_recipient_id',
+      email: 't.email',
+      email_key: 't.email_key',
+      state: typedParam(trx, MESSAGE_STATE.queued, 'smallint'),
+      available_at: typedParam(trx, now, 'timestamptz'),
+      created_at: typedParam(trx, now, 'timestamptz'),
+      updated_at: typedParam(trx, now, 'timestamptz'),
+    }, recipients);
+  }
+  const row = await trx('send_messages').where({ single_send_id: send.id }).count({ n: '*' }).first();
+  return toCount(row?.n);
+}
+
+/**
+ * The members of contact types and segments as rows (contact_id, segment_recipient_id, email,
+ * email_key) under the alias `t`, or undefined when nothing is targeted.
+ */
+export function membersOf(db: Knex, userId: number, targets: Targets): Knex.QueryBuilder | undefined {
   const sources: Knex.QueryBuilder[] = [];
   if (targets.contactTypeIds.length) {
     sources.push(
-      contactsOf(trx, userId, targets.contactTypeIds).select(
+      contactsOf(db, userId, targets.contactTypeIds).select(
         'c.id as contact_id',
-        typedParam(trx, null, 'integer').wrap('', ' as segment_recipient_id'),
+        typedParam(db, null, 'integer').wrap('', ' as segment_recipient_id'),
         'c.email',
         'c.email_key',
       ),
     );
   }
   if (targets.segmentIds.length) {
-    sources.push(
-      segmentMembersOf(trx, userId, targets.segmentIds).select('sr.contact_id', 'sr.id as segment_recipient_id', 'sr.email', 'sr.email_key'),
-    );
+    sources.push(segmentMembersOf(db, userId, targets.segmentIds).select('sr.contact_id', 'sr.id as segment_recipient_id', 'sr.email', 'sr.email_key'));
   }
-  if (sources.length) {
-    const union = sources.length === 1 ? sources[0] : sources[0].unionAll(sources.slice(1));
-    const select = trx
-      .from(union.as('t'))
-      .select(
-        typedParam(trx, userId, 'integer'),
-        typedParam(trx, MESSAGE_KIND.single, 'smallint'),
-        typedParam(trx, send.id, 'integer'),
-        't.contact_id',
-        't.segment_recipient_id',
-        't.email',
-        't.email_key',
-        typedParam(trx, MESSAGE_STATE.queued, 'smallint'),
-        typedParam(trx, now, 'timestamptz'),
-        typedParam(trx, now, 'timestamptz'),
-        typedParam(trx, now, 'timestamptz'),
-      );
-    withoutUnsubscribed(select, trx, userId, send.unsubscribe_group_id, 't.email_key');
-    if (excluded.contactTypeIds.length) {
-      select.whereNotExists(contactsOf(trx, userId, excluded.contactTypeIds).select(trx.raw('1')).whereRaw('c.email_key = t.email_key'));
-    }
-    if (excluded.segmentIds.length) {
-      select.whereNotExists(segmentMembersOf(trx, userId, excluded.segmentIds).select(trx.raw('1')).whereRaw('sr.email_key = t.email_key'));
-    }
-    const columns = 'user_id, kind, single_send_id, contact_id, segment_recipient_id, email, email_key, state, available_at, created_at, updated_at';
-    const { sql, bindings } = select.toSQL();
-    await trx.raw(`insert into send_messages (${columns}) ${sql} on conflict do nothing`, bindings);
-  }
-  const row = await trx('send_messages').where({ single_send_id: send.id }).count({ n: '*' }).first();
-  return toCount(row?.n);
+  if (!sources.length) return undefined;
+  const union = sources.length === 1 ? sources[0] : sources[0].unionAll(sources.slice(1));
+  return db.from(union.as('t'));
 }
 
 /** Live contacts of live contact types of the account (alias `c`). */

@@ -67,19 +67,12 @@ export function createTrackingService({ db, secret }: Pick<ServiceDeps, 'db' | '
     if (message.automation_id) await trx('automations').where({ id: message.automation_id }).increment('total_unsubscribe', 1);
   }
 
-  async function unsubscribeFromGroup(trx: Knex.Transaction, message: Message, groupId: number, now: string): Promise<boolean> {
-    const inserted = await trx('unsubscribe_group_recipients')
+  /** Adds the address to a group's recipients (or the global unsubscribers); true when it was not there yet. */
+  async function addUnsubscriber(trx: Knex.Transaction, message: Message, groupId: number | null, now: string): Promise<boolean> {
+    const [table, conflict] = groupId ? ['unsubscribe_group_recipients', ['unsubscribe_groups_id', 'email_key']] : ['global_unsubscribes', ['user_id', 'email_key']];
+    const inserted = await trx(table)
       .insert({ user_id: message.user_id, unsubscribe_groups_id: groupId, email_address: message.email, email_key: message.email_key, created_at: now, updated_at: now })
-      .onConflict(['unsubscribe_groups_id', 'email_key'])
-      .ignore()
-      .returning('id');
-    return inserted.length > 0;
-  }
-
-  async function unsubscribeGlobally(trx: Knex.Transaction, message: Message, now: string): Promise<boolean> {
-    const inserted = await trx('global_unsubscribes')
-      .insert({ user_id: message.user_id, unsubscribe_groups_id: null, email_address: message.email, email_key: message.email_key, created_at: now, updated_at: now })
-      .onConflict(['user_id', 'email_key'])
+      .onConflict(conflict)
       .ignore()
       .returning('id');
     return inserted.length > 0;
@@ -157,12 +150,12 @@ export function createTrackingService({ db, secret }: Pick<ServiceDeps, 'db' | '
           const id = Number(group.id);
           if (keep.has(id)) {
             await trx('unsubscribe_group_recipients').where({ unsubscribe_groups_id: id, email_key: message.email_key }).delete();
-          } else if (await unsubscribeFromGroup(trx, message, id, now)) {
+          } else if (await addUnsubscriber(trx, message, id, now)) {
             unsubscribed = true;
           }
         }
         if (choice.unsubscribeAll) {
-          if (await unsubscribeGlobally(trx, message, now)) unsubscribed = true;
+          if (await addUnsubscriber(trx, message, null, now)) unsubscribed = true;
         } else {
           await trx('global_unsubscribes').where({ user_id: message.user_id, email_key: message.email_key }).delete();
         }
@@ -180,9 +173,7 @@ export function createTrackingService({ db, secret }: Pick<ServiceDeps, 'db' | '
         const message = await messageOf(trx, token);
         if (!message) return false;
         const now = nowValue();
-        const changed = message.group_id
-          ? await unsubscribeFromGroup(trx, message, message.group_id, now)
-          : await unsubscribeGlobally(trx, message, now);
+        const changed = await addUnsubscriber(trx, message, message.group_id, now);
         if (changed) await countUnsubscribe(trx, message, now);
         return true;
       });
