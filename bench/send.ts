@@ -18,11 +18,9 @@ import nodemailer from 'nodemailer';
 import { createDb, Db } from '../src/db';
 import { insertId, jsonValue, nowValue } from '../src/db/dialect';
 import { migrateAndSeed } from '../src/db/migrate';
-import { PROJECT_ROOT } from '../src/lib/paths';
 import { startServiceProcess } from '../test/support/processes';
 import { adminDb, withDatabase } from '../test/support/test-db';
 
-const REGISTER = path.join(PROJECT_ROOT, 'test/support/register-ts.js');
 const NEWSLETTER_TEMPLATE_ID = 2;
 
 async function main(): Promise<void> {
@@ -76,6 +74,8 @@ async function main(): Promise<void> {
     console.log(`send: ${delivered} delivered (${received} received by the sink) in ${total.toFixed(1)} s from worker start`);
     console.log(`      worker start + expansion until the first message: ${((firstAt - start) / 1000).toFixed(1)} s`);
     console.log(`rate: ${(delivered / sending).toFixed(0)} msgs/s while sending, ${(delivered / total).toFixed(0)} msgs/s overall`);
+    const after = await bareNodemailer(sink.port, ceilingCount, await newsletterHtml(db));
+    console.log(`ceiling again after the send: ${after.toFixed(0)} msgs/s (the worker reached ${((100 * delivered) / sending / ((ceiling + after) / 2)).toFixed(0)}% of their mean)`);
     console.log(`worker RSS: peak ${(sendingRss / 1024).toFixed(0)} MiB while sending; high-water mark ${(peakRss / 1024).toFixed(0)} MiB (boot included)`);
     console.log(`uptime: ${execSync('uptime').toString().trim()}`);
   } finally {
@@ -94,7 +94,7 @@ interface Sink {
 }
 
 async function startSink(): Promise<Sink> {
-  const child: ChildProcess = fork(path.join(__dirname, 'smtp-sink.ts'), [], { execArgv: ['-r', REGISTER] });
+  const child: ChildProcess = fork(path.join(__dirname, 'smtp-sink.ts'), [], { execArgv: ['-r', '@swc-node/register'] });
   const port = await new Promise<number>((resolve) => child.once('message', (m: { port: number }) => resolve(m.port)));
   return {
     port,
