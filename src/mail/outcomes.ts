@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
-import { MESSAGE_STATE, SINGLE_SEND_STATUS } from '../lib/constants';
+import { MESSAGE_STATE } from '../lib/constants';
+import { transitionSingleSends } from '../services/single-send-state';
 
 /** How one claimed ledger row ended this attempt. */
 export type Outcome =
@@ -117,17 +118,14 @@ function countBy<T>(rows: T[], key: (row: T) => number | null): Map<number, numb
 
 /** Running sends none of whose ledger rows is still queued or sending become completed. */
 export async function completeSingleSends(trx: Knex | Knex.Transaction, sendIds: number[], now: string): Promise<number[]> {
-  if (!sendIds.length) return [];
-  const rows = await trx('single_sends')
-    .whereIn('id', sendIds)
-    .where({ status: SINGLE_SEND_STATUS.running })
-    .whereNotExists(
-      trx('send_messages as m')
-        .select(trx.raw('1'))
-        .whereRaw('m.single_send_id = single_sends.id')
-        .whereIn('m.state', [MESSAGE_STATE.queued, MESSAGE_STATE.sending]),
-    )
-    .update({ status: SINGLE_SEND_STATUS.completed, updated_at: now })
-    .returning(['id']);
-  return rows.map((r: { id: number }) => Number(r.id));
+  const completed: number[] = [];
+  for (const id of sendIds) {
+    const unfinished = trx('send_messages')
+      .select(trx.raw('1'))
+      .where({ single_send_id: id })
+      .whereIn('state', [MESSAGE_STATE.queued, MESSAGE_STATE.sending]);
+    const query = trx('single_sends').where({ id }).whereNotExists(unfinished);
+    if (await transitionSingleSends(query, 'complete', { updated_at: now })) completed.push(id);
+  }
+  return completed;
 }

@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import { skipLocked } from '../db/locking';
 import { SINGLE_SEND_STATUS } from '../lib/constants';
+import { transitionSingleSends } from '../services/single-send-state';
 import { expandSingleSend } from './expand';
 import { completeSingleSends } from './outcomes';
 
@@ -40,9 +41,7 @@ export async function startDueSingleSends(db: Knex, now: Date, hooks: StartHooks
           .first('*'),
       );
       if (!row) return undefined;
-      const changed = await trx('single_sends')
-        .where({ id: row.id, status: SINGLE_SEND_STATUS.ready })
-        .update({ status: SINGLE_SEND_STATUS.running, sent_at: at, updated_at: at });
+      const changed = await transitionSingleSends(trx('single_sends').where({ id: row.id }), 'start', { sent_at: at, updated_at: at });
       if (!changed) return undefined;
       const recipients = await expandSingleSend(trx, row, at);
       await trx('single_sends').where({ id: row.id }).update({ triggered: recipients });

@@ -52,10 +52,16 @@ describe('automations', () => {
       clock.advance(10 * DAY);
       await worker.runOnce();
       expect(received()).toHaveLength(2);
+
+      // A schedule added later reaches the contact who had finished, its wait after the last step.
+      await f.schedule(alice.user_id, automation, { senderId: sender, subject: 'One more, ((first_name))', waitingPeriod: 5, waitingType: 'hours' });
+      await worker.runOnce();
+      expect(received()).toHaveLength(3);
+      expect(received()).toContain('new@example.org: One more, Nina');
     } finally {
       await close();
     }
-    expect(await f.automationRecord(automation)).toMatchObject({ total_triggered: 2, total_delivered: 2, total_bounces: 0 });
+    expect(await f.automationRecord(automation)).toMatchObject({ total_triggered: 3, total_delivered: 3, total_bounces: 0 });
   });
 
   test('when paused then nothing is sent; set-live resumes; unsubscribed and deleted contacts leave', async () => {
