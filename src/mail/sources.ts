@@ -70,7 +70,10 @@ export class MessageSources {
     await this.loadCountries();
     for (const row of rows) {
       const key = sourceKey(row);
-      if (key && !this.cache.has(key)) this.cache.set(key, await this.loadSource(row));
+      if (!key || this.cache.has(key)) continue;
+      // A source that cannot be loaded fails its own messages (no source), not the whole batch.
+      const source = await this.loadSource(row).catch(() => undefined);
+      if (source) this.cache.set(key, source);
     }
     if (this.cache.size > 200) this.trimCache(rows);
     const contactIds = [...new Set(rows.map((r) => r.contact_id).filter((id): id is number => !!id))];
