@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import { insertSelect } from '../db/insert-select';
+import { skipLocked } from '../db/locking';
 import { typedParam } from '../db/typed-param';
 import { AUTOMATION_STATUS, AUTOMATION_TYPES, ENROLMENT_STATE, MESSAGE_KIND, MESSAGE_STATE } from '../lib/constants';
 import { membersOf, withoutUnsubscribed } from './expand';
@@ -61,6 +62,8 @@ export async function runAutomations(db: Knex, now: Date, hooks: AutomationHooks
     const changed = automation.seen_status === null || Number(automation.seen_status) !== Number(automation.status);
     const live = Number(automation.status) === AUTOMATION_STATUS.live;
     queued += await db.transaction(async (trx) => {
+      // Another worker busy with this automation has it this tick (no double events or steps).
+      if (!(await skipLocked(db, trx('automations').where({ id: automation.id }).first('id')))) return 0;
       const schedules: Schedule[] = await trx('automation_schedules').where({ automation_id: automation.id }).orderBy('id').select('id', 'waiting_period', 'waiting_type');
       if (changed) {
         await noticeStatus(trx, automation, schedules, at);

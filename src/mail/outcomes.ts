@@ -56,7 +56,7 @@ export async function recordOutcomes(db: Knex, outcomes: Outcome[], policy: Outc
       touched.push(
         ...(await mine()
           .whereIn('id', suppressedIds.slice(i, i + CHUNK))
-          .update({ ...done, state: MESSAGE_STATE.suppressed, last_error: 'unsubscribed or bounced before sending' })
+          .update({ ...done, state: MESSAGE_STATE.suppressed, last_error: 'unsubscribed, bounced or deleted before sending' })
           .returning(returning)),
       );
     }

@@ -44,7 +44,7 @@ export function sourceKey(row: LedgerRow): string | undefined {
 }
 
 const CONTACT_COLUMNS = [
-  'id', 'first_name', 'last_name', 'email', 'alt_email', 'country', 'state', 'city', 'address_line1',
+  'id', 'deleted_at', 'first_name', 'last_name', 'email', 'alt_email', 'country', 'state', 'city', 'address_line1',
   'address_line2', 'state_province_region', 'postal_code', 'custom_fields',
 ];
 const SEGMENT_RECIPIENT_COLUMNS = ['id', 'first_name', 'last_name', 'email', 'country', 'state', 'city', 'address_line1'];

@@ -149,8 +149,9 @@ export function createSendingWorker(deps: WorkerDeps, options: WorkerOptions = {
       while (next < rows.length) {
         const row = rows[next++];
         const id = Number(row.id);
-        if (suppressed.has(id)) {
-          record({ id, result: 'suppressed', error: 'unsubscribed or bounced before sending' });
+        const person = people(row);
+        if (suppressed.has(id) || person.deleted_at) {
+          record({ id, result: 'suppressed', error: 'unsubscribed, bounced or deleted before sending' });
           continue;
         }
         if (row.attempts > maxAttempts) {
@@ -161,7 +162,7 @@ export function createSendingWorker(deps: WorkerDeps, options: WorkerOptions = {
           const key = sourceKey(row);
           const source = key ? bySource.get(key) : undefined;
           if (row.kind !== MESSAGE_KIND.system && !source) throw new Error('the message has no source');
-          const message = source ? sources.build(row, source, people(row)) : sources.buildSystem(row);
+          const message = source ? sources.build(row, source, person) : sources.buildSystem(row);
           await limiter.take(Number(row.user_id));
           await transport.send(message);
           record({ id, result: 'sent' });

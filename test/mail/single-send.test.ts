@@ -195,17 +195,19 @@ describe('sending a single send', () => {
     expect((await f.ledger(next)).map((r) => r.email).sort()).toEqual(['busy@example.org', 'fine@example.org']);
   });
 
-  test('when an address unsubscribes after the send started then its queued message is suppressed, not sent', async () => {
+  test('when an address unsubscribes or its contact is deleted after the send started then its queued message is suppressed, not sent', async () => {
     const sender = await f.sender(alice.user_id);
     const group = await f.group(alice.user_id);
     const type = await f.contactType(alice.user_id, 'Late leavers');
     await f.contact(alice.user_id, type, 'stays@example.org');
     await f.contact(alice.user_id, type, 'leaves@example.org');
     await f.contact(alice.user_id, type, 'quits@example.org');
+    const removed = await f.contact(alice.user_id, type, 'removed@example.org');
     const sendId = await f.singleSend(alice.user_id, { senderId: sender, groupId: group, to: [{ contactType: type }] });
     expect(await startDueSingleSends(h.runtime.db, new Date())).toEqual([
-      { id: sendId, userId: alice.user_id, name: 'November news', recipients: 3, completed: false },
+      { id: sendId, userId: alice.user_id, name: 'November news', recipients: 4, completed: false },
     ]);
+    await h.runtime.db('contacts').where({ id: removed }).update({ deleted_at: new Date().toISOString() });
     await f.groupUnsubscribe(alice.user_id, group, 'LEAVES@example.org');
     await f.globalUnsubscribe(alice.user_id, 'quits@example.org');
 
@@ -217,7 +219,8 @@ describe('sending a single send', () => {
       'stays@example.org': MESSAGE_STATE.sent,
       'leaves@example.org': MESSAGE_STATE.suppressed,
       'quits@example.org': MESSAGE_STATE.suppressed,
+      'removed@example.org': MESSAGE_STATE.suppressed,
     });
-    expect(await f.send(sendId)).toMatchObject({ status: 3, triggered: 3, delivered: 1 });
+    expect(await f.send(sendId)).toMatchObject({ status: 3, triggered: 4, delivered: 1 });
   });
 });
