@@ -168,39 +168,37 @@ async function queueDueSteps(trx: Knex.Transaction, automation: AutomationRow, s
   for (let i = 0; i < schedules.length; i += 1) {
     const next = schedules[i];
     const following = schedules[i + 1];
+    // The enrolments whose previous step was the schedule before `next` and whose wait is over.
     const due = () =>
-      trx('automation_enrolments as e')
-        .where('e.automation_id', automation.id)
-        .where('e.state', ENROLMENT_STATE.active)
-        .where('e.next_due_at', '<=', at)
-        .whereRaw('coalesce(e.last_schedule_id, 0) >= ?', [i === 0 ? 0 : schedules[i - 1].id])
-        .where((q) => q.whereNull('e.last_schedule_id').orWhere('e.last_schedule_id', '<', next.id));
+      trx('automation_enrolments')
+        .where('automation_enrolments.automation_id', automation.id)
+        .where('automation_enrolments.state', ENROLMENT_STATE.active)
+        .where('automation_enrolments.next_due_at', '<=', at)
+        .whereRaw('coalesce(automation_enrolments.last_schedule_id, 0) >= ?', [i === 0 ? 0 : schedules[i - 1].id])
+        .where((q) => q.whereNull('automation_enrolments.last_schedule_id').orWhere('automation_enrolments.last_schedule_id', '<', next.id));
+    const column = (name: string) => `automation_enrolments.${name}`;
     const inserted = await insertSelect(trx, 'send_messages', {
-      user_id: 'e.user_id',
+      user_id: column('user_id'),
       kind: typedParam(trx, MESSAGE_KIND.automation, 'smallint'),
-      automation_id: 'e.automation_id',
+      automation_id: column('automation_id'),
       automation_schedule_id: typedParam(trx, next.id, 'integer'),
-      enrolment_id: 'e.id',
-      contact_id: 'e.contact_id',
-      segment_recipient_id: 'e.segment_recipient_id',
-      email: 'e.email',
-      email_key: 'e.email_key',
+      enrolment_id: column('id'),
+      contact_id: column('contact_id'),
+      segment_recipient_id: column('segment_recipient_id'),
+      email: column('email'),
+      email_key: column('email_key'),
       state: typedParam(trx, MESSAGE_STATE.queued, 'smallint'),
       available_at: typedParam(trx, at, 'timestamptz'),
       created_at: typedParam(trx, at, 'timestamptz'),
       updated_at: typedParam(trx, at, 'timestamptz'),
     }, due());
-    const ids = (await due().select('e.id')).map((r: { id: number }) => r.id);
-    for (let k = 0; k < ids.length; k += 500) {
-      await trx('automation_enrolments')
-        .whereIn('id', ids.slice(k, k + 500))
-        .update({
-          last_schedule_id: next.id,
-          last_step_at: at,
-          next_due_at: following ? new Date(now.getTime() + waitingMs(following)).toISOString() : null,
-          updated_at: at,
-        });
-    }
+    // The same rows move on to the next schedule, in one statement however many they are.
+    await due().update({
+      last_schedule_id: next.id,
+      last_step_at: at,
+      next_due_at: following ? new Date(now.getTime() + waitingMs(following)).toISOString() : null,
+      updated_at: at,
+    });
     if (inserted) await trx('automations').where({ id: automation.id }).increment('total_triggered', inserted);
     queued += inserted;
   }

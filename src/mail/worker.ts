@@ -42,6 +42,8 @@ export interface WorkerOptions {
   pollMs?: number;
   /** Outcomes written per ledger transaction. */
   flushEvery?: number;
+  /** How often the background loop looks at automations (enrolment compares whole targets). */
+  automationsEveryMs?: number;
   /** The clock (tests move it instead of waiting). */
   now?: () => Date;
 }
@@ -66,6 +68,8 @@ export function createSendingWorker(deps: WorkerDeps, options: WorkerOptions = {
   const retryMaxMs = options.retryMaxMs ?? 3_600_000;
   const pollMs = options.pollMs ?? 1000;
   const flushEvery = options.flushEvery ?? 100;
+  const automationsEveryMs = options.automationsEveryMs ?? 5000;
+  let automationsRanAt = 0;
   const now = options.now ?? (() => new Date());
   const owner = `${process.pid}-${randomToken(6)}`;
 
@@ -106,9 +110,11 @@ export function createSendingWorker(deps: WorkerDeps, options: WorkerOptions = {
     if (pending.length >= flushEvery) void flush();
   };
 
-  async function tick(): Promise<number> {
-    const started = await startDueSingleSends(db, now(), hooks);
-    return started.length + (await runAutomations(db, now(), hooks));
+  async function tick(always: boolean): Promise<number> {
+    const started = (await startDueSingleSends(db, now(), hooks)).length;
+    if (!always && Date.now() - automationsRanAt < automationsEveryMs) return started;
+    automationsRanAt = Date.now();
+    return started + (await runAutomations(db, now(), hooks));
   }
 
   async function claim(): Promise<LedgerRow[]> {
@@ -216,7 +222,7 @@ export function createSendingWorker(deps: WorkerDeps, options: WorkerOptions = {
     while (running) {
       try {
         // New work wakes the lanes at once instead of after their idle wait.
-        if ((await tick()) > 0) sleeper.wakeAll();
+        if ((await tick(false)) > 0) sleeper.wakeAll();
       } catch (err) {
         logger.error({ err }, 'starting due sends failed');
       }
@@ -227,7 +233,7 @@ export function createSendingWorker(deps: WorkerDeps, options: WorkerOptions = {
   return {
     owner,
     async runOnce() {
-      await tick();
+      await tick(true);
       await drain();
       await flush();
     },
