@@ -1,5 +1,6 @@
 import { useHarness, TestAccount } from '../support/harness';
-import { manualClock, sendingFixtures, testWorker } from '../support/fixtures-sending';
+import request from 'supertest';
+import { header, manualClock, sendingFixtures, testWorker } from '../support/fixtures-sending';
 import { startSmtpSink, SmtpSink } from '../support/smtp';
 
 const HOUR = 3_600_000;
@@ -61,7 +62,21 @@ describe('automations', () => {
     } finally {
       await close();
     }
-    expect(await f.automationRecord(automation)).toMatchObject({ total_triggered: 3, total_delivered: 3, total_bounces: 0 });
+    // Opens and unsubscribes of its messages add up in the automation's statistics.
+    const first = sink.messages.find((m) => m.parsed.subject === 'Welcome Nina')!;
+    const pixel = new URL(/<img src="([^"]+\.gif)"/.exec(String(first.parsed.html))![1]).pathname;
+    await request(h.runtime.app).get(pixel).expect(200);
+    await request(h.runtime.app).get(pixel).expect(200);
+    const oneClick = new URL(/^<([^>]+)>/.exec(header(first.raw, 'List-Unsubscribe')!)![1]).pathname;
+    await request(h.runtime.app).post(oneClick).type('form').send('List-Unsubscribe=One-Click').expect(200);
+    expect(await f.automationRecord(automation)).toMatchObject({
+      total_triggered: 3,
+      total_delivered: 3,
+      total_bounces: 0,
+      total_unique_opens: 1,
+      total_opens: 2,
+      total_unsubscribe: 1,
+    });
   });
 
   test('when paused then nothing is sent; set-live resumes; unsubscribed and deleted contacts leave', async () => {
