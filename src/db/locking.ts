@@ -10,6 +10,11 @@ export function skipLocked(db: Knex, query: Knex.QueryBuilder): Knex.QueryBuilde
   return isPostgres(db) ? query.forUpdate().skipLocked() : query;
 }
 
+/** `FOR UPDATE` on PostgreSQL (waits for other writers of the rows); SQLite has one writer anyway. */
+export function forUpdate(db: Knex, query: Knex.QueryBuilder): Knex.QueryBuilder {
+  return isPostgres(db) ? query.forUpdate() : query;
+}
+
 export interface ClaimOptions {
   limit: number;
   now: string;

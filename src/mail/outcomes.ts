@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import { MESSAGE_STATE } from '../lib/constants';
+import { forUpdate } from '../db/locking';
 import { transitionSingleSends } from '../services/single-send-state';
 
 /** How one claimed ledger row ended this attempt. */
@@ -90,10 +91,15 @@ export async function recordOutcomes(db: Knex, outcomes: Outcome[], policy: Outc
       }
     }
 
+    // Every send and automation row this moves is locked first, in id order, so two workers
+    // never wait on each other in a circle; then counters, then completion.
+    const all = [...delivered, ...bounced, ...touched];
+    const sendIds = ids(all.map((r) => r.single_send_id));
+    await forUpdate(trx, trx('single_sends').whereIn('id', sendIds).orderBy('id').select('id'));
+    await forUpdate(trx, trx('automations').whereIn('id', ids(all.map((r) => r.automation_id))).orderBy('id').select('id'));
     await addCounters(trx, delivered, 'delivered', 'total_delivered');
     await addCounters(trx, bounced, 'bounces', 'total_bounces');
-    const sendIds = new Set([...delivered, ...bounced, ...touched].map((r) => r.single_send_id).filter((id): id is number => id !== null));
-    const completed = await completeSingleSends(trx, [...sendIds], now);
+    const completed = await completeSingleSends(trx, sendIds, now);
     for (const id of completed) await policy.onCompleted?.(id, trx);
     return completed;
   });
@@ -107,6 +113,11 @@ async function addCounters(trx: Knex.Transaction, rows: Touched[], sendColumn: s
   for (const [id, n] of byAutomation) await trx('automations').where({ id }).increment(automationColumn, n);
 }
 
+/** Distinct non-null ids, ascending. */
+function ids(values: Array<number | null | undefined>): number[] {
+  return [...new Set(values.filter((v): v is number => v !== null && v !== undefined).map(Number))].sort((a, b) => a - b);
+}
+
 function countBy<T>(rows: T[], key: (row: T) => number | null): Map<number, number> {
   const counts = new Map<number, number>();
   for (const row of rows) {
@@ -117,8 +128,13 @@ function countBy<T>(rows: T[], key: (row: T) => number | null): Map<number, numb
 }
 
 /** Running sends none of whose ledger rows is still queued or sending become completed. */
-export async function completeSingleSends(trx: Knex | Knex.Transaction, sendIds: number[], now: string): Promise<number[]> {
+export async function completeSingleSends(trx: Knex.Transaction, sendIds: number[], now: string): Promise<number[]> {
   const completed: number[] = [];
+  if (!sendIds.length) return completed;
+  // Two workers finishing a send's last rows at once: the one that gets the send's row lock
+  // second checks after the first committed (a new snapshot per statement), so one of them
+  // always sees every row final. (recordOutcomes took the locks already, in id order.)
+  await forUpdate(trx, trx('single_sends').whereIn('id', sendIds).orderBy('id').select('id'));
   for (const id of sendIds) {
     const unfinished = trx('send_messages')
       .select(trx.raw('1'))
