@@ -210,11 +210,9 @@ export function createSendingWorker(deps: WorkerDeps, options: WorkerOptions = {
   async function heartbeat(): Promise<void> {
     while (running) {
       await sleeper.sleep(Math.max(100, Math.floor(leaseMs / 3)));
-      try {
-        await renewLeases();
-      } catch (err) {
-        logger.error({ err }, 'renewing leases failed');
-      }
+      // In turn with the outcome writes, so the two never wait on each other's rows.
+      writing = writing.then(() => renewLeases().catch((err) => logger.error({ err }, 'renewing leases failed')));
+      await writing;
     }
   }
 
