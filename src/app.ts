@@ -8,6 +8,7 @@ import { createApiRouter } from './api';
 import type { Config } from './config';
 import { PUBLIC_DIR } from './lib/paths';
 import type { Services } from './services';
+import { createDashboard } from './web';
 
 export interface AppDeps {
   config: Config;
@@ -45,5 +46,10 @@ export function createApp({ config, services, logger }: AppDeps): Express {
 
   app.use('/api/v1', createApiRouter(config, services, logger));
   app.use(express.static(PUBLIC_DIR, { maxAge: '1h' }));
+  // The dashboard answers only its own paths; public pages may mount before or after it,
+  // but the HTML 404 must stay last.
+  const dashboard = createDashboard(config, services, logger);
+  app.use(dashboard.router);
+  app.use(dashboard.notFound);
   return app;
 }

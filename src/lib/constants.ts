@@ -68,3 +68,6 @@ export const LIMITS = {
 } as const;
 
 export const DEMO_ACCOUNT_EMAIL = 'demo@example.com';
+
+/** Dashboard sessions: sliding expiry, renewed at most once a day. */
+export const SESSION = { ttlMs: 14 * 24 * 3600_000, renewAfterMs: 24 * 3600_000 } as const;

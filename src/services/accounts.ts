@@ -1,8 +1,10 @@
 import type { Knex } from 'knex';
 import { emailKey, insertId, nowValue } from '../db/dialect';
+import { LIMITS } from '../lib/constants';
 import { hashPassword, randomToken, safeEqual, sha256, verifyPassword } from '../lib/crypto';
-import { ValidationError } from '../lib/errors';
-import { isEmail, messages } from '../lib/validation';
+import { FieldErrors, ValidationError } from '../lib/errors';
+import { isTimeZone } from '../lib/time';
+import { isEmail, messages, throwIfAny } from '../lib/validation';
 import type { ServiceDeps } from './context';
 
 export interface Account {
@@ -91,6 +93,19 @@ export function createAccountsService({ db }: Pick<ServiceDeps, 'db'>) {
       const secret = secretKey();
       await db('accounts').where({ id }).update({ secret_key_hash: sha256(secret), updated_at: nowValue() });
       return secret;
+    },
+
+    /** The account's display name and the time zone its schedules are read in. */
+    async updateSettings(id: number, input: { name: unknown; time_zone: unknown }): Promise<void> {
+      const name = typeof input.name === 'string' ? input.name.trim() : '';
+      const timeZone = typeof input.time_zone === 'string' ? input.time_zone.trim() : '';
+      const errors: FieldErrors = {};
+      if (!name) errors.name = [messages.required('name')];
+      else if (name.length > LIMITS.string) errors.name = [messages.max('name', LIMITS.string)];
+      if (!timeZone) errors.time_zone = [messages.required('time_zone')];
+      else if (!isTimeZone(timeZone)) errors.time_zone = [messages.selected('time_zone')];
+      throwIfAny(errors);
+      await db('accounts').where({ id }).update({ name, time_zone: timeZone, updated_at: nowValue() });
     },
 
     async count(trx: Knex = db): Promise<number> {

@@ -1,12 +1,16 @@
 import { createAccountsService } from './accounts';
 import { createContactTypesService } from './contact-types';
 import type { ServiceDeps } from './context';
+import { createOverviewService } from './overview';
+import { createSessionsService } from './sessions';
 
 /** The composition root of the domain: every service, built once from its dependencies. */
 export function createServices(deps: ServiceDeps) {
   return {
     accounts: createAccountsService(deps),
     contactTypes: createContactTypesService(deps),
+    sessions: createSessionsService(deps),
+    overview: createOverviewService(deps),
   };
 }
 

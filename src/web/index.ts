@@ -1,0 +1,79 @@
+import express, { RequestHandler, Router } from 'express';
+import helmet from 'helmet';
+import type { Logger } from 'pino';
+import type { Config } from '../config';
+import type { Services } from '../services';
+import { vendorAssets } from './assets';
+import { mountApiKeys } from './api-keys';
+import { mountAuth, requireSession } from './auth';
+import { mountContactTypes } from './contact-types';
+import { Cookies } from './cookies';
+import { verifyCsrf } from './csrf';
+import { webErrorHandler, webNotFound } from './errors';
+import { mountHome } from './home';
+import { WebRoutes } from './routes';
+import { mountSettings } from './settings';
+import { createViewEnvironment, Views } from './views';
+
+export interface Dashboard {
+  /** Answers only the dashboard's own paths; anything else falls through. */
+  router: Router;
+  /** The HTML 404 page, mounted after every other router. */
+  notFound: RequestHandler;
+  /** Every state-changing path (the tests check each one refuses a missing CSRF token). */
+  stateChanging: readonly string[];
+}
+
+/**
+ * The Content-Security-Policy the pages are written for: nothing inline, nothing from
+ * elsewhere. Scripts are public/assets/app.js and htmx; styles public/assets/app.css.
+ */
+function dashboardHeaders(config: Config): RequestHandler {
+  const https = config.baseUrl.startsWith('https:');
+  return helmet({
+    contentSecurityPolicy: {
+      useDefaults: false,
+      directives: {
+        defaultSrc: ["'self'"],
+        scriptSrc: ["'self'"],
+        styleSrc: ["'self'"],
+        imgSrc: ["'self'", 'data:'],
+        fontSrc: ["'self'"],
+        connectSrc: ["'self'"],
+        frameSrc: ["'self'"],
+        formAction: ["'self'"],
+        frameAncestors: ["'none'"],
+        baseUri: ["'none'"],
+        objectSrc: ["'none'"],
+        ...(https ? { upgradeInsecureRequests: [] } : {}),
+      },
+    },
+    strictTransportSecurity: https,
+    referrerPolicy: { policy: 'same-origin' },
+  });
+}
+
+/** The htmx admin dashboard at `/`, over the same services as the API. */
+export function createDashboard(config: Config, services: Services, logger: Logger): Dashboard {
+  const cookies = new Cookies(config.baseUrl.startsWith('https:'));
+  const views = new Views(createViewEnvironment(), cookies);
+  const headers = dashboardHeaders(config);
+  const routes = new WebRoutes({
+    headers,
+    auth: requireSession(services.sessions, cookies),
+    body: [express.urlencoded({ extended: true, limit: config.maxBodyBytes, parameterLimit: 5000 })],
+    csrf: verifyCsrf((_req, res) => res.locals.csrfToken as string | undefined),
+  });
+
+  mountAuth(routes, services, views, cookies, config);
+  mountHome(routes, services, views);
+  mountContactTypes(routes, services, views);
+  mountApiKeys(routes, services, views);
+  mountSettings(routes, services, views);
+
+  const router = express.Router();
+  router.use(...vendorAssets());
+  router.use(routes.router);
+  router.use(webErrorHandler(views, logger));
+  return { router, notFound: express.Router().use(headers, webNotFound(views)), stateChanging: routes.stateChanging };
+}
