@@ -12,8 +12,8 @@ export function mountApiKeys(routes: WebRoutes, { accounts }: Services, views: V
   });
 
   routes.post('/api-keys/rotate', async (req, res) => {
-    const secretKey = await accounts.rotateSecret(ctxOf(req).userId);
-    views.page(req, res, 'api-keys/index.njk', { title: 'API keys', secretKey }, { fragments: SECRET });
+    const newSecret = await accounts.rotateSecret(ctxOf(req).userId);
+    views.page(req, res, 'api-keys/index.njk', { title: 'API keys', newSecret }, { fragments: SECRET });
   });
 
   // A reload after rotating lands here: the secret is not shown twice.
