@@ -9,6 +9,8 @@ interface InvalidForm {
   template: string;
   data: (req: Request, res: Response) => Record<string, unknown> | Promise<Record<string, unknown>>;
   options?: PageOptions;
+  /** The route's params: an error handler sees the router's own, not the route's. */
+  params: Request['params'];
 }
 
 /**
@@ -16,8 +18,8 @@ interface InvalidForm {
  * service re-renders it (422) with each message next to its field and the values kept.
  */
 export function onInvalid(template: string, data: InvalidForm['data'] = () => ({}), options?: PageOptions): RequestHandler {
-  return (_req, res, next) => {
-    res.locals.invalidForm = { template, data, options } satisfies InvalidForm;
+  return (req, res, next) => {
+    res.locals.invalidForm = { template, data, options, params: req.params } satisfies InvalidForm;
     next();
   };
 }
@@ -49,14 +51,21 @@ function describe(err: unknown): Described | undefined {
  * area; anything else is an error page. Unknown errors are logged and shown as a plain 500.
  */
 export function webErrorHandler(views: Views, logger: Logger): ErrorRequestHandler {
-  return async (err: unknown, req, res, next) => {
-    if (res.headersSent) return next(err);
+  return async (error: unknown, req, res, next) => {
+    if (res.headersSent) return next(error);
+    let err = error;
     try {
       const form = res.locals.invalidForm as InvalidForm | undefined;
       if (err instanceof ValidationError && form) {
-        const data = await form.data(req, res);
         const errors: FieldErrors = err.fields;
-        return views.page(req, res, form.template, { ...data, values: { ...data.values as object, ...req.body }, errors }, { ...form.options, status: 422 });
+        req.params = form.params;
+        try {
+          const data = await form.data(req, res);
+          const values = { ...(data.values as object | undefined), ...req.body };
+          return views.page(req, res, form.template, { ...data, values, errors }, { ...form.options, status: 422 });
+        } catch (formError) {
+          err = formError; // the form's record went away meanwhile: show that instead
+        }
       }
       const described = describe(err) ?? { status: 500, title: 'Something went wrong', message: 'The server could not finish this request. It has been logged.' };
       if (described.status === 500) (req.log ?? logger).error({ err }, 'unhandled error');
