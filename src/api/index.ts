@@ -5,13 +5,17 @@ import type { Services } from '../services';
 import { requireApiKeys } from './auth';
 import { mountContactTypes } from './contact-types';
 import { apiErrorHandler } from './errors';
+import { mountGlobalUnsubscribes } from './global-unsubscribes';
 import { apiRateLimit } from './rate-limit';
 import { ApiRoutes } from './routes';
+import { mountUnsubscribeGroups } from './unsubscribe-groups';
 
 /** The JSON API of the reference, mounted at /api/v1. */
 export function createApiRouter(config: Config, services: Services, logger: Logger): Router {
   const routes = new ApiRoutes(config);
   mountContactTypes(routes, services);
+  mountUnsubscribeGroups(routes, services);
+  mountGlobalUnsubscribes(routes, services);
 
   const api = express.Router();
   // Unknown path or wrong method first, then rate limit and keys, then the routes.

@@ -52,3 +52,26 @@ export function emailKey(email: string): string {
 export function rowsPerInsert(db: Knex, columns: number): number {
   return isPostgres(db) ? Math.floor(60000 / columns) : Math.min(400, Math.floor(30000 / columns));
 }
+
+/**
+ * Inserts rows in chunks, skipping those that collide with a unique key on `conflict`
+ * (ON CONFLICT DO NOTHING on both databases). Call it inside a transaction for all-or-nothing.
+ */
+export async function insertIgnoringDuplicates(
+  db: Knex | Knex.Transaction,
+  table: string,
+  rows: Record<string, unknown>[],
+  conflict: string[],
+): Promise<void> {
+  if (rows.length === 0) return;
+  const chunk = rowsPerInsert(db as Knex, Object.keys(rows[0]).length);
+  for (let i = 0; i < rows.length; i += chunk) {
+    await db(table).insert(rows.slice(i, i + chunk)).onConflict(conflict).ignore();
+  }
+}
+
+/** True for a unique-constraint violation (PostgreSQL 23505, SQLite SQLITE_CONSTRAINT_UNIQUE). */
+export function isUniqueViolation(err: unknown): boolean {
+  const code = (err as { code?: unknown } | null)?.code;
+  return code === '23505' || code === 'SQLITE_CONSTRAINT_UNIQUE';
+}

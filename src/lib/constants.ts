@@ -62,6 +62,8 @@ export const LIMITS = {
   addressList: 1000,
   /** generic string columns */
   string: 255,
+  /** generic text columns (descriptions) */
+  text: 65535,
   contactTypeNameMin: 2,
   /** list page size bounds for the optional page/per_page extension */
   perPageMax: 1000,

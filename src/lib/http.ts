@@ -34,18 +34,3 @@ export function bulkIds(value: unknown, field = 'strIds'): number[] {
   if (ids.some((id) => id === undefined)) throw ValidationError.of(field, `The ${field.replace(/_/g, ' ')} must contain only integers.`);
   return [...new Set(ids as number[])];
 }
-
-/** A comma-separated address list: trimmed, de-duplicated case-insensitively, each validated. */
-export function splitAddresses(raw: string): string[] {
-  const seen = new Set<string>();
-  const out: string[] = [];
-  for (const part of raw.split(',')) {
-    const address = part.trim();
-    if (address === '') continue;
-    const key = address.toLowerCase();
-    if (seen.has(key)) continue;
-    seen.add(key);
-    out.push(address);
-  }
-  return out;
-}

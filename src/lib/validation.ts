@@ -1,5 +1,6 @@
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { body, query, ValidationChain, validationResult } from 'express-validator';
+import { LIMITS } from './constants';
 import { FieldErrors, ValidationError } from './errors';
 
 /**
@@ -38,6 +39,12 @@ export const messages = {
   date: (f: string) => `The ${humanName(f)} is not a valid date.`,
   taken: (f: string) => `The ${humanName(f)} has already been taken.`,
   fileType: (f: string, ext: string) => `The ${humanName(f)} must be a file of type: ${ext}.`,
+  boolean: (f: string) => `The ${humanName(f)} field must be true or false.`,
+  addressMax: (f: string, n: number) => `The ${humanName(f)} may not have more than ${n} addresses.`,
+  /** Names the first five invalid entries so a user can find them in a long list. */
+  addressInvalid: (f: string, invalid: string[]) =>
+    `The ${humanName(f)} must contain valid email addresses only; invalid: ${invalid.slice(0, 5).join(', ')}` +
+    (invalid.length > 5 ? ` and ${invalid.length - 5} more.` : '.'),
 };
 
 const INTEGER = /^-?\d+$/;
@@ -46,6 +53,32 @@ const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
 export function isEmail(value: string): boolean {
   return value.length <= 320 && EMAIL.test(value);
+}
+
+/**
+ * A comma-separated address list (or an array of such strings): trimmed, blanks dropped,
+ * de-duplicated case-insensitively keeping the first spelling.
+ */
+export function splitAddresses(value: unknown): string[] {
+  const parts = (Array.isArray(value) ? value : [value]).flatMap((v) => (typeof v === 'string' ? v.split(',') : []));
+  const seen = new Set<string>();
+  const out: string[] = [];
+  for (const part of parts) {
+    const address = part.trim();
+    const key = address.toLowerCase();
+    if (address === '' || seen.has(key)) continue;
+    seen.add(key);
+    out.push(address);
+  }
+  return out;
+}
+
+/** Laravel's `boolean` rule: 1/0, true/false (as values or text). Undefined when it is none of them. */
+export function toFlag(value: unknown): 0 | 1 | undefined {
+  const text = String(value).trim().toLowerCase();
+  if (text === '1' || text === 'true') return 1;
+  if (text === '0' || text === 'false') return 0;
+  return undefined;
 }
 
 export function isInteger(value: unknown): boolean {
@@ -111,6 +144,37 @@ export class Rule {
 
   matches(pattern: RegExp, message = messages.format(this.name)): this {
     this.chain.custom((v) => typeof v === 'string' && pattern.test(v)).withMessage(message).bail();
+    return this;
+  }
+
+  /** 0 or 1 (also true/false); read it with toFlag(). */
+  boolean(): this {
+    this.chain.custom((v) => toFlag(v) !== undefined).withMessage(messages.boolean(this.name)).bail();
+    return this;
+  }
+
+  /**
+   * A comma-separated address list, read with splitAddresses(): at least one address,
+   * at most `max`, every one valid (the message names the first invalid ones).
+   */
+  addressList(max: number = LIMITS.addressList): this {
+    const name = this.name;
+    this.chain
+      .custom((v) => typeof v === 'string' || (Array.isArray(v) && v.every((e) => typeof e === 'string')))
+      .withMessage(messages.string(name))
+      .bail()
+      .custom((v) => splitAddresses(v).length > 0)
+      .withMessage(messages.required(name))
+      .bail()
+      .custom((v) => splitAddresses(v).length <= max)
+      .withMessage(messages.addressMax(name, max))
+      .bail()
+      .custom((v) => {
+        const invalid = splitAddresses(v).filter((address) => !isEmail(address));
+        if (invalid.length > 0) throw new Error(messages.addressInvalid(name, invalid));
+        return true;
+      })
+      .bail();
     return this;
   }
 

@@ -1,6 +1,8 @@
 import { createAccountsService } from './accounts';
 import { createContactTypesService } from './contact-types';
 import type { ServiceDeps } from './context';
+import { createGlobalUnsubscribesService } from './global-unsubscribes';
+import { createUnsubscribeGroupsService } from './unsubscribe-groups';
 import { createOverviewService } from './overview';
 import { createSessionsService } from './sessions';
 
@@ -9,6 +11,8 @@ export function createServices(deps: ServiceDeps) {
   return {
     accounts: createAccountsService(deps),
     contactTypes: createContactTypesService(deps),
+    unsubscribeGroups: createUnsubscribeGroupsService(deps),
+    globalUnsubscribes: createGlobalUnsubscribesService(deps),
     sessions: createSessionsService(deps),
     overview: createOverviewService(deps),
   };

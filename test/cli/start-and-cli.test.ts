@@ -1,0 +1,85 @@
+import request from 'supertest';
+import { createTestDatabase, TestDatabase } from '../support/test-db';
+import { runTs, spawnTs, waitForOutput } from '../support/spawn-ts';
+
+/** The two ways an operator meets the service: the first `npm start` and the account CLI. */
+describe('server start and account CLI', () => {
+  let database: TestDatabase;
+  let env: NodeJS.ProcessEnv;
+
+  beforeAll(async () => {
+    database = await createTestDatabase();
+    env = database.databaseUrl
+      ? { DATABASE_URL: database.databaseUrl, LOG_LEVEL: 'silent' }
+      : { DATABASE_URL: '', SQLITE_FILE: database.sqliteFile, LOG_LEVEL: 'silent' };
+  });
+  afterAll(() => database.drop());
+
+  async function stop(child: ReturnType<typeof spawnTs>): Promise<void> {
+    if (child.exitCode !== null) return;
+    const closed = new Promise((resolve) => child.on('close', resolve));
+    child.kill('SIGTERM');
+    await closed;
+  }
+
+  test('when the server first starts then it prints a working demo account, and only the first time', async () => {
+    const first = spawnTs('src/server.ts', [], { env: { ...env, PORT: '0', HOST: '127.0.0.1' } });
+    try {
+      const out = await waitForOutput(first, /SecretKey\s+\S+/);
+      const url = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(out)![1];
+      const publicKey = /PublicKey\s+(\S+)/.exec(out)![1];
+      const secretKey = /SecretKey\s+(\S+)/.exec(out)![1];
+      expect(out).toMatch(/email\s+demo@example\.com/);
+      expect(out).toMatch(/password\s+\S{12,}/);
+      const res = await request(url).get('/api/v1/contacts-type').set({ PublicKey: publicKey, SecretKey: secretKey }).expect(200);
+      expect(res.body).toEqual({ status: 'success', message: { contactTypes: [] } });
+    } finally {
+      await stop(first);
+    }
+
+    const second = spawnTs('src/server.ts', [], { env: { ...env, PORT: '0', HOST: '127.0.0.1' } });
+    try {
+      const out = await waitForOutput(second, /listening on/);
+      expect(out).not.toMatch(/demo account/);
+    } finally {
+      await stop(second);
+    }
+  });
+
+  test('when account:create runs with --json then it prints one JSON line whose keys work', async () => {
+    const result = await runTs('src/cli.ts', ['account:create', '--email', 'ops@example.com', '--name', 'Ops', '--json'], env);
+    expect(result.code).toBe(0);
+    const lines = result.stdout.trim().split('\n');
+    expect(lines).toHaveLength(1);
+    const created = JSON.parse(lines[0]);
+    expect(created).toEqual({
+      user_id: expect.any(Number),
+      email: 'ops@example.com',
+      public_key: expect.stringMatching(/^pk_/),
+      secret_key: expect.stringMatching(/^sk_/),
+      password: expect.any(String),
+    });
+
+    const withPassword = await runTs('src/cli.ts', ['account:create', '--email', 'pw@example.com', '--password', 'hunter22hunter', '--json'], env);
+    expect(withPassword.code).toBe(0);
+    expect(JSON.parse(withPassword.stdout)).not.toHaveProperty('password');
+
+    const server = spawnTs('src/server.ts', [], { env: { ...env, PORT: '0', HOST: '127.0.0.1' } });
+    try {
+      const out = await waitForOutput(server, /listening on/);
+      const url = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(out)![1];
+      await request(url).get('/api/v1/contacts-type').set({ PublicKey: created.public_key, SecretKey: created.secret_key }).expect(200);
+    } finally {
+      await stop(server);
+    }
+  });
+
+  test('when the email is taken or missing then the CLI fails with a message', async () => {
+    const again = await runTs('src/cli.ts', ['account:create', '--email', 'OPS@example.com', '--json'], env);
+    expect(again.code).toBe(1);
+    expect(again.stderr).toContain('The email has already been taken.');
+    const missing = await runTs('src/cli.ts', ['account:create', '--json'], env);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain('usage:');
+  });
+});
