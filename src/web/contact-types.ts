@@ -6,7 +6,7 @@ import { validate } from '../lib/validation';
 import type { Services } from '../services';
 import { onInvalid } from './errors';
 import type { WebRoutes } from './routes';
-import { shapeOf, Views } from './views';
+import type { Views } from './views';
 
 const LIST = { 'contact-type-list': 'contact-types/macros.njk#list' } as const;
 
@@ -51,7 +51,6 @@ export function mountContactTypes(routes: WebRoutes, { contactTypes }: Services,
   // From the list (htmx swaps the list in place) or from a plain form (redirect).
   routes.post('/contact-types/:id/delete', async (req, res) => {
     await contactTypes.remove(ctxOf(req), idOf(req));
-    if (shapeOf(req) === 'fragment') return listPage(req, res);
-    views.redirect(res, '/contact-types', 'Contact type deleted, with its contacts.');
+    await views.changed(req, res, '/contact-types', 'Contact type deleted, with its contacts.', () => listPage(req, res));
   });
 }

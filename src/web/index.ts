@@ -7,12 +7,14 @@ import { vendorAssets } from './assets';
 import { mountApiKeys } from './api-keys';
 import { mountAuth, requireSession } from './auth';
 import { mountContactTypes } from './contact-types';
+import { mountGlobalUnsubscribes } from './global-unsubscribes';
 import { Cookies } from './cookies';
 import { verifyCsrf } from './csrf';
 import { webErrorHandler, webNotFound } from './errors';
 import { mountHome } from './home';
 import { WebRoutes } from './routes';
 import { mountSettings } from './settings';
+import { mountUnsubscribeGroups } from './unsubscribe-groups';
 import { createViewEnvironment, Views } from './views';
 
 export interface Dashboard {
@@ -68,6 +70,8 @@ export function createDashboard(config: Config, services: Services, logger: Logg
   mountAuth(routes, services, views, cookies, config);
   mountHome(routes, services, views);
   mountContactTypes(routes, services, views);
+  mountUnsubscribeGroups(routes, services, views);
+  mountGlobalUnsubscribes(routes, services, views);
   mountApiKeys(routes, services, views);
   mountSettings(routes, services, views);
 

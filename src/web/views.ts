@@ -85,7 +85,12 @@ export class Views {
     const fragment = targetId ? options.fragments?.[targetId] : undefined;
     const context = { ...res.locals, ...data };
     if (fragment) {
-      res.send(this.renderFragment(fragment, context));
+      const flash = res.locals.flashNow as string | undefined;
+      // The message of an in-page change goes to #flash beside the swapped fragment.
+      const partial = flash
+        ? `<hx-partial hx-target="#flash" hx-swap="innerHTML">${this.renderFragment('partials/flash.njk#flash', { message: flash })}</hx-partial>`
+        : '';
+      res.send(this.renderFragment(fragment, context) + partial);
       return;
     }
     const flash = this.cookies.read(req, FLASH_COOKIE);
@@ -97,6 +102,16 @@ export class Views {
   fragment(res: Response, ref: FragmentRef, data: Record<string, unknown>, status?: number): void {
     prepare(res, status);
     res.send(this.renderFragment(ref, { ...res.locals, ...data }));
+  }
+
+  /**
+   * After a change: an htmx swap gets the fresh fragment (from `refresh`) with the message;
+   * a plain form post is redirected to `location`, which shows the message once.
+   */
+  async changed(req: Request, res: Response, location: string, flash: string, refresh: () => unknown): Promise<void> {
+    if (shapeOf(req) !== 'fragment') return this.redirect(res, location, flash);
+    res.locals.flashNow = flash;
+    await refresh();
   }
 
   /** Post/Redirect/Get with a one-time message shown by the next page. */

@@ -89,4 +89,33 @@ describe('dashboard in Chromium', () => {
     await page.waitForURL(/\/login/);
     expect(b.problems).toEqual([]);
   });
+
+  test('when a group is created and addresses added, then one row and a selection are deleted in place', async () => {
+    const account = await h.account();
+    const page = await b.page();
+    await b.signIn(page, account);
+
+    await page.getByRole('navigation').getByRole('link', { name: 'Groups' }).click();
+    await page.getByRole('link', { name: 'New group' }).first().click();
+    await page.getByLabel('Name').fill('Product news');
+    await page.getByLabel('Description').fill('News about our products');
+    await page.getByRole('button', { name: 'Save' }).click();
+    await page.getByText('Unsubscribe group created.').waitFor();
+
+    await page.getByLabel('Add addresses to this group').fill('one@example.com\ntwo@example.com\nthree@example.com');
+    await page.getByRole('button', { name: 'Add', exact: true }).click();
+    await page.getByText('3 addresses added.').waitFor();
+
+    const list = page.locator('#group-recipient-list');
+    await list.getByRole('row', { name: /two@example\.com/ }).getByRole('button', { name: 'Delete' }).click();
+    await page.locator('#flash').getByText('Address removed.').waitFor();
+    expect(await list.getByText('two@example.com').count()).toBe(0);
+
+    await page.getByLabel('Select one@example.com').check();
+    await page.getByLabel('Select three@example.com').check();
+    await page.getByRole('button', { name: 'Delete selected' }).click();
+    await page.getByText('No address in this group yet.').waitFor();
+    await page.locator('#flash').getByText('2 addresses removed.').waitFor();
+    expect(b.problems).toEqual([]);
+  });
 });
