@@ -3,6 +3,7 @@ import { createContactTypesService } from './contact-types';
 import type { ServiceDeps } from './context';
 import { createGlobalUnsubscribesService } from './global-unsubscribes';
 import { createUnsubscribeGroupsService } from './unsubscribe-groups';
+import { createOutboxService } from './outbox';
 import { createOverviewService } from './overview';
 import { createSessionsService } from './sessions';
 
@@ -15,6 +16,7 @@ export function createServices(deps: ServiceDeps) {
     globalUnsubscribes: createGlobalUnsubscribesService(deps),
     sessions: createSessionsService(deps),
     overview: createOverviewService(deps),
+    outbox: createOutboxService(deps),
   };
 }
 

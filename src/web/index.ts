@@ -12,6 +12,7 @@ import { Cookies } from './cookies';
 import { verifyCsrf } from './csrf';
 import { webErrorHandler, webNotFound } from './errors';
 import { mountHome } from './home';
+import { mountOutbox } from './outbox';
 import { WebRoutes } from './routes';
 import { mountSettings } from './settings';
 import { mountUnsubscribeGroups } from './unsubscribe-groups';
@@ -72,6 +73,7 @@ export function createDashboard(config: Config, services: Services, logger: Logg
   mountContactTypes(routes, services, views);
   mountUnsubscribeGroups(routes, services, views);
   mountGlobalUnsubscribes(routes, services, views);
+  mountOutbox(routes, services, views);
   mountApiKeys(routes, services, views);
   mountSettings(routes, services, views);
 

@@ -1,3 +1,4 @@
+import { createMailTransport } from '../../src/mail/transport';
 import { useHarness } from '../support/harness';
 import { useBrowser } from './browser';
 
@@ -116,6 +117,27 @@ describe('dashboard in Chromium', () => {
     await page.getByRole('button', { name: 'Delete selected' }).click();
     await page.getByText('No address in this group yet.').waitFor();
     await page.locator('#flash').getByText('2 addresses removed.').waitFor();
+    expect(b.problems).toEqual([]);
+  });
+
+  test('when the account has a message in the outbox then it opens, framed, with its links listed', async () => {
+    const account = await h.account();
+    const transport = createMailTransport(h.runtime.config);
+    await transport.send({
+      accountId: account.user_id,
+      from: 'team@example.com',
+      to: 'jane@example.org',
+      subject: 'Verify your sender',
+      html: '<h1 style="color:#333">Almost there</h1><p><a href="http://campaigns.test/verify-sender/t0ken">Verify</a></p>',
+    });
+    transport.close();
+    const page = await b.page();
+    await b.signIn(page, account);
+
+    await page.getByRole('navigation').getByRole('link', { name: 'Outbox' }).click();
+    await page.getByRole('link', { name: 'Verify your sender' }).click();
+    await page.getByRole('link', { name: 'http://campaigns.test/verify-sender/t0ken' }).waitFor();
+    await page.frameLocator('iframe.message-frame').getByRole('heading', { name: 'Almost there' }).waitFor();
     expect(b.problems).toEqual([]);
   });
 });

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { PROJECT_ROOT } from '../../src/lib/paths';
+import { createMailTransport } from '../../src/mail/transport';
 import { useHarness } from '../support/harness';
 import { useBrowser } from './browser';
 
@@ -18,7 +19,23 @@ describe('screenshots', () => {
     fs.mkdirSync(OUT, { recursive: true });
     const account = await h.account('demo.owner@example.com');
     const ctx = { userId: account.user_id };
-    for (const name of ['Customers', 'Newsletter readers', 'Event guests']) await h.runtime.services.contactTypes.add(ctx, { name });
+    const { services } = h.runtime;
+    for (const name of ['Customers', 'Newsletter readers', 'Event guests']) await services.contactTypes.add(ctx, { name });
+    const group = await services.unsubscribeGroups.add(ctx, { group_name: 'Product news', description: 'Launches and updates, about once a month.', is_display: 1 });
+    await services.unsubscribeGroups.add(ctx, { group_name: 'Offers', description: 'Discounts and special offers.', is_display: 0 });
+    await services.unsubscribeGroups.addRecipients(ctx, group, ['ana@example.org', 'li.wei@example.net', 'sam@example.com']);
+    await services.globalUnsubscribes.add(ctx, ['no-mail@example.org', 'left@example.com']);
+    const transport = createMailTransport(h.runtime.config);
+    await transport.send({
+      accountId: account.user_id,
+      from: { name: 'Campaigns', address: 'no-reply@campaigns.test' },
+      to: 'team@example.com',
+      subject: 'Verify your sender address',
+      html: '<div style="font-family:sans-serif;max-width:560px;margin:24px auto"><h1 style="color:#1d2330">Confirm team@example.com</h1>' +
+        '<p>Open the link below to start sending from this address.</p>' +
+        '<p><a style="background:#3451d1;color:#fff;padding:10px 16px;border-radius:6px;text-decoration:none" href="http://127.0.0.1/verify-sender/example">Verify sender</a></p></div>',
+    });
+    transport.close();
 
     const page = await b.page();
     const shot = async (name: string) => {
@@ -35,6 +52,14 @@ describe('screenshots', () => {
     await page.getByRole('button', { name: 'Save' }).click();
     await page.getByText('The name must be at least 2 characters.').waitFor();
     await shot('contact-type-invalid');
+    await page.goto(`/unsubscribe-groups/${group}`);
+    await shot('unsubscribe-group');
+    await page.goto('/global-unsubscribes');
+    await shot('global-unsubscribes');
+    await page.goto('/outbox');
+    await page.getByRole('link', { name: 'Verify your sender address' }).click();
+    await page.frameLocator('iframe.message-frame').getByRole('heading').waitFor();
+    await shot('outbox-message');
     await page.goto('/api-keys');
     await page.getByRole('button', { name: 'Rotate secret key' }).click();
     await page.locator('#new-secret-key').waitFor();
