@@ -45,7 +45,8 @@ export function createApp({ config, services, logger }: AppDeps): Express {
   app.use(compression());
 
   app.use('/api/v1', createApiRouter(config, services, logger));
-  app.use(express.static(PUBLIC_DIR, { maxAge: '1h' }));
+  // Public files (template previews, email images) are shown by API clients and mail readers on other origins.
+  app.use(express.static(PUBLIC_DIR, { maxAge: '1h', setHeaders: (res) => res.setHeader('Cross-Origin-Resource-Policy', 'cross-origin') }));
   // The dashboard answers only its own paths; public pages may mount before or after it,
   // but the HTML 404 must stay last.
   const dashboard = createDashboard(config, services, logger);

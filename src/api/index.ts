@@ -4,9 +4,13 @@ import type { Config } from '../config';
 import type { Services } from '../services';
 import { requireApiKeys } from './auth';
 import { mountContactTypes } from './contact-types';
+import { mountCountryStateCity } from './country-state-city';
+import { mountDesignTemplates } from './design-templates';
 import { apiErrorHandler } from './errors';
+import { mountFields } from './fields';
 import { mountGlobalUnsubscribes } from './global-unsubscribes';
 import { apiRateLimit } from './rate-limit';
+import { mountNotificationRecipients } from './notification-recipients';
 import { ApiRoutes } from './routes';
 import { mountUnsubscribeGroups } from './unsubscribe-groups';
 
@@ -16,6 +20,10 @@ export function createApiRouter(config: Config, services: Services, logger: Logg
   mountContactTypes(routes, services);
   mountUnsubscribeGroups(routes, services);
   mountGlobalUnsubscribes(routes, services);
+  mountNotificationRecipients(routes, services);
+  mountFields(routes, services);
+  mountDesignTemplates(routes, services);
+  mountCountryStateCity(routes, services);
 
   const api = express.Router();
   // Unknown path or wrong method first, then rate limit and keys, then the routes.

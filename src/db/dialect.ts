@@ -75,3 +75,13 @@ export function isUniqueViolation(err: unknown): boolean {
   const code = (err as { code?: unknown } | null)?.code;
   return code === '23505' || code === 'SQLITE_CONSTRAINT_UNIQUE';
 }
+
+/** `column` (a JSON object) without `key`, for an UPDATE. Keys are plain identifiers ([A-Za-z0-9_]). */
+export function jsonWithoutKey(db: Knex, column: string, key: string): Knex.Raw {
+  return isPostgres(db) ? db.raw('?? - ?', [column, key]) : db.raw('json_remove(??, ?)', [column, `$."${key}"`]);
+}
+
+/** A WHERE condition: the JSON object in `column` has `key`. */
+export function jsonHasKey(db: Knex, column: string, key: string): Knex.Raw {
+  return isPostgres(db) ? db.raw('jsonb_exists(??, ?)', [column, key]) : db.raw('json_type(??, ?) is not null', [column, `$."${key}"`]);
+}

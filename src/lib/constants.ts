@@ -20,6 +20,15 @@ export const RESERVED_FIELDS = [
 
 export const RESERVED_FIELD_NAMES: readonly string[] = RESERVED_FIELDS.map((f) => f.field_name);
 
+/**
+ * Names a custom field may not take besides the reserved ones: keys of the contact record
+ * (segments select on them) and placeholders computed at send time.
+ */
+export const NOT_CUSTOM_FIELD_NAMES: readonly string[] = [
+  'id', 'user_id', 'contact_type_id', 'created_at', 'updated_at', 'deleted_at', 'fullname', 'custom_field', 'contact_type',
+  'full_name', 'sender_name', 'sender_address', 'unsubscribe_preferences',
+];
+
 export const CUSTOM_FIELD_TYPES = ['text', 'number', 'datetime-local'] as const;
 export type CustomFieldType = (typeof CUSTOM_FIELD_TYPES)[number];
 
@@ -64,6 +73,8 @@ export const LIMITS = {
   string: 255,
   /** generic text columns (descriptions) */
   text: 65535,
+  /** custom field names (fields.field_name) */
+  fieldName: 64,
   contactTypeNameMin: 2,
   /** list page size bounds for the optional page/per_page extension */
   perPageMax: 1000,

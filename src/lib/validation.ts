@@ -38,6 +38,7 @@ export const messages = {
   arrayMax: (f: string, n: number) => `The ${humanName(f)} may not have more than ${n} items.`,
   date: (f: string) => `The ${humanName(f)} is not a valid date.`,
   taken: (f: string) => `The ${humanName(f)} has already been taken.`,
+  reserved: (f: string) => `The ${humanName(f)} is reserved.`,
   fileType: (f: string, ext: string) => `The ${humanName(f)} must be a file of type: ${ext}.`,
   boolean: (f: string) => `The ${humanName(f)} field must be true or false.`,
   addressMax: (f: string, n: number) => `The ${humanName(f)} may not have more than ${n} addresses.`,

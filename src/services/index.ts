@@ -1,7 +1,11 @@
 import { createAccountsService } from './accounts';
 import { createContactTypesService } from './contact-types';
 import type { ServiceDeps } from './context';
+import { createDesignTemplatesService } from './design-templates';
+import { createFieldsService } from './fields';
+import { createGeographyService } from './geography';
 import { createGlobalUnsubscribesService } from './global-unsubscribes';
+import { createNotificationRecipientsService } from './notification-recipients';
 import { createUnsubscribeGroupsService } from './unsubscribe-groups';
 import { createOutboxService } from './outbox';
 import { createOverviewService } from './overview';
@@ -14,6 +18,10 @@ export function createServices(deps: ServiceDeps) {
     contactTypes: createContactTypesService(deps),
     unsubscribeGroups: createUnsubscribeGroupsService(deps),
     globalUnsubscribes: createGlobalUnsubscribesService(deps),
+    notificationRecipients: createNotificationRecipientsService(deps),
+    fields: createFieldsService(deps),
+    designTemplates: createDesignTemplatesService(deps),
+    geography: createGeographyService(deps),
     sessions: createSessionsService(deps),
     overview: createOverviewService(deps),
     outbox: createOutboxService(deps),

@@ -1,6 +1,5 @@
+import { expectBulkIdRules, expectDeleteIdRules, NOT_FOUND } from '../support/expectations';
 import { TIMESTAMP, useHarness, TestAccount } from '../support/harness';
-
-const NOT_FOUND = { status: 'failed', errors: 'Record Not Found' };
 
 describe('global unsubscribes', () => {
   const h = useHarness();
@@ -81,10 +80,7 @@ describe('global unsubscribes', () => {
     expect(res.body).toEqual({ status: 'success', message: 'Deleted Successfully' });
     expect(await unsubscribers(erin)).toEqual([keep]);
     await h.api(erin).delete(`/global-unsubscribes/delete?id=${drop.id}`).expect(404, NOT_FOUND);
-    const missing = await h.api(erin).delete('/global-unsubscribes/delete').expect(422);
-    expect(missing.body).toEqual({ status: 'failed', errors: { id: ['The id field is required.'] } });
-    const bad = await h.api(erin).delete('/global-unsubscribes/delete?id=x').expect(422);
-    expect(bad.body.errors).toEqual({ id: ['The id must be an integer.'] });
+    await expectDeleteIdRules(h.api(erin), '/global-unsubscribes/delete');
   });
 
   test('when another account deletes an id then it is not found and the row stays', async () => {
@@ -109,11 +105,6 @@ describe('global unsubscribes', () => {
   });
 
   test('when bulk-delete ids are missing, not integers or too many then 422', async () => {
-    const missing = await h.api(alice).post('/global-unsubscribes/bulk-delete').type('form').send('').expect(422);
-    expect(missing.body).toEqual({ status: 'failed', errors: { strIds: ['The strIds field is required.'] } });
-    const bad = await h.api(alice).post('/global-unsubscribes/bulk-delete').type('form').send('strIds[0]=1&strIds[1]=two').expect(422);
-    expect(bad.body.errors).toEqual({ strIds: ['The strIds must contain only integers.'] });
-    const tooMany = await h.api(alice).post('/global-unsubscribes/bulk-delete').send({ strIds: Array.from({ length: 1001 }, (_, i) => i + 1) }).expect(422);
-    expect(tooMany.body.errors).toEqual({ strIds: ['The strIds may not have more than 1000 items.'] });
+    await expectBulkIdRules(h.api(alice), '/global-unsubscribes/bulk-delete');
   });
 });

@@ -1,6 +1,5 @@
+import { expectBulkIdRules, expectDeleteIdRules, NOT_FOUND } from '../support/expectations';
 import { TIMESTAMP, useHarness, TestAccount } from '../support/harness';
-
-const NOT_FOUND = { status: 'failed', errors: 'Record Not Found' };
 
 describe('unsubscribe groups', () => {
   const h = useHarness();
@@ -183,8 +182,7 @@ describe('unsubscribe groups', () => {
     expect(res.body).toEqual({ status: 'success', message: 'Deleted Successfully' });
     expect(await recipients(alice, id)).toEqual([b]);
     await h.api(alice).delete(`/unsubscribes-groups/recipients-delete?id=${a.id}`).expect(404, NOT_FOUND);
-    const missing = await h.api(alice).delete('/unsubscribes-groups/recipients-delete').expect(422);
-    expect(missing.body.errors).toEqual({ id: ['The id field is required.'] });
+    await expectDeleteIdRules(h.api(alice), '/unsubscribes-groups/recipients-delete');
   });
 
   test('when recipients are bulk-deleted then only this account’s listed ids go', async () => {
@@ -208,12 +206,7 @@ describe('unsubscribe groups', () => {
   });
 
   test('when bulk-delete ids are missing, not integers or too many then 422', async () => {
-    const missing = await h.api(alice).post('/unsubscribes-groups/recipients-bulk-delete').type('form').send('').expect(422);
-    expect(missing.body).toEqual({ status: 'failed', errors: { strIds: ['The strIds field is required.'] } });
-    const bad = await h.api(alice).post('/unsubscribes-groups/recipients-bulk-delete').send({ strIds: [1, 'x'] }).expect(422);
-    expect(bad.body.errors).toEqual({ strIds: ['The strIds must contain only integers.'] });
-    const tooMany = await h.api(alice).post('/unsubscribes-groups/recipients-bulk-delete').send({ strIds: Array.from({ length: 1001 }, (_, i) => i + 1) }).expect(422);
-    expect(tooMany.body.errors).toEqual({ strIds: ['The strIds may not have more than 1000 items.'] });
+    await expectBulkIdRules(h.api(alice), '/unsubscribes-groups/recipients-bulk-delete');
   });
 
   test('when another account addresses a group then it is not found and unchanged', async () => {
