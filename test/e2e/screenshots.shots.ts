@@ -25,6 +25,9 @@ describe('screenshots', () => {
     await services.unsubscribeGroups.add(ctx, { group_name: 'Offers', description: 'Discounts and special offers.', is_display: 0 });
     await services.unsubscribeGroups.addRecipients(ctx, group, ['ana@example.org', 'li.wei@example.net', 'sam@example.com']);
     await services.globalUnsubscribes.add(ctx, ['no-mail@example.org', 'left@example.com']);
+    await services.fields.addCustom(ctx, { field_name: 'company_name', field_type: 'text' });
+    await services.fields.addCustom(ctx, { field_name: 'birth_date', field_type: 'datetime-local' });
+    await services.notificationRecipients.save(ctx, { email_address: 'ops@example.com', email_owner: 'Operations' });
     const transport = createMailTransport(h.runtime.config);
     await transport.send({
       accountId: account.user_id,
@@ -54,6 +57,10 @@ describe('screenshots', () => {
     await shot('contact-type-invalid');
     await page.goto(`/unsubscribe-groups/${group}`);
     await shot('unsubscribe-group');
+    await page.goto('/custom-fields');
+    await shot('custom-fields');
+    await page.goto('/notification-recipients');
+    await shot('notification-recipients');
     await page.goto('/global-unsubscribes');
     await shot('global-unsubscribes');
     await page.goto('/outbox');
