@@ -1,10 +1,10 @@
 import type { Request, Response } from 'express';
 import { ctxOf } from '../api/routes';
 import { bulkIds } from '../lib/http';
-import { field, splitAddresses, validate } from '../lib/validation';
+import { splitAddresses } from '../lib/validation';
 import type { Services } from '../services';
 import { onInvalid } from './errors';
-import { linesToCommas } from './forms';
+import { addressListInput, counted } from './forms';
 import { pagerOf, pagingOf } from './paging';
 import type { WebRoutes } from './routes';
 import type { Views } from './views';
@@ -24,18 +24,17 @@ export function mountGlobalUnsubscribes(routes: WebRoutes, { globalUnsubscribes 
   routes.post(
     '/global-unsubscribes',
     onInvalid('global-unsubscribes/index.njk', data),
-    linesToCommas('email_address'),
-    validate(field('email_address').required().addressList()),
+    ...addressListInput(),
     async (req, res) => {
       const addresses = splitAddresses(req.body.email_address);
       await globalUnsubscribes.add(ctxOf(req), addresses);
-      views.redirect(res, '/global-unsubscribes', addresses.length === 1 ? 'Address added.' : `${addresses.length} addresses added.`);
+      views.redirect(res, '/global-unsubscribes', counted(addresses.length, 'Address', 'addresses', 'added'));
     },
   );
 
   routes.post('/global-unsubscribes/delete', async (req, res) => {
     const ids = bulkIds(req.body.ids, 'ids');
     await globalUnsubscribes.remove(ctxOf(req), ids);
-    await views.changed(req, res, '/global-unsubscribes', ids.length === 1 ? 'Address removed.' : `${ids.length} addresses removed.`, () => page(req, res));
+    await views.changed(req, res, '/global-unsubscribes', counted(ids.length, 'Address', 'addresses', 'removed'), () => page(req, res));
   });
 }

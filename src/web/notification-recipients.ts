@@ -5,6 +5,7 @@ import { bulkIds } from '../lib/http';
 import { validate } from '../lib/validation';
 import type { Services } from '../services';
 import { onInvalid } from './errors';
+import { counted } from './forms';
 import { pagerOf, pagingOf } from './paging';
 import type { WebRoutes } from './routes';
 import type { Views } from './views';
@@ -29,7 +30,7 @@ export function mountNotificationRecipients(routes: WebRoutes, { notificationRec
   routes.post('/notification-recipients/delete', async (req, res) => {
     const ids = bulkIds(req.body.ids, 'ids');
     await notificationRecipients.remove(ctxOf(req), ids);
-    const flash = ids.length === 1 ? 'Recipient removed.' : `${ids.length} recipients removed.`;
+    const flash = counted(ids.length, 'Recipient', 'recipients', 'removed');
     await views.changed(req, res, '/notification-recipients', flash, () => page(req, res));
   });
 }

@@ -2,10 +2,10 @@ import type { Request, Response } from 'express';
 import { groupFields, groupInput } from '../api/unsubscribe-groups';
 import { ctxOf } from '../api/routes';
 import { bulkIds, toId } from '../lib/http';
-import { field, splitAddresses, validate } from '../lib/validation';
+import { splitAddresses, validate } from '../lib/validation';
 import type { Services } from '../services';
 import { onInvalid } from './errors';
-import { linesToCommas } from './forms';
+import { addressListInput, counted } from './forms';
 import { pagerOf, pagingOf } from './paging';
 import type { WebRoutes } from './routes';
 import type { Views } from './views';
@@ -61,12 +61,11 @@ export function mountUnsubscribeGroups(routes: WebRoutes, { unsubscribeGroups }:
   routes.post(
     '/unsubscribe-groups/:id/recipients',
     onInvalid('unsubscribe-groups/show.njk', recipientsData),
-    linesToCommas('email_address'),
-    validate(field('email_address').required().addressList()),
+    ...addressListInput(),
     async (req, res) => {
       const addresses = splitAddresses(req.body.email_address);
       await unsubscribeGroups.addRecipients(ctxOf(req), idOf(req), addresses);
-      views.redirect(res, `/unsubscribe-groups/${idOf(req)}`, addresses.length === 1 ? 'Address added.' : `${addresses.length} addresses added.`);
+      views.redirect(res, `/unsubscribe-groups/${idOf(req)}`, counted(addresses.length, 'Address', 'addresses', 'added'));
     },
   );
 
@@ -75,7 +74,7 @@ export function mountUnsubscribeGroups(routes: WebRoutes, { unsubscribeGroups }:
     // The group is looked up first, so another account's group is a 404 like everywhere else.
     await unsubscribeGroups.get(ctxOf(req), idOf(req));
     await unsubscribeGroups.removeRecipients(ctxOf(req), ids);
-    const flash = ids.length === 1 ? 'Address removed.' : `${ids.length} addresses removed.`;
+    const flash = counted(ids.length, 'Address', 'addresses', 'removed');
     await views.changed(req, res, `/unsubscribe-groups/${idOf(req)}`, flash, () => recipientsPage(req, res));
   });
 }

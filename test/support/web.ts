@@ -56,3 +56,23 @@ export function asFragment(test: request.Test, targetId: string): request.Test {
 export function asBoosted(test: request.Test): request.Test {
   return test.set({ 'HX-Request': 'true', 'HX-Request-Type': 'full', 'HX-Boosted': 'true' });
 }
+
+export interface TwoAccounts {
+  /** The signed-in account. */
+  alice: TestAccount;
+  /** Another account, whose records alice must never reach. */
+  bob: TestAccount;
+  /** Alice's dashboard client. */
+  web: WebClient;
+}
+
+/** Two accounts and alice's signed-in client, filled in beforeAll (the usual start of a web test file). */
+export function useTwoAccounts(h: Harness): TwoAccounts {
+  const t = {} as TwoAccounts;
+  beforeAll(async () => {
+    t.alice = await h.account();
+    t.bob = await h.account();
+    t.web = await signIn(h, t.alice);
+  });
+  return t;
+}
