@@ -10,6 +10,7 @@ import { mountContactTypes } from './contact-types';
 import { mountCustomFields } from './custom-fields';
 import { mountGlobalUnsubscribes } from './global-unsubscribes';
 import { Cookies } from './cookies';
+import { mountDesignTemplates } from './design-templates';
 import { verifyCsrf } from './csrf';
 import { webErrorHandler, webNotFound } from './errors';
 import { mountHome } from './home';
@@ -76,6 +77,7 @@ export function createDashboard(config: Config, services: Services, logger: Logg
   mountCustomFields(routes, services, views);
   mountUnsubscribeGroups(routes, services, views);
   mountGlobalUnsubscribes(routes, services, views);
+  mountDesignTemplates(routes, services, views);
   mountNotificationRecipients(routes, services, views);
   mountOutbox(routes, services, views);
   mountApiKeys(routes, services, views);

@@ -8,7 +8,7 @@ import type { Views } from './views';
  * A message's own HTML runs with nothing allowed: no script, no request to another site,
  * no form; shown only inside the Outbox page's sandboxed frame.
  */
-const MESSAGE_CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src 'self' data:; font-src 'self'; sandbox; frame-ancestors 'self'";
+export const MESSAGE_CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src 'self' data:; font-src 'self'; sandbox; frame-ancestors 'self'";
 
 /** The Outbox: messages written as .eml files when no SMTP_URL is set, each account its own. */
 export function mountOutbox(routes: WebRoutes, { outbox }: Services, views: Views): void {

@@ -57,6 +57,9 @@ describe('screenshots', () => {
     await shot('contact-type-invalid');
     await page.goto(`/unsubscribe-groups/${group}`);
     await shot('unsubscribe-group');
+    await page.goto('/design-templates');
+    await page.locator('.template-card img').last().evaluate((img: HTMLImageElement) => img.decode());
+    await shot('design-templates');
     await page.goto('/custom-fields');
     await shot('custom-fields');
     await page.goto('/notification-recipients');

@@ -49,6 +49,7 @@ describe('dashboard round trips', () => {
     ['/outbox', 1],
     ['/api-keys', 1],
     ['/settings', 1],
+    ['/design-templates', 2],
   ])('when %s is shown then it takes %i round trips', async (path, expected) => {
     expect(await queriesOf(path)).toBe(expected);
   });
