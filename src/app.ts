@@ -8,6 +8,8 @@ import { createApiRouter } from './api';
 import type { Config } from './config';
 import { PUBLIC_DIR } from './lib/paths';
 import type { Services } from './services';
+import { schedulePreviewRouter } from './web/schedule-preview';
+import { verifySenderRouter } from './web/verify-sender';
 import { createDashboard } from './web';
 
 export interface AppDeps {
@@ -45,6 +47,8 @@ export function createApp({ config, services, logger }: AppDeps): Express {
   app.use(compression());
 
   app.use('/api/v1', createApiRouter(config, services, logger));
+  app.use(verifySenderRouter(services, logger));
+  app.use(schedulePreviewRouter(services, logger));
   // Public files (template previews, email images) are shown by API clients and mail readers on other origins.
   app.use(express.static(PUBLIC_DIR, { maxAge: '1h', setHeaders: (res) => res.setHeader('Cross-Origin-Resource-Policy', 'cross-origin') }));
   // The dashboard answers only its own paths; public pages may mount before or after it,

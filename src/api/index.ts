@@ -3,12 +3,15 @@ import type { Logger } from 'pino';
 import type { Config } from '../config';
 import type { Services } from '../services';
 import { requireApiKeys } from './auth';
+import { mountAutomations } from './automations';
 import { mountContactTypes } from './contact-types';
 import { mountCountryStateCity } from './country-state-city';
 import { mountDesignTemplates } from './design-templates';
 import { apiErrorHandler } from './errors';
 import { mountFields } from './fields';
 import { mountGlobalUnsubscribes } from './global-unsubscribes';
+import { mountSenders } from './senders';
+import { mountSingleSends } from './single-sends';
 import { apiRateLimit } from './rate-limit';
 import { mountNotificationRecipients } from './notification-recipients';
 import { ApiRoutes } from './routes';
@@ -24,6 +27,9 @@ export function createApiRouter(config: Config, services: Services, logger: Logg
   mountFields(routes, services);
   mountDesignTemplates(routes, services);
   mountCountryStateCity(routes, services);
+  mountSenders(routes, services);
+  mountSingleSends(routes, services);
+  mountAutomations(routes, services);
 
   const api = express.Router();
   // Unknown path or wrong method first, then rate limit and keys, then the routes.

@@ -82,5 +82,17 @@ export const LIMITS = {
 
 export const DEMO_ACCOUNT_EMAIL = 'demo@example.com';
 
+/** Limits of senders, single sends and automations beyond the generic 255-character string. */
+export const CAMPAIGN_LIMITS = {
+  /** fits senders.zip_code */
+  zipCode: 64,
+  /** fits the subject and preheader columns (RFC 5322 line length) */
+  subject: 998,
+  /** entries of recipient_id / exclude_specific_recipient_id */
+  recipientRefs: 1000,
+  /** largest waiting_period of a schedule (in days or hours) */
+  waitingPeriodMax: 100000,
+} as const;
+
 /** Dashboard sessions: sliding expiry, renewed at most once a day. */
 export const SESSION = { ttlMs: 14 * 24 * 3600_000, renewAfterMs: 24 * 3600_000 } as const;

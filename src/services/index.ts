@@ -7,21 +7,36 @@ import { createGeographyService } from './geography';
 import { createGlobalUnsubscribesService } from './global-unsubscribes';
 import { createNotificationRecipientsService } from './notification-recipients';
 import { createUnsubscribeGroupsService } from './unsubscribe-groups';
+import { createAutomationSchedulesService } from './automation-schedules';
+import { createAutomationsService } from './automations';
+import { createCampaignRefs } from './campaign-refs';
+import { createSendersService } from './senders';
+import { createSingleSendsService } from './single-sends';
 import { createOutboxService } from './outbox';
 import { createOverviewService } from './overview';
 import { createSessionsService } from './sessions';
 
 /** The composition root of the domain: every service, built once from its dependencies. */
 export function createServices(deps: ServiceDeps) {
+  const contactTypes = createContactTypesService(deps);
+  const unsubscribeGroups = createUnsubscribeGroupsService(deps);
+  const senders = createSendersService(deps);
+  const designTemplates = createDesignTemplatesService(deps);
+  const refs = createCampaignRefs({ ...deps, contactTypes, unsubscribeGroups, senders, designTemplates });
+  const automations = createAutomationsService({ ...deps, refs });
   return {
     accounts: createAccountsService(deps),
-    contactTypes: createContactTypesService(deps),
-    unsubscribeGroups: createUnsubscribeGroupsService(deps),
+    contactTypes,
+    unsubscribeGroups,
     globalUnsubscribes: createGlobalUnsubscribesService(deps),
     notificationRecipients: createNotificationRecipientsService(deps),
     fields: createFieldsService(deps),
-    designTemplates: createDesignTemplatesService(deps),
+    designTemplates,
     geography: createGeographyService(deps),
+    senders,
+    singleSends: createSingleSendsService({ ...deps, refs, senders }),
+    automations,
+    automationSchedules: createAutomationSchedulesService({ ...deps, refs, automations, senders }),
     sessions: createSessionsService(deps),
     overview: createOverviewService(deps),
     outbox: createOutboxService(deps),

@@ -1,6 +1,6 @@
 import type { Request, Response } from 'express';
 import nunjucks from 'nunjucks';
-import { VIEWS_DIR } from '../lib/paths';
+import { createViews } from '../lib/views';
 import type { Cookies } from './cookies';
 import { assetUrls } from './assets';
 
@@ -9,11 +9,7 @@ import { assetUrls } from './assets';
  * safe), templates cached after their first compile.
  */
 export function createViewEnvironment(): nunjucks.Environment {
-  const env = new nunjucks.Environment(new nunjucks.FileSystemLoader(VIEWS_DIR), {
-    autoescape: true,
-    trimBlocks: true,
-    lstripBlocks: true,
-  });
+  const env = createViews({ trimBlocks: true, lstripBlocks: true });
   env.addFilter('number', (value: unknown) => (value === null || value === undefined ? '' : Number(value).toLocaleString('en-US')));
   env.addFilter('datetime', formatDateTime);
   env.addGlobal('assets', assetUrls);

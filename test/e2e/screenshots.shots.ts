@@ -58,7 +58,7 @@ describe('screenshots', () => {
     await page.goto(`/unsubscribe-groups/${group}`);
     await shot('unsubscribe-group');
     await page.goto('/design-templates');
-    await page.locator('.template-card img').last().evaluate((img: HTMLImageElement) => img.decode());
+    await page.locator(".template-card img").last().evaluate((img) => (img as unknown as { decode(): Promise<void> }).decode());
     await shot('design-templates');
     await page.goto('/custom-fields');
     await shot('custom-fields');
