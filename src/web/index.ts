@@ -17,6 +17,7 @@ import { mountHome } from './home';
 import { mountNotificationRecipients } from './notification-recipients';
 import { mountOutbox } from './outbox';
 import { WebRoutes } from './routes';
+import { mountSenders } from './senders';
 import { mountSettings } from './settings';
 import { mountUnsubscribeGroups } from './unsubscribe-groups';
 import { createViewEnvironment, Views } from './views';
@@ -77,6 +78,7 @@ export function createDashboard(config: Config, services: Services, logger: Logg
   mountCustomFields(routes, services, views);
   mountUnsubscribeGroups(routes, services, views);
   mountGlobalUnsubscribes(routes, services, views);
+  mountSenders(routes, services, views);
   mountDesignTemplates(routes, services, views);
   mountNotificationRecipients(routes, services, views);
   mountOutbox(routes, services, views);

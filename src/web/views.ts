@@ -16,10 +16,14 @@ export function createViewEnvironment(): nunjucks.Environment {
   return env;
 }
 
-/** `2026-11-22 09:15` in the account's time zone; empty for no value. */
+/**
+ * `2026-11-22 09:15` in the account's time zone; empty for no value. Takes ISO timestamps and
+ * the reference's plain `YYYY-MM-DD HH:MM:SS` (UTC) of sent_at, live_at and send_at.
+ */
 export function formatDateTime(value: unknown, timeZone = 'UTC'): string {
   if (value === null || value === undefined || value === '') return '';
-  const date = new Date(String(value));
+  const text = String(value);
+  const date = new Date(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/.test(text) ? `${text.replace(' ', 'T')}Z` : text);
   if (Number.isNaN(date.getTime())) return '';
   const parts = new Intl.DateTimeFormat('en-CA', {
     timeZone,

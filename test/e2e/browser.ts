@@ -53,6 +53,8 @@ export function useBrowser(h: Harness): BrowserHarness {
   b.page = async () => {
     const context = await b.browser.newContext({ baseURL: b.baseUrl, viewport: { width: 1280, height: 800 } });
     const page = await context.newPage();
+    // Shorter than jest's test timeout, so a stuck step names itself.
+    page.setDefaultTimeout(8000);
     b.problems.length = 0;
     page.on('console', (message) => {
       // A refused form or sign-in answers 4xx on purpose; the browser logs each one.

@@ -141,4 +141,37 @@ describe('dashboard in Chromium', () => {
     await page.frameLocator('iframe.message-frame').getByRole('heading', { name: 'Almost there' }).waitFor();
     expect(b.problems).toEqual([]);
   });
+
+  test('when a sender is created with the place pickers and its link followed from the Outbox then it shows verified', async () => {
+    const account = await h.account();
+    const page = await b.page();
+    await b.signIn(page, account);
+
+    await page.getByRole('navigation').getByRole('link', { name: 'Senders' }).click();
+    await page.getByRole('link', { name: 'New sender' }).first().click();
+    await page.getByLabel('Nickname').fill('Newsletter');
+    await page.getByLabel('From name').fill('Acme News');
+    await page.getByLabel('From email').fill('news@acme.example');
+    await page.getByLabel('Reply-to email').fill('reply@acme.example');
+    await page.getByLabel('Address', { exact: true }).fill('1 Main Street');
+    await page.getByLabel('Country').selectOption({ label: 'Canada' });
+    // htmx fills the states of the chosen country, then the cities of the chosen state.
+    await page.getByLabel('State or region').selectOption({ label: 'Ontario' });
+    await page.locator('#field-city_id option', { hasText: 'Toronto' }).first().waitFor({ state: 'attached' });
+    await page.getByLabel('City').selectOption({ label: 'Toronto' });
+    await page.getByRole('button', { name: 'Save sender' }).click();
+    await page.getByText('A verification link was mailed to news@acme.example.').waitFor();
+    await page.getByText('Waiting').waitFor();
+
+    await page.getByRole('navigation').getByRole('link', { name: 'Outbox' }).click();
+    await page.getByRole('link', { name: 'Confirm your sender address' }).click();
+    const link = page.locator('.links a').first();
+    const href = (await link.getAttribute('href')) ?? '';
+    // The mail's links use BASE_URL; here the app answers on 127.0.0.1, so the path is opened on it.
+    await page.goto(new URL(href).pathname);
+    await page.getByText(/verified/i).first().waitFor();
+    await page.goto('/senders');
+    await page.getByText('Verified', { exact: true }).waitFor();
+    expect(b.problems).toEqual([]);
+  });
 });

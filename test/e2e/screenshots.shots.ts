@@ -28,6 +28,11 @@ describe('screenshots', () => {
     await services.fields.addCustom(ctx, { field_name: 'company_name', field_type: 'text' });
     await services.fields.addCustom(ctx, { field_name: 'birth_date', field_type: 'datetime-local' });
     await services.notificationRecipients.save(ctx, { email_address: 'ops@example.com', email_owner: 'Operations' });
+    const canada = (await services.geography.countries()).find((c) => c.iso2 === 'CA')!;
+    const sender = { from_name: 'Acme News', reply_to_email: 'reply@acme.example', country_id: canada.id, state_id: null, city_id: null, zip_code: null, company_address: '1 Main Street', company_address2: null };
+    await services.senders.add(ctx, { ...sender, nickname: 'Newsletter', from_email: 'news@acme.example' });
+    const verified = await services.senders.add(ctx, { ...sender, nickname: 'Support', from_email: 'support@acme.example' });
+    await h.runtime.db('senders').where({ id: verified }).update({ is_verified: 1 });
     const transport = createMailTransport(h.runtime.config);
     await transport.send({
       accountId: account.user_id,
@@ -57,6 +62,8 @@ describe('screenshots', () => {
     await shot('contact-type-invalid');
     await page.goto(`/unsubscribe-groups/${group}`);
     await shot('unsubscribe-group');
+    await page.goto('/senders');
+    await shot('senders');
     await page.goto('/design-templates');
     await page.locator(".template-card img").last().evaluate((img) => (img as unknown as { decode(): Promise<void> }).decode());
     await shot('design-templates');

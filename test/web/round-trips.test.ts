@@ -50,6 +50,7 @@ describe('dashboard round trips', () => {
     ['/api-keys', 1],
     ['/settings', 1],
     ['/design-templates', 2],
+    ['/senders', 2],
   ])('when %s is shown then it takes %i round trips', async (path, expected) => {
     expect(await queriesOf(path)).toBe(expected);
   });
