@@ -20,6 +20,14 @@ export interface AppDeps {
 
 const REQUEST_ID = /^[\w.-]{1,128}$/;
 
+/** Path segments that are credentials (verification, unsubscribe, tracking, preview links). */
+const TOKEN_PATH = /^(\/(?:verify-sender|unsubscribe|one-click|open|preview\/schedule)\/)[^/?]+/;
+
+/** Keeps secrets in links out of the logs. */
+export function redactTokens(url: string | undefined): string | undefined {
+  return url?.replace(TOKEN_PATH, '$1[redacted]');
+}
+
 /** Builds the Express app from its parts, without listening (the server and the tests use it). */
 export function createApp({ config, services, logger }: AppDeps): Express {
   const app = express();
@@ -38,7 +46,7 @@ export function createApp({ config, services, logger }: AppDeps): Express {
       },
       customLogLevel: (_req, res, err) => (err || res.statusCode >= 500 ? 'error' : 'info'),
       serializers: {
-        req: (req) => ({ id: req.id, method: req.method, url: req.url }),
+        req: (req) => ({ id: req.id, method: req.method, url: redactTokens(req.url) }),
         res: (res) => ({ statusCode: res.statusCode }),
       },
     }),
