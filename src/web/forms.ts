@@ -22,3 +22,14 @@ export function addressListInput(): RequestHandler[] {
 export function counted(n: number, one: string, many: string, verb: string): string {
   return n === 1 ? `${one} ${verb}.` : `${n} ${many} ${verb}.`;
 }
+
+/** Checkbox groups arrive as one string when one box is ticked: make them lists, as the API takes them. */
+export function listFields(...names: string[]): RequestHandler {
+  return (req, _res, next) => {
+    for (const name of names) {
+      const value = req.body?.[name];
+      if (typeof value === 'string') req.body[name] = [value];
+    }
+    next();
+  };
+}

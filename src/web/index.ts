@@ -19,6 +19,7 @@ import { mountOutbox } from './outbox';
 import { WebRoutes } from './routes';
 import { mountSenders } from './senders';
 import { mountSettings } from './settings';
+import { mountSingleSends } from './single-sends';
 import { mountUnsubscribeGroups } from './unsubscribe-groups';
 import { createViewEnvironment, Views } from './views';
 
@@ -78,6 +79,7 @@ export function createDashboard(config: Config, services: Services, logger: Logg
   mountCustomFields(routes, services, views);
   mountUnsubscribeGroups(routes, services, views);
   mountGlobalUnsubscribes(routes, services, views);
+  mountSingleSends(routes, services, views);
   mountSenders(routes, services, views);
   mountDesignTemplates(routes, services, views);
   mountNotificationRecipients(routes, services, views);

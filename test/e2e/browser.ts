@@ -81,3 +81,15 @@ export function useBrowser(h: Harness): BrowserHarness {
 
   return b;
 }
+
+/**
+ * Polls a condition from the test side (a string page.waitForFunction would be evaluated in
+ * the page, which the dashboard's CSP forbids).
+ */
+export async function eventually(what: string, check: () => Promise<boolean>, timeoutMs = 8000): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > end) throw new Error(`still not true after ${timeoutMs} ms: ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}

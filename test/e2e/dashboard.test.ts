@@ -1,6 +1,6 @@
 import { createMailTransport } from '../../src/mail/transport';
 import { useHarness } from '../support/harness';
-import { useBrowser } from './browser';
+import { eventually, useBrowser } from './browser';
 
 describe('dashboard in Chromium', () => {
   const h = useHarness();
@@ -25,7 +25,7 @@ describe('dashboard in Chromium', () => {
     await page.getByRole('link', { name: 'New contact type' }).first().click();
     await page.waitForURL(`${b.baseUrl}/contact-types/new`);
     // htmx applies the new title with the swap, which may come just after the URL changes.
-    await page.waitForFunction('document.title === "New contact type · Campaigns"');
+    await eventually('the title follows', async () => (await page.title()) === 'New contact type · Campaigns');
 
     await page.getByLabel('Name').fill('a');
     await page.getByRole('button', { name: 'Save' }).click();
@@ -172,6 +172,40 @@ describe('dashboard in Chromium', () => {
     await page.getByText(/verified/i).first().waitFor();
     await page.goto('/senders');
     await page.getByText('Verified', { exact: true }).waitFor();
+    expect(b.problems).toEqual([]);
+  });
+
+  test('when a single send is composed, picking a template and an audience, then its page shows it with the chart', async () => {
+    const account = await h.account();
+    const ctx = { userId: account.user_id };
+    const { services, db } = h.runtime;
+    const country = (await services.geography.countries())[0].id;
+    const sender = await services.senders.add(ctx, {
+      from_name: 'Acme', from_email: 'news@acme.example', reply_to_email: 'reply@acme.example', country_id: country,
+      state_id: null, city_id: null, zip_code: null, company_address: '1 Main St', company_address2: null, nickname: 'News',
+    });
+    await db('senders').where({ id: sender }).update({ is_verified: 1 });
+    await services.unsubscribeGroups.add(ctx, { group_name: 'Newsletter', description: 'News', is_display: 1 });
+    await services.contactTypes.add(ctx, { name: 'Customers' });
+    const page = await b.page();
+    await b.signIn(page, account);
+
+    await page.getByRole('navigation').getByRole('link', { name: 'Single sends' }).click();
+    await page.getByRole('link', { name: 'New single send' }).first().click();
+    await page.getByLabel('Name', { exact: true }).fill('Launch');
+    await page.getByLabel('Subject').fill('Our launch');
+    await page.getByLabel('Preheader').fill('Read all about it');
+    await page.getByLabel('Sender').selectOption({ label: 'News — news@acme.example' });
+    await page.getByLabel('Unsubscribe group').selectOption({ label: 'Newsletter' });
+    await page.getByLabel('Welcome').check();
+    // htmx refills the editor with the picked template's HTML.
+    await eventually('the editor holds the template', async () => (await page.locator('#field-template_html').inputValue()).includes('Welcome aboard'));
+    await page.getByLabel('Customers').first().check();
+    await page.getByRole('button', { name: 'Save single send' }).click();
+    await page.getByText('Single send saved.').waitFor();
+    await page.getByRole('heading', { name: 'Launch' }).waitFor();
+    await page.locator('svg.chart').waitFor();
+    await page.frameLocator('iframe.message-frame').getByText('Welcome aboard').first().waitFor();
     expect(b.problems).toEqual([]);
   });
 });

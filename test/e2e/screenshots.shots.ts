@@ -33,6 +33,19 @@ describe('screenshots', () => {
     await services.senders.add(ctx, { ...sender, nickname: 'Newsletter', from_email: 'news@acme.example' });
     const verified = await services.senders.add(ctx, { ...sender, nickname: 'Support', from_email: 'support@acme.example' });
     await h.runtime.db('senders').where({ id: verified }).update({ is_verified: 1 });
+    const customers = (await services.contactTypes.list(ctx)).rows.find((r) => r.name === 'Customers')!.id;
+    const welcome = (await services.designTemplates.list()).rows.find((r) => r.template_name === 'Welcome')!;
+    const send = {
+      template_id: welcome.id, template_json: null, template_html: welcome.html_code, sender_id: verified, unsubscribe_group_id: group,
+      subject: 'Welcome to Acme, ((first_name))', preheader: 'Three steps to get started',
+      recipient_id: [{ id: String(customers), table: 'contacts_' as const }], exclude_specific_recipient_id: [],
+      schedule_type: 0 as const, schedule_date: '0000-00-00', schedule_time: '00:00:00',
+    };
+    const sentUtr = await services.singleSends.create(ctx, { ...send, single_send_name: 'October welcome' });
+    await h.runtime.db('single_sends').where({ utr: sentUtr }).update({
+      status: 3, triggered: 1240, delivered: 1198, bounces: 42, unique_opens: 611, total_opens: 903, unsubscribes: 9, sent_at: new Date().toISOString(),
+    });
+    await services.singleSends.create(ctx, { ...send, single_send_name: 'Winter sale', subject: 'Winter sale starts Friday', schedule_type: 1, schedule_date: '2031-12-01', schedule_time: '09:00:00' });
     const transport = createMailTransport(h.runtime.config);
     await transport.send({
       accountId: account.user_id,
@@ -62,6 +75,14 @@ describe('screenshots', () => {
     await shot('contact-type-invalid');
     await page.goto(`/unsubscribe-groups/${group}`);
     await shot('unsubscribe-group');
+    await page.goto('/single-sends');
+    await shot('single-sends');
+    await page.goto(`/single-sends/${sentUtr}`);
+    await page.frameLocator('iframe.message-frame').getByText('Welcome aboard').first().waitFor();
+    await shot('single-send');
+    await page.goto('/single-sends/new');
+    await page.locator('.template-choice img').last().evaluate((img) => (img as unknown as { decode(): Promise<void> }).decode());
+    await shot('single-send-composer');
     await page.goto('/senders');
     await shot('senders');
     await page.goto('/design-templates');

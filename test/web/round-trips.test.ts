@@ -51,6 +51,7 @@ describe('dashboard round trips', () => {
     ['/settings', 1],
     ['/design-templates', 2],
     ['/senders', 2],
+    ['/single-sends', 3],
   ])('when %s is shown then it takes %i round trips', async (path, expected) => {
     expect(await queriesOf(path)).toBe(expected);
   });
