@@ -1,3 +1,5 @@
+import type { ServerResponse } from 'node:http';
+import path from 'node:path';
 import compression from 'compression';
 import express, { Express } from 'express';
 import helmet from 'helmet';
@@ -6,7 +8,7 @@ import { pinoHttp } from 'pino-http';
 import { v4 as uuid } from 'uuid';
 import { createApiRouter } from './api';
 import type { Config } from './config';
-import { PUBLIC_DIR } from './lib/paths';
+import { API_PREFIX, PUBLIC_DIR } from './lib/paths';
 import type { Services } from './services';
 import { schedulePreviewRouter } from './web/schedule-preview';
 import { verifySenderRouter } from './web/verify-sender';
@@ -21,7 +23,7 @@ export interface AppDeps {
 const REQUEST_ID = /^[\w.-]{1,128}$/;
 
 /** Path segments that are credentials (verification, unsubscribe, tracking, preview links). */
-const TOKEN_PATH = /^(\/(?:verify-sender|unsubscribe|one-click|open|preview\/schedule)\/)[^/?]+/;
+const TOKEN_PATH = /^((?:\/api\/v1)?\/(?:verify-sender|unsubscribe|one-click|open|preview\/schedule)\/)[^/?]+/;
 
 /** Keeps secrets in links out of the logs. */
 export function redactTokens(url: string | undefined): string | undefined {
@@ -54,11 +56,16 @@ export function createApp({ config, services, logger }: AppDeps): Express {
   app.use(helmet());
   app.use(compression());
 
-  app.use('/api/v1', createApiRouter(config, services, logger));
-  app.use(verifySenderRouter(services, logger));
-  app.use(schedulePreviewRouter(services, logger));
   // Public files (template previews, email images) are shown by API clients and mail readers on other origins.
-  app.use(express.static(PUBLIC_DIR, { maxAge: '1h', setHeaders: (res) => res.setHeader('Cross-Origin-Resource-Policy', 'cross-origin') }));
+  const publicFiles = { maxAge: '1h', setHeaders: (res: ServerResponse) => res.setHeader('Cross-Origin-Resource-Policy', 'cross-origin') };
+  const schedulePreview = schedulePreviewRouter(services, logger);
+  // A schedule's design_url and image are "under {base_url}" (the reference), and public: before the keyed API.
+  app.use(API_PREFIX, schedulePreview);
+  app.use(`${API_PREFIX}/templates`, express.static(path.join(PUBLIC_DIR, 'templates'), publicFiles));
+  app.use(API_PREFIX, createApiRouter(config, services, logger));
+  app.use(verifySenderRouter(services, logger));
+  app.use(schedulePreview);
+  app.use(express.static(PUBLIC_DIR, publicFiles));
   // The dashboard answers only its own paths; public pages may mount before or after it,
   // but the HTML 404 must stay last.
   const dashboard = createDashboard(config, services, logger);

@@ -47,7 +47,8 @@ function changesOf(body: Record<string, unknown>): AutomationChanges {
   if (name) changes.automation_name = name;
   const target = given(body, 'automation_for', (v) => parseRecipientRef(v) ?? null);
   if (target !== undefined) changes.automation_for = target;
-  const group = given(body, 'unsubscribe_group_id', (v) => toId(v) ?? null);
+  // An id that names no record (0 after toId) is checked, and refused, like any other.
+  const group = given(body, 'unsubscribe_group_id', (v) => toId(v) ?? 0);
   if (group !== undefined) changes.unsubscribe_group_id = group;
   return changes;
 }
@@ -88,7 +89,7 @@ export function mountAutomations(routes: ApiRoutes, { automations, automationSch
       automation_type: AUTOMATION_TYPES[String(body.type).trim() as keyof typeof AUTOMATION_TYPES],
       automation_name: String(body.automation_name).trim(),
       automation_for: parseRecipientRef(body.automation_for) ?? null,
-      unsubscribe_group_id: toId(body.unsubscribe_group_id) ?? null,
+      unsubscribe_group_id: isBlank(body.unsubscribe_group_id) ? null : (toId(body.unsubscribe_group_id) ?? 0),
     });
     sendSuccess(res, { utr });
   });

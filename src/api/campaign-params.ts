@@ -5,10 +5,14 @@ import { parseRecipientRef, recipientEntries } from '../services/campaign-refs';
 
 /** Parameters shared by the single-send and automation routes. */
 
-/** The `utr` of a request: a body field on POST, else the query string (clients use both). */
+/**
+ * The `utr` of a request: a body field on POST, else the query string (clients use both).
+ * UUIDs are case-insensitive; stored ones are lower case (PostgreSQL's uuid type compares
+ * them so, SQLite's text would not).
+ */
 export function utrOf(req: Request): string {
   const value = req.body?.utr ?? req.query.utr;
-  return typeof value === 'string' ? value.trim() : '';
+  return typeof value === 'string' ? value.trim().toLowerCase() : '';
 }
 
 /** `utr` is required, in the body or the query. */

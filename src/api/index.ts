@@ -1,6 +1,7 @@
 import express, { Router } from 'express';
 import type { Logger } from 'pino';
 import type { Config } from '../config';
+import { sendFailure } from '../lib/envelope';
 import type { Services } from '../services';
 import { requireApiKeys } from './auth';
 import { mountAutomations } from './automations';
@@ -37,6 +38,8 @@ export function createApiRouter(config: Config, services: Services, logger: Logg
   api.use(apiRateLimit(config.apiRateLimitPerMinute));
   api.use(requireApiKeys(services.accounts));
   api.use(routes.router);
+  // A path the guard let through but no route matched (`/senders//`): still JSON, never Express's HTML page.
+  api.use((_req, res) => sendFailure(res, 404, 'Not Found'));
   api.use(apiErrorHandler(logger));
   return api;
 }

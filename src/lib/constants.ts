@@ -65,6 +65,8 @@ export const RECIPIENT_TABLES = ['contacts_', 'segments_'] as const;
 
 /** Limits of the reference and of decisions.md. */
 export const LIMITS = {
+  /** largest record id: id columns are 32-bit integers (PostgreSQL refuses larger values outright) */
+  maxId: 2147483647,
   /** ids in one bulk delete */
   bulkIds: 1000,
   /** addresses in one comma-separated list */

@@ -28,6 +28,7 @@ export const messages = {
   required: (f: string) => `The ${humanName(f)} field is required.`,
   string: (f: string) => `The ${humanName(f)} must be a string.`,
   integer: (f: string) => `The ${humanName(f)} must be an integer.`,
+  atLeast: (f: string, n: number) => `The ${humanName(f)} must be at least ${n}.`,
   numeric: (f: string) => `The ${humanName(f)} must be a number.`,
   email: (f: string) => `The ${humanName(f)} must be a valid email address.`,
   min: (f: string, n: number) => `The ${humanName(f)} must be at least ${n} characters.`,
@@ -74,8 +75,14 @@ export function splitAddresses(value: unknown): string[] {
   return out;
 }
 
+/** A single value: text, a number or a boolean (not an array or object from `name[]=` or JSON). */
+export function isScalar(value: unknown): value is string | number | boolean {
+  return typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean';
+}
+
 /** Laravel's `boolean` rule: 1/0, true/false (as values or text). Undefined when it is none of them. */
 export function toFlag(value: unknown): 0 | 1 | undefined {
+  if (!isScalar(value)) return undefined;
   const text = String(value).trim().toLowerCase();
   if (text === '1' || text === 'true') return 1;
   if (text === '0' || text === 'false') return 0;
@@ -110,10 +117,8 @@ export class Rule {
   }
 
   integer(min?: number): this {
-    this.chain
-      .custom((v) => isInteger(v) && (min === undefined || Number(v) >= min))
-      .withMessage(messages.integer(this.name))
-      .bail();
+    this.chain.custom((v) => isInteger(v)).withMessage(messages.integer(this.name)).bail();
+    if (min !== undefined) this.chain.custom((v) => Number(v) >= min).withMessage(messages.atLeast(this.name, min)).bail();
     return this;
   }
 
@@ -139,7 +144,7 @@ export class Rule {
 
   oneOf(values: readonly (string | number)[]): this {
     const allowed = new Set(values.map(String));
-    this.chain.custom((v) => allowed.has(String(v).trim())).withMessage(messages.selected(this.name)).bail();
+    this.chain.custom((v) => isScalar(v) && allowed.has(String(v).trim())).withMessage(messages.selected(this.name)).bail();
     return this;
   }
 
@@ -199,17 +204,24 @@ export function field(name: string, location: 'body' | 'query' = 'body'): Rule {
   return new Rule(name, (location === 'body' ? body : query)(name));
 }
 
-/** Runs every rule, then throws one ValidationError with every failing field. */
+/**
+ * Runs every rule, then throws one ValidationError with every failing field, listed in the
+ * order the rules are given (the chains finish in any order; clients and tests see one).
+ */
 export function validate(...rules: Rule[]): RequestHandler {
   return async (req: Request, _res: Response, next: NextFunction) => {
     await Promise.all(rules.map((rule) => rule.chain.run(req)));
     const result = validationResult(req);
     if (!result.isEmpty()) {
-      const fields: FieldErrors = {};
+      const found: FieldErrors = {};
       for (const error of result.array()) {
         if (error.type !== 'field') continue;
-        const messagesOfField = (fields[error.path] ??= []);
+        const messagesOfField = (found[error.path] ??= []);
         if (!messagesOfField.includes(String(error.msg))) messagesOfField.push(String(error.msg));
+      }
+      const fields: FieldErrors = {};
+      for (const name of [...rules.map((rule) => rule.name), ...Object.keys(found)]) {
+        if (found[name] && !fields[name]) fields[name] = found[name];
       }
       throw new ValidationError(fields);
     }

@@ -3,6 +3,7 @@ import type { Knex } from 'knex';
 import { insertId, nowValue } from '../db/dialect';
 import { FieldErrors, NotFoundError } from '../lib/errors';
 import { timestamp } from '../lib/time';
+import { API_PREFIX } from '../lib/paths';
 import { isUtr, newUtr } from '../lib/utr';
 import { messages, throwIfAny } from '../lib/validation';
 import type { AutomationsService } from './automations';
@@ -38,11 +39,14 @@ export async function copySchedules(trx: Knex.Transaction, fromAutomationId: num
   }
 }
 
-/** Public links of a schedule: its rendered design, keyed by the unguessable utr, and its preview image. */
+/**
+ * Public links of a schedule: its rendered design, keyed by the unguessable utr, and its
+ * preview image. The reference puts both "under {base_url}", i.e. under the API prefix.
+ */
 export function scheduleLinks(baseUrl: string, row: Record<string, unknown>) {
   return {
-    design_url: `${baseUrl}/preview/schedule/${row.utr}`,
-    image: `${baseUrl}/templates/${encodeURIComponent(String(row.preview_img))}`,
+    design_url: `${baseUrl}${API_PREFIX}/preview/schedule/${row.utr}`,
+    image: `${baseUrl}${API_PREFIX}/templates/${encodeURIComponent(String(row.preview_img))}`,
   };
 }
 

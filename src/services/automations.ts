@@ -87,7 +87,7 @@ export function createAutomationsService({ db, refs }: AutomationDeps) {
       const error = await refs.recipientsError(ctx, [input.automation_for], 'automation_for');
       if (error) errors.automation_for = [error];
     }
-    if (input.unsubscribe_group_id) {
+    if (input.unsubscribe_group_id !== null && input.unsubscribe_group_id !== undefined) {
       const error = await refs.groupError(ctx, input.unsubscribe_group_id);
       if (error) errors.unsubscribe_group_id = [error];
     }

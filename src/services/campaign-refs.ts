@@ -1,4 +1,4 @@
-import { RECIPIENT_TABLES } from '../lib/constants';
+import { LIMITS, RECIPIENT_TABLES } from '../lib/constants';
 import { asArray } from '../lib/http';
 import { messages } from '../lib/validation';
 import type { ContactTypesService } from './contact-types';
@@ -69,6 +69,8 @@ export function createCampaignRefs({ db, contactTypes, unsubscribeGroups, sender
   }
 
   async function recipientExists(ctx: Ctx, ref: RecipientRef): Promise<boolean> {
+    // An id past the id columns' range names nothing (and PostgreSQL would fail on it).
+    if (Number(ref.id) > LIMITS.maxId) return false;
     return ref.table === 'contacts_' ? contactTypes.exists(ctx, Number(ref.id)) : segmentExists(ctx, Number(ref.id));
   }
 

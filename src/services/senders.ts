@@ -34,7 +34,7 @@ export interface SenderRecord extends SenderInput {
 }
 
 const nullableId = (value: unknown) => (value === null || value === undefined ? null : Number(value));
-const nullableText = (value: unknown) => (value === null || value === undefined ? null : String(value));
+const textOrEmpty = (value: unknown) => (value === null || value === undefined ? '' : String(value));
 
 export function senderRecord(row: Record<string, unknown>): SenderRecord {
   return {
@@ -46,9 +46,10 @@ export function senderRecord(row: Record<string, unknown>): SenderRecord {
     country_id: Number(row.country_id),
     state_id: nullableId(row.state_id),
     city_id: nullableId(row.city_id),
-    zip_code: nullableText(row.zip_code),
+    // The reference types these as strings (it writes "or null" where null is meant): not given is ''.
+    zip_code: textOrEmpty(row.zip_code),
     company_address: String(row.company_address),
-    company_address2: nullableText(row.company_address2),
+    company_address2: textOrEmpty(row.company_address2),
     nickname: String(row.nickname),
     is_verified: Number(row.is_verified),
     utr: String(row.utr),

@@ -67,8 +67,8 @@ describe('automation schedules', () => {
       template_html: '',
       created_at: expect.stringMatching(TIMESTAMP),
       updated_at: expect.stringMatching(TIMESTAMP),
-      design_url: `${BASE}/preview/schedule/${first.utr}`,
-      image: `${BASE}/templates/welcome.png`,
+      design_url: `${BASE}/api/v1/preview/schedule/${first.utr}`,
+      image: `${BASE}/api/v1/templates/welcome.png`,
     });
     expect([second.subject, second.waiting_type, second.waiting_period]).toEqual(['Day three', 'days', 3]);
     expect([third.subject, third.waiting_type, third.waiting_period]).toEqual(['Hours later', 'hours', 6]);
@@ -99,7 +99,7 @@ describe('automation schedules', () => {
       .send(scheduleBody(automation, senderId, { subject: 'Custom', template_id: 1, preview_img: 'blank.png', template_html: '<h1>Hi</h1><p>((sender_name))</p>' }))
       .expect(200);
     const schedule = (await schedules()).find((s: { subject: string }) => s.subject === 'Custom');
-    expect(schedule).toMatchObject({ template_html: '<h1>Hi</h1><p>((sender_name))</p>', template_json: '', image: `${BASE}/templates/blank.png` });
+    expect(schedule).toMatchObject({ template_html: '<h1>Hi</h1><p>((sender_name))</p>', template_json: '', image: `${BASE}/api/v1/templates/blank.png` });
     const page = await web().get(pathOf(schedule.design_url)).expect(200);
     expect(page.text).toBe('<h1>Hi</h1><p>Tom &amp; &lt;Jerry&gt;</p>');
   });
@@ -126,7 +126,7 @@ describe('automation schedules', () => {
       .expect(422);
     expect(bad.body.errors).toEqual({
       waiting_type: ['The selected waiting type is invalid.'],
-      waiting_period: ['The waiting period must be an integer.'],
+      waiting_period: ['The waiting period must be at least 0.'],
     });
     const refs = await h.api(alice).post('/automations/schedule/create')
       .send(scheduleBody(automation, b.senderId, { template_id: 42, preview_img: 'holiday.png', template_json: '{}', template_html: '<p>x</p>' }))

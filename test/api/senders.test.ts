@@ -163,7 +163,7 @@ describe('senders', () => {
       .expect(200);
     expect(exact.body.message).toBe('Added Successfully');
     const saved = (await h.api(alice).get('/senders').expect(200)).body.message.senders[0];
-    expect(saved).toMatchObject({ state_id: null, city_id: null, zip_code: null, company_address2: null });
+    expect(saved).toMatchObject({ state_id: null, city_id: null, zip_code: '', company_address2: '' });
   });
 
   test('when the list is asked by POST then it answers like GET', async () => {
