@@ -4,6 +4,7 @@ import type { Logger } from 'pino';
 import type { Config } from '../config';
 import type { Services } from '../services';
 import { vendorAssets } from './assets';
+import { mountAutomations } from './automations';
 import { mountApiKeys } from './api-keys';
 import { mountAuth, requireSession } from './auth';
 import { mountContactTypes } from './contact-types';
@@ -80,6 +81,7 @@ export function createDashboard(config: Config, services: Services, logger: Logg
   mountUnsubscribeGroups(routes, services, views);
   mountGlobalUnsubscribes(routes, services, views);
   mountSingleSends(routes, services, views);
+  mountAutomations(routes, services, views);
   mountSenders(routes, services, views);
   mountDesignTemplates(routes, services, views);
   mountNotificationRecipients(routes, services, views);

@@ -208,4 +208,44 @@ describe('dashboard in Chromium', () => {
     await page.frameLocator('iframe.message-frame').getByText('Welcome aboard').first().waitFor();
     expect(b.problems).toEqual([]);
   });
+
+  test('when an automation is created, given a step and a group, then it goes live in place', async () => {
+    const account = await h.account();
+    const ctx = { userId: account.user_id };
+    const { services, db } = h.runtime;
+    const country = (await services.geography.countries())[0].id;
+    const sender = await services.senders.add(ctx, {
+      from_name: 'Acme', from_email: 'hello@acme.example', reply_to_email: 'reply@acme.example', country_id: country,
+      state_id: null, city_id: null, zip_code: null, company_address: '1 Main St', company_address2: null, nickname: 'Hello',
+    });
+    await db('senders').where({ id: sender }).update({ is_verified: 1 });
+    await services.unsubscribeGroups.add(ctx, { group_name: 'Onboarding', description: 'Tips', is_display: 1 });
+    await services.contactTypes.add(ctx, { name: 'Trials' });
+    const page = await b.page();
+    await b.signIn(page, account);
+
+    await page.getByRole('navigation').getByRole('link', { name: 'Automations' }).click();
+    await page.getByRole('link', { name: 'New automation' }).first().click();
+    await page.getByLabel('Name').fill('Onboarding');
+    await page.getByLabel('Target', { exact: true }).selectOption({ label: 'Contact type: Trials' });
+    await page.getByRole('button', { name: 'Create automation' }).click();
+    await page.getByText('Automation created as a draft').waitFor();
+
+    await page.getByLabel('Subject').fill('Welcome aboard');
+    await page.getByLabel('Design template').selectOption({ label: 'Welcome' });
+    await page.getByLabel('Wait').selectOption({ label: 'At once' });
+    await page.getByLabel('How many').fill('0');
+    await page.getByRole('button', { name: 'Add step' }).click();
+    await page.getByText('Step added.').waitFor();
+
+    await page.getByRole('button', { name: 'Set live' }).click();
+    await page.locator('#flash').getByText('Unsubscribe group require to live automation').waitFor();
+    await page.getByLabel('Unsubscribe group').selectOption({ label: 'Onboarding' });
+    await page.getByRole('button', { name: 'Save settings' }).click();
+    await page.getByText('Automation saved.').waitFor();
+    await page.getByRole('button', { name: 'Set live' }).click();
+    await page.locator('#automation-state').getByText('Live', { exact: true }).waitFor();
+    await page.getByRole('button', { name: 'Pause' }).waitFor();
+    expect(b.problems).toEqual([]);
+  });
 });

@@ -46,6 +46,12 @@ describe('screenshots', () => {
       status: 3, triggered: 1240, delivered: 1198, bounces: 42, unique_opens: 611, total_opens: 903, unsubscribes: 9, sent_at: new Date().toISOString(),
     });
     await services.singleSends.create(ctx, { ...send, single_send_name: 'Winter sale', subject: 'Winter sale starts Friday', schedule_type: 1, schedule_date: '2031-12-01', schedule_time: '09:00:00' });
+    const onboarding = await services.automations.create(ctx, { automation_type: 1, automation_name: 'Onboarding', automation_for: { id: String(customers), table: 'contacts_' }, unsubscribe_group_id: group });
+    for (const [subject, waiting_type, waiting_period] of [['Welcome aboard', 'instantly', 0], ['Three tips for your first week', 'days', 2], ['How is it going?', 'days', 7]] as const) {
+      await services.automationSchedules.create(ctx, onboarding, { sender_id: verified, subject, waiting_type, waiting_period, template_id: welcome.id, preview_img: welcome.preview_image, template_json: null, template_html: null });
+    }
+    await services.automations.setLive(ctx, onboarding);
+    await services.automations.create(ctx, { automation_type: 2, automation_name: 'Win-back', automation_for: null, unsubscribe_group_id: null });
     const transport = createMailTransport(h.runtime.config);
     await transport.send({
       accountId: account.user_id,
@@ -83,6 +89,10 @@ describe('screenshots', () => {
     await page.goto('/single-sends/new');
     await page.locator('.template-choice img').last().evaluate((img) => (img as unknown as { decode(): Promise<void> }).decode());
     await shot('single-send-composer');
+    await page.goto('/automations');
+    await shot('automations');
+    await page.goto(`/automations/${onboarding}`);
+    await shot('automation');
     await page.goto('/senders');
     await shot('senders');
     await page.goto('/design-templates');

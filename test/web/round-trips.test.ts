@@ -56,6 +56,10 @@ describe('dashboard round trips', () => {
     expect(await queriesOf(path)).toBe(expected);
   });
 
+  test('when the automations list is shown then it takes 4 round trips (a page, its total, and the target names)', async () => {
+    expect(await queriesOf('/automations')).toBe(4);
+  });
+
   test('when a group page is shown then it takes 5 round trips (the group, and its recipients through the shared service)', async () => {
     expect(await queriesOf(`/unsubscribe-groups/${group}`)).toBe(5);
   });
