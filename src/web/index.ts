@@ -24,6 +24,23 @@ import { mountSingleSends } from './single-sends';
 import { mountUnsubscribeGroups } from './unsubscribe-groups';
 import { createViewEnvironment, Views } from './views';
 
+/** Every page group of the dashboard; each mounts its routes on the shared route table. */
+const PAGE_GROUPS = [
+  mountHome,
+  mountContactTypes,
+  mountCustomFields,
+  mountUnsubscribeGroups,
+  mountGlobalUnsubscribes,
+  mountSingleSends,
+  mountAutomations,
+  mountSenders,
+  mountDesignTemplates,
+  mountNotificationRecipients,
+  mountOutbox,
+  mountApiKeys,
+  mountSettings,
+];
+
 export interface Dashboard {
   /** Answers only the dashboard's own paths; anything else falls through. */
   router: Router;
@@ -75,19 +92,7 @@ export function createDashboard(config: Config, services: Services, logger: Logg
   });
 
   mountAuth(routes, services, views, cookies, config);
-  mountHome(routes, services, views);
-  mountContactTypes(routes, services, views);
-  mountCustomFields(routes, services, views);
-  mountUnsubscribeGroups(routes, services, views);
-  mountGlobalUnsubscribes(routes, services, views);
-  mountSingleSends(routes, services, views);
-  mountAutomations(routes, services, views);
-  mountSenders(routes, services, views);
-  mountDesignTemplates(routes, services, views);
-  mountNotificationRecipients(routes, services, views);
-  mountOutbox(routes, services, views);
-  mountApiKeys(routes, services, views);
-  mountSettings(routes, services, views);
+  for (const mount of PAGE_GROUPS) mount(routes, services, views);
 
   const router = express.Router();
   router.use(...vendorAssets());

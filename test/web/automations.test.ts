@@ -1,5 +1,6 @@
 import { AUTOMATION_STATUS } from '../../src/lib/constants';
 import { NO_GROUP_TO_GO_LIVE } from '../../src/services/automations';
+import { addVerifiedSender, berlin } from '../support/campaign';
 import { useHarness } from '../support/harness';
 import { asFragment, signIn, useTwoAccounts } from '../support/web';
 
@@ -10,13 +11,8 @@ describe('dashboard automations', () => {
 
   beforeAll(async () => {
     const ctx = { userId: t.alice.user_id };
-    const { services, db } = h.runtime;
-    const country = (await services.geography.countries())[0].id;
-    refs.sender = await services.senders.add(ctx, {
-      from_name: 'Acme', from_email: 'news@acme.example', reply_to_email: 'reply@acme.example', country_id: country,
-      state_id: null, city_id: null, zip_code: null, company_address: '1 Main St', company_address2: null, nickname: 'News',
-    });
-    await db('senders').where({ id: refs.sender }).update({ is_verified: 1 });
+    const { services } = h.runtime;
+    refs.sender = await addVerifiedSender(h, t.alice, await berlin(h));
     refs.group = await services.unsubscribeGroups.add(ctx, { group_name: 'Onboarding', description: 'Tips', is_display: 1 });
     refs.type = await services.contactTypes.add(ctx, { name: 'Trials' });
     refs.template = (await services.designTemplates.list()).rows.find((r) => r.template_name === 'Welcome')!.id;

@@ -1,4 +1,5 @@
 import { SINGLE_SEND_STATUS } from '../../src/lib/constants';
+import { addSender, addVerifiedSender, berlin } from '../support/campaign';
 import { useHarness } from '../support/harness';
 import { asFragment, signIn, useTwoAccounts } from '../support/web';
 
@@ -9,12 +10,10 @@ describe('dashboard single sends', () => {
 
   beforeAll(async () => {
     const ctx = { userId: t.alice.user_id };
-    const { services, db } = h.runtime;
-    const country = (await services.geography.countries())[0].id;
-    const sender = { from_name: 'Acme', reply_to_email: 'reply@acme.example', country_id: country, state_id: null, city_id: null, zip_code: null, company_address: '1 Main St', company_address2: null };
-    refs.sender = await services.senders.add(ctx, { ...sender, nickname: 'News', from_email: 'news@acme.example' });
-    await db('senders').where({ id: refs.sender }).update({ is_verified: 1 });
-    refs.unverified = await services.senders.add(ctx, { ...sender, nickname: 'Pending', from_email: 'pending@acme.example' });
+    const { services } = h.runtime;
+    const place = await berlin(h);
+    refs.sender = await addVerifiedSender(h, t.alice, place, { nickname: 'News', from_email: 'news@acme.example' });
+    refs.unverified = await addSender(h, t.alice, place, { nickname: 'Pending', from_email: 'pending@acme.example' });
     refs.group = await services.unsubscribeGroups.add(ctx, { group_name: 'Newsletter', description: 'News', is_display: 1 });
     refs.type = await services.contactTypes.add(ctx, { name: 'Customers' });
     refs.otherType = await services.contactTypes.add(ctx, { name: 'Staff' });
