@@ -96,5 +96,8 @@ export const CAMPAIGN_LIMITS = {
   waitingPeriodMax: 100000,
 } as const;
 
+/** Shortest dashboard password an account may choose. */
+export const PASSWORD_MIN = 10;
+
 /** Dashboard sessions: sliding expiry, renewed at most once a day. */
 export const SESSION = { ttlMs: 14 * 24 * 3600_000, renewAfterMs: 24 * 3600_000 } as const;

@@ -1,5 +1,6 @@
 import type { Request, RequestHandler, Response } from 'express';
 import { rateLimit } from 'express-rate-limit';
+import { ctxOf } from '../api/routes';
 import type { Config } from '../config';
 import { emailKey } from '../db/dialect';
 import { SESSION } from '../lib/constants';
@@ -8,6 +9,8 @@ import type { Services } from '../services';
 import type { SessionsService } from '../services/sessions';
 import type { Cookies } from './cookies';
 import { verifyCsrf } from './csrf';
+import { onInvalid } from './errors';
+import { SETTINGS_FORM } from './settings';
 import type { WebRoutes } from './routes';
 import type { Views } from './views';
 
@@ -105,6 +108,16 @@ export function mountAuth(routes: WebRoutes, { accounts, sessions }: Services, v
       res.redirect(303, localPath(req.body.next));
     },
   );
+
+  // A new password signs every other browser out: the sessions are replaced by a new one here.
+  routes.post('/settings/password', onInvalid('settings.njk', (req) => ({ ...SETTINGS_FORM, values: req.account })), async (req, res) => {
+    const accountId = ctxOf(req).userId;
+    await accounts.changePassword(accountId, req.body);
+    await sessions.destroyAll(accountId);
+    const session = await sessions.create(accountId);
+    cookies.set(res, SESSION_COOKIE, session.token, { maxAgeMs: SESSION.ttlMs });
+    views.redirect(res, '/settings', 'Password changed. Other browsers were signed out.');
+  });
 
   routes.post('/logout', async (req, res) => {
     await sessions.destroy(cookies.read(req, SESSION_COOKIE) ?? '');

@@ -24,12 +24,16 @@ const STATUS_LABELS: Record<number, string> = {
   [SINGLE_SEND_STATUS.completed]: 'Sent',
 };
 
+export function withStatusLabel<T extends { status: number }>(send: T): T & { statusLabel: string } {
+  return { ...send, statusLabel: STATUS_LABELS[send.status] ?? String(send.status) };
+}
+
 /** What the list and detail pages show beside the stored record. */
 function present(send: SingleSendRecord) {
   const editable = SINGLE_SEND_EDITABLE.includes(send.status);
   // A ready send due at once, or a running one, changes by itself: its page polls.
   const live = send.status === SINGLE_SEND_STATUS.running || (send.status === SINGLE_SEND_STATUS.ready && send.schedule_type === 0);
-  return { ...send, statusLabel: STATUS_LABELS[send.status] ?? String(send.status), editable, live };
+  return { ...withStatusLabel(send), editable, live };
 }
 
 /** Single sends: a composer, a list, and a page with live counters, over the same service as `/single/send/*`. */

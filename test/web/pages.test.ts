@@ -1,6 +1,6 @@
 import { createDashboard } from '../../src/web';
 import { useHarness, TestAccount } from '../support/harness';
-import { asBoosted, asFragment, signIn, useTwoAccounts } from '../support/web';
+import { asBoosted, asFragment, PASSWORD, setCookie, signIn, useTwoAccounts } from '../support/web';
 
 describe('dashboard pages', () => {
   const h = useHarness();
@@ -193,6 +193,31 @@ describe('dashboard pages', () => {
       const list = await client.get('/contact-types').expect(200);
       const tokyo = new Date(created.getTime() + 9 * 3600_000).toISOString().slice(0, 10);
       expect(list.text).toContain(`<td>${tokyo} `);
+    });
+
+    test('when the password is changed then the old one and the other sessions stop working, and this browser stays in', async () => {
+      const account = await h.account();
+      const client = await signIn(h, account);
+      const other = await signIn(h, account);
+      const res = await client.post('/settings/password', { current_password: PASSWORD, password: 'a much longer secret', password_confirmation: 'a much longer secret' }).expect(303);
+      expect(setCookie(res, 'cc_session')).toMatch(/^cc_session=[\w-]{43}; Max-Age=1209600;/);
+      const page = await client.get('/settings').expect(200);
+      expect(page.text).toContain('Password changed. Other browsers were signed out.');
+      await other.get('/settings').expect(303);
+      expect(await h.runtime.services.accounts.signIn(account.email, PASSWORD)).toBeUndefined();
+      expect(await h.runtime.services.accounts.signIn(account.email, 'a much longer secret')).toMatchObject({ id: account.user_id });
+    });
+
+    test('when the current password is wrong or the new one short or mistyped then each message shows by its field', async () => {
+      const wrong = await t.web.post('/settings/password', { current_password: 'nope', password: 'a much longer secret', password_confirmation: 'a much longer secret' }).expect(422);
+      expect(wrong.text).toContain('<p class="field-error" id="current_password-error">The current password is incorrect.</p>');
+      expect(wrong.text).toContain(`value="${t.alice.email.split('@')[0]}"`);
+      const short = await t.web.post('/settings/password', { current_password: PASSWORD, password: 'short', password_confirmation: 'short' }).expect(422);
+      expect(short.text).toContain('<p class="field-error" id="password-error">The password must be at least 10 characters.</p>');
+      const typo = await t.web.post('/settings/password', { current_password: PASSWORD, password: 'a much longer secret', password_confirmation: 'a much longer secreT' }).expect(422);
+      expect(typo.text).toContain('<p class="field-error" id="password_confirmation-error">The password confirmation does not match.</p>');
+      expect(typo.text).not.toContain('a much longer secret');
+      expect(await h.runtime.services.accounts.signIn(t.alice.email, PASSWORD)).toMatchObject({ id: t.alice.user_id });
     });
 
     test('when the time zone is unknown or the name blank then the form says so next to each field', async () => {

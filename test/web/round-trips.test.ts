@@ -40,7 +40,7 @@ describe('dashboard round trips', () => {
   }
 
   test.each([
-    ['/', 2],
+    ['/', 3],
     ['/contact-types', 2],
     ['/custom-fields', 3],
     ['/unsubscribe-groups', 2],

@@ -119,6 +119,14 @@ describe('dashboard single sends', () => {
     await t.web.post(`/single-sends/${sent}/delete`).expect(409);
   });
 
+  test('when the home page is shown then it lists the latest sends, newest first', async () => {
+    await t.web.post('/single-sends/new', form({ single_send_name: 'Older <one>' })).expect(303);
+    await t.web.post('/single-sends/new', form({ single_send_name: 'Newest' })).expect(303);
+    const home = await t.web.get('/').expect(200);
+    expect(home.text).toMatch(/Recent single sends[\s\S]*>Newest<\/a>[\s\S]*>Older &lt;one&gt;<\/a>/);
+    expect(home.text).toContain('<span class="badge warn">Scheduled</span>');
+  });
+
   test('when another account’s send is addressed then every page and form answers 404', async () => {
     const utr = await h.runtime.services.singleSends.duplicate(
       { userId: t.alice.user_id },
