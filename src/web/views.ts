@@ -81,6 +81,8 @@ export class Views {
   page(req: Request, res: Response, template: string, data: Record<string, unknown>, options: PageOptions = {}): void {
     const shape = shapeOf(req);
     prepare(res, options.status);
+    // A refused boosted form must not put its POST address into the history (a reload would 404).
+    if (shape !== 'document' && res.statusCode >= 400) res.set('HX-Push-Url', 'false');
     const targetId = shape === 'fragment' ? targetIdOf(req) : undefined;
     const fragment = targetId ? options.fragments?.[targetId] : undefined;
     const context = { ...res.locals, ...data };

@@ -103,6 +103,8 @@ describe('dashboard pages', () => {
       const res = await t.web.post('/contact-types/new', { name: 'x' }).expect(422);
       expect(res.text).toMatch(/<input id="field-name" name="name" type="text" value="x" required aria-invalid="true" aria-describedby="name-error">/);
       expect(res.text).toContain('<p class="field-error" id="name-error">The name must be at least 2 characters.</p>');
+      const boosted = await asBoosted(t.web.post('/contact-types/new', { name: 'x' })).expect(422);
+      expect(boosted.headers['hx-push-url']).toBe('false');
       const missing = await t.web.post('/contact-types/new', {}).expect(422);
       expect(missing.text).toContain('The name field is required.');
     });
