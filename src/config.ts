@@ -29,6 +29,8 @@ export interface Config {
   dkim: { domain: string; selector: string; privateKey: string } | undefined;
   /** API requests allowed per key pair per minute (0 = no limit). */
   apiRateLimitPerMinute: number;
+  /** Failed dashboard sign-ins allowed per email (and 4× per client address) per 15 minutes (0 = no limit). */
+  loginRateLimit: number;
   logLevel: string;
   dataDir: string;
 }
@@ -95,6 +97,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       ? { domain: dkimDomain, selector: dkimSelector, privateKey: dkimKey.replace(/\\n/g, '\n') }
       : undefined,
     apiRateLimitPerMinute: integer(env, 'API_RATE_LIMIT', 6000, 0),
+    loginRateLimit: integer(env, 'LOGIN_RATE_LIMIT', 10, 0),
     logLevel: optional(env, 'LOG_LEVEL') ?? 'info',
     dataDir,
   };

@@ -101,3 +101,9 @@ export const CAMPAIGN_LIMITS = {
   /** largest waiting_period of a schedule (in days or hours) */
   waitingPeriodMax: 100000,
 } as const;
+
+/** Shortest dashboard password an account may choose. */
+export const PASSWORD_MIN = 10;
+
+/** Dashboard sessions: sliding expiry, renewed at most once a day. */
+export const SESSION = { ttlMs: 14 * 24 * 3600_000, renewAfterMs: 24 * 3600_000 } as const;

@@ -107,6 +107,8 @@ export class MessageSources {
       html: rendered.html,
       text: rendered.text,
       messageId: `<${this.signer.sign(TOKEN_PURPOSE.messageId, Number(row.id))}@${this.host}>`,
+      // Without SMTP_URL the outbox files it under the account (its dashboard Outbox page).
+      accountId: Number(row.user_id),
       headers: {
         'List-Unsubscribe': `<${unsubscribeUrl}>, <mailto:${source.replyTo}?subject=${encodeURIComponent(`unsubscribe ${token}`)}>`,
         'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click',

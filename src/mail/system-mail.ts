@@ -38,9 +38,9 @@ export async function queueSystemMail(db: Knex, userId: number, message: SystemM
 }
 
 /** The message of a system ledger row, as the worker (or deliverNow) sends it. */
-export function systemMessage(row: { id: number; email: string; payload: unknown }, messageId: string): OutgoingMessage {
+export function systemMessage(row: { id: number; user_id: number; email: string; payload: unknown }, messageId: string): OutgoingMessage {
   const payload = parseJson<Omit<SystemMail, 'to'>>(row.payload, { from: '', subject: '', html: '' });
-  return { ...payload, to: row.email, messageId };
+  return { ...payload, to: row.email, messageId, accountId: Number(row.user_id) };
 }
 
 export function messageIdOf(secret: string, id: number, baseUrl: string): string {

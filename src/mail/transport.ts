@@ -15,6 +15,13 @@ export interface OutgoingMessage {
   /** Extra headers, for example List-Unsubscribe. */
   headers?: Record<string, string>;
   messageId?: string;
+  /** The account sending it: the outbox keeps each account's messages in its own folder. */
+  accountId?: number;
+}
+
+/** Where the outbox writes (and the dashboard's Outbox page reads) one account's messages. */
+export function outboxFolder(outboxDir: string, accountId: number | undefined): string {
+  return accountId ? path.join(outboxDir, `account-${accountId}`) : outboxDir;
 }
 
 export interface SendResult {
@@ -77,7 +84,7 @@ export function createMailTransport(
     return {
       kind: 'smtp',
       concurrency: maxConnections * 2,
-      async send(message) {
+      async send({ accountId: _accountId, ...message }) {
         const info = await transporter.sendMail(message);
         return { messageId: info.messageId, response: String(info.response ?? '') };
       },
@@ -90,11 +97,13 @@ export function createMailTransport(
   return {
     kind: 'outbox',
     concurrency: 4,
-    async send(message) {
+    async send({ accountId, ...message }) {
       const info = (await transporter.sendMail(message)) as unknown as { messageId: string; message: Buffer };
       const stamp = new Date().toISOString().replace(/[:.]/g, '-');
       const safeId = info.messageId.replace(/[^\w.@-]/g, '');
-      const file = path.join(config.outboxDir, `${stamp}_${safeId}.eml`);
+      const folder = outboxFolder(config.outboxDir, accountId);
+      await fs.promises.mkdir(folder, { recursive: true });
+      const file = path.join(folder, `${stamp}_${safeId}.eml`);
       await fs.promises.writeFile(file, info.message);
       logger?.debug({ file }, 'message written to outbox');
       return { messageId: info.messageId, response: `outbox ${path.basename(file)}` };

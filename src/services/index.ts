@@ -12,6 +12,9 @@ import { createAutomationsService } from './automations';
 import { createCampaignRefs } from './campaign-refs';
 import { createSendersService } from './senders';
 import { createSingleSendsService } from './single-sends';
+import { createOutboxService } from './outbox';
+import { createOverviewService } from './overview';
+import { createSessionsService } from './sessions';
 import { createEventsService } from './events';
 import { createTrackingService } from './tracking';
 
@@ -38,6 +41,9 @@ export function createServices(deps: ServiceDeps) {
     singleSends: createSingleSendsService({ ...deps, refs, senders, tracking }),
     automations,
     automationSchedules: createAutomationSchedulesService({ ...deps, refs, automations, senders }),
+    sessions: createSessionsService(deps),
+    overview: createOverviewService(deps),
+    outbox: createOutboxService(deps),
     tracking,
     events,
   };
