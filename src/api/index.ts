@@ -4,6 +4,7 @@ import type { Config } from '../config';
 import type { Services } from '../services';
 import { requireApiKeys } from './auth';
 import { mountContactTypes } from './contact-types';
+import { mountContacts } from './contacts';
 import { apiErrorHandler } from './errors';
 import { apiRateLimit } from './rate-limit';
 import { ApiRoutes } from './routes';
@@ -12,6 +13,7 @@ import { ApiRoutes } from './routes';
 export function createApiRouter(config: Config, services: Services, logger: Logger): Router {
   const routes = new ApiRoutes(config);
   mountContactTypes(routes, services);
+  mountContacts(routes, services);
 
   const api = express.Router();
   // Unknown path or wrong method first, then rate limit and keys, then the routes.
