@@ -8,6 +8,8 @@ import type { Services } from '../services';
 import type { ContactInput } from '../services/contacts';
 import { ApiRoutes, ctxOf, listMessage, pagingOf } from './routes';
 import { sendStreamedList } from './stream-list';
+import { mountContactImport } from './contact-import';
+import type { Config } from '../config';
 
 const EMAIL_MAX = 320;
 
@@ -49,7 +51,7 @@ function searchOf(req: Request): string | undefined {
   return search;
 }
 
-export function mountContacts(routes: ApiRoutes, services: Services): void {
+export function mountContacts(routes: ApiRoutes, services: Services, config: Config): void {
   const { contacts } = services;
 
   routes.get('/contacts/list', async (req, res) => {
@@ -63,6 +65,8 @@ export function mountContacts(routes: ApiRoutes, services: Services): void {
     await contacts.add(ctxOf(req), contactInput(req));
     sendSuccess(res, 'Contact Added Successfully');
   });
+
+  mountContactImport(routes, services, config);
 
   routes.get('/contacts/details', validate(field('contact_id', 'query').required().integer()), async (req, res) => {
     const contact = await contacts.get(ctxOf(req), toId(req.query.contact_id) ?? 0);

@@ -13,7 +13,7 @@ import { ApiRoutes } from './routes';
 export function createApiRouter(config: Config, services: Services, logger: Logger): Router {
   const routes = new ApiRoutes(config);
   mountContactTypes(routes, services);
-  mountContacts(routes, services);
+  mountContacts(routes, services, config);
 
   const api = express.Router();
   // Unknown path or wrong method first, then rate limit and keys, then the routes.

@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { upsertContacts, UpsertColumn, UpsertCount } from '../db/bulk';
 import { emailKey, insertId, jsonValue, nowValue, parseJson } from '../db/dialect';
 import { isUniqueViolation } from '../db/expressions';
 import { idChunks, listPage, Paging } from '../db/paging';
@@ -132,6 +133,30 @@ export function createContactsService({ db, contactTypes, events }: Deps) {
           }
         }),
       );
+    },
+
+    /**
+     * Upserts one batch of imported contacts by email in its own transaction, moving existing
+     * ones into the type, and announces those that joined it. Every bulk write of contacts
+     * goes through here, as every single one goes through `add` / `update`.
+     */
+    async upsertBatch(ctx: Ctx, contactTypeId: number, columns: UpsertColumn[], rows: unknown[][]): Promise<UpsertCount> {
+      return db.transaction(async (trx) => {
+        const keyAt = columns.indexOf('email_key');
+        const keys = rows.map((row) => String(row[keyAt]));
+        const livingKeys = () => live(ctx, trx).whereIn('email_key', keys);
+        // Who was already in the type is only worth asking when someone listens for joins.
+        const members = events.hasContactTypeListeners()
+          ? new Set<string>(await livingKeys().where({ contact_type_id: contactTypeId }).pluck('email_key'))
+          : undefined;
+        const count = await upsertContacts(trx, { userId: ctx.userId, contactTypeId, now: nowValue(), columns, rows });
+        if (members) {
+          const after: { id: number; email_key: string }[] = await livingKeys().select('id', 'email_key');
+          const contactIds = after.filter((r) => !members.has(r.email_key)).map((r) => Number(r.id));
+          await events.contactTypeJoined({ userId: ctx.userId, contactTypeId, contactIds }, trx);
+        }
+        return count;
+      });
     },
 
     async remove(ctx: Ctx, id: number): Promise<void> {

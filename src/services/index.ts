@@ -2,17 +2,20 @@ import { createAccountsService } from './accounts';
 import { createAudienceEvents } from './audience-events';
 import { createContactTypesService } from './contact-types';
 import { createContactsService } from './contacts';
+import { createContactImportService } from './contact-import';
 import type { ServiceDeps } from './context';
 
 /** The composition root of the domain: every service, built once from its dependencies. */
 export function createServices(deps: ServiceDeps) {
   const contactTypes = createContactTypesService(deps);
   const audienceEvents = createAudienceEvents();
+  const contacts = createContactsService({ ...deps, contactTypes, events: audienceEvents });
   return {
     accounts: createAccountsService(deps),
     contactTypes,
     audienceEvents,
-    contacts: createContactsService({ ...deps, contactTypes, events: audienceEvents }),
+    contacts,
+    contactImport: createContactImportService({ ...deps, contactTypes, contacts }),
   };
 }
 
