@@ -1,4 +1,7 @@
+import { finished } from 'node:stream/promises';
 import type { Knex } from 'knex';
+import type { PoolClient as PgClient } from 'pg';
+import { from as copyFrom } from 'pg-copy-streams';
 import { jsonMerge } from './expressions';
 import { isPostgres } from './index';
 
@@ -9,10 +12,9 @@ import { isPostgres } from './index';
  * - SQLite: prepared multi-row INSERT … ON CONFLICT statements, cached on the connection and
  *   run straight on better-sqlite3 (knex would re-prepare a 10,000-parameter statement
  *   for every call).
- * - PostgreSQL: the whole batch as one JSON parameter, unpacked by `json_to_recordset` into
- *   a single INSERT … ON CONFLICT: one round trip and one statement per batch, the rows
- *   serialised by V8's JSON.stringify instead of per-value escaping (as COPY text or array
- *   parameters would need), with no staging table.
+ * - PostgreSQL: COPY into a session-private staging table, then one INSERT … SELECT … ON
+ *   CONFLICT per batch. COPY's text format is the cheapest input PostgreSQL parses (about
+ *   five times cheaper per row here than `json_to_recordset` over one JSON parameter).
  */
 
 /** Contact columns an import may set; `email` and `email_key` are always among them. */
@@ -52,9 +54,13 @@ export interface UpsertCount {
 /** Rows per prepared SQLite statement: 13 columns × 500 stays under SQLite's 32,766 parameters. */
 const SQLITE_ROWS_PER_STATEMENT = 500;
 
-export async function upsertContacts(trx: Knex.Transaction, batch: ContactUpsert): Promise<UpsertCount> {
+/**
+ * `durable: false` lets PostgreSQL commit the batch without waiting for its WAL flush (SQLite
+ * in WAL mode with synchronous=NORMAL never waits); the caller makes the last batch durable.
+ */
+export async function upsertContacts(trx: Knex.Transaction, batch: ContactUpsert, durable = true): Promise<UpsertCount> {
   if (batch.rows.length === 0) return { created: 0, updated: 0 };
-  return isPostgres(trx) ? upsertPostgres(trx, batch) : upsertSqlite(trx, batch);
+  return isPostgres(trx) ? upsertPostgres(trx, batch, durable) : upsertSqlite(trx, batch);
 }
 
 /** Later rows of the file overwrite only the columns the file has; the contact joins the import's type. */
@@ -67,23 +73,55 @@ function conflictUpdate(db: Knex, columns: UpsertColumn[]): string {
   return `on conflict (user_id, email_key) where deleted_at is null do update set ${sets.join(', ')}`;
 }
 
-async function upsertPostgres(trx: Knex.Transaction, batch: ContactUpsert): Promise<UpsertCount> {
+/**
+ * Batches written at the same time: PostgreSQL runs two (a backend each, while Node parses
+ * the next batch); SQLite has one writer. Concurrent batches take their row locks in
+ * email order (`order by email_key`), so two batches sharing emails wait, never deadlock.
+ */
+export function bulkWriters(db: Knex): number {
+  return isPostgres(db) ? 2 : 1;
+}
+
+/** Session-private staging table of the PostgreSQL path; emptied by every commit. */
+const STAGING = 'contact_import_rows';
+
+/** A value in COPY's text format: `\N` for null; backslash, tab and line breaks escaped. */
+function copyText(value: unknown): string {
+  if (value === null || value === undefined) return '\\N';
+  const text = typeof value === 'object' ? JSON.stringify(value) : String(value);
+  return /[\\\t\n\r]/.test(text) ? text.replace(/[\\\t\n\r]/g, (c) => COPY_ESCAPES[c]) : text;
+}
+const COPY_ESCAPES: Record<string, string> = { '\\': '\\\\', '\t': '\\t', '\n': '\\n', '\r': '\\r' };
+
+async function upsertPostgres(trx: Knex.Transaction, batch: ContactUpsert, durable: boolean): Promise<UpsertCount> {
   const { columns } = batch;
-  const records = batch.rows.map((row) => {
-    const record: Record<string, unknown> = {};
-    for (let i = 0; i < columns.length; i += 1) record[columns[i]] = row[i];
-    return record;
-  });
-  const recordType = columns.map((c) => `${c} ${UPSERT_COLUMN_TYPES[c]}`).join(', ');
   const list = columns.join(', ');
+  // Batches of an import may commit without waiting for the WAL flush; the last one waits,
+  // which flushes the earlier ones too, so the answer is only sent once all of it is durable.
+  if (!durable) await trx.raw('set local synchronous_commit = off');
+  const staging = Object.entries(UPSERT_COLUMN_TYPES).map(([c, type]) => `${c} ${type}`).join(', ');
+  await trx.raw(`create temp table if not exists ${STAGING} (${staging}) on commit delete rows`);
+
+  let text = '';
+  for (const row of batch.rows) {
+    for (let k = 0; k < row.length; k += 1) text += (k === 0 ? '' : '\t') + copyText(row[k]);
+    text += '\n';
+  }
+  const client = (await trx.client.acquireConnection()) as PgClient;
+  const copy = client.query(copyFrom(`copy ${STAGING} (${list}) from stdin`));
+  copy.end(text);
+  await finished(copy);
+
   // xmax is 0 only on a row this statement inserted: it tells created from updated.
-  const sql = `with up as (
+  const result = await trx.raw(
+    `with up as (
       insert into contacts (user_id, contact_type_id, created_at, updated_at, ${list})
-      select ?::integer, ?::integer, ?::timestamptz, ?::timestamptz, ${list} from json_to_recordset(?::json) as r(${recordType})
+      select ?::integer, ?::integer, ?::timestamptz, ?::timestamptz, ${list} from ${STAGING} order by email_key
       ${conflictUpdate(trx, columns)}
       returning (xmax = 0) as inserted)
-    select count(*) filter (where inserted) as created, count(*) as total from up`;
-  const result = await trx.raw(sql, [batch.userId, batch.contactTypeId, batch.now, batch.now, JSON.stringify(records)]);
+    select count(*) filter (where inserted) as created, count(*) as total from up`,
+    [batch.userId, batch.contactTypeId, batch.now, batch.now],
+  );
   const { created, total } = result.rows[0];
   return { created: Number(created), updated: Number(total) - Number(created) };
 }
@@ -120,19 +158,28 @@ async function upsertSqlite(trx: Knex.Transaction, batch: ContactUpsert): Promis
   // batch's starting id are the ones it created.
   const firstId = Number(prepared(conn, 'select coalesce(max(id), 0) as id from contacts').get().id);
 
-  const values = (row: unknown[]) => (custom < 0 || row[custom] === null ? row : row.map((v, i) => (i === custom ? JSON.stringify(v) : v)));
+  const width = columns.length;
+  // One parameter array, refilled for every statement (better-sqlite3 copies what it binds).
+  const fill = (params: unknown[], from: number, count: number) => {
+    let p = 0;
+    for (let j = from; j < from + count; j += 1) {
+      const row = batch.rows[j];
+      for (let k = 0; k < width; k += 1) params[p++] = k === custom && row[k] !== null ? JSON.stringify(row[k]) : row[k];
+    }
+    return params;
+  };
   let i = 0;
   if (batch.rows.length >= SQLITE_ROWS_PER_STATEMENT) {
     const many = statementFor(SQLITE_ROWS_PER_STATEMENT);
+    const params = new Array(SQLITE_ROWS_PER_STATEMENT * width);
     for (; i + SQLITE_ROWS_PER_STATEMENT <= batch.rows.length; i += SQLITE_ROWS_PER_STATEMENT) {
-      const params: unknown[] = [];
-      for (let j = i; j < i + SQLITE_ROWS_PER_STATEMENT; j += 1) params.push(...values(batch.rows[j]));
-      many.run(params, named);
+      many.run(fill(params, i, SQLITE_ROWS_PER_STATEMENT), named);
     }
   }
   // The remainder row by row: one cached statement instead of one per remainder size.
   const one = statementFor(1);
-  for (; i < batch.rows.length; i += 1) one.run(values(batch.rows[i]), named);
+  const params = new Array(width);
+  for (; i < batch.rows.length; i += 1) one.run(fill(params, i, 1), named);
   const created = Number(prepared(conn, 'select count(*) as n from contacts where id > ?').get(firstId).n);
   return { created, updated: batch.rows.length - created };
 }

@@ -9,7 +9,7 @@ import Papa from 'papaparse';
  * twice as fast; the chunk logic is papaparse's own: parse all but the last, possibly partial,
  * row and carry that over to the next chunk.
  */
-export async function* csvChunks(file: string, chunkBytes = 1 << 20): AsyncGenerator<string[][]> {
+export async function* csvChunks(file: string, chunkBytes = 1 << 16): AsyncGenerator<string[][]> {
   const stream = fs.createReadStream(file, { encoding: 'utf8', highWaterMark: chunkBytes });
   let parser: Papa.Parser | undefined;
   let carry = '';

@@ -1,4 +1,4 @@
-import type { UpsertColumn, UpsertCount } from '../db/bulk';
+import { bulkWriters, UpsertColumn, UpsertCount } from '../db/bulk';
 import { emailKey } from '../db/dialect';
 import { CONTACT_TEXT_COLUMNS, CSV_IMPORT, CustomFieldType, RESERVED_FIELD_NAMES } from '../lib/constants';
 import { csvChunks, isBlankRow, toCsv } from '../lib/csv';
@@ -106,32 +106,31 @@ function rowReader(header: string[], defs: CustomFieldDef[], countryOf: CountryR
 /**
  * Collects rows into batches (a repeated email replaces its earlier row in the batch, as
  * a sequential upsert would) and writes each batch while the next one is being read: at
- * most one write is in flight and one batch is waiting, so memory stays bounded while the
- * database and the parser work at the same time.
+ * most `parallel` writes are in flight and one batch is waiting, so memory stays bounded
+ * while the database and the parser work at the same time. A full batch is sent only when the next
+ * row arrives, so the last batch is never empty: it alone is written durably (see bulk.ts).
  */
-function batchWriter(write: (rows: unknown[][]) => Promise<UpsertCount>, keyAt: number, summary: ImportSummary) {
+type WriteBatch = (rows: unknown[][], durable: boolean) => Promise<UpsertCount>;
+
+function batchWriter(write: WriteBatch, keyAt: number, parallel: number, summary: ImportSummary) {
   let rows: unknown[][] = [];
   let positions = new Map<string, number>();
   let repeats = 0;
-  let inFlight: Promise<void> | undefined;
+  const inFlight: Promise<void>[] = [];
 
-  async function send(): Promise<void> {
-    if (inFlight) await inFlight;
-    const batch = rows;
-    const repeated = repeats;
-    rows = [];
-    positions = new Map();
-    repeats = 0;
-    inFlight = write(batch).then((count) => {
+  async function send(batch: unknown[][], repeated: number, durable: boolean): Promise<void> {
+    while (inFlight.length >= parallel) await inFlight.shift();
+    const writing = write(batch, durable).then((count) => {
       summary.created += count.created;
       summary.updated += count.updated + repeated;
     });
-    // Handled when awaited (next send or finish); this only keeps Node from calling it unhandled meanwhile.
-    inFlight.catch(() => undefined);
+    // Handled when awaited (by a later send or finish); this only keeps Node from calling it unhandled meanwhile.
+    writing.catch(() => undefined);
+    inFlight.push(writing);
   }
 
   return {
-    /** Adds a row; true when the batch is full and should be sent. */
+    /** Adds a row; true when a full batch waits to be sent with `sendFull`. */
     add(values: unknown[]): boolean {
       const key = values[keyAt] as string;
       const earlier = positions.get(key);
@@ -142,16 +141,27 @@ function batchWriter(write: (rows: unknown[][]) => Promise<UpsertCount>, keyAt: 
         rows[earlier] = values;
         repeats += 1;
       }
-      return rows.length >= CSV_IMPORT.batchRows;
+      return rows.length > CSV_IMPORT.batchRows;
     },
-    send,
+    /** Sends all rows but the newest, which starts the next batch. */
+    async sendFull(): Promise<void> {
+      const next = rows.pop()!;
+      const batch = rows;
+      const repeated = repeats;
+      rows = [next];
+      positions = new Map([[next[keyAt] as string, 0]]);
+      repeats = 0;
+      await send(batch, repeated, false);
+    },
     async finish(): Promise<void> {
-      if (rows.length > 0) await send();
-      if (inFlight) await inFlight;
+      // The durable last batch goes alone, after every other one has committed.
+      while (inFlight.length > 0) await inFlight.shift();
+      if (rows.length > 0) await send(rows, repeats, true);
+      while (inFlight.length > 0) await inFlight.shift();
     },
-    /** Waits for a write still running (after a failure elsewhere), ignoring its outcome. */
+    /** Waits for writes still running (after a failure elsewhere), ignoring their outcome. */
     async settle(): Promise<void> {
-      await inFlight?.catch(() => undefined);
+      await Promise.allSettled(inFlight);
     },
   };
 }
@@ -205,7 +215,8 @@ export function createContactImportService({ db, contactTypes, contacts }: Deps)
               reader = rowReader(cells, defs, countryOf);
               if (!reader) throw ValidationError.of('file', 'The file must have a header row with an email column.');
               const columns = reader.columns;
-              writer = batchWriter((rows) => contacts.upsertBatch(ctx, contactTypeId, columns, rows), columns.indexOf('email_key'), summary);
+              const write: WriteBatch = (rows, durable) => contacts.upsertBatch(ctx, contactTypeId, columns, rows, { durable });
+              writer = batchWriter(write, columns.indexOf('email_key'), bulkWriters(db), summary);
               continue;
             }
             if (isBlankRow(cells)) continue;
@@ -216,7 +227,7 @@ export function createContactImportService({ db, contactTypes, contacts }: Deps)
               if (summary.errors.length < CSV_IMPORT.reportedErrors) summary.errors.push({ row: rowNumber, reason: values });
               continue;
             }
-            if (writer!.add(values)) await writer!.send();
+            if (writer!.add(values)) await writer!.sendFull();
           }
         }
         if (!reader) throw ValidationError.of('file', 'The file must have a header row with an email column.');

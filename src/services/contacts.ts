@@ -140,7 +140,7 @@ export function createContactsService({ db, contactTypes, events }: Deps) {
      * ones into the type, and announces those that joined it. Every bulk write of contacts
      * goes through here, as every single one goes through `add` / `update`.
      */
-    async upsertBatch(ctx: Ctx, contactTypeId: number, columns: UpsertColumn[], rows: unknown[][]): Promise<UpsertCount> {
+    async upsertBatch(ctx: Ctx, contactTypeId: number, columns: UpsertColumn[], rows: unknown[][], { durable = true } = {}): Promise<UpsertCount> {
       return db.transaction(async (trx) => {
         const keyAt = columns.indexOf('email_key');
         const keys = rows.map((row) => String(row[keyAt]));
@@ -149,7 +149,7 @@ export function createContactsService({ db, contactTypes, events }: Deps) {
         const members = events.hasContactTypeListeners()
           ? new Set<string>(await livingKeys().where({ contact_type_id: contactTypeId }).pluck('email_key'))
           : undefined;
-        const count = await upsertContacts(trx, { userId: ctx.userId, contactTypeId, now: nowValue(), columns, rows });
+        const count = await upsertContacts(trx, { userId: ctx.userId, contactTypeId, now: nowValue(), columns, rows }, durable);
         if (members) {
           const after: { id: number; email_key: string }[] = await livingKeys().select('id', 'email_key');
           const contactIds = after.filter((r) => !members.has(r.email_key)).map((r) => Number(r.id));

@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import { parseJson } from '../db/dialect';
 import type { CustomFieldType } from '../lib/constants';
 import { LIMITS } from '../lib/constants';
-import { parseLocalDateTime } from '../lib/local-datetime';
+import { localMinute } from '../lib/local-datetime';
 import { messages } from '../lib/validation';
 import type { Ctx } from './context';
 
@@ -42,8 +42,8 @@ export function checkCustomValue(def: CustomFieldDef, raw: unknown, label = def.
     case 'number':
       return Number.isFinite(Number(text)) ? { value: text } : { error: messages.numeric(label) };
     case 'datetime-local': {
-      const parsed = parseLocalDateTime(text);
-      return parsed ? { value: parsed.minute } : { error: messages.date(label) };
+      const minute = localMinute(text);
+      return minute ? { value: minute } : { error: messages.date(label) };
     }
     default:
       return text.length <= LIMITS.string ? { value: text } : { error: messages.max(label, LIMITS.string) };
