@@ -5,6 +5,7 @@ import type { Services } from '../services';
 import { requireApiKeys } from './auth';
 import { mountContactTypes } from './contact-types';
 import { mountContacts } from './contacts';
+import { mountSegments } from './segments';
 import { apiErrorHandler } from './errors';
 import { apiRateLimit } from './rate-limit';
 import { ApiRoutes } from './routes';
@@ -14,6 +15,7 @@ export function createApiRouter(config: Config, services: Services, logger: Logg
   const routes = new ApiRoutes(config);
   mountContactTypes(routes, services);
   mountContacts(routes, services, config);
+  mountSegments(routes, services);
 
   const api = express.Router();
   // Unknown path or wrong method first, then rate limit and keys, then the routes.

@@ -7,7 +7,7 @@ import { isPostgres } from './index';
  * segment compiler build their queries from these, never from dialect-specific text.
  */
 
-export type SqlFragment = { sql: string; bindings: unknown[] };
+export type SqlFragment = { sql: string; bindings: Knex.Value[] };
 
 /** Text of one key of a JSON object column (`custom_fields`), or NULL when absent. */
 export function jsonText(db: Knex, column: string, key: string): SqlFragment {
@@ -23,7 +23,8 @@ export function jsonText(db: Knex, column: string, key: string): SqlFragment {
 export function asNumber(db: Knex, text: SqlFragment): SqlFragment {
   if (isPostgres(db)) {
     return {
-      sql: `(case when ${text.sql} ~ '^\\s*-?[0-9]+(\\.[0-9]+)?\\s*$' then (${text.sql})::numeric end)`,
+      // No `?` in the pattern: knex would take it for a placeholder.
+      sql: `(case when ${text.sql} ~ '^\\s*-{0,1}[0-9]+(\\.[0-9]+){0,1}\\s*$' then (${text.sql})::numeric end)`,
       bindings: [...text.bindings, ...text.bindings],
     };
   }
@@ -36,8 +37,9 @@ export function likeOperator(db: Knex): string {
 }
 
 /** A LIKE pattern matching `term` literally (%, _ and \ escaped; use with `escape '\'`). */
-export function likePattern(term: string, where: 'contains' | 'starts' | 'ends'): string {
+export function likePattern(term: string, where: 'exact' | 'contains' | 'starts' | 'ends'): string {
   const escaped = term.replace(/[\\%_]/g, (c) => `\\${c}`);
+  if (where === 'exact') return escaped;
   if (where === 'starts') return `${escaped}%`;
   if (where === 'ends') return `%${escaped}`;
   return `%${escaped}%`;

@@ -11,6 +11,7 @@ import { contactListQuery, contactRecord, ContactRecord } from './contact-record
 import type { ContactTypesService } from './contact-types';
 import type { Ctx, ServiceDeps } from './context';
 import { countryExists } from './country-lookup';
+import { dropRuleMemberships } from './segments';
 import { checkCustomValue, CustomFieldDef, readCustomFields, StoredCustomFields } from './custom-field-values';
 
 /** What add and update take; on update an absent optional value keeps the stored one. */
@@ -76,6 +77,16 @@ export function createContactsService({ db, contactTypes, events }: Deps) {
       if (isUniqueViolation(err)) throw ValidationError.of('email', messages.taken('email'));
       throw err;
     }
+  }
+
+  /** Soft-deletes the account's contacts among `ids` and their segment memberships; none matching is a 404. */
+  async function removeMany(ctx: Ctx, ids: number[]): Promise<void> {
+    await db.transaction(async (trx) => {
+      const now = nowValue();
+      const changed = await live(ctx, trx).whereIn('id', ids).update({ deleted_at: now, updated_at: now });
+      if (!changed) throw new NotFoundError();
+      await dropRuleMemberships(trx, ids);
+    });
   }
 
   return {
@@ -160,17 +171,10 @@ export function createContactsService({ db, contactTypes, events }: Deps) {
     },
 
     async remove(ctx: Ctx, id: number): Promise<void> {
-      const now = nowValue();
-      const changed = await live(ctx).where({ id }).update({ deleted_at: now, updated_at: now });
-      if (!changed) throw new NotFoundError();
+      await removeMany(ctx, [id]);
     },
 
-    /** Soft-deletes the account's contacts among `ids`; none matching is a 404. */
-    async removeMany(ctx: Ctx, ids: number[]): Promise<void> {
-      const now = nowValue();
-      const changed = await live(ctx).whereIn('id', ids).update({ deleted_at: now, updated_at: now });
-      if (!changed) throw new NotFoundError();
-    },
+    removeMany,
   };
 }
 

@@ -26,6 +26,9 @@ export async function readCustomFields(db: Knex, ctx: Ctx): Promise<CustomFieldD
   return rows.map((r: Record<string, unknown>) => ({ id: Number(r.id), field_name: String(r.field_name), field_type: r.field_type as CustomFieldType }));
 }
 
+/** Numbers as stored and compared (segments cast exactly this form on PostgreSQL). */
+export const DECIMAL = /^-?\d+(\.\d+)?$/;
+
 export type CheckedValue = { value: string | null } | { error: string };
 
 /**
@@ -40,7 +43,7 @@ export function checkCustomValue(def: CustomFieldDef, raw: unknown, label = def.
   if (text === '') return { value: null };
   switch (def.field_type) {
     case 'number':
-      return Number.isFinite(Number(text)) ? { value: text } : { error: messages.numeric(label) };
+      return DECIMAL.test(text) ? { value: text } : { error: messages.numeric(label) };
     case 'datetime-local': {
       const minute = localMinute(text);
       return minute ? { value: minute } : { error: messages.date(label) };

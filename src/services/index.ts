@@ -3,6 +3,7 @@ import { createAudienceEvents } from './audience-events';
 import { createContactTypesService } from './contact-types';
 import { createContactsService } from './contacts';
 import { createContactImportService } from './contact-import';
+import { createSegmentsService } from './segments';
 import type { ServiceDeps } from './context';
 
 /** The composition root of the domain: every service, built once from its dependencies. */
@@ -16,6 +17,7 @@ export function createServices(deps: ServiceDeps) {
     audienceEvents,
     contacts,
     contactImport: createContactImportService({ ...deps, contactTypes, contacts }),
+    segments: createSegmentsService({ ...deps, contactTypes, events: audienceEvents }),
   };
 }
 
