@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import * as domain from './20261122_0001_domain';
+import * as customFieldNames from './20261122_0100_custom_field_names';
 
 /**
  * The ordered list of migrations. A static list (instead of a directory scan) makes the
@@ -8,6 +9,7 @@ import * as domain from './20261122_0001_domain';
  */
 export const migrations: ReadonlyArray<[name: string, migration: Knex.Migration]> = [
   ['20261122_0001_domain', domain],
+  ['20261122_0100_custom_field_names', customFieldNames],
 ];
 
 export const migrationSource: Knex.MigrationSource<[string, Knex.Migration]> = {

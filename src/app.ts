@@ -1,3 +1,5 @@
+import type { ServerResponse } from 'node:http';
+import path from 'node:path';
 import compression from 'compression';
 import express, { Express } from 'express';
 import helmet from 'helmet';
@@ -6,8 +8,10 @@ import { pinoHttp } from 'pino-http';
 import { v4 as uuid } from 'uuid';
 import { createApiRouter } from './api';
 import type { Config } from './config';
-import { PUBLIC_DIR } from './lib/paths';
+import { API_PREFIX, PUBLIC_DIR } from './lib/paths';
 import type { Services } from './services';
+import { schedulePreviewRouter } from './web/schedule-preview';
+import { verifySenderRouter } from './web/verify-sender';
 
 export interface AppDeps {
   config: Config;
@@ -16,6 +20,14 @@ export interface AppDeps {
 }
 
 const REQUEST_ID = /^[\w.-]{1,128}$/;
+
+/** Path segments that are credentials (verification, unsubscribe, tracking, preview links). */
+const TOKEN_PATH = /^((?:\/api\/v1)?\/(?:verify-sender|unsubscribe|one-click|open|preview\/schedule)\/)[^/?]+/;
+
+/** Keeps secrets in links out of the logs. */
+export function redactTokens(url: string | undefined): string | undefined {
+  return url?.replace(TOKEN_PATH, '$1[redacted]');
+}
 
 /** Builds the Express app from its parts, without listening (the server and the tests use it). */
 export function createApp({ config, services, logger }: AppDeps): Express {
@@ -35,7 +47,7 @@ export function createApp({ config, services, logger }: AppDeps): Express {
       },
       customLogLevel: (_req, res, err) => (err || res.statusCode >= 500 ? 'error' : 'info'),
       serializers: {
-        req: (req) => ({ id: req.id, method: req.method, url: req.url }),
+        req: (req) => ({ id: req.id, method: req.method, url: redactTokens(req.url) }),
         res: (res) => ({ statusCode: res.statusCode }),
       },
     }),
@@ -43,7 +55,15 @@ export function createApp({ config, services, logger }: AppDeps): Express {
   app.use(helmet());
   app.use(compression());
 
-  app.use('/api/v1', createApiRouter(config, services, logger));
-  app.use(express.static(PUBLIC_DIR, { maxAge: '1h' }));
+  // Public files (template previews, email images) are shown by API clients and mail readers on other origins.
+  const publicFiles = { maxAge: '1h', setHeaders: (res: ServerResponse) => res.setHeader('Cross-Origin-Resource-Policy', 'cross-origin') };
+  const schedulePreview = schedulePreviewRouter(services, logger);
+  // A schedule's design_url and image are "under {base_url}" (the reference), and public: before the keyed API.
+  app.use(API_PREFIX, schedulePreview);
+  app.use(`${API_PREFIX}/templates`, express.static(path.join(PUBLIC_DIR, 'templates'), publicFiles));
+  app.use(API_PREFIX, createApiRouter(config, services, logger));
+  app.use(verifySenderRouter(services, logger));
+  app.use(schedulePreview);
+  app.use(express.static(PUBLIC_DIR, publicFiles));
   return app;
 }

@@ -5,6 +5,7 @@ import type { Config } from './config';
 import { createDb, Db } from './db';
 import { migrateAndSeed } from './db/migrate';
 import { createLogger } from './logger';
+import { createMailTransport, MailTransport } from './mail/transport';
 import { createServices, Services } from './services';
 import type { CreatedAccount } from './services/accounts';
 import { DEMO_ACCOUNT_EMAIL } from './lib/constants';
@@ -13,6 +14,7 @@ export interface Runtime {
   config: Config;
   db: Db;
   logger: Logger;
+  mail: MailTransport;
   services: Services;
   app: Express;
   close(): Promise<void>;
@@ -22,15 +24,20 @@ export interface Runtime {
 export async function boot(config: Config, logger: Logger = createLogger(config.logLevel)): Promise<Runtime> {
   const db = createDb(config);
   await migrateAndSeed(db);
-  const services = createServices({ db, config, logger });
+  const mail = createMailTransport(config, logger);
+  const services = createServices({ db, config, logger, mail });
   const app = createApp({ config, services, logger });
   return {
     config,
     db,
     logger,
+    mail,
     services,
     app,
-    close: () => db.destroy(),
+    async close() {
+      mail.close();
+      await db.destroy();
+    },
   };
 }
 

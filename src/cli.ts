@@ -2,8 +2,7 @@ import { parseArgs } from 'node:util';
 import { createDb } from './db';
 import { migrateAndSeed } from './db/migrate';
 import { loadConfig } from './config';
-import { createLogger } from './logger';
-import { createServices } from './services';
+import { createAccountsService } from './services/accounts';
 import { ValidationError } from './lib/errors';
 
 const USAGE = `usage: npm run --silent cli -- account:create --email EMAIL [--name NAME] [--password PW] [--json]`;
@@ -26,8 +25,9 @@ async function accountCreate(args: string[]): Promise<number> {
   const db = createDb(config);
   try {
     await migrateAndSeed(db);
-    const services = createServices({ db, config, logger: createLogger('silent') });
-    const created = await services.accounts.create({ email: values.email, name: values.name, password: values.password });
+    // Only the accounts service: the CLI sends no mail, so it builds no mail transport.
+    const accounts = createAccountsService({ db });
+    const created = await accounts.create({ email: values.email, name: values.name, password: values.password });
     if (values.json) {
       process.stdout.write(JSON.stringify(created) + '\n');
     } else {

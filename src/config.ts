@@ -11,6 +11,8 @@ export interface Config {
   baseUrl: string;
   /** `smtp://…` or `smtps://…`; undefined writes `.eml` files to `outboxDir`. */
   smtpUrl: string | undefined;
+  /** From address of the service's own mail (sender verification, notifications). */
+  mailFrom: string;
   outboxDir: string;
   /** Maximum CSV upload size in bytes. */
   maxCsvBytes: number;
@@ -44,6 +46,14 @@ function optional(env: NodeJS.ProcessEnv, name: string): string | undefined {
   return raw === undefined || raw.trim() === '' ? undefined : raw.trim();
 }
 
+function hostOf(baseUrl: string): string {
+  try {
+    return new URL(baseUrl).hostname;
+  } catch {
+    throw new ConfigError(`BASE_URL must be an absolute URL such as https://campaigns.example.com, got "${baseUrl}"`);
+  }
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const dataDir = path.resolve(optional(env, 'DATA_DIR') ?? 'data');
   const port = integer(env, 'PORT', 3000, 0);
@@ -61,13 +71,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if ((dkimDomain || dkimSelector || dkimKey) && !(dkimDomain && dkimSelector && dkimKey)) {
     throw new ConfigError('DKIM_DOMAIN, DKIM_SELECTOR and DKIM_PRIVATE_KEY must be set together');
   }
+  const baseUrl = (optional(env, 'BASE_URL') ?? `http://localhost:${port}`).replace(/\/+$/, '');
   return {
     databaseUrl,
     sqliteFile: path.resolve(optional(env, 'SQLITE_FILE') ?? path.join(dataDir, 'campaigns.sqlite3')),
     host: optional(env, 'HOST') ?? '127.0.0.1',
     port,
-    baseUrl: (optional(env, 'BASE_URL') ?? `http://localhost:${port}`).replace(/\/+$/, ''),
+    baseUrl,
     smtpUrl,
+    mailFrom: optional(env, 'MAIL_FROM') ?? `Campaigns <no-reply@${hostOf(baseUrl)}>`,
     outboxDir: path.resolve(optional(env, 'OUTBOX_DIR') ?? path.join(dataDir, 'outbox')),
     maxCsvBytes: integer(env, 'MAX_CSV_MB', 100, 1) * 1024 * 1024,
     maxBodyBytes: integer(env, 'MAX_BODY_KB', 2048, 1) * 1024,

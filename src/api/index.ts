@@ -1,14 +1,24 @@
 import express, { Router } from 'express';
 import type { Logger } from 'pino';
 import type { Config } from '../config';
+import { sendFailure } from '../lib/envelope';
 import type { Services } from '../services';
 import { requireApiKeys } from './auth';
+import { mountAutomations } from './automations';
 import { mountContactTypes } from './contact-types';
 import { mountContacts } from './contacts';
 import { mountSegments } from './segments';
+import { mountCountryStateCity } from './country-state-city';
+import { mountDesignTemplates } from './design-templates';
 import { apiErrorHandler } from './errors';
+import { mountFields } from './fields';
+import { mountGlobalUnsubscribes } from './global-unsubscribes';
+import { mountSenders } from './senders';
+import { mountSingleSends } from './single-sends';
 import { apiRateLimit } from './rate-limit';
+import { mountNotificationRecipients } from './notification-recipients';
 import { ApiRoutes } from './routes';
+import { mountUnsubscribeGroups } from './unsubscribe-groups';
 
 /** The JSON API of the reference, mounted at /api/v1. */
 export function createApiRouter(config: Config, services: Services, logger: Logger): Router {
@@ -16,6 +26,15 @@ export function createApiRouter(config: Config, services: Services, logger: Logg
   mountContactTypes(routes, services);
   mountContacts(routes, services, config);
   mountSegments(routes, services);
+  mountUnsubscribeGroups(routes, services);
+  mountGlobalUnsubscribes(routes, services);
+  mountNotificationRecipients(routes, services);
+  mountFields(routes, services);
+  mountDesignTemplates(routes, services);
+  mountCountryStateCity(routes, services);
+  mountSenders(routes, services);
+  mountSingleSends(routes, services);
+  mountAutomations(routes, services);
 
   const api = express.Router();
   // Unknown path or wrong method first, then rate limit and keys, then the routes.
@@ -23,6 +42,8 @@ export function createApiRouter(config: Config, services: Services, logger: Logg
   api.use(apiRateLimit(config.apiRateLimitPerMinute));
   api.use(requireApiKeys(services.accounts));
   api.use(routes.router);
+  // A path the guard let through but no route matched (`/senders//`): still JSON, never Express's HTML page.
+  api.use((_req, res) => sendFailure(res, 404, 'Not Found'));
   api.use(apiErrorHandler(logger));
   return api;
 }

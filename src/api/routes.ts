@@ -97,6 +97,8 @@ export function pagingOf(req: Request): Paging | undefined {
   const errors: Record<string, string[]> = {};
   if (page !== undefined && !(isInteger(page) && Number(page) >= 1)) {
     errors.page = ['The page must be at least 1.'];
+  } else if (page !== undefined && Number(page) > LIMITS.maxId) {
+    errors.page = [`The page may not be greater than ${LIMITS.maxId}.`];
   }
   if (perPage !== undefined && !(isInteger(perPage) && Number(perPage) >= 1 && Number(perPage) <= LIMITS.perPageMax)) {
     errors.per_page = [`The per page must be between 1 and ${LIMITS.perPageMax}.`];

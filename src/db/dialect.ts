@@ -58,3 +58,36 @@ export function affectedRows(result: unknown): number {
   const r = result as { rowCount?: number | null; changes?: number } | undefined;
   return Number(r?.rowCount ?? r?.changes ?? 0);
 }
+
+/**
+ * Inserts rows in chunks, skipping those that collide with a unique key on `conflict`
+ * (ON CONFLICT DO NOTHING on both databases). Call it inside a transaction for all-or-nothing.
+ */
+export async function insertIgnoringDuplicates(
+  db: Knex | Knex.Transaction,
+  table: string,
+  rows: Record<string, unknown>[],
+  conflict: string[],
+): Promise<void> {
+  if (rows.length === 0) return;
+  const chunk = rowsPerInsert(db as Knex, Object.keys(rows[0]).length);
+  for (let i = 0; i < rows.length; i += chunk) {
+    await db(table).insert(rows.slice(i, i + chunk)).onConflict(conflict).ignore();
+  }
+}
+
+/** True for a unique-constraint violation (PostgreSQL 23505, SQLite SQLITE_CONSTRAINT_UNIQUE). */
+export function isUniqueViolation(err: unknown): boolean {
+  const code = (err as { code?: unknown } | null)?.code;
+  return code === '23505' || code === 'SQLITE_CONSTRAINT_UNIQUE';
+}
+
+/** `column` (a JSON object) without `key`, for an UPDATE. Keys are plain identifiers ([A-Za-z0-9_]). */
+export function jsonWithoutKey(db: Knex, column: string, key: string): Knex.Raw {
+  return isPostgres(db) ? db.raw('?? - ?', [column, key]) : db.raw('json_remove(??, ?)', [column, `$."${key}"`]);
+}
+
+/** A WHERE condition: the JSON object in `column` has `key`. */
+export function jsonHasKey(db: Knex, column: string, key: string): Knex.Raw {
+  return isPostgres(db) ? db.raw('jsonb_exists(??, ?)', [column, key]) : db.raw('json_type(??, ?) is not null', [column, `$."${key}"`]);
+}

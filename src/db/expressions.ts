@@ -51,9 +51,3 @@ export function jsonMerge(db: Knex, existing: string, incoming: string): string 
     ? `(coalesce(${existing}, '{}'::jsonb) || coalesce(${incoming}, '{}'::jsonb))`
     : `json_patch(coalesce(${existing}, '{}'), coalesce(${incoming}, '{}'))`;
 }
-
-/** True when a write failed on a unique index (a concurrent duplicate). */
-export function isUniqueViolation(err: unknown): boolean {
-  const code = (err as { code?: string } | null)?.code;
-  return code === '23505' || code === 'SQLITE_CONSTRAINT_UNIQUE';
-}

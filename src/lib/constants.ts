@@ -20,6 +20,15 @@ export const RESERVED_FIELDS = [
 
 export const RESERVED_FIELD_NAMES: readonly string[] = RESERVED_FIELDS.map((f) => f.field_name);
 
+/**
+ * Names a custom field may not take besides the reserved ones: keys of the contact record
+ * (segments select on them) and placeholders computed at send time.
+ */
+export const NOT_CUSTOM_FIELD_NAMES: readonly string[] = [
+  'id', 'user_id', 'contact_type_id', 'created_at', 'updated_at', 'deleted_at', 'fullname', 'custom_field', 'contact_type',
+  'full_name', 'sender_name', 'sender_address', 'unsubscribe_preferences',
+];
+
 export const CUSTOM_FIELD_TYPES = ['text', 'number', 'datetime-local'] as const;
 export type CustomFieldType = (typeof CUSTOM_FIELD_TYPES)[number];
 
@@ -56,18 +65,36 @@ export const RECIPIENT_TABLES = ['contacts_', 'segments_'] as const;
 
 /** Limits of the reference and of decisions.md. */
 export const LIMITS = {
+  /** largest record id: id columns are 32-bit integers (PostgreSQL refuses larger values outright) */
+  maxId: 2147483647,
   /** ids in one bulk delete */
   bulkIds: 1000,
   /** addresses in one comma-separated list */
   addressList: 1000,
   /** generic string columns */
   string: 255,
+  /** generic text columns (descriptions) */
+  text: 65535,
+  /** custom field names (fields.field_name) */
+  fieldName: 64,
   contactTypeNameMin: 2,
   /** list page size bounds for the optional page/per_page extension */
   perPageMax: 1000,
 } as const;
 
 export const DEMO_ACCOUNT_EMAIL = 'demo@example.com';
+
+/** Limits of senders, single sends and automations beyond the generic 255-character string. */
+export const CAMPAIGN_LIMITS = {
+  /** fits senders.zip_code */
+  zipCode: 64,
+  /** fits the subject and preheader columns (RFC 5322 line length) */
+  subject: 998,
+  /** entries of recipient_id / exclude_specific_recipient_id */
+  recipientRefs: 1000,
+  /** largest waiting_period of a schedule (in days or hours) */
+  waitingPeriodMax: 100000,
+} as const;
 
 /** Contact columns written as plain text by add, update and import, with their column limits. */
 export const CONTACT_TEXT_COLUMNS = {

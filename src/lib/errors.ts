@@ -45,3 +45,8 @@ export class UnauthorizedError extends AppError {
 export class PayloadTooLargeError extends AppError {
   readonly status = 413;
 }
+
+/** 503: a dependency (the mail server) is unavailable; the message says what to do. */
+export class ServiceUnavailableError extends AppError {
+  readonly status = 503;
+}

@@ -18,34 +18,25 @@ export function asArray(value: unknown): unknown[] {
   return [value];
 }
 
-/** A positive integer id from a query or body value, or undefined when it is not one. */
+/**
+ * A record id from a query or body value: an integer from 1 to LIMITS.maxId, else undefined.
+ * Larger integers name no record, and must not reach PostgreSQL, which fails on them.
+ */
 export function toId(value: unknown): number | undefined {
   if (!isInteger(value)) return undefined;
   const n = Number(value);
-  return n > 0 && Number.isSafeInteger(n) ? n : undefined;
+  return n > 0 && n <= LIMITS.maxId ? n : undefined;
 }
 
-/** The ids of a bulk delete (`strIds`): required, at most LIMITS.bulkIds, every entry an integer. */
+/**
+ * The ids of a bulk delete (`strIds`): required, at most LIMITS.bulkIds, every entry an integer.
+ * Integers that can name no record (0, negative, too large) are dropped like unknown ids;
+ * none left matches nothing, which the delete answers with "Record Not Found".
+ */
 export function bulkIds(value: unknown, field = 'strIds'): number[] {
   const entries = asArray(value).filter((v) => !(typeof v === 'string' && v.trim() === ''));
   if (entries.length === 0) throw ValidationError.of(field, messages.required(field));
   if (entries.length > LIMITS.bulkIds) throw ValidationError.of(field, messages.arrayMax(field, LIMITS.bulkIds));
-  const ids = entries.map(toId);
-  if (ids.some((id) => id === undefined)) throw ValidationError.of(field, `The ${field.replace(/_/g, ' ')} must contain only integers.`);
-  return [...new Set(ids as number[])];
-}
-
-/** A comma-separated address list: trimmed, de-duplicated case-insensitively, each validated. */
-export function splitAddresses(raw: string): string[] {
-  const seen = new Set<string>();
-  const out: string[] = [];
-  for (const part of raw.split(',')) {
-    const address = part.trim();
-    if (address === '') continue;
-    const key = address.toLowerCase();
-    if (seen.has(key)) continue;
-    seen.add(key);
-    out.push(address);
-  }
-  return out;
+  if (!entries.every(isInteger)) throw ValidationError.of(field, `The ${field.replace(/_/g, ' ')} must contain only integers.`);
+  return [...new Set(entries.map(toId).filter((id): id is number => id !== undefined))];
 }

@@ -15,3 +15,6 @@ function findRoot(start: string): string {
 export const PROJECT_ROOT = findRoot(__dirname);
 export const PUBLIC_DIR = path.join(PROJECT_ROOT, 'public');
 export const VIEWS_DIR = path.join(PROJECT_ROOT, 'views');
+
+/** The reference's {base_url} is BASE_URL plus this prefix. */
+export const API_PREFIX = '/api/v1';

@@ -8,7 +8,7 @@ import type { ContactTypesService } from './contact-types';
 import type { ContactsService } from './contacts';
 import type { Ctx, ServiceDeps } from './context';
 import { CountryResolver, loadCountryResolver } from './country-lookup';
-import { checkCustomValue, CustomFieldDef, readCustomFields } from './custom-field-values';
+import { checkCustomValue, CustomFieldDef, customFieldDefs, CustomFieldSource } from './custom-field-values';
 
 /** What decisions.md promises next to `message: "Imported Successfully"`. */
 export interface ImportSummary {
@@ -183,18 +183,19 @@ const SAMPLE_ROW: Record<string, string> = {
 const SAMPLE_CUSTOM: Record<CustomFieldType, string> = { text: 'Example', number: '42', 'datetime-local': '2026-01-31T09:00' };
 
 interface Deps extends Pick<ServiceDeps, 'db'> {
+  fields: CustomFieldSource;
   contactTypes: Pick<ContactTypesService, 'exists'>;
   contacts: Pick<ContactsService, 'upsertBatch'>;
 }
 
-export function createContactImportService({ db, contactTypes, contacts }: Deps) {
+export function createContactImportService({ db, contactTypes, fields, contacts }: Deps) {
   return {
     /** The sample file: every reserved column and the account's custom fields, with an example row. */
     async sample(ctx: Ctx): Promise<string> {
-      const defs = await readCustomFields(db, ctx);
-      const fields = [...RESERVED_FIELD_NAMES, ...defs.map((d) => d.field_name)];
+      const defs = await customFieldDefs(fields, ctx);
+      const header = [...RESERVED_FIELD_NAMES, ...defs.map((d) => d.field_name)];
       const row = [...RESERVED_FIELD_NAMES.map((name) => SAMPLE_ROW[name] ?? ''), ...defs.map((d) => SAMPLE_CUSTOM[d.field_type] ?? '')];
-      return toCsv(fields, [row]);
+      return toCsv(header, [row]);
     },
 
     /** Imports a CSV file into a contact type of the account; see decisions.md §3, CSV import. */
@@ -202,7 +203,7 @@ export function createContactImportService({ db, contactTypes, contacts }: Deps)
       if (!(await contactTypes.exists(ctx, contactTypeId))) {
         throw ValidationError.of('contact_type_id', messages.selected('contact_type_id'));
       }
-      const [defs, countryOf] = await Promise.all([readCustomFields(db, ctx), loadCountryResolver(db)]);
+      const [defs, countryOf] = await Promise.all([customFieldDefs(fields, ctx), loadCountryResolver(db)]);
       const summary: ImportSummary = { rows: 0, created: 0, updated: 0, skipped: 0, errors: [] };
       let reader: RowReader | undefined;
       let writer: ReturnType<typeof batchWriter> | undefined;

@@ -1,7 +1,6 @@
 import type { Knex } from 'knex';
 import { upsertContacts, UpsertColumn, UpsertCount } from '../db/bulk';
-import { emailKey, insertId, jsonValue, nowValue, parseJson } from '../db/dialect';
-import { isUniqueViolation } from '../db/expressions';
+import { emailKey, insertId, isUniqueViolation, jsonValue, nowValue, parseJson } from '../db/dialect';
 import { idChunks, listPage, Paging } from '../db/paging';
 import type { ContactTextColumn } from '../lib/constants';
 import { FieldErrors, NotFoundError, ValidationError } from '../lib/errors';
@@ -12,7 +11,7 @@ import type { ContactTypesService } from './contact-types';
 import type { Ctx, ServiceDeps } from './context';
 import { countryExists } from './country-lookup';
 import { dropRuleMemberships } from './segments';
-import { checkCustomValue, CustomFieldDef, readCustomFields, StoredCustomFields } from './custom-field-values';
+import { checkCustomValue, CustomFieldDef, customFieldDefs, CustomFieldSource, StoredCustomFields } from './custom-field-values';
 
 /** What add and update take; on update an absent optional value keeps the stored one. */
 export interface ContactInput {
@@ -26,11 +25,12 @@ export interface ContactInput {
 }
 
 interface Deps extends Pick<ServiceDeps, 'db'> {
+  fields: CustomFieldSource;
   contactTypes: Pick<ContactTypesService, 'exists'>;
   events: AudienceEvents;
 }
 
-export function createContactsService({ db, contactTypes, events }: Deps) {
+export function createContactsService({ db, contactTypes, fields, events }: Deps) {
   const live = (ctx: Ctx, q: Knex | Knex.Transaction = db) => q('contacts').where({ user_id: ctx.userId }).whereNull('deleted_at');
 
   /** Checks what needs the database; every failing field is reported at once. */
@@ -92,13 +92,13 @@ export function createContactsService({ db, contactTypes, events }: Deps) {
   return {
     /** One page of the list with its total (the `page` / `per_page` extension). */
     async listPage(ctx: Ctx, paging: Paging, search?: string) {
-      const defs = await readCustomFields(db, ctx);
+      const defs = await customFieldDefs(fields, ctx);
       return listPage(contactListQuery(db, ctx, search).orderBy('c.id', 'desc'), paging, (row) => contactRecord(row, defs, 'list'));
     },
 
     /** The whole list newest first, in chunks, for streaming to the client. */
     async *listChunks(ctx: Ctx, search?: string): AsyncGenerator<ContactRecord[]> {
-      const defs = await readCustomFields(db, ctx);
+      const defs = await customFieldDefs(fields, ctx);
       for await (const rows of idChunks(contactListQuery(db, ctx, search), 'c.id')) {
         yield rows.map((row) => contactRecord(row, defs, 'list'));
       }
@@ -107,11 +107,11 @@ export function createContactsService({ db, contactTypes, events }: Deps) {
     async get(ctx: Ctx, id: number): Promise<ContactRecord> {
       const row = await live(ctx).where({ id }).first();
       if (!row) throw new NotFoundError();
-      return contactRecord(row, await readCustomFields(db, ctx), 'details');
+      return contactRecord(row, await customFieldDefs(fields, ctx), 'details');
     },
 
     async add(ctx: Ctx, input: ContactInput): Promise<number> {
-      const custom = await check(ctx, input, await readCustomFields(db, ctx));
+      const custom = await check(ctx, input, await customFieldDefs(fields, ctx));
       const now = nowValue();
       return uniqueEmail(() =>
         db.transaction(async (trx) => {
@@ -131,7 +131,7 @@ export function createContactsService({ db, contactTypes, events }: Deps) {
     async update(ctx: Ctx, id: number, input: ContactInput): Promise<void> {
       const current = await live(ctx).where({ id }).first('id', 'contact_type_id', 'custom_fields');
       if (!current) throw new NotFoundError();
-      const custom = await check(ctx, input, await readCustomFields(db, ctx), id);
+      const custom = await check(ctx, input, await customFieldDefs(fields, ctx), id);
       const merged = dropEmpty({ ...parseJson<StoredCustomFields>(current.custom_fields, {}), ...custom });
       await uniqueEmail(() =>
         db.transaction(async (trx) => {

@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { Config } from '../config';
 import type { Db } from '../db';
+import type { MailTransport } from '../mail/transport';
 
 /** Who is asking: every service call is scoped to one account. */
 export interface Ctx {
@@ -12,4 +13,6 @@ export interface ServiceDeps {
   db: Db;
   config: Config;
   logger: Logger;
+  /** The one way out for mail, built once in boot.ts and closed in Runtime.close(). */
+  mail: MailTransport;
 }

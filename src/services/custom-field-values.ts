@@ -5,6 +5,7 @@ import { LIMITS } from '../lib/constants';
 import { localMinute } from '../lib/local-datetime';
 import { messages } from '../lib/validation';
 import type { Ctx } from './context';
+import type { FieldsService } from './fields';
 
 /**
  * Custom-field values of contacts: checked against the field's type, stored as text in the
@@ -19,11 +20,12 @@ export interface CustomFieldDef {
 
 export type StoredCustomFields = Record<string, string | null>;
 
-/** The account's custom fields, oldest first. */
-// TODO(audience): use the fields service's listCustom(ctx) once it has landed on main.
-export async function readCustomFields(db: Knex, ctx: Ctx): Promise<CustomFieldDef[]> {
-  const rows = await db('fields').where({ user_id: ctx.userId }).orderBy('id').select('id', 'field_name', 'field_type');
-  return rows.map((r: Record<string, unknown>) => ({ id: Number(r.id), field_name: String(r.field_name), field_type: r.field_type as CustomFieldType }));
+/** Where custom fields come from (the fields service). */
+export type CustomFieldSource = Pick<FieldsService, 'listCustom'>;
+
+/** The account's custom fields, oldest first; pass the transaction when inside one. */
+export async function customFieldDefs(fields: CustomFieldSource, ctx: Ctx, trx?: Knex.Transaction): Promise<CustomFieldDef[]> {
+  return (await fields.listCustom(ctx, trx)).map((f) => ({ id: f.id, field_name: f.field_name, field_type: f.field_type as CustomFieldType }));
 }
 
 /** Numbers as stored and compared (segments cast exactly this form on PostgreSQL). */

@@ -5,19 +5,46 @@ import { createContactsService } from './contacts';
 import { createContactImportService } from './contact-import';
 import { createSegmentsService } from './segments';
 import type { ServiceDeps } from './context';
+import { createDesignTemplatesService } from './design-templates';
+import { createFieldsService } from './fields';
+import { createGeographyService } from './geography';
+import { createGlobalUnsubscribesService } from './global-unsubscribes';
+import { createNotificationRecipientsService } from './notification-recipients';
+import { createUnsubscribeGroupsService } from './unsubscribe-groups';
+import { createAutomationSchedulesService } from './automation-schedules';
+import { createAutomationsService } from './automations';
+import { createCampaignRefs } from './campaign-refs';
+import { createSendersService } from './senders';
+import { createSingleSendsService } from './single-sends';
 
 /** The composition root of the domain: every service, built once from its dependencies. */
 export function createServices(deps: ServiceDeps) {
   const contactTypes = createContactTypesService(deps);
+  const unsubscribeGroups = createUnsubscribeGroupsService(deps);
+  const senders = createSendersService(deps);
+  const designTemplates = createDesignTemplatesService(deps);
+  const refs = createCampaignRefs({ ...deps, contactTypes, unsubscribeGroups, senders, designTemplates });
+  const automations = createAutomationsService({ ...deps, refs });
+  const fields = createFieldsService(deps);
   const audienceEvents = createAudienceEvents();
-  const contacts = createContactsService({ ...deps, contactTypes, events: audienceEvents });
+  const contacts = createContactsService({ ...deps, contactTypes, fields, events: audienceEvents });
   return {
     accounts: createAccountsService(deps),
     contactTypes,
+    unsubscribeGroups,
+    globalUnsubscribes: createGlobalUnsubscribesService(deps),
+    notificationRecipients: createNotificationRecipientsService(deps),
+    fields,
+    designTemplates,
+    geography: createGeographyService(deps),
+    senders,
+    singleSends: createSingleSendsService({ ...deps, refs, senders }),
+    automations,
+    automationSchedules: createAutomationSchedulesService({ ...deps, refs, automations, senders }),
     audienceEvents,
     contacts,
-    contactImport: createContactImportService({ ...deps, contactTypes, contacts }),
-    segments: createSegmentsService({ ...deps, contactTypes, events: audienceEvents }),
+    contactImport: createContactImportService({ ...deps, contactTypes, fields, contacts }),
+    segments: createSegmentsService({ ...deps, contactTypes, fields, events: audienceEvents }),
   };
 }
 

@@ -7,7 +7,7 @@ import type { AudienceEvents } from './audience-events';
 import type { ContactTypesService } from './contact-types';
 import type { Ctx, ServiceDeps } from './context';
 import { loadCountryResolver } from './country-lookup';
-import { readCustomFields } from './custom-field-values';
+import { customFieldDefs, CustomFieldSource } from './custom-field-values';
 import { checkRules, compileRules, SegmentRules, segmentFields } from './segment-rules';
 import {
   recipientListQuery,
@@ -36,11 +36,12 @@ export interface RecipientInput {
 }
 
 interface Deps extends Pick<ServiceDeps, 'db'> {
+  fields: CustomFieldSource;
   contactTypes: Pick<ContactTypesService, 'exists'>;
   events: AudienceEvents;
 }
 
-export function createSegmentsService({ db, contactTypes, events }: Deps) {
+export function createSegmentsService({ db, contactTypes, fields, events }: Deps) {
   const live = (ctx: Ctx, q: Knex | Knex.Transaction = db) => q('segments').where({ user_id: ctx.userId }).whereNull('deleted_at');
 
   async function liveSegment(ctx: Ctx, id: number, q: Knex | Knex.Transaction = db): Promise<Record<string, unknown>> {
@@ -52,7 +53,7 @@ export function createSegmentsService({ db, contactTypes, events }: Deps) {
   /** Checks the input against the account; every failing field is reported at once. */
   async function check(ctx: Ctx, input: SegmentInput): Promise<SegmentRules> {
     const errors: FieldErrors = {};
-    const [typeOk, defs, countryOf] = await Promise.all([contactTypes.exists(ctx, input.contact_type_id), readCustomFields(db, ctx), loadCountryResolver(db)]);
+    const [typeOk, defs, countryOf] = await Promise.all([contactTypes.exists(ctx, input.contact_type_id), customFieldDefs(fields, ctx), loadCountryResolver(db)]);
     if (!typeOk) errors.contact_type_id = [messages.selected('contact_type_id')];
     let rules: SegmentRules | undefined;
     try {
@@ -86,7 +87,7 @@ export function createSegmentsService({ db, contactTypes, events }: Deps) {
   async function refresh(ctx: Ctx, segmentId: number, trx?: Knex.Transaction): Promise<{ joined: number; left: number }> {
     if (!trx) return db.transaction((t) => refresh(ctx, segmentId, t));
     const segment = await liveSegment(ctx, segmentId, trx);
-    const [defs, countryOf] = await Promise.all([readCustomFields(trx, ctx), loadCountryResolver(trx)]);
+    const [defs, countryOf] = await Promise.all([customFieldDefs(fields, ctx, trx), loadCountryResolver(trx)]);
     const rules = checkStored(segment);
     const where = compileRules(trx, rules, segmentFields(defs), countryOf);
     const scope = { sql: 'c.user_id = ? and c.contact_type_id = ? and c.deleted_at is null', bindings: [ctx.userId, Number(segment.contact_type_id)] };
@@ -116,6 +117,11 @@ export function createSegmentsService({ db, contactTypes, events }: Deps) {
     async list(ctx: Ctx, paging?: Paging) {
       const query = live(ctx).select('segments.*', segmentEmailsCount(db)).orderBy('id', 'desc');
       return listPage(query, paging, segmentRecord);
+    },
+
+    /** True when the id names a live segment of this account. */
+    async exists(ctx: Ctx, id: number): Promise<boolean> {
+      return Boolean(await live(ctx).where({ id }).first('id'));
     },
 
     async get(ctx: Ctx, id: number): Promise<SegmentRecord> {

@@ -96,3 +96,15 @@ describe('rate limit', () => {
     expect(Number(res.headers['retry-after'])).toBeGreaterThan(0);
   });
 });
+
+describe('unexpected failures', () => {
+  const h = useHarness();
+
+  test('when the database is gone then 500 Internal Server Error without internals', async () => {
+    const alice = await h.account();
+    await h.runtime.db.schema.renameTable('contact_types', 'contact_types_gone');
+    const res = await h.api(alice).get('/contacts-type').expect(500);
+    expect(res.body).toEqual({ status: 'failed', errors: 'Internal Server Error' });
+    expect(res.text).not.toMatch(/contact_types|select|stack|at /i);
+  });
+});

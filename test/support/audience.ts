@@ -8,10 +8,9 @@ export async function addContactType(h: Harness, account: TestAccount, name: str
   return Number(row.id);
 }
 
-/** A custom field of the account (written directly until the fields API is on main). */
+/** A custom field of the account, through the fields API. */
 export async function addCustomField(h: Harness, account: TestAccount, fieldName: string, fieldType: 'text' | 'number' | 'datetime-local'): Promise<void> {
-  const now = new Date().toISOString();
-  await h.runtime.db('fields').insert({ user_id: account.user_id, field_name: fieldName, field_type: fieldType, is_reserved: 0, created_at: now, updated_at: now });
+  await h.api(account).post('/custom-fields/save').field('field_name', fieldName).field('field_type', fieldType).expect(200);
 }
 
 export async function countryId(h: Harness, iso2: string): Promise<number> {

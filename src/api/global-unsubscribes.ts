@@ -1,0 +1,19 @@
+import { sendSuccess } from '../lib/envelope';
+import { field, splitAddresses, validate } from '../lib/validation';
+import type { Services } from '../services';
+import { bulkDelete, deleteById } from './crud';
+import { ApiRoutes, ctxOf, listMessage, pagingOf } from './routes';
+
+export function mountGlobalUnsubscribes(routes: ApiRoutes, { globalUnsubscribes }: Services): void {
+  routes.get('/global-unsubscribes', async (req, res) => {
+    sendSuccess(res, listMessage('unSubscribers', await globalUnsubscribes.list(ctxOf(req), pagingOf(req))));
+  });
+
+  routes.post('/global-unsubscribes/save', validate(field('email_address').required().addressList()), async (req, res) => {
+    await globalUnsubscribes.add(ctxOf(req), splitAddresses(req.body.email_address));
+    sendSuccess(res, 'Added Successfully');
+  });
+
+  deleteById(routes, '/global-unsubscribes/delete', 'id', globalUnsubscribes.remove);
+  bulkDelete(routes, '/global-unsubscribes/bulk-delete', globalUnsubscribes.remove);
+}

@@ -1,0 +1,57 @@
+import type { Request } from 'express';
+import { LIMITS } from '../lib/constants';
+import { sendSuccess } from '../lib/envelope';
+import { toId } from '../lib/http';
+import { field, splitAddresses, toFlag, validate } from '../lib/validation';
+import type { Services } from '../services';
+import type { UnsubscribeGroupInput } from '../services/unsubscribe-groups';
+import { bulkDelete, deleteById } from './crud';
+import { ApiRoutes, ctxOf, listMessage, pagingOf } from './routes';
+
+const groupFields = () => [
+  field('group_name').required().string().maxLength(LIMITS.string),
+  field('description').required().string().maxLength(LIMITS.text),
+  field('is_display').required().boolean(),
+];
+
+function groupInput(req: Request): UnsubscribeGroupInput {
+  return { group_name: String(req.body.group_name), description: String(req.body.description), is_display: toFlag(req.body.is_display) ?? 0 };
+}
+
+export function mountUnsubscribeGroups(routes: ApiRoutes, { unsubscribeGroups }: Services): void {
+  routes.get('/unsubscribes-groups', async (req, res) => {
+    sendSuccess(res, listMessage('unsubscribesGroups', await unsubscribeGroups.list(ctxOf(req), pagingOf(req))));
+  });
+
+  routes.post('/unsubscribes-groups/save', validate(...groupFields()), async (req, res) => {
+    await unsubscribeGroups.add(ctxOf(req), groupInput(req));
+    sendSuccess(res, 'Saved Successfully');
+  });
+
+  routes.get('/unsubscribes-groups/details', validate(field('id', 'query').required().integer()), async (req, res) => {
+    const unsubscribesGroup = await unsubscribeGroups.get(ctxOf(req), toId(req.query.id) ?? 0);
+    sendSuccess(res, { unsubscribesGroup });
+  });
+
+  routes.post('/unsubscribes-groups/update', validate(field('id', 'query').required().integer(), ...groupFields()), async (req, res) => {
+    await unsubscribeGroups.update(ctxOf(req), toId(req.query.id) ?? 0, groupInput(req));
+    sendSuccess(res, 'Updated Successfully');
+  });
+
+  routes.post(
+    '/unsubscribes-groups/manually-add',
+    validate(field('unsubscribe_groups_id').required().integer(), field('email_address').required().addressList()),
+    async (req, res) => {
+      await unsubscribeGroups.addRecipients(ctxOf(req), toId(req.body.unsubscribe_groups_id) ?? 0, splitAddresses(req.body.email_address));
+      sendSuccess(res, 'Added Successfully');
+    },
+  );
+
+  routes.get('/unsubscribes-groups/recipients-list', validate(field('groupId', 'query').required().integer()), async (req, res) => {
+    const result = await unsubscribeGroups.listRecipients(ctxOf(req), toId(req.query.groupId) ?? 0, pagingOf(req));
+    sendSuccess(res, listMessage('recipients', result));
+  });
+
+  deleteById(routes, '/unsubscribes-groups/recipients-delete', 'id', unsubscribeGroups.removeRecipients);
+  bulkDelete(routes, '/unsubscribes-groups/recipients-bulk-delete', unsubscribeGroups.removeRecipients);
+}
