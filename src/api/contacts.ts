@@ -2,10 +2,11 @@ import type { Request } from 'express';
 import { CONTACT_TEXT_COLUMNS, ContactTextColumn } from '../lib/constants';
 import { sendSuccess } from '../lib/envelope';
 import { ValidationError } from '../lib/errors';
-import { bulkIds, toId } from '../lib/http';
+import { toId } from '../lib/http';
 import { field, messages, Rule, validate } from '../lib/validation';
 import type { Services } from '../services';
 import type { ContactInput } from '../services/contacts';
+import { bulkDelete, deleteById } from './crud';
 import { ApiRoutes, ctxOf, listMessage, pagingOf } from './routes';
 import { sendStreamedList } from './stream-list';
 import { mountContactImport } from './contact-import';
@@ -78,13 +79,6 @@ export function mountContacts(routes: ApiRoutes, services: Services, config: Con
     sendSuccess(res, 'Contact Updated Successfully');
   });
 
-  routes.delete('/contacts/delete', validate(field('contact_id', 'query').required().integer()), async (req, res) => {
-    await contacts.remove(ctxOf(req), toId(req.query.contact_id) ?? 0);
-    sendSuccess(res, 'Deleted Successfully');
-  });
-
-  routes.post('/contacts/bulk-delete', async (req, res) => {
-    await contacts.removeMany(ctxOf(req), bulkIds(req.body.strIds));
-    sendSuccess(res, 'Deleted Successfully');
-  });
+  deleteById(routes, '/contacts/delete', 'contact_id', contacts.removeMany);
+  bulkDelete(routes, '/contacts/bulk-delete', contacts.removeMany);
 }

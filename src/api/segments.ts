@@ -5,6 +5,7 @@ import { asArray, toId } from '../lib/http';
 import { field, validate } from '../lib/validation';
 import type { Services } from '../services';
 import type { SegmentInput } from '../services/segments';
+import { deleteById } from './crud';
 import { ApiRoutes, ctxOf, listMessage, pagingOf } from './routes';
 import { sendStreamedList } from './stream-list';
 
@@ -67,8 +68,5 @@ export function mountSegments(routes: ApiRoutes, { segments }: Services): void {
     },
   );
 
-  routes.delete('/segment/email/delete', validate(field('segment_recipient_id', 'query').required().integer()), async (req, res) => {
-    await segments.removeRecipient(ctxOf(req), toId(req.query.segment_recipient_id) ?? 0);
-    sendSuccess(res, 'Deleted Successfully');
-  });
+  deleteById(routes, '/segment/email/delete', 'segment_recipient_id', segments.removeRecipients);
 }

@@ -170,10 +170,6 @@ export function createContactsService({ db, contactTypes, fields, events }: Deps
       });
     },
 
-    async remove(ctx: Ctx, id: number): Promise<void> {
-      await removeMany(ctx, [id]);
-    },
-
     removeMany,
   };
 }

@@ -219,9 +219,11 @@ export function createSegmentsService({ db, contactTypes, fields, events }: Deps
         .merge(['source', 'first_name', 'last_name', 'email', 'updated_at']);
     },
 
-    async removeRecipient(ctx: Ctx, recipientId: number): Promise<void> {
+    /** Deletes recipients of the account's live segments (rule members come back at the next refresh). */
+    async removeRecipients(ctx: Ctx, recipientIds: number[]): Promise<void> {
       const changed = await db('segment_recipients')
-        .where({ id: recipientId, user_id: ctx.userId })
+        .whereIn('id', recipientIds)
+        .where({ user_id: ctx.userId })
         .whereIn('segment_id', live(ctx).select('id'))
         .delete();
       if (!changed) throw new NotFoundError();
