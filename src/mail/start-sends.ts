@@ -4,6 +4,7 @@ import { SINGLE_SEND_STATUS } from '../lib/constants';
 import { transitionSingleSends } from '../services/single-send-state';
 import { expandSingleSend } from './expand';
 import { completeSingleSends } from './outcomes';
+import { parseTargets } from './recipient-refs';
 
 export interface StartedSend {
   id: number;
@@ -23,6 +24,8 @@ export interface StartHooks {
   /** Called inside the transaction that starts the send, so the event is never lost. */
   singleSendStarted?(send: StartedSend, trx: Knex.Transaction): Promise<void>;
   singleSendCompleted?(sendId: number, trx: Knex.Transaction): Promise<void>;
+  /** Brings the rule members of the targeted and excluded segments up to date before expansion. */
+  refreshSegments?(userId: number, segmentIds: number[], trx: Knex.Transaction): Promise<void>;
 }
 
 export async function startDueSingleSends(db: Knex, now: Date, hooks: StartHooks = {}, limit = 10): Promise<StartedSend[]> {
@@ -43,6 +46,8 @@ export async function startDueSingleSends(db: Knex, now: Date, hooks: StartHooks
       if (!row) return undefined;
       const changed = await transitionSingleSends(trx('single_sends').where({ id: row.id }), 'start', { sent_at: at, updated_at: at });
       if (!changed) return undefined;
+      const segmentIds = [...parseTargets(row.recipient_id).segmentIds, ...parseTargets(row.exclude_specific_recipient_id).segmentIds];
+      if (segmentIds.length > 0) await hooks.refreshSegments?.(Number(row.user_id), [...new Set(segmentIds)], trx);
       const recipients = await expandSingleSend(trx, row, at);
       await trx('single_sends').where({ id: row.id }).update({ triggered: recipients });
       const completed = (await completeSingleSends(trx, [row.id], at)).length > 0;

@@ -1,5 +1,5 @@
 import type { Runtime } from '../boot';
-import { eventHooks } from './event-hooks';
+import { workerHooks } from './event-hooks';
 import { createMailTransport } from './transport';
 import { createSendingWorker, SendingWorker, WorkerOptions } from './worker';
 
@@ -13,7 +13,7 @@ export interface WorkerRuntime {
 export function createWorkerRuntime(runtime: Runtime, options: WorkerOptions = {}): WorkerRuntime {
   const { config, db, logger, secret, services } = runtime;
   const transport = createMailTransport(config, logger, { maxConnections: config.smtpMaxConnections });
-  const worker = createSendingWorker({ db, config, logger, secret, transport, hooks: eventHooks(services.events) }, { leaseMs: config.sendLeaseMs, ...options });
+  const worker = createSendingWorker({ db, config, logger, secret, transport, hooks: workerHooks(services) }, { leaseMs: config.sendLeaseMs, ...options });
   return {
     worker,
     async close() {

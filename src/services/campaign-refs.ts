@@ -3,6 +3,7 @@ import { asArray } from '../lib/http';
 import { messages } from '../lib/validation';
 import type { ContactTypesService } from './contact-types';
 import type { Ctx, ServiceDeps } from './context';
+import type { SegmentsService } from './segments';
 import type { DesignTemplatesService } from './design-templates';
 import type { SenderRecord, SendersService } from './senders';
 import type { UnsubscribeGroupsService } from './unsubscribe-groups';
@@ -59,19 +60,14 @@ interface RefDeps extends Pick<ServiceDeps, 'db'> {
   unsubscribeGroups: Pick<UnsubscribeGroupsService, 'exists'>;
   senders: Pick<SendersService, 'find'>;
   designTemplates: Pick<DesignTemplatesService, 'exists' | 'list'>;
+  segments: Pick<SegmentsService, 'exists'>;
 }
 
-export function createCampaignRefs({ db, contactTypes, unsubscribeGroups, senders, designTemplates }: RefDeps) {
-  // TEMPORARY until the audience work lands a segments service with exists(ctx, id): a live
-  // segment of this account. Replace this query with that service.
-  async function segmentExists(ctx: Ctx, id: number): Promise<boolean> {
-    return Boolean(await db('segments').where({ id, user_id: ctx.userId }).whereNull('deleted_at').first('id'));
-  }
-
+export function createCampaignRefs({ contactTypes, unsubscribeGroups, senders, designTemplates, segments }: RefDeps) {
   async function recipientExists(ctx: Ctx, ref: RecipientRef): Promise<boolean> {
     // An id past the id columns' range names nothing (and PostgreSQL would fail on it).
     if (Number(ref.id) > LIMITS.maxId) return false;
-    return ref.table === 'contacts_' ? contactTypes.exists(ctx, Number(ref.id)) : segmentExists(ctx, Number(ref.id));
+    return ref.table === 'contacts_' ? contactTypes.exists(ctx, Number(ref.id)) : segments.exists(ctx, Number(ref.id));
   }
 
   return {

@@ -5,6 +5,7 @@ import { csvChunks, isBlankRow, toCsv } from '../lib/csv';
 import { ValidationError } from '../lib/errors';
 import { isEmail, messages } from '../lib/validation';
 import type { ContactTypesService } from './contact-types';
+import type { EventsService } from './events';
 import type { ContactsService } from './contacts';
 import type { Ctx, ServiceDeps } from './context';
 import { CountryResolver, loadCountryResolver } from './country-lookup';
@@ -204,9 +205,11 @@ interface Deps extends Pick<ServiceDeps, 'db'> {
   fields: CustomFieldSource;
   contactTypes: Pick<ContactTypesService, 'exists'>;
   contacts: Pick<ContactsService, 'upsertBatch'>;
+  /** Notification mail when an import finishes (decisions.md, Events). */
+  events: Pick<EventsService, 'csvImportFinished'>;
 }
 
-export function createContactImportService({ db, contactTypes, fields, contacts }: Deps) {
+export function createContactImportService({ db, contactTypes, fields, contacts, events }: Deps) {
   return {
     /** The sample file: every reserved column and the account's custom fields, with an example row. */
     async sample(ctx: Ctx): Promise<string> {
@@ -256,6 +259,7 @@ export function createContactImportService({ db, contactTypes, fields, contacts 
       } finally {
         await writer?.settle();
       }
+      await events.csvImportFinished(ctx.userId, summary);
       return summary;
     },
   };

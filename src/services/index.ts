@@ -30,10 +30,11 @@ export function createServices(deps: ServiceDeps) {
   const unsubscribeGroups = createUnsubscribeGroupsService(deps);
   const senders = createSendersService({ ...deps, events });
   const designTemplates = createDesignTemplatesService(deps);
-  const refs = createCampaignRefs({ ...deps, contactTypes, unsubscribeGroups, senders, designTemplates });
-  const automations = createAutomationsService({ ...deps, refs });
   const fields = createFieldsService(deps);
   const audienceEvents = createAudienceEvents();
+  const segments = createSegmentsService({ ...deps, contactTypes, fields, events: audienceEvents });
+  const refs = createCampaignRefs({ ...deps, contactTypes, unsubscribeGroups, senders, designTemplates, segments });
+  const automations = createAutomationsService({ ...deps, refs });
   const contacts = createContactsService({ ...deps, contactTypes, fields, events: audienceEvents });
   return {
     accounts: createAccountsService(deps),
@@ -55,8 +56,8 @@ export function createServices(deps: ServiceDeps) {
     events,
     audienceEvents,
     contacts,
-    contactImport: createContactImportService({ ...deps, contactTypes, fields, contacts }),
-    segments: createSegmentsService({ ...deps, contactTypes, fields, events: audienceEvents }),
+    contactImport: createContactImportService({ ...deps, contactTypes, fields, contacts, events }),
+    segments,
   };
 }
 

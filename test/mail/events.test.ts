@@ -80,6 +80,17 @@ describe('events email every notification recipient of the account', () => {
     ]);
   });
 
+  test('when a CSV import finishes through the API then each notification recipient gets its summary', async () => {
+    const type = await f.contactType(alice.user_id, 'Imported');
+    const csv = 'email,first_name\nnew1@example.org,Ann\nnot-an-email,Bob\nnew2@example.org,Cy\n';
+    await h.api(alice).post('/contacts/upload-csv').field('contact_type_id', String(type)).attach('file', Buffer.from(csv), 'leads.csv').expect(200);
+    const { worker, close } = testWorker(h, sink.url);
+    await worker.runOnce().finally(close);
+    expect(notifications()).toEqual(['boss@example.org: Contact import finished', 'ops@example.org: Contact import finished']);
+    const notice = sink.messages.find((m) => m.to[0] === 'boss@example.org')!;
+    expect(notice.parsed.text).toContain('Rows: 3\nCreated: 2\nUpdated: 0\nSkipped: 1');
+  });
+
   test('when other parts report an import or a verified sender, or send system mail, then it goes out through the ledger', async () => {
     const { events } = h.runtime.services;
     await events.csvImportFinished(alice.user_id, { file: 'leads.csv', rows: 10, created: 7, updated: 2, skipped: 1 });

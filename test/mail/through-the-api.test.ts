@@ -2,6 +2,7 @@ import request from 'supertest';
 import { addContactType, addGroup, addSender, berlin, PLAIN_TIME, Place, singleSendBody, scheduleBody, verificationToken } from '../support/campaign';
 import { header, manualClock, sendingFixtures, testWorker } from '../support/fixtures-sending';
 import { TestAccount, useHarness } from '../support/harness';
+import { addContact, countryId } from '../support/audience';
 import { startSmtpSink, SmtpSink } from '../support/smtp';
 
 describe('single sends and automations created through the API go out', () => {
@@ -136,5 +137,30 @@ describe('single sends and automations created through the API go out', () => {
     expect(notices()).toEqual(['Automation live: Onboarding', 'Automation paused: Onboarding']);
     const automation = (await h.api(alice).get(`/automations/details?utr=${utr}`).expect(200)).body.message.automation;
     expect(automation).toMatchObject({ status: 2, total_triggered: 1, total_delivered: 1 });
+  });
+
+  test('when a contact matching a segment rule is added after the segment was saved then the send still reaches it', async () => {
+    const vipType = await addContactType(h, alice, 'Members');
+    const country = await countryId(h, 'DE');
+    await addContact(h, alice, { contact_type_id: vipType, email: 'early@example.org', first_name: 'Gold Early', country });
+    const saved = await h.api(alice)
+      .post('/segment/save')
+      .send({ segment_name: 'Gold', contact_type_id: vipType, select_field: ['first_name'], select_operator: ['starts with'], value: ['Gold'] })
+      .expect(200);
+    expect(saved.body).toEqual({ status: 'success', message: 'Saved Successfully' });
+    const segment = await h.runtime.db('segments').where({ user_id: alice.user_id, segment_name: 'Gold' }).first('id');
+    // Joins after the save: only a refresh before the send makes it a member.
+    await addContact(h, alice, { contact_type_id: vipType, email: 'late@example.org', first_name: 'Gold Late', country });
+    await addContact(h, alice, { contact_type_id: vipType, email: 'plain@example.org', first_name: 'Plain', country });
+    await h.api(alice)
+      .post('/single/send/create')
+      .send(singleSendBody({ senderId, groupId, contactTypeId: vipType, segmentId: Number(segment.id) }, {
+        single_send_name: 'Gold only',
+        recipient_id: [`segments_${segment.id}`],
+      }))
+      .expect(200);
+    const { worker, close } = testWorker(h, sink.url);
+    await worker.runOnce().finally(close);
+    expect(campaignMail().map((m) => m.to[0]).sort()).toEqual(['early@example.org', 'late@example.org']);
   });
 });

@@ -2,7 +2,7 @@ import crypto from 'node:crypto';
 import type { Knex } from 'knex';
 import { emailKey, insertId, jsonValue, nowValue } from '../../src/db/dialect';
 import { createSigner, TOKEN_PURPOSE } from '../../src/lib/signed-token';
-import { eventHooks } from '../../src/mail/event-hooks';
+import { workerHooks } from '../../src/mail/event-hooks';
 import { createMailTransport } from '../../src/mail/transport';
 import { createSendingWorker, WorkerHooks, WorkerOptions } from '../../src/mail/worker';
 import type { Harness } from './harness';
@@ -75,13 +75,25 @@ export function sendingFixtures(h: Harness) {
     },
 
     async segment(userId: number, contactTypeId: number, name: string, members: Array<{ email: string; contact_id?: number; first_name?: string }>): Promise<number> {
-      const id = await insertId(db(), 'segments', { user_id: userId, contact_type_id: contactTypeId, segment_name: name, ...stamp() });
+      // A rule no contact matches (every contact has an email): the members are exactly the
+      // stored ones below, through the refresh that runs before each send.
+      const id = await insertId(db(), 'segments', {
+        user_id: userId,
+        contact_type_id: contactTypeId,
+        segment_name: name,
+        select_field: jsonValue(['email']),
+        select_operator: jsonValue(['is']),
+        value: jsonValue(['']),
+        query_type: 'and',
+        ...stamp(),
+      });
       for (const m of members) {
         await db()('segment_recipients').insert({
           user_id: userId,
           segment_id: id,
           contact_id: m.contact_id ?? null,
-          source: m.contact_id ? 'rule' : 'manual',
+          // Stored members: a segment without rules keeps them through the refresh before each send.
+          source: 'manual',
           first_name: m.first_name ?? '',
           email: m.email,
           email_key: emailKey(m.email),
@@ -209,7 +221,7 @@ export function sendingFixtures(h: Harness) {
 }
 
 /** A worker against the test database, sending to `smtpUrl`; `close()` stops it and its pool. */
-export function testWorker(h: Harness, smtpUrl: string, options: WorkerOptions = {}, hooks: WorkerHooks = eventHooks(h.runtime.services.events)) {
+export function testWorker(h: Harness, smtpUrl: string, options: WorkerOptions = {}, hooks: WorkerHooks = workerHooks(h.runtime.services)) {
   const transport = createMailTransport({ smtpUrl, outboxDir: '', dkim: undefined });
   const worker = createSendingWorker(
     { db: h.runtime.db, config: { ...h.runtime.config, mailRate: 0 }, logger: h.runtime.logger, secret: h.runtime.secret, transport, hooks },
