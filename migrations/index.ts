@@ -2,6 +2,8 @@ import type { Knex } from 'knex';
 import * as domain from './20261122_0001_domain';
 import * as customFieldNames from './20261122_0100_custom_field_names';
 import * as audienceListOrder from './20261122_0200_audience_list_order';
+import * as sendLedger from './20261122_0500_send-ledger';
+import * as automationEnrolments from './20261122_0501_automation-enrolments';
 
 /**
  * The ordered list of migrations. A static list (instead of a directory scan) makes the
@@ -12,6 +14,8 @@ export const migrations: ReadonlyArray<[name: string, migration: Knex.Migration]
   ['20261122_0001_domain', domain],
   ['20261122_0100_custom_field_names', customFieldNames],
   ['20261122_0200_audience_list_order', audienceListOrder],
+  ['20261122_0500_send-ledger', sendLedger],
+  ['20261122_0501_automation-enrolments', automationEnrolments],
 ];
 
 export const migrationSource: Knex.MigrationSource<[string, Knex.Migration]> = {

@@ -4,7 +4,7 @@ import { sendSuccess } from '../lib/envelope';
 import { toId } from '../lib/http';
 import { field, isBlank, messages, validate } from '../lib/validation';
 import type { Services } from '../services';
-import type { AutomationChanges } from '../services/automations';
+import type { AutomationChanges, AutomationInput } from '../services/automations';
 import type { ScheduleInput } from '../services/automation-schedules';
 import { parseRecipientRef } from '../services/campaign-refs';
 import { templateHtmlField, templateJsonField, templateText, utrField, utrOf } from './campaign-params';
@@ -16,14 +16,14 @@ const targetField = () => field('automation_for').optional().check((v) => parseR
 
 const automationName = () => field('automation_name').required().string().maxLength(LIMITS.string);
 
-const createFields = () => [
+export const createFields = () => [
   field('type').required().oneOf(Object.keys(AUTOMATION_TYPES)),
   automationName(),
   targetField(),
   field('unsubscribe_group_id').optional().integer(1),
 ];
 
-const updateFields = () => [
+export const updateFields = () => [
   utrField(),
   // A given name must not be blank; an absent one is kept.
   field('automation_name')
@@ -41,7 +41,16 @@ function given<T>(body: Record<string, unknown>, name: string, read: (value: unk
   return isBlank(body[name]) ? null : read(body[name]);
 }
 
-function changesOf(body: Record<string, unknown>): AutomationChanges {
+export function createInput(body: Record<string, unknown>): AutomationInput {
+  return {
+    automation_type: AUTOMATION_TYPES[String(body.type).trim() as keyof typeof AUTOMATION_TYPES],
+    automation_name: String(body.automation_name).trim(),
+    automation_for: parseRecipientRef(body.automation_for) ?? null,
+    unsubscribe_group_id: isBlank(body.unsubscribe_group_id) ? null : (toId(body.unsubscribe_group_id) ?? 0),
+  };
+}
+
+export function changesOf(body: Record<string, unknown>): AutomationChanges {
   const changes: AutomationChanges = {};
   const name = given(body, 'automation_name', (v) => String(v).trim());
   if (name) changes.automation_name = name;
@@ -53,7 +62,7 @@ function changesOf(body: Record<string, unknown>): AutomationChanges {
   return changes;
 }
 
-const scheduleFields = () => [
+export const scheduleFields = () => [
   utrField(),
   field('sender_id').required().integer(1),
   field('subject').required().string().maxLength(CAMPAIGN_LIMITS.subject),
@@ -65,7 +74,7 @@ const scheduleFields = () => [
   templateHtmlField(),
 ];
 
-function scheduleInput(body: Record<string, unknown>): ScheduleInput {
+export function scheduleInput(body: Record<string, unknown>): ScheduleInput {
   return {
     sender_id: toId(body.sender_id) ?? 0,
     subject: String(body.subject).trim(),
@@ -84,13 +93,7 @@ export function mountAutomations(routes: ApiRoutes, { automations, automationSch
   });
 
   routes.post('/automations/create', validate(...createFields()), async (req, res) => {
-    const body = req.body as Record<string, unknown>;
-    const utr = await automations.create(ctxOf(req), {
-      automation_type: AUTOMATION_TYPES[String(body.type).trim() as keyof typeof AUTOMATION_TYPES],
-      automation_name: String(body.automation_name).trim(),
-      automation_for: parseRecipientRef(body.automation_for) ?? null,
-      unsubscribe_group_id: isBlank(body.unsubscribe_group_id) ? null : (toId(body.unsubscribe_group_id) ?? 0),
-    });
+    const utr = await automations.create(ctxOf(req), createInput(req.body));
     sendSuccess(res, { utr });
   });
 

@@ -5,6 +5,12 @@ import type { Services } from '../services';
 import { deleteById } from './crud';
 import { ApiRoutes, ctxOf, listMessage, pagingOf } from './routes';
 
+/** Shared with the dashboard's custom-fields form. */
+export const customFieldRules = () => [
+  field('field_name').required().string().matches(/^[A-Za-z0-9_]+$/).maxLength(LIMITS.fieldName),
+  field('field_type').required().oneOf(CUSTOM_FIELD_TYPES),
+];
+
 export function mountFields(routes: ApiRoutes, { fields }: Services): void {
   routes.get('/reserve-fields', async (req, res) => {
     sendSuccess(res, listMessage('reservedFields', await fields.listReserved(pagingOf(req))));
@@ -16,10 +22,7 @@ export function mountFields(routes: ApiRoutes, { fields }: Services): void {
 
   routes.post(
     '/custom-fields/save',
-    validate(
-      field('field_name').required().string().matches(/^[A-Za-z0-9_]+$/).maxLength(LIMITS.fieldName),
-      field('field_type').required().oneOf(CUSTOM_FIELD_TYPES),
-    ),
+    validate(...customFieldRules()),
     async (req, res) => {
       await fields.addCustom(ctxOf(req), { field_name: String(req.body.field_name), field_type: String(req.body.field_type).trim() as CustomFieldType });
       sendSuccess(res, 'Added Successfully');

@@ -5,6 +5,13 @@ import type { Services } from '../services';
 import { bulkDelete, deleteById } from './crud';
 import { ApiRoutes, ctxOf, listMessage, pagingOf } from './routes';
 
+/** Shared with the dashboard's notification-recipients form. */
+export const notificationRecipientRules = () => [
+  field('email_address').required().email(),
+  // The reference's one odd message: 'The name field is required' without a period.
+  field('email_owner').required('The name field is required').string().maxLength(LIMITS.string),
+];
+
 export function mountNotificationRecipients(routes: ApiRoutes, { notificationRecipients }: Services): void {
   routes.get('/notification-recipients', async (req, res) => {
     sendSuccess(res, listMessage('notifications', await notificationRecipients.list(ctxOf(req), pagingOf(req))));
@@ -12,11 +19,7 @@ export function mountNotificationRecipients(routes: ApiRoutes, { notificationRec
 
   routes.post(
     '/notification-recipient/save',
-    validate(
-      field('email_address').required().email(),
-      // The reference's one odd message: 'The name field is required' without a period.
-      field('email_owner').required('The name field is required').string().maxLength(LIMITS.string),
-    ),
+    validate(...notificationRecipientRules()),
     async (req, res) => {
       await notificationRecipients.save(ctxOf(req), { email_address: String(req.body.email_address), email_owner: String(req.body.email_owner) });
       sendSuccess(res, 'Added Successfully');

@@ -11,7 +11,7 @@ const text = (name: string) => field(name).required().string().maxLength(LIMITS.
 const optionalText = (name: string, max: number = LIMITS.string) => field(name).optional().string().maxLength(max);
 
 /** The sender parameters of save and update, with the reference's required fields and limits. */
-const senderFields = () => [
+export const senderFields = () => [
   text('from_name'),
   text('from_email').email(),
   text('reply_to_email').email(),
@@ -26,7 +26,7 @@ const senderFields = () => [
 
 const senderIdInQuery = () => field('sender_id', 'query').required().integer();
 
-function senderInput(body: Record<string, unknown>): SenderInput {
+export function senderInput(body: Record<string, unknown>): SenderInput {
   const trimmed = (name: string) => String(body[name]).trim();
   const optional = (name: string) => (body[name] === undefined || body[name] === null || trimmed(name) === '' ? null : trimmed(name));
   return {

@@ -25,7 +25,7 @@ function whenScheduled(name: string, valid: (value: string) => boolean, invalid:
 }
 
 /** The single-send parameters of create and update; every failing field is reported at once. */
-const singleSendFields = () => [
+export const singleSendFields = () => [
   field('template_id').required().integer(1),
   templateJsonField(),
   templateHtmlField(),
@@ -41,7 +41,7 @@ const singleSendFields = () => [
   whenScheduled('schedule_time', (v) => normaliseTime(v) !== undefined, 'The schedule time must be a time such as 09:30 or 09:30:00.'),
 ];
 
-function singleSendInput(body: Record<string, unknown>): SingleSendInput {
+export function singleSendInput(body: Record<string, unknown>): SingleSendInput {
   const scheduled = toFlag(body.schedule_type) === 1;
   return {
     template_id: toId(body.template_id) ?? 0,

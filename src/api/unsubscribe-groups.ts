@@ -8,13 +8,13 @@ import type { UnsubscribeGroupInput } from '../services/unsubscribe-groups';
 import { bulkDelete, deleteById } from './crud';
 import { ApiRoutes, ctxOf, listMessage, pagingOf } from './routes';
 
-const groupFields = () => [
+export const groupFields = () => [
   field('group_name').required().string().maxLength(LIMITS.string),
   field('description').required().string().maxLength(LIMITS.text),
   field('is_display').required().boolean(),
 ];
 
-function groupInput(req: Request): UnsubscribeGroupInput {
+export function groupInput(req: Request): UnsubscribeGroupInput {
   return { group_name: String(req.body.group_name), description: String(req.body.description), is_display: toFlag(req.body.is_display) ?? 0 };
 }
 

@@ -1,8 +1,10 @@
 import type { Knex } from 'knex';
 import { emailKey, insertId, nowValue } from '../db/dialect';
+import { LIMITS, PASSWORD_MIN } from '../lib/constants';
 import { hashPassword, randomToken, safeEqual, sha256, verifyPassword } from '../lib/crypto';
-import { ValidationError } from '../lib/errors';
-import { isEmail, messages } from '../lib/validation';
+import { FieldErrors, ValidationError } from '../lib/errors';
+import { isTimeZone } from '../lib/time';
+import { isEmail, messages, throwIfAny } from '../lib/validation';
 import type { ServiceDeps } from './context';
 
 export interface Account {
@@ -91,6 +93,40 @@ export function createAccountsService({ db }: Pick<ServiceDeps, 'db'>) {
       const secret = secretKey();
       await db('accounts').where({ id }).update({ secret_key_hash: sha256(secret), updated_at: nowValue() });
       return secret;
+    },
+
+    /** The account's display name and the time zone its schedules are read in. */
+    async updateSettings(id: number, input: { name: unknown; time_zone: unknown }): Promise<void> {
+      const name = typeof input.name === 'string' ? input.name.trim() : '';
+      const timeZone = typeof input.time_zone === 'string' ? input.time_zone.trim() : '';
+      const errors: FieldErrors = {};
+      if (!name) errors.name = [messages.required('name')];
+      else if (name.length > LIMITS.string) errors.name = [messages.max('name', LIMITS.string)];
+      if (!timeZone) errors.time_zone = [messages.required('time_zone')];
+      else if (!isTimeZone(timeZone)) errors.time_zone = [messages.selected('time_zone')];
+      throwIfAny(errors);
+      await db('accounts').where({ id }).update({ name, time_zone: timeZone, updated_at: nowValue() });
+    },
+
+    /**
+     * A new password for the dashboard, given the current one. The caller signs the account's
+     * other sessions out.
+     */
+    async changePassword(id: number, input: { current_password: unknown; password: unknown; password_confirmation: unknown }): Promise<void> {
+      const text = (value: unknown) => (typeof value === 'string' ? value : '');
+      const [current, next, confirmation] = [text(input.current_password), text(input.password), text(input.password_confirmation)];
+      const errors: FieldErrors = {};
+      if (!current) errors.current_password = [messages.required('current_password')];
+      if (!next) errors.password = [messages.required('password')];
+      else if (next.length < PASSWORD_MIN) errors.password = [messages.min('password', PASSWORD_MIN)];
+      else if (next.length > LIMITS.string) errors.password = [messages.max('password', LIMITS.string)];
+      else if (next !== confirmation) errors.password_confirmation = ['The password confirmation does not match.'];
+      throwIfAny(errors);
+      const row = await db('accounts').where({ id }).whereNull('deleted_at').first('password_hash');
+      if (!row || !(await verifyPassword(current, row.password_hash))) {
+        throw ValidationError.of('current_password', 'The current password is incorrect.');
+      }
+      await db('accounts').where({ id }).update({ password_hash: await hashPassword(next), updated_at: nowValue() });
     },
 
     async count(trx: Knex = db): Promise<number> {

@@ -7,7 +7,9 @@ import { plainDateTime, timestamp } from '../lib/time';
 import { messages, throwIfAny } from '../lib/validation';
 import { createViews } from '../lib/views';
 import { senderVerificationMessage } from '../mail/sender-verification';
+import { deliverNow, queueSystemMail } from '../mail/system-mail';
 import type { Ctx, ServiceDeps } from './context';
+import type { EventsService } from './events';
 
 export interface SenderInput {
   from_name: string;
@@ -65,7 +67,12 @@ function senderUtr(): string {
   return crypto.randomBytes(8).toString('hex');
 }
 
-export function createSendersService({ db, config, logger, mail }: ServiceDeps) {
+interface SendersDeps extends ServiceDeps {
+  /** Tells the notification recipients when a sender is verified. */
+  events: Pick<EventsService, 'senderVerified'>;
+}
+
+export function createSendersService({ db, config, logger, mail, secret, events }: SendersDeps) {
   const views = createViews();
   const live = (ctx: Ctx) => db('senders').where({ user_id: ctx.userId }).whereNull('deleted_at');
 
@@ -90,15 +97,17 @@ export function createSendersService({ db, config, logger, mail }: ServiceDeps) 
 
   /**
    * The one place that sends a verification mail: a fresh single-use token replaces any
-   * earlier one (only its hash is stored), then the link goes to from_email.
+   * earlier one (only its hash is stored), and the link is written to the send ledger in the
+   * same transaction, then delivered at once; a failed attempt stays in the ledger for the worker.
    */
-  async function sendVerification(id: number, sender: Pick<SenderInput, 'from_name' | 'from_email'>): Promise<void> {
+  async function sendVerification(ctx: Ctx, id: number, sender: Pick<SenderInput, 'from_name' | 'from_email'>): Promise<void> {
     const token = randomToken(32);
-    await db('senders').where({ id }).update({ verify_token_hash: sha256(token) });
-    try {
-      await mail.send(senderVerificationMessage(config, views, sender, token));
-    } catch (err) {
-      logger.error({ err, senderId: id }, 'verification mail not sent');
+    const messageId = await db.transaction(async (trx) => {
+      await trx('senders').where({ id }).update({ verify_token_hash: sha256(token) });
+      return queueSystemMail(trx, ctx.userId, senderVerificationMessage(config, views, sender, token));
+    });
+    const outcome = await deliverNow({ db, mail, logger, secret, baseUrl: config.baseUrl }, messageId);
+    if (outcome === 'retry' || outcome === 'bounce') {
       throw new ServiceUnavailableError(
         'The sender is saved, but its verification mail could not be sent; try /sender/resend-mail again in a moment.',
       );
@@ -151,7 +160,7 @@ export function createSendersService({ db, config, logger, mail }: ServiceDeps) 
         created_at: now,
         updated_at: now,
       });
-      await sendVerification(id, input);
+      await sendVerification(ctx, id, input);
       return id;
     },
 
@@ -164,7 +173,7 @@ export function createSendersService({ db, config, logger, mail }: ServiceDeps) 
       const changes = emailChanged ? { ...input, is_verified: 0, verify_token_hash: null } : input;
       const changed = await live(ctx).where({ id }).update({ ...changes, updated_at: nowValue() });
       if (!changed) throw new NotFoundError();
-      if (emailChanged) await sendVerification(id, input);
+      if (emailChanged) await sendVerification(ctx, id, input);
     },
 
     /** Soft-deletes the sender; its pending verification link stops working. */
@@ -177,7 +186,7 @@ export function createSendersService({ db, config, logger, mail }: ServiceDeps) 
     async resendMail(ctx: Ctx, id: number): Promise<void> {
       const sender = await get(ctx, id);
       if (sender.is_verified) throw new ConflictError('This sender is already verified; there is no mail to resend.');
-      await sendVerification(id, sender);
+      await sendVerification(ctx, id, sender);
     },
 
     /** Follows a verification link: verifies the sender once; an unknown or used token changes nothing. */
@@ -190,7 +199,9 @@ export function createSendersService({ db, config, logger, mail }: ServiceDeps) 
       const changed = await db('senders')
         .where({ id: row.id, verify_token_hash: hash })
         .update({ is_verified: 1, verify_token_hash: null, updated_at: nowValue() });
-      return changed ? senderRecord({ ...row, is_verified: 1 }) : undefined;
+      if (!changed) return undefined;
+      await events.senderVerified(Number(row.user_id), { from_name: row.from_name, from_email: row.from_email });
+      return senderRecord({ ...row, is_verified: 1 });
     },
   };
 }

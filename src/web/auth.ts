@@ -1,0 +1,127 @@
+import type { Request, RequestHandler, Response } from 'express';
+import { rateLimit } from 'express-rate-limit';
+import { ctxOf } from '../api/routes';
+import type { Config } from '../config';
+import { emailKey } from '../db/dialect';
+import { SESSION } from '../lib/constants';
+import { randomToken } from '../lib/crypto';
+import type { Services } from '../services';
+import type { SessionsService } from '../services/sessions';
+import type { Cookies } from './cookies';
+import { verifyCsrf } from './csrf';
+import { onInvalid } from './errors';
+import { SETTINGS_FORM } from './settings';
+import type { WebRoutes } from './routes';
+import type { Views } from './views';
+
+export const SESSION_COOKIE = 'cc_session';
+/** Before sign-in there is no session: the sign-in form's token is a double-submit cookie. */
+const SIGN_IN_COOKIE = 'cc_signin';
+
+/** One sentence for every failure, so no answer tells whether an address has an account. */
+export const SIGN_IN_FAILED = 'The email or password is incorrect.';
+export const SIGN_IN_LIMITED = 'Too many sign-in attempts. Wait a few minutes and try again.';
+const LIMIT_WINDOW_MS = 15 * 60_000;
+
+/** Resolves the session cookie; without a live session, the visitor goes to the sign-in page. */
+export function requireSession(sessions: SessionsService, cookies: Cookies): RequestHandler {
+  return async (req, res, next) => {
+    const session = await sessions.resolve(cookies.read(req, SESSION_COOKIE) ?? '');
+    if (!session) {
+      const back = req.method === 'GET' && req.originalUrl !== '/' ? `?next=${encodeURIComponent(req.originalUrl)}` : '';
+      if (req.get('HX-Request') === 'true') {
+        // A swap cannot show the sign-in page: htmx loads it as a whole page instead.
+        res.set('HX-Redirect', `/login${back}`);
+        res.status(401).end();
+        return;
+      }
+      res.redirect(303, `/login${back}`);
+      return;
+    }
+    if (session.renewed) cookies.set(res, SESSION_COOKIE, cookies.read(req, SESSION_COOKIE) ?? '', { maxAgeMs: SESSION.ttlMs });
+    req.account = session.account;
+    res.locals.account = session.account;
+    res.locals.csrfToken = session.csrfToken;
+    next();
+  };
+}
+
+/** Only a path of this site, never `//elsewhere` or a scheme. */
+function localPath(value: unknown): string {
+  return typeof value === 'string' && /^\/(?![/\\])/.test(value) ? value : '/';
+}
+
+export function mountAuth(routes: WebRoutes, { accounts, sessions }: Services, views: Views, cookies: Cookies, config: Config): void {
+  const signInPage = (req: Request, res: Response, status = 200, error?: string) => {
+    let token = cookies.read(req, SIGN_IN_COOKIE);
+    if (!token) {
+      token = randomToken(24);
+      cookies.set(res, SIGN_IN_COOKIE, token, { sameSite: 'strict' });
+    }
+    views.page(req, res, 'sign-in.njk', {
+      title: 'Sign in',
+      csrfToken: token,
+      next: localPath(req.query.next ?? req.body?.next),
+      values: { email: typeof req.body?.email === 'string' ? req.body.email : '' },
+      error,
+    }, { status });
+  };
+
+  const limiter = (limit: number, key?: (req: Request) => string) =>
+    rateLimit({
+      windowMs: LIMIT_WINDOW_MS,
+      limit,
+      // Only failures count: a good password never locks its owner out.
+      skipSuccessfulRequests: true,
+      standardHeaders: 'draft-7',
+      legacyHeaders: false,
+      ...(key ? { keyGenerator: key } : {}),
+      handler: (req, res) => signInPage(req, res, 429, SIGN_IN_LIMITED),
+      validate: false,
+    });
+  const limits: RequestHandler[] = config.loginRateLimit > 0
+    ? [
+        limiter(config.loginRateLimit * 4),
+        limiter(config.loginRateLimit, (req) => `email:${emailKey(String(req.body?.email ?? ''))}`),
+      ]
+    : [];
+
+  routes.publicGet('/login', async (req, res) => {
+    if (await sessions.resolve(cookies.read(req, SESSION_COOKIE) ?? '')) return res.redirect(303, localPath(req.query.next));
+    signInPage(req, res);
+  });
+
+  routes.publicPost(
+    '/login',
+    verifyCsrf((req) => cookies.read(req, SIGN_IN_COOKIE)),
+    ...limits,
+    async (req, res) => {
+      const { email, password } = req.body as Record<string, unknown>;
+      const account = typeof email === 'string' && typeof password === 'string' && email.trim() && password
+        ? await accounts.signIn(email, password)
+        : undefined;
+      if (!account) return signInPage(req, res, 401, SIGN_IN_FAILED);
+      await sessions.destroy(cookies.read(req, SESSION_COOKIE) ?? '');
+      const session = await sessions.create(account.id);
+      cookies.set(res, SESSION_COOKIE, session.token, { maxAgeMs: SESSION.ttlMs });
+      cookies.clear(res, SIGN_IN_COOKIE);
+      res.redirect(303, localPath(req.body.next));
+    },
+  );
+
+  // A new password signs every other browser out: the sessions are replaced by a new one here.
+  routes.post('/settings/password', onInvalid('settings.njk', (req) => ({ ...SETTINGS_FORM, values: req.account })), async (req, res) => {
+    const accountId = ctxOf(req).userId;
+    await accounts.changePassword(accountId, req.body);
+    await sessions.destroyAll(accountId);
+    const session = await sessions.create(accountId);
+    cookies.set(res, SESSION_COOKIE, session.token, { maxAgeMs: SESSION.ttlMs });
+    views.redirect(res, '/settings', 'Password changed. Other browsers were signed out.');
+  });
+
+  routes.post('/logout', async (req, res) => {
+    await sessions.destroy(cookies.read(req, SESSION_COOKIE) ?? '');
+    cookies.clear(res, SESSION_COOKIE);
+    res.redirect(303, '/login');
+  });
+}

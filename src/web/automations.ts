@@ -1,0 +1,136 @@
+import type { Request, Response } from 'express';
+import { changesOf, createFields, createInput, scheduleFields, scheduleInput, updateFields } from '../api/automations';
+import { ctxOf } from '../api/routes';
+import { AUTOMATION_STATUS, AUTOMATION_TYPES, WAITING_TYPES } from '../lib/constants';
+import { validate } from '../lib/validation';
+import type { Services } from '../services';
+import type { AutomationRecord } from '../services/automations';
+import { onInvalid } from './errors';
+import { pagerOf, pagingOf } from './paging';
+import type { WebRoutes } from './routes';
+import type { Views } from './views';
+
+const LIST = { 'automation-list': 'automations/macros.njk#list' } as const;
+const STATE = { 'automation-state': 'automations/macros.njk#state' } as const;
+const STATUS_LABELS: Record<number, string> = { [AUTOMATION_STATUS.draft]: 'Draft', [AUTOMATION_STATUS.live]: 'Live', [AUTOMATION_STATUS.paused]: 'Paused' };
+const TYPE_LABELS: Record<number, string> = { [AUTOMATION_TYPES.welcome]: 'Welcome', [AUTOMATION_TYPES.custom]: 'Custom' };
+const TYPE_CHOICES = [
+  { value: 'welcome', label: 'Welcome: each contact who joins the target after it goes live' },
+  { value: 'custom', label: 'Custom: every member when it goes live, then each new one' },
+];
+const WAITING_LABELS: Record<string, string> = { instantly: 'at once', days: 'days', hours: 'hours' };
+
+/** Automations and their steps: the same services and rules as `/automations/*`. */
+export function mountAutomations(routes: WebRoutes, services: Services, views: Views): void {
+  const { automations, automationSchedules, contactTypes, unsubscribeGroups, senders, designTemplates } = services;
+  const utrOfPath = (req: Request) => String(req.params.utr);
+
+  const targets = async (req: Request) => {
+    const [types, groups] = await Promise.all([contactTypes.list(ctxOf(req)), unsubscribeGroups.list(ctxOf(req))]);
+    return {
+      targets: [{ value: '', label: 'No target yet' }, ...types.rows.map((t) => ({ value: `contacts_${t.id}`, label: `Contact type: ${t.name}` }))],
+      groups: [{ value: '', label: 'No group yet (needed to go live)' }, ...groups.rows.map((g) => ({ value: String(g.id), label: g.group_name }))],
+      targetNames: new Map(types.rows.map((t) => [`contacts_${t.id}`, t.name])),
+    };
+  };
+  const present = (a: AutomationRecord, names: Map<string, string>) => {
+    const target = a.automation_for_table && a.automation_for !== null ? `${a.automation_for_table}${a.automation_for}` : '';
+    return {
+      ...a,
+      statusLabel: STATUS_LABELS[a.status] ?? String(a.status),
+      typeLabel: TYPE_LABELS[a.automation_type] ?? String(a.automation_type),
+      target,
+      targetName: target ? (names.get(target) ?? target) : '',
+    };
+  };
+
+  const listPage = async (req: Request, res: Response) => {
+    const [result, types] = await Promise.all([automations.list(ctxOf(req), pagingOf(req)), contactTypes.list(ctxOf(req))]);
+    const names = new Map(types.rows.map((t) => [`contacts_${t.id}`, t.name]));
+    const rows = result.rows.map((a) => present(a, names));
+    views.page(req, res, 'automations/index.njk', { title: 'Automations', automations: rows, pager: pagerOf(req, result, '/automations') }, { fragments: LIST });
+  };
+  const newForm = async (req: Request) => ({ title: 'New automation', types: TYPE_CHOICES, ...(await targets(req)) });
+  const showData = async (req: Request) => {
+    const ctx = ctxOf(req);
+    const utr = utrOfPath(req);
+    const [automation, schedules, choice, senderList, templates] = await Promise.all([
+      automations.get(ctx, utr),
+      automationSchedules.list(ctx, utr),
+      targets(req),
+      senders.list(ctx),
+      designTemplates.list(),
+    ]);
+    const shown = present(automation, choice.targetNames);
+    const senderNames = new Map(senderList.rows.map((s) => [s.id, `${s.nickname} — ${s.from_email}`]));
+    return {
+      title: automation.automation_name,
+      automation: shown,
+      settings: { automation_name: shown.automation_name, automation_for: shown.target, unsubscribe_group_id: shown.unsubscribe_group_id ?? '' },
+      schedules: schedules.map((s) => ({ ...s, senderName: senderNames.get(s.sender_id) ?? `#${s.sender_id}`, waitingLabel: WAITING_LABELS[s.waiting_type] ?? s.waiting_type })),
+      senders: senderList.rows.map((s) => ({ value: String(s.id), label: `${s.nickname} — ${s.from_email}${s.is_verified ? '' : ' (not verified)'}` })),
+      templates: templates.rows.map((t) => ({ value: String(t.id), label: t.template_name })),
+      waitingTypes: WAITING_TYPES.map((w) => ({ value: w, label: w === 'instantly' ? 'At once' : `After some ${w}` })),
+      ...choice,
+    };
+  };
+  const showPage = async (req: Request, res: Response) => {
+    views.page(req, res, 'automations/show.njk', { ...(await showData(req)), values: { waiting_type: 'days', waiting_period: '1' } }, { fragments: STATE });
+  };
+
+  routes.get('/automations', listPage);
+
+  routes.get('/automations/new', async (req, res) => {
+    views.page(req, res, 'automations/new.njk', { ...(await newForm(req)), values: { type: 'welcome' } });
+  });
+
+  routes.post('/automations/new', onInvalid('automations/new.njk', newForm), validate(...createFields()), async (req, res) => {
+    const utr = await automations.create(ctxOf(req), createInput(req.body));
+    views.redirect(res, `/automations/${utr}`, 'Automation created as a draft: add its steps, then set it live.');
+  });
+
+  routes.get('/automations/:utr', showPage);
+
+  // The hidden utr field feeds the API's own rules, which read it from the body.
+  routes.post('/automations/:utr/settings', onInvalid('automations/show.njk', showData), validate(...updateFields()), async (req, res) => {
+    await automations.update(ctxOf(req), utrOfPath(req), changesOf(req.body));
+    views.redirect(res, `/automations/${utrOfPath(req)}`, 'Automation saved.');
+  });
+
+  routes.post('/automations/:utr/live', async (req, res) => {
+    await automations.setLive(ctxOf(req), utrOfPath(req));
+    await views.changed(req, res, `/automations/${utrOfPath(req)}`, 'The automation is live.', () => showPage(req, res));
+  });
+
+  routes.post('/automations/:utr/pause', async (req, res) => {
+    await automations.pause(ctxOf(req), utrOfPath(req));
+    await views.changed(req, res, `/automations/${utrOfPath(req)}`, 'The automation is paused.', () => showPage(req, res));
+  });
+
+  routes.post('/automations/:utr/steps', onInvalid('automations/show.njk', showData), async (req, res, next) => {
+    // The template's preview image is what the API asks clients to send as preview_img.
+    const template = await designTemplates.get(Number(req.body.template_id) || 0).catch(() => undefined);
+    req.body.preview_img = template?.preview_image ?? '';
+    next();
+  }, validate(...scheduleFields()), async (req, res) => {
+    await automationSchedules.create(ctxOf(req), utrOfPath(req), scheduleInput(req.body));
+    views.redirect(res, `/automations/${utrOfPath(req)}`, 'Step added.');
+  });
+
+  routes.post('/automations/:utr/steps/:step/delete', async (req, res) => {
+    // The automation is looked up first: another account's automation is a 404.
+    await automations.get(ctxOf(req), utrOfPath(req));
+    await automationSchedules.remove(ctxOf(req), String(req.params.step));
+    views.redirect(res, `/automations/${utrOfPath(req)}`, 'Step deleted.');
+  });
+
+  routes.post('/automations/:utr/duplicate', async (req, res) => {
+    await automations.duplicate(ctxOf(req), utrOfPath(req));
+    await views.changed(req, res, '/automations', 'Copy saved as a draft, with its steps.', () => listPage(req, res));
+  });
+
+  routes.post('/automations/:utr/delete', async (req, res) => {
+    await automations.remove(ctxOf(req), utrOfPath(req));
+    await views.changed(req, res, '/automations', 'Automation deleted.', () => listPage(req, res));
+  });
+}

@@ -1,0 +1,91 @@
+import type { ErrorRequestHandler, Request, RequestHandler, Response } from 'express';
+import multer from 'multer';
+import type { Logger } from 'pino';
+import { AppError, ConflictError, FieldErrors, NotFoundError, ValidationError } from '../lib/errors';
+import { shapeOf, PageOptions, Views } from './views';
+
+/** What to render when a form's input is refused: its own page again, with the messages. */
+interface InvalidForm {
+  template: string;
+  data: (req: Request, res: Response) => Record<string, unknown> | Promise<Record<string, unknown>>;
+  options?: PageOptions;
+  /** The route's params: an error handler sees the router's own, not the route's. */
+  params: Request['params'];
+}
+
+/**
+ * Declares the page that shows a form, so that a ValidationError thrown by a validator or a
+ * service re-renders it (422) with each message next to its field and the values kept.
+ */
+export function onInvalid(template: string, data: InvalidForm['data'] = () => ({}), options?: PageOptions): RequestHandler {
+  return (req, res, next) => {
+    res.locals.invalidForm = { template, data, options, params: req.params } satisfies InvalidForm;
+    next();
+  };
+}
+
+interface Described {
+  status: number;
+  title: string;
+  message: string;
+}
+
+function describe(err: unknown): Described | undefined {
+  if (err instanceof NotFoundError) return { status: 404, title: 'Not found', message: 'This record does not exist, or it belongs to another account.' };
+  if (err instanceof ConflictError) return { status: 409, title: 'Not possible right now', message: err.message };
+  if (err instanceof ValidationError) return { status: 422, title: 'Please check the form', message: Object.values(err.fields).flat().join(' ') };
+  if (err instanceof AppError) return { status: err.status, title: err.status === 403 ? 'Refused' : 'Request refused', message: err.message };
+  if (err instanceof multer.MulterError) {
+    const tooLarge = err.code === 'LIMIT_FILE_SIZE' || err.code === 'LIMIT_FIELD_VALUE';
+    return { status: tooLarge ? 413 : 422, title: 'Upload refused', message: tooLarge ? 'The file is too large.' : 'The upload is not accepted here.' };
+  }
+  const type = (err as { type?: string } | undefined)?.type;
+  if (type === 'entity.too.large' || type === 'parameters.too.many') return { status: 413, title: 'Too large', message: 'The form is too large.' };
+  if (typeof type === 'string' && /^(entity|encoding|charset)\./.test(type)) return { status: 400, title: 'Bad request', message: 'The form could not be read.' };
+  return undefined;
+}
+
+/**
+ * The one place where the dashboard turns typed errors into HTML: a refused form comes back
+ * with its messages beside the fields; an error in an in-page action is shown in the flash
+ * area; anything else is an error page. Unknown errors are logged and shown as a plain 500.
+ */
+export function webErrorHandler(views: Views, logger: Logger): ErrorRequestHandler {
+  return async (error: unknown, req, res, next) => {
+    if (res.headersSent) return next(error);
+    let err = error;
+    try {
+      const form = res.locals.invalidForm as InvalidForm | undefined;
+      if (err instanceof ValidationError && form) {
+        const errors: FieldErrors = err.fields;
+        req.params = form.params;
+        try {
+          const data = await form.data(req, res);
+          const values = { ...(data.values as object | undefined), ...req.body };
+          return views.page(req, res, form.template, { ...data, values, errors }, { ...form.options, status: 422 });
+        } catch (formError) {
+          err = formError; // the form's record went away meanwhile: show that instead
+        }
+      }
+      const described = describe(err) ?? { status: 500, title: 'Something went wrong', message: 'The server could not finish this request. It has been logged.' };
+      if (described.status === 500) (req.log ?? logger).error({ err }, 'unhandled error');
+      if (shapeOf(req) === 'fragment') {
+        // An in-page action failed: say so where messages appear instead of inside the row.
+        res.set('HX-Retarget', '#flash');
+        res.set('HX-Reswap', 'innerHTML');
+        return views.fragment(res, 'partials/flash.njk#flash', { message: described.message, kind: 'error' }, described.status);
+      }
+      views.page(req, res, 'error.njk', { title: described.title, message: described.message, status: described.status }, { status: described.status });
+    } catch (renderError) {
+      (req.log ?? logger).error({ err: renderError, cause: err }, 'error page failed');
+      res.status(500).type('text').send('Internal Server Error');
+    }
+  };
+}
+
+/** Unknown paths: the app mounts this after every other router. */
+export function webNotFound(views: Views): RequestHandler {
+  return (req, res) => {
+    views.page(req, res, 'error.njk', { title: 'Not found', message: 'There is no page at this address.', status: 404 }, { status: 404 });
+  };
+}

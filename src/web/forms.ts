@@ -1,0 +1,35 @@
+import type { RequestHandler } from 'express';
+import { field, validate } from '../lib/validation';
+
+/**
+ * A textarea of addresses may hold one per line; the shared rule (`addressList`, read with
+ * splitAddresses) takes them comma-separated, as the API does.
+ */
+export function linesToCommas(name: string): RequestHandler {
+  return (req, _res, next) => {
+    const value = req.body?.[name];
+    if (typeof value === 'string') req.body[name] = value.replace(/\r?\n/g, ',');
+    next();
+  };
+}
+
+/** The `email_address` textarea of the unsubscribe pages, checked by the API's address-list rule. */
+export function addressListInput(): RequestHandler[] {
+  return [linesToCommas('email_address'), validate(field('email_address').required().addressList())];
+}
+
+/** "Address added." or "3 addresses added." */
+export function counted(n: number, one: string, many: string, verb: string): string {
+  return n === 1 ? `${one} ${verb}.` : `${n} ${many} ${verb}.`;
+}
+
+/** Checkbox groups arrive as one string when one box is ticked: make them lists, as the API takes them. */
+export function listFields(...names: string[]): RequestHandler {
+  return (req, _res, next) => {
+    for (const name of names) {
+      const value = req.body?.[name];
+      if (typeof value === 'string') req.body[name] = [value];
+    }
+    next();
+  };
+}

@@ -1,0 +1,102 @@
+import express, { RequestHandler, Router } from 'express';
+import helmet from 'helmet';
+import type { Logger } from 'pino';
+import type { Config } from '../config';
+import type { Services } from '../services';
+import { vendorAssets } from './assets';
+import { mountAutomations } from './automations';
+import { mountApiKeys } from './api-keys';
+import { mountAuth, requireSession } from './auth';
+import { mountContactTypes } from './contact-types';
+import { mountCustomFields } from './custom-fields';
+import { mountGlobalUnsubscribes } from './global-unsubscribes';
+import { Cookies } from './cookies';
+import { mountDesignTemplates } from './design-templates';
+import { verifyCsrf } from './csrf';
+import { webErrorHandler, webNotFound } from './errors';
+import { mountHome } from './home';
+import { mountNotificationRecipients } from './notification-recipients';
+import { mountOutbox } from './outbox';
+import { WebRoutes } from './routes';
+import { mountSenders } from './senders';
+import { mountSettings } from './settings';
+import { mountSingleSends } from './single-sends';
+import { mountUnsubscribeGroups } from './unsubscribe-groups';
+import { createViewEnvironment, Views } from './views';
+
+/** Every page group of the dashboard; each mounts its routes on the shared route table. */
+const PAGE_GROUPS = [
+  mountHome,
+  mountContactTypes,
+  mountCustomFields,
+  mountUnsubscribeGroups,
+  mountGlobalUnsubscribes,
+  mountSingleSends,
+  mountAutomations,
+  mountSenders,
+  mountDesignTemplates,
+  mountNotificationRecipients,
+  mountOutbox,
+  mountApiKeys,
+  mountSettings,
+];
+
+export interface Dashboard {
+  /** Answers only the dashboard's own paths; anything else falls through. */
+  router: Router;
+  /** The HTML 404 page, mounted after every other router. */
+  notFound: RequestHandler;
+  /** Every state-changing path (the tests check each one refuses a missing CSRF token). */
+  stateChanging: readonly string[];
+}
+
+/**
+ * The Content-Security-Policy the pages are written for: nothing inline, nothing from
+ * elsewhere. Scripts are public/assets/app.js and htmx; styles public/assets/app.css.
+ */
+function dashboardHeaders(config: Config): RequestHandler {
+  const https = config.baseUrl.startsWith('https:');
+  return helmet({
+    contentSecurityPolicy: {
+      useDefaults: false,
+      directives: {
+        defaultSrc: ["'self'"],
+        scriptSrc: ["'self'"],
+        styleSrc: ["'self'"],
+        imgSrc: ["'self'", 'data:'],
+        fontSrc: ["'self'"],
+        connectSrc: ["'self'"],
+        frameSrc: ["'self'"],
+        formAction: ["'self'"],
+        frameAncestors: ["'none'"],
+        baseUri: ["'none'"],
+        objectSrc: ["'none'"],
+        ...(https ? { upgradeInsecureRequests: [] } : {}),
+      },
+    },
+    strictTransportSecurity: https,
+    referrerPolicy: { policy: 'same-origin' },
+  });
+}
+
+/** The htmx admin dashboard at `/`, over the same services as the API. */
+export function createDashboard(config: Config, services: Services, logger: Logger): Dashboard {
+  const cookies = new Cookies(config.baseUrl.startsWith('https:'));
+  const views = new Views(createViewEnvironment(), cookies);
+  const headers = dashboardHeaders(config);
+  const routes = new WebRoutes({
+    headers,
+    auth: requireSession(services.sessions, cookies),
+    body: [express.urlencoded({ extended: true, limit: config.maxBodyBytes, parameterLimit: 5000 })],
+    csrf: verifyCsrf((_req, res) => res.locals.csrfToken as string | undefined),
+  });
+
+  mountAuth(routes, services, views, cookies, config);
+  for (const mount of PAGE_GROUPS) mount(routes, services, views);
+
+  const router = express.Router();
+  router.use(...vendorAssets());
+  router.use(routes.router);
+  router.use(webErrorHandler(views, logger));
+  return { router, notFound: express.Router().use(headers, webNotFound(views)), stateChanging: routes.stateChanging };
+}

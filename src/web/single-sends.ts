@@ -1,0 +1,140 @@
+import type { Request, Response } from 'express';
+import { ctxOf } from '../api/routes';
+import { singleSendFields, singleSendInput } from '../api/single-sends';
+import { SINGLE_SEND_STATUS } from '../lib/constants';
+import { toId } from '../lib/http';
+import { validate } from '../lib/validation';
+import type { Services } from '../services';
+import { formatRecipientRef, type RecipientRef } from '../services/campaign-refs';
+import { SINGLE_SEND_EDITABLE } from '../services/single-send-state';
+import type { SingleSendRecord } from '../services/single-sends';
+import { onInvalid } from './errors';
+import { listFields } from './forms';
+import { MESSAGE_CSP } from './outbox';
+import { pagerOf, pagingOf } from './paging';
+import type { WebRoutes } from './routes';
+import type { Views } from './views';
+
+const LIST = { 'single-send-list': 'single-sends/macros.njk#list' } as const;
+const STATS = { 'send-stats': 'single-sends/macros.njk#stats' } as const;
+const STATUS_LABELS: Record<number, string> = {
+  [SINGLE_SEND_STATUS.initiate]: 'Draft',
+  [SINGLE_SEND_STATUS.ready]: 'Scheduled',
+  [SINGLE_SEND_STATUS.running]: 'Sending',
+  [SINGLE_SEND_STATUS.completed]: 'Sent',
+};
+
+export function withStatusLabel<T extends { status: number }>(send: T): T & { statusLabel: string } {
+  return { ...send, statusLabel: STATUS_LABELS[send.status] ?? String(send.status) };
+}
+
+/** What the list and detail pages show beside the stored record. */
+function present(send: SingleSendRecord) {
+  const editable = SINGLE_SEND_EDITABLE.includes(send.status);
+  // A ready send due at once, or a running one, changes by itself: its page polls.
+  const live = send.status === SINGLE_SEND_STATUS.running || (send.status === SINGLE_SEND_STATUS.ready && send.schedule_type === 0);
+  return { ...withStatusLabel(send), editable, live };
+}
+
+/** Single sends: a composer, a list, and a page with live counters, over the same service as `/single/send/*`. */
+export function mountSingleSends(routes: WebRoutes, services: Services, views: Views): void {
+  const { singleSends, senders, unsubscribeGroups, designTemplates, contactTypes } = services;
+
+  /** The choices of the composer: senders, groups, templates and audiences of the account. */
+  const choices = async (req: Request) => {
+    const ctx = ctxOf(req);
+    const [senderList, groups, templates, types] = await Promise.all([
+      senders.list(ctx),
+      unsubscribeGroups.list(ctx),
+      designTemplates.list(),
+      contactTypes.list(ctx),
+    ]);
+    return {
+      senders: senderList.rows,
+      groups: groups.rows,
+      templates: templates.rows.map((t) => ({ id: t.id, name: t.template_name, image: `/templates/${encodeURIComponent(t.preview_image)}` })),
+      audiences: types.rows.map((t) => ({ ref: `contacts_${t.id}`, label: t.name, note: `${t.contacts_count ?? 0} contacts` })),
+      placeholders: designTemplates.dynamicContent(),
+    };
+  };
+  const newForm = async (req: Request) => ({ title: 'New single send', action: '/single-sends/new', ...(await choices(req)) });
+  const editForm = async (req: Request) => {
+    const send = await singleSends.get(ctxOf(req), String(req.params.utr));
+    return { title: `Edit ${send.single_send_name}`, action: `/single-sends/${send.utr}/edit`, send, ...(await choices(req)) };
+  };
+  /** The stored record as the form's values (recipient refs back to `contacts_1` strings). */
+  const formValues = (send: SingleSendRecord) => ({
+    ...send,
+    recipient_id: send.recipient_id.map((ref: RecipientRef) => formatRecipientRef(ref)),
+    exclude_specific_recipient_id: send.exclude_specific_recipient_id.map((ref: RecipientRef) => formatRecipientRef(ref)),
+    schedule_date: send.schedule_type ? send.schedule_date : '',
+    schedule_time: send.schedule_type ? send.schedule_time.slice(0, 5) : '',
+  });
+  const listPage = async (req: Request, res: Response) => {
+    const result = await singleSends.list(ctxOf(req), pagingOf(req));
+    views.page(req, res, 'single-sends/index.njk', { title: 'Single sends', sends: result.rows.map(present), pager: pagerOf(req, result, '/single-sends') }, { fragments: LIST });
+  };
+
+  routes.get('/single-sends', listPage);
+
+  routes.get('/single-sends/new', async (req, res) => {
+    const form = await newForm(req);
+    const blank = (await designTemplates.list()).rows.find((t) => t.is_blank === 1);
+    views.page(req, res, 'single-sends/form.njk', { ...form, values: { schedule_type: '0', template_id: blank?.id, template_html: blank?.html_code ?? '' } });
+  });
+
+  const recipientLists = listFields('recipient_id', 'exclude_specific_recipient_id');
+
+  routes.post('/single-sends/new', onInvalid('single-sends/form.njk', newForm), recipientLists, validate(...singleSendFields()), async (req, res) => {
+    const utr = await singleSends.create(ctxOf(req), singleSendInput(req.body));
+    views.redirect(res, `/single-sends/${utr}`, 'Single send saved.');
+  });
+
+  // The body editor, filled with a template's HTML when another template is picked.
+  routes.get('/single-sends/template-body', async (req, res) => {
+    const template = await designTemplates.get(toId(req.query.template_id) ?? 0);
+    views.fragment(res, 'single-sends/macros.njk#body', { values: { template_html: template.html_code } });
+  });
+
+  routes.get('/single-sends/:utr', async (req, res) => {
+    const ctx = ctxOf(req);
+    const [send, types] = await Promise.all([singleSends.get(ctx, String(req.params.utr)), contactTypes.list(ctx)]);
+    const names = new Map(types.rows.map((t) => [`contacts_${t.id}`, t.name]));
+    const label = (ref: RecipientRef) => names.get(formatRecipientRef(ref)) ?? formatRecipientRef(ref);
+    views.page(
+      req,
+      res,
+      'single-sends/show.njk',
+      { title: send.single_send_name, send: present(send), recipients: send.recipient_id.map(label), excluded: send.exclude_specific_recipient_id.map(label) },
+      { fragments: STATS },
+    );
+  });
+
+  routes.get('/single-sends/:utr/edit', async (req, res) => {
+    const form = await editForm(req);
+    views.page(req, res, 'single-sends/form.njk', { ...form, values: formValues(form.send) });
+  });
+
+  routes.post('/single-sends/:utr/edit', onInvalid('single-sends/form.njk', editForm), recipientLists, validate(...singleSendFields()), async (req, res) => {
+    const utr = await singleSends.update(ctxOf(req), String(req.params.utr), singleSendInput(req.body));
+    views.redirect(res, `/single-sends/${utr}`, 'Single send saved.');
+  });
+
+  // The saved body as a mail program would show it, placeholders unfilled.
+  routes.get('/single-sends/:utr/preview', async (req, res) => {
+    const send = await singleSends.get(ctxOf(req), String(req.params.utr));
+    const html = send.template_html ?? (await designTemplates.get(send.template_id)).html_code;
+    res.set({ 'Content-Security-Policy': MESSAGE_CSP, 'X-Frame-Options': 'SAMEORIGIN', 'Cache-Control': 'no-store' });
+    res.type('html').send(html);
+  });
+
+  routes.post('/single-sends/:utr/duplicate', async (req, res) => {
+    await singleSends.duplicate(ctxOf(req), String(req.params.utr));
+    await views.changed(req, res, '/single-sends', 'Copy saved as a draft: edit it to send it.', () => listPage(req, res));
+  });
+
+  routes.post('/single-sends/:utr/delete', async (req, res) => {
+    await singleSends.remove(ctxOf(req), String(req.params.utr));
+    await views.changed(req, res, '/single-sends', 'Single send deleted; it will not be sent.', () => listPage(req, res));
+  });
+}

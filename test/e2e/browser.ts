@@ -1,0 +1,95 @@
+import type { AddressInfo } from 'node:net';
+import type { Server } from 'node:http';
+import { Browser, chromium, Page } from 'playwright-core';
+import type { Harness, TestAccount } from '../support/harness';
+
+/**
+ * Debian's Chromium, never a downloaded browser (`apt-get install chromium`; .ci/run installs
+ * it when missing). Headless, sandbox off (CI runs as root), and no network of its own.
+ */
+export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+export const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+];
+
+export function launchChromium(): Promise<Browser> {
+  return chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS, headless: true });
+}
+
+export interface BrowserHarness {
+  browser: Browser;
+  baseUrl: string;
+  /** A fresh page (its own cookies) that records console errors and failed requests. */
+  page(): Promise<Page>;
+  /** What the browser complained about on the latest page: CSP violations, script errors, 5xx answers. */
+  problems: string[];
+  signIn(page: Page, account: TestAccount): Promise<void>;
+}
+
+/** Serves the harness's app on 127.0.0.1, port 0, and opens one browser for the file. */
+export function useBrowser(h: Harness): BrowserHarness {
+  let server: Server;
+  const b = { problems: [] as string[] } as BrowserHarness;
+
+  beforeAll(async () => {
+    server = await new Promise<Server>((resolve) => {
+      const s = h.runtime.app.listen(0, '127.0.0.1', () => resolve(s));
+    });
+    b.baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    b.browser = await launchChromium();
+  });
+
+  afterAll(async () => {
+    await b.browser?.close();
+    await new Promise((resolve) => server?.close(resolve));
+  });
+
+  b.page = async () => {
+    const context = await b.browser.newContext({ baseURL: b.baseUrl, viewport: { width: 1280, height: 800 } });
+    const page = await context.newPage();
+    // Shorter than jest's test timeout, so a stuck step names itself.
+    page.setDefaultTimeout(8000);
+    b.problems.length = 0;
+    page.on('console', (message) => {
+      // A refused form or sign-in answers 4xx on purpose; the browser logs each one.
+      if (message.type() === 'error' && !/^Failed to load resource: .* status of 4\d\d/.test(message.text())) {
+        b.problems.push(`console: ${message.text()}`);
+      }
+    });
+    page.on('pageerror', (error) => b.problems.push(`page error: ${error.message}`));
+    page.on('response', (response) => {
+      if (response.status() >= 500) b.problems.push(`${response.status()} ${response.url()}`);
+    });
+    // Confirmation dialogs (hx-confirm) are accepted, as a user clicking OK would.
+    page.on('dialog', (dialog) => void dialog.accept());
+    return page;
+  };
+
+  b.signIn = async (page, account) => {
+    await page.goto('/login');
+    await page.getByLabel('Email').fill(account.email);
+    await page.getByLabel('Password').fill('correct horse battery staple');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.waitForURL(`${b.baseUrl}/`);
+  };
+
+  return b;
+}
+
+/**
+ * Polls a condition from the test side (a string page.waitForFunction would be evaluated in
+ * the page, which the dashboard's CSP forbids).
+ */
+export async function eventually(what: string, check: () => Promise<boolean>, timeoutMs = 8000): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > end) throw new Error(`still not true after ${timeoutMs} ms: ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}

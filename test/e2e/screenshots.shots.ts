@@ -1,0 +1,119 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { PROJECT_ROOT } from '../../src/lib/paths';
+import { createMailTransport } from '../../src/mail/transport';
+import { useHarness } from '../support/harness';
+import { useBrowser } from './browser';
+
+/**
+ * `npm run screenshots`: the main pages with a little data, saved under docs/screenshots/
+ * for the README. Not part of `npm test` (it writes into the work tree).
+ */
+const OUT = path.join(PROJECT_ROOT, 'docs', 'screenshots');
+
+describe('screenshots', () => {
+  const h = useHarness();
+  const b = useBrowser(h);
+
+  test('main pages', async () => {
+    fs.mkdirSync(OUT, { recursive: true });
+    const account = await h.account('demo.owner@example.com');
+    const ctx = { userId: account.user_id };
+    const { services } = h.runtime;
+    for (const name of ['Customers', 'Newsletter readers', 'Event guests']) await services.contactTypes.add(ctx, { name });
+    const group = await services.unsubscribeGroups.add(ctx, { group_name: 'Product news', description: 'Launches and updates, about once a month.', is_display: 1 });
+    await services.unsubscribeGroups.add(ctx, { group_name: 'Offers', description: 'Discounts and special offers.', is_display: 0 });
+    await services.unsubscribeGroups.addRecipients(ctx, group, ['ana@example.org', 'li.wei@example.net', 'sam@example.com']);
+    await services.globalUnsubscribes.add(ctx, ['no-mail@example.org', 'left@example.com']);
+    await services.fields.addCustom(ctx, { field_name: 'company_name', field_type: 'text' });
+    await services.fields.addCustom(ctx, { field_name: 'birth_date', field_type: 'datetime-local' });
+    await services.notificationRecipients.save(ctx, { email_address: 'ops@example.com', email_owner: 'Operations' });
+    const canada = (await services.geography.countries()).find((c) => c.iso2 === 'CA')!;
+    const sender = { from_name: 'Acme News', reply_to_email: 'reply@acme.example', country_id: canada.id, state_id: null, city_id: null, zip_code: null, company_address: '1 Main Street', company_address2: null };
+    await services.senders.add(ctx, { ...sender, nickname: 'Newsletter', from_email: 'news@acme.example' });
+    const verified = await services.senders.add(ctx, { ...sender, nickname: 'Support', from_email: 'support@acme.example' });
+    await h.runtime.db('senders').where({ id: verified }).update({ is_verified: 1 });
+    const customers = (await services.contactTypes.list(ctx)).rows.find((r) => r.name === 'Customers')!.id;
+    const welcome = (await services.designTemplates.list()).rows.find((r) => r.template_name === 'Welcome')!;
+    const send = {
+      template_id: welcome.id, template_json: null, template_html: welcome.html_code, sender_id: verified, unsubscribe_group_id: group,
+      subject: 'Welcome to Acme, ((first_name))', preheader: 'Three steps to get started',
+      recipient_id: [{ id: String(customers), table: 'contacts_' as const }], exclude_specific_recipient_id: [],
+      schedule_type: 0 as const, schedule_date: '0000-00-00', schedule_time: '00:00:00',
+    };
+    const sentUtr = await services.singleSends.create(ctx, { ...send, single_send_name: 'October welcome' });
+    await h.runtime.db('single_sends').where({ utr: sentUtr }).update({
+      status: 3, triggered: 1240, delivered: 1198, bounces: 42, unique_opens: 611, total_opens: 903, unsubscribes: 9, sent_at: new Date().toISOString(),
+    });
+    await services.singleSends.create(ctx, { ...send, single_send_name: 'Winter sale', subject: 'Winter sale starts Friday', schedule_type: 1, schedule_date: '2031-12-01', schedule_time: '09:00:00' });
+    const onboarding = await services.automations.create(ctx, { automation_type: 1, automation_name: 'Onboarding', automation_for: { id: String(customers), table: 'contacts_' }, unsubscribe_group_id: group });
+    for (const [subject, waiting_type, waiting_period] of [['Welcome aboard', 'instantly', 0], ['Three tips for your first week', 'days', 2], ['How is it going?', 'days', 7]] as const) {
+      await services.automationSchedules.create(ctx, onboarding, { sender_id: verified, subject, waiting_type, waiting_period, template_id: welcome.id, preview_img: welcome.preview_image, template_json: null, template_html: null });
+    }
+    await services.automations.setLive(ctx, onboarding);
+    await services.automations.create(ctx, { automation_type: 2, automation_name: 'Win-back', automation_for: null, unsubscribe_group_id: null });
+    const transport = createMailTransport(h.runtime.config);
+    await transport.send({
+      accountId: account.user_id,
+      from: { name: 'Campaigns', address: 'no-reply@campaigns.test' },
+      to: 'team@example.com',
+      subject: 'Verify your sender address',
+      html: '<div style="font-family:sans-serif;max-width:560px;margin:24px auto"><h1 style="color:#1d2330">Confirm team@example.com</h1>' +
+        '<p>Open the link below to start sending from this address.</p>' +
+        '<p><a style="background:#3451d1;color:#fff;padding:10px 16px;border-radius:6px;text-decoration:none" href="http://127.0.0.1/verify-sender/example">Verify sender</a></p></div>',
+    });
+    transport.close();
+
+    const page = await b.page();
+    const shot = async (name: string) => {
+      await page.screenshot({ path: path.join(OUT, `${name}.png`), fullPage: false });
+    };
+    await page.goto('/login');
+    await shot('sign-in');
+    await b.signIn(page, account);
+    await shot('home');
+    await page.goto('/contact-types');
+    await shot('contact-types');
+    await page.goto('/contact-types/new');
+    await page.getByLabel('Name').fill('x');
+    await page.getByRole('button', { name: 'Save' }).click();
+    await page.getByText('The name must be at least 2 characters.').waitFor();
+    await shot('contact-type-invalid');
+    await page.goto(`/unsubscribe-groups/${group}`);
+    await shot('unsubscribe-group');
+    await page.goto('/single-sends');
+    await shot('single-sends');
+    await page.goto(`/single-sends/${sentUtr}`);
+    await page.frameLocator('iframe.message-frame').getByText('Welcome aboard').first().waitFor();
+    await shot('single-send');
+    await page.goto('/single-sends/new');
+    await page.locator('.template-choice img').last().evaluate((img) => (img as unknown as { decode(): Promise<void> }).decode());
+    await shot('single-send-composer');
+    await page.goto('/automations');
+    await shot('automations');
+    await page.goto(`/automations/${onboarding}`);
+    await shot('automation');
+    await page.goto('/senders');
+    await shot('senders');
+    await page.goto('/design-templates');
+    await page.locator(".template-card img").last().evaluate((img) => (img as unknown as { decode(): Promise<void> }).decode());
+    await shot('design-templates');
+    await page.goto('/custom-fields');
+    await shot('custom-fields');
+    await page.goto('/notification-recipients');
+    await shot('notification-recipients');
+    await page.goto('/global-unsubscribes');
+    await shot('global-unsubscribes');
+    await page.goto('/outbox');
+    await page.getByRole('link', { name: 'Verify your sender address' }).click();
+    await page.frameLocator('iframe.message-frame').getByRole('heading').waitFor();
+    await shot('outbox-message');
+    await page.goto('/api-keys');
+    await page.getByRole('button', { name: 'Rotate secret key' }).click();
+    await page.locator('#new-secret-key').waitFor();
+    await shot('api-keys');
+    await page.goto('/settings');
+    await shot('settings');
+    expect(b.problems).toEqual([]);
+  });
+});

@@ -1,0 +1,102 @@
+import { AUTOMATION_STATUS } from '../../src/lib/constants';
+import { NO_GROUP_TO_GO_LIVE } from '../../src/services/automations';
+import { addVerifiedSender, berlin } from '../support/campaign';
+import { useHarness } from '../support/harness';
+import { asFragment, signIn, useTwoAccounts } from '../support/web';
+
+describe('dashboard automations', () => {
+  const h = useHarness();
+  const t = useTwoAccounts(h);
+  const refs = { sender: 0, group: 0, type: 0, template: 0 };
+
+  beforeAll(async () => {
+    const ctx = { userId: t.alice.user_id };
+    const { services } = h.runtime;
+    refs.sender = await addVerifiedSender(h, t.alice, await berlin(h));
+    refs.group = await services.unsubscribeGroups.add(ctx, { group_name: 'Onboarding', description: 'Tips', is_display: 1 });
+    refs.type = await services.contactTypes.add(ctx, { name: 'Trials' });
+    refs.template = (await services.designTemplates.list()).rows.find((r) => r.template_name === 'Welcome')!.id;
+  });
+
+  const utrOf = (location: string) => /^\/automations\/([\w-]+)$/.exec(location)?.[1] ?? '';
+  const create = async (overrides: Record<string, string> = {}) => {
+    const res = await t.web.post('/automations/new', { type: 'welcome', automation_name: 'Onboarding', automation_for: `contacts_${refs.type}`, unsubscribe_group_id: '', ...overrides }).expect(303);
+    return utrOf(res.headers.location);
+  };
+
+  test('when an automation is created then its page shows it as a draft with its target', async () => {
+    const utr = await create();
+    const page = await t.web.get(`/automations/${utr}`).expect(200);
+    expect(page.text).toContain('Automation created as a draft: add its steps, then set it live.');
+    expect(page.text).toContain('<span class="badge">Draft</span>');
+    expect(page.text).toContain(`<option value="contacts_${refs.type}" selected>Contact type: Trials</option>`);
+    const list = await t.web.get('/automations').expect(200);
+    expect(list.text).toMatch(/<td>Welcome<\/td>\s*<td>Trials<\/td>/);
+  });
+
+  test('when the name is missing or the type unknown then the form says so next to each field', async () => {
+    const res = await t.web.post('/automations/new', { type: 'weekly', automation_name: '' }).expect(422);
+    expect(res.text).toContain('<p class="field-error" id="type-error">The selected type is invalid.</p>');
+    expect(res.text).toContain('<p class="field-error" id="automation_name-error">The automation name field is required.</p>');
+  });
+
+  test('when set live without a group then the reference’s sentence shows; with a group it goes live and pauses', async () => {
+    const utr = await create({ automation_name: 'Needs a group' });
+    const refused = await asFragment(t.web.post(`/automations/${utr}/live`), 'automation-state').expect(409);
+    expect(refused.headers['hx-retarget']).toBe('#flash');
+    expect(refused.text).toContain(NO_GROUP_TO_GO_LIVE);
+
+    await t.web.post(`/automations/${utr}/settings`, { utr, automation_name: 'Has a group', automation_for: `contacts_${refs.type}`, unsubscribe_group_id: String(refs.group) }).expect(303);
+    const live = await asFragment(t.web.post(`/automations/${utr}/live`), 'automation-state').expect(200);
+    expect(live.text.trimStart()).toMatch(/^<div id="automation-state"/);
+    expect(live.text).toContain('<span class="badge ok">Live</span>');
+    expect(live.text).toContain('The automation is live.');
+    expect((await h.runtime.services.automations.get({ userId: t.alice.user_id }, utr)).status).toBe(AUTOMATION_STATUS.live);
+
+    const paused = await asFragment(t.web.post(`/automations/${utr}/pause`), 'automation-state').expect(200);
+    expect(paused.text).toContain('<span class="badge warn">Paused</span>');
+    const again = await asFragment(t.web.post(`/automations/${utr}/pause`), 'automation-state').expect(409);
+    expect(again.text).toContain('Only a live automation can be paused; set it live first.');
+  });
+
+  test('when steps are added and one deleted then the page lists the rest in order', async () => {
+    const utr = await create({ automation_name: 'Steps' });
+    const step = (subject: string, waiting_type: string, waiting_period: string) =>
+      t.web.post(`/automations/${utr}/steps`, { utr, subject, sender_id: String(refs.sender), template_id: String(refs.template), waiting_type, waiting_period });
+    await step('Welcome!', 'instantly', '0').expect(303);
+    await step('Day two tips', 'days', '2').expect(303);
+    const page = await t.web.get(`/automations/${utr}`).expect(200);
+    expect(page.text).toContain('Step added.');
+    expect(page.text).toMatch(/<strong>Welcome!<\/strong>[\s\S]*<strong>Day two tips<\/strong>/);
+    expect(page.text).toContain('2 days after the previous step');
+    const [first] = await h.runtime.services.automationSchedules.list({ userId: t.alice.user_id }, utr);
+    expect(first.preview_img).toBe('welcome.png');
+
+    const bad = await step('', 'weeks', 'x').expect(422);
+    expect(bad.text).toContain('<p class="field-error" id="subject-error">The subject field is required.</p>');
+    expect(bad.text).toContain('<p class="field-error" id="waiting_type-error">The selected waiting type is invalid.</p>');
+
+    await t.web.post(`/automations/${utr}/steps/${first.utr}/delete`).expect(303);
+    const after = await h.runtime.services.automationSchedules.list({ userId: t.alice.user_id }, utr);
+    expect(after.map((s) => s.subject)).toEqual(['Day two tips']);
+  });
+
+  test('when an automation is duplicated and deleted then the list follows; another account’s is a 404', async () => {
+    const utr = await create({ automation_name: 'Twin' });
+    const copy = await asFragment(t.web.post(`/automations/${utr}/duplicate`), 'automation-list').expect(200);
+    expect(copy.text).toContain('Copy saved as a draft, with its steps.');
+    const del = await asFragment(t.web.post(`/automations/${utr}/delete`), 'automation-list').expect(200);
+    expect(del.text).not.toContain(`/automations/${utr}"`);
+
+    const mine = await create({ automation_name: 'Alice only' });
+    const bob = await signIn(h, t.bob);
+    await bob.get(`/automations/${mine}`).expect(404);
+    await bob.post(`/automations/${mine}/settings`, { utr: mine, automation_name: 'Taken' }).expect(404);
+    await bob.post(`/automations/${mine}/live`).expect(404);
+    await bob.post(`/automations/${mine}/pause`).expect(404);
+    await bob.post(`/automations/${mine}/steps`, { utr: mine, subject: 'x', sender_id: '1', template_id: '1', waiting_type: 'days', waiting_period: '1' }).expect(404);
+    await bob.post(`/automations/${mine}/duplicate`).expect(404);
+    await bob.post(`/automations/${mine}/delete`).expect(404);
+    expect((await h.runtime.services.automations.get({ userId: t.alice.user_id }, mine)).automation_name).toBe('Alice only');
+  });
+});

@@ -1,0 +1,144 @@
+import { SINGLE_SEND_STATUS } from '../../src/lib/constants';
+import { addSender, addVerifiedSender, berlin } from '../support/campaign';
+import { useHarness } from '../support/harness';
+import { asFragment, signIn, useTwoAccounts } from '../support/web';
+
+describe('dashboard single sends', () => {
+  const h = useHarness();
+  const t = useTwoAccounts(h);
+  const refs = { sender: 0, unverified: 0, group: 0, type: 0, otherType: 0, template: 0 };
+
+  beforeAll(async () => {
+    const ctx = { userId: t.alice.user_id };
+    const { services } = h.runtime;
+    const place = await berlin(h);
+    refs.sender = await addVerifiedSender(h, t.alice, place, { nickname: 'News', from_email: 'news@acme.example' });
+    refs.unverified = await addSender(h, t.alice, place, { nickname: 'Pending', from_email: 'pending@acme.example' });
+    refs.group = await services.unsubscribeGroups.add(ctx, { group_name: 'Newsletter', description: 'News', is_display: 1 });
+    refs.type = await services.contactTypes.add(ctx, { name: 'Customers' });
+    refs.otherType = await services.contactTypes.add(ctx, { name: 'Staff' });
+    refs.template = (await services.designTemplates.list()).rows.find((r) => r.is_blank === 0)!.id;
+  });
+
+  const form = (overrides: Record<string, string | string[]> = {}) => ({
+    single_send_name: 'November news',
+    subject: 'Hello ((first_name))',
+    preheader: 'What is new',
+    sender_id: String(refs.sender),
+    unsubscribe_group_id: String(refs.group),
+    template_id: String(refs.template),
+    template_html: '<p>Hi ((first_name))</p>',
+    recipient_id: `contacts_${refs.type}`,
+    schedule_type: '1',
+    schedule_date: '2031-01-15',
+    schedule_time: '09:30',
+    ...overrides,
+  });
+  const utrOf = (location: string) => /^\/single-sends\/([\w-]+)$/.exec(location)?.[1] ?? '';
+
+  test('when the composer is opened then it offers the account’s senders, groups, templates and contact types', async () => {
+    const res = await t.web.get('/single-sends/new').expect(200);
+    expect(res.text).toContain(`<option value="${refs.sender}">News — news@acme.example</option>`);
+    expect(res.text).toContain(`<option value="${refs.unverified}">Pending — pending@acme.example (not verified)</option>`);
+    expect(res.text).toContain(`<option value="${refs.group}">Newsletter</option>`);
+    expect(res.text).toContain(`value="contacts_${refs.type}"> Customers`);
+    expect(res.text).toContain('hx-get="/single-sends/template-body"');
+    expect(res.text).toContain('<code>((first_name))</code>');
+  });
+
+  test('when a send is saved with one audience ticked then its page shows it scheduled in the account’s zone', async () => {
+    const res = await t.web.post('/single-sends/new', form()).expect(303);
+    const utr = utrOf(res.headers.location);
+    const send = await h.runtime.services.singleSends.get({ userId: t.alice.user_id }, utr);
+    expect(send).toMatchObject({ status: SINGLE_SEND_STATUS.ready, schedule_type: 1, schedule_date: '2031-01-15', schedule_time: '09:30:00', template_html: '<p>Hi ((first_name))</p>' });
+    expect(send.recipient_id).toEqual([{ id: String(refs.type), table: 'contacts_' }]);
+
+    const page = await t.web.get(res.headers.location).expect(200);
+    expect(page.text).toContain('Single send saved.');
+    expect(page.text).toContain('<dt>To</dt><dd>Customers');
+    expect(page.text).toContain('2031-01-15 09:30');
+    expect(page.text).toContain('<span class="badge warn">Scheduled</span>');
+    // Scheduled for later: nothing changes by itself, so the counters do not poll.
+    expect(page.text).toContain('<div id="send-stats">');
+    expect(page.text).toContain('<svg class="chart"');
+    const preview = await t.web.get(`/single-sends/${utr}/preview`).expect(200);
+    expect(preview.text).toBe('<p>Hi ((first_name))</p>');
+    expect(preview.headers['content-security-policy']).toContain('sandbox');
+  });
+
+  test('when the sender is not verified or fields are missing then the composer comes back with each message and the ticks kept', async () => {
+    const unverified = await t.web.post('/single-sends/new', form({ sender_id: String(refs.unverified) })).expect(422);
+    expect(unverified.text).toMatch(/<p class="field-error" id="sender_id-error">[^<]+<\/p>/);
+    const res = await t.web.post('/single-sends/new', form({ subject: '', exclude_specific_recipient_id: `contacts_${refs.otherType}` })).expect(422);
+    expect(res.text).toContain('<p class="field-error" id="subject-error">The subject field is required.</p>');
+    expect(res.text).toMatch(new RegExp(`name="recipient_id" value="contacts_${refs.type}" checked`));
+    expect(res.text).toMatch(new RegExp(`name="exclude_specific_recipient_id" value="contacts_${refs.otherType}" checked`));
+    expect(res.text).not.toMatch(new RegExp(`name="recipient_id" value="contacts_${refs.otherType}" checked`));
+    const date = await t.web.post('/single-sends/new', form({ schedule_date: '' })).expect(422);
+    expect(date.text).toContain('The schedule date field is required when schedule type is 1.');
+  });
+
+  test('when a send due at once is shown then its counters poll; the template body comes as a fragment', async () => {
+    const res = await t.web.post('/single-sends/new', form({ schedule_type: '0', schedule_date: '', schedule_time: '' })).expect(303);
+    const utr = utrOf(res.headers.location);
+    const page = await t.web.get(res.headers.location).expect(200);
+    expect(page.text).toContain(`<div id="send-stats" hx-get="/single-sends/${utr}" hx-trigger="every 2s" hx-swap="outerHTML">`);
+    const fragment = await asFragment(t.web.get(`/single-sends/${utr}`), 'send-stats').expect(200);
+    expect(fragment.text.trimStart()).toMatch(/^<div id="send-stats"/);
+
+    await h.runtime.db('single_sends').where({ utr }).update({ status: SINGLE_SEND_STATUS.completed, triggered: 4, delivered: 3, bounces: 1, unique_opens: 2, total_opens: 5, sent_at: new Date().toISOString() });
+    const done = await asFragment(t.web.get(`/single-sends/${utr}`), 'send-stats').expect(200);
+    expect(done.text).toContain('<div id="send-stats">');
+    expect(done.text).toContain('<span class="badge ok">Sent</span>');
+    expect(done.text).toContain('<progress class="send-progress" max="4" value="4">');
+    expect(done.text).toMatch(/<text x="570" y="\d+" class="chart-value">3<\/text>/);
+
+    const body = await t.web.get(`/single-sends/template-body?template_id=${refs.template}`).expect(200);
+    expect(body.text.trimStart()).toMatch(/^<div id="body-editor"/);
+  });
+
+  test('when a send is edited, duplicated and deleted then the list follows; a sent one cannot be changed', async () => {
+    const res = await t.web.post('/single-sends/new', form({ single_send_name: 'Edit me' })).expect(303);
+    const utr = utrOf(res.headers.location);
+    const edit = await t.web.get(`/single-sends/${utr}/edit`).expect(200);
+    expect(edit.text).toContain('value="Edit me"');
+    expect(edit.text).toContain('<input id="field-schedule_time" name="schedule_time" type="time" value="09:30">');
+    await t.web.post(`/single-sends/${utr}/edit`, form({ single_send_name: 'Edited' })).expect(303);
+    expect((await h.runtime.services.singleSends.get({ userId: t.alice.user_id }, utr)).single_send_name).toBe('Edited');
+
+    const copy = await asFragment(t.web.post(`/single-sends/${utr}/duplicate`), 'single-send-list').expect(200);
+    expect(copy.text).toContain('Copy of Edited');
+    expect(copy.text).toContain('<span class="badge">Draft</span>');
+    const del = await asFragment(t.web.post(`/single-sends/${utr}/delete`), 'single-send-list').expect(200);
+    expect(del.text).not.toContain(`/single-sends/${utr}"`);
+
+    const sent = utrOf((await t.web.post('/single-sends/new', form({ single_send_name: 'Gone out' }))).headers.location);
+    await h.runtime.db('single_sends').where({ utr: sent }).update({ status: SINGLE_SEND_STATUS.completed });
+    const refused = await t.web.post(`/single-sends/${sent}/edit`, form()).expect(409);
+    expect(refused.text).toContain('<h1>Not possible right now</h1>');
+    await t.web.post(`/single-sends/${sent}/delete`).expect(409);
+  });
+
+  test('when the home page is shown then it lists the latest sends, newest first', async () => {
+    await t.web.post('/single-sends/new', form({ single_send_name: 'Older <one>' })).expect(303);
+    await t.web.post('/single-sends/new', form({ single_send_name: 'Newest' })).expect(303);
+    const home = await t.web.get('/').expect(200);
+    expect(home.text).toMatch(/Recent single sends[\s\S]*>Newest<\/a>[\s\S]*>Older &lt;one&gt;<\/a>/);
+    expect(home.text).toContain('<span class="badge warn">Scheduled</span>');
+  });
+
+  test('when another account’s send is addressed then every page and form answers 404', async () => {
+    const utr = await h.runtime.services.singleSends.duplicate(
+      { userId: t.alice.user_id },
+      utrOf((await t.web.post('/single-sends/new', form({ single_send_name: 'Alice only' }))).headers.location),
+    );
+    const bob = await signIn(h, t.bob);
+    await bob.get(`/single-sends/${utr}`).expect(404);
+    await bob.get(`/single-sends/${utr}/edit`).expect(404);
+    await bob.get(`/single-sends/${utr}/preview`).expect(404);
+    await bob.post(`/single-sends/${utr}/edit`, form()).expect(404);
+    await bob.post(`/single-sends/${utr}/duplicate`).expect(404);
+    await bob.post(`/single-sends/${utr}/delete`).expect(404);
+    expect((await bob.get('/single-sends').expect(200)).text).not.toContain('Alice only');
+  });
+});
