@@ -16,6 +16,7 @@ const ROWS = Number(process.env.BENCH_ROWS ?? 100_000);
 const KINDS = (process.env.BENCH_DB ?? 'sqlite,postgres').split(',') as DbKind[];
 
 async function listOnce(server: BenchServer, label: string, headers: Record<string, string> = {}): Promise<void> {
+  server.resetPeak();
   const start = process.hrtime.bigint();
   const reply = await getAll(server, '/contacts/list', headers);
   const took = seconds(start);
@@ -46,7 +47,7 @@ async function benchOne(kind: DbKind, csv: string): Promise<void> {
     await server.stop();
     server = await startServer(db);
     server.keys = keys;
-    console.log(`${kind}: server restarted after loading ${ROWS} contacts, peak RSS at start ${server.peakRssMiB().toFixed(0)} MiB`);
+    console.log(`${kind}: server restarted after loading ${ROWS} contacts, peak RSS at start ${server.peakRssMiB().toFixed(0)} MiB (reset before each list)`);
     await listOnce(server, 'list, identity');
     await listOnce(server, 'list again, identity');
     await listOnce(server, 'list, gzip', { 'Accept-Encoding': 'gzip' });

@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import * as domain from './20261122_0001_domain';
 import * as customFieldNames from './20261122_0100_custom_field_names';
+import * as audienceListOrder from './20261122_0200_audience_list_order';
 import * as sendLedger from './20261122_0500_send-ledger';
 import * as automationEnrolments from './20261122_0501_automation-enrolments';
 
@@ -12,6 +13,7 @@ import * as automationEnrolments from './20261122_0501_automation-enrolments';
 export const migrations: ReadonlyArray<[name: string, migration: Knex.Migration]> = [
   ['20261122_0001_domain', domain],
   ['20261122_0100_custom_field_names', customFieldNames],
+  ['20261122_0200_audience_list_order', audienceListOrder],
   ['20261122_0500_send-ledger', sendLedger],
   ['20261122_0501_automation-enrolments', automationEnrolments],
 ];

@@ -62,6 +62,8 @@ export interface BenchServer {
   keys?: { PublicKey: string; SecretKey: string };
   /** Peak resident memory of the server process so far (VmHWM), in MiB. */
   peakRssMiB(): number;
+  /** Starts the peak over from the current RSS (Linux clear_refs), so the next peak is one phase's. */
+  resetPeak(): void;
   /** CPU seconds (user + system) the server process has used so far. */
   cpuSeconds(): number;
   stop(): Promise<void>;
@@ -97,11 +99,8 @@ export async function startServer(db: BenchDb, env: Record<string, string> = {})
     pid,
     keys,
     peakRssMiB: () => Number(/VmHWM:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) / 1024,
-    cpuSeconds: () => {
-      const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-      // utime and stime (fields 14 and 15 of proc(5)), in clock ticks of 1/100 s on Linux.
-      return (Number(fields[11]) + Number(fields[12])) / 100;
-    },
+    resetPeak: () => fs.writeFileSync(`/proc/${pid}/clear_refs`, '5'),
+    cpuSeconds: () => processCpuSeconds(pid),
     async stop() {
       if (child.exitCode !== null) return;
       const exited = new Promise((resolve) => child.once('exit', resolve));
@@ -109,6 +108,29 @@ export async function startServer(db: BenchDb, env: Record<string, string> = {})
       await exited;
     },
   };
+}
+
+/** CPU seconds (user + system) a process has used: fields 14 and 15 of proc(5), in ticks of 1/100 s. */
+export function processCpuSeconds(pid: number): number {
+  try {
+    const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return 0;
+  }
+}
+
+/** CPU seconds used so far by the PostgreSQL backends serving a database (the server's pool). */
+export async function pgBackendsCpuSeconds(db: BenchDb): Promise<number> {
+  if (db.kind !== 'postgres') return 0;
+  const name = new URL(db.env.DATABASE_URL).pathname.slice(1);
+  const admin = knex({ client: 'pg', connection: withDefaultUser(PG_ADMIN_URL), pool: { min: 0, max: 1 } });
+  try {
+    const rows: { pid: number }[] = (await admin.raw('select pid from pg_stat_activity where datname = ?', [name])).rows;
+    return rows.reduce((sum, r) => sum + processCpuSeconds(r.pid), 0);
+  } finally {
+    await admin.destroy();
+  }
 }
 
 /** The machine's state, printed next to every figure: the cores are shared. */

@@ -1,18 +1,5 @@
 import type { Response } from 'express';
 
-/** Resolves when the response can take more data, or when the client has gone. */
-function drained(res: Response): Promise<void> {
-  return new Promise((resolve) => {
-    const done = () => {
-      res.off('drain', done);
-      res.off('close', done);
-      resolve();
-    };
-    res.on('drain', done);
-    res.on('close', done);
-  });
-}
-
 /**
  * Sends `{status:'success', message:{[collection]: [...]}}` while the records are still being
  * read: each chunk is written as soon as it arrives and the next one is read only when the
@@ -25,6 +12,21 @@ export async function sendStreamedList(res: Response, collection: string, chunks
   let next = await iterator.next();
   res.status(200).type('application/json');
   let separator = '';
+  // One listener each for the whole response: compression() forwards `on` to its gzip stream
+  // but not `off`, so adding and removing a listener per wait would pile them up there.
+  let wake: (() => void) | undefined;
+  const resume = () => {
+    const waiting = wake;
+    wake = undefined;
+    waiting?.();
+  };
+  let closed = false;
+  res.on('drain', resume);
+  res.on('close', () => {
+    closed = true;
+    resume();
+  });
+  const drained = () => new Promise<void>((resolve) => (wake = resolve));
   res.write(`{"status":"success","message":{${JSON.stringify(collection)}:[`);
   try {
     while (!next.done) {
@@ -33,8 +35,8 @@ export async function sendStreamedList(res: Response, collection: string, chunks
         text += separator + JSON.stringify(item);
         separator = ',';
       }
-      if (!res.write(text)) await drained(res);
-      if (res.destroyed) return;
+      if (!res.write(text) && !closed) await drained();
+      if (closed) return;
       next = await iterator.next();
     }
     res.end(']}}');

@@ -36,7 +36,10 @@ export function fullName(first: unknown, last: unknown): string {
 
 const text = (v: unknown) => (v === null || v === undefined ? '' : String(v));
 
-export function contactRecord(row: Record<string, unknown>, defs: CustomFieldDef[], view: 'list' | 'details'): ContactRecord {
+/** Contact types already shaped, by id: a list of many contacts shares a few types. */
+export type ContactTypeCache = Map<number, ContactTypeRecord>;
+
+export function contactRecord(row: Record<string, unknown>, defs: CustomFieldDef[], view: 'list' | 'details', types: ContactTypeCache = new Map()): ContactRecord {
   const country = view === 'list' ? row.country_name : row.country;
   const record: ContactRecord = {
     id: Number(row.id),
@@ -60,14 +63,19 @@ export function contactRecord(row: Record<string, unknown>, defs: CustomFieldDef
     fullname: fullName(row.first_name, row.last_name),
   };
   if (view === 'list') {
-    record.contact_type = contactTypeRecord({
-      id: row.contact_type_id,
-      user_id: row.user_id,
-      name: row.ct_name,
-      deleted_at: row.ct_deleted_at,
-      created_at: row.ct_created_at,
-      updated_at: row.ct_updated_at,
-    });
+    let type = types.get(record.contact_type_id);
+    if (!type) {
+      type = contactTypeRecord({
+        id: row.contact_type_id,
+        user_id: row.user_id,
+        name: row.ct_name,
+        deleted_at: row.ct_deleted_at,
+        created_at: row.ct_created_at,
+        updated_at: row.ct_updated_at,
+      });
+      types.set(record.contact_type_id, type);
+    }
+    record.contact_type = type;
   }
   return record;
 }

@@ -99,8 +99,9 @@ export function createContactsService({ db, contactTypes, fields, events }: Deps
     /** The whole list newest first, in chunks, for streaming to the client. */
     async *listChunks(ctx: Ctx, search?: string): AsyncGenerator<ContactRecord[]> {
       const defs = await customFieldDefs(fields, ctx);
+      const types = new Map();
       for await (const rows of idChunks(contactListQuery(db, ctx, search), 'c.id')) {
-        yield rows.map((row) => contactRecord(row, defs, 'list'));
+        yield rows.map((row) => contactRecord(row, defs, 'list', types));
       }
     },
 
