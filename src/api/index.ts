@@ -6,6 +6,8 @@ import type { Services } from '../services';
 import { requireApiKeys } from './auth';
 import { mountAutomations } from './automations';
 import { mountContactTypes } from './contact-types';
+import { mountContacts } from './contacts';
+import { mountSegments } from './segments';
 import { mountCountryStateCity } from './country-state-city';
 import { mountDesignTemplates } from './design-templates';
 import { apiErrorHandler } from './errors';
@@ -22,6 +24,8 @@ import { mountUnsubscribeGroups } from './unsubscribe-groups';
 export function createApiRouter(config: Config, services: Services, logger: Logger): Router {
   const routes = new ApiRoutes(config);
   mountContactTypes(routes, services);
+  mountContacts(routes, services, config);
+  mountSegments(routes, services);
   mountUnsubscribeGroups(routes, services);
   mountGlobalUnsubscribes(routes, services);
   mountNotificationRecipients(routes, services);

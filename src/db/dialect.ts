@@ -53,6 +53,12 @@ export function rowsPerInsert(db: Knex, columns: number): number {
   return isPostgres(db) ? Math.floor(60000 / columns) : Math.min(400, Math.floor(30000 / columns));
 }
 
+/** Rows changed by a raw INSERT / UPDATE / DELETE: pg reports rowCount, better-sqlite3 changes. */
+export function affectedRows(result: unknown): number {
+  const r = result as { rowCount?: number | null; changes?: number } | undefined;
+  return Number(r?.rowCount ?? r?.changes ?? 0);
+}
+
 /**
  * Inserts rows in chunks, skipping those that collide with a unique key on `conflict`
  * (ON CONFLICT DO NOTHING on both databases). Call it inside a transaction for all-or-nothing.

@@ -32,3 +32,25 @@ export async function listPage<T>(
     pagination: { page: paging.page, per_page: paging.perPage, total: toCount((count as { n?: unknown } | undefined)?.n) },
   };
 }
+
+/**
+ * Walks a query newest first in chunks of `size` rows, each chunk one short query keyed on
+ * the id (`where id < last`). Large lists stream this way on both databases: memory holds
+ * one chunk, and the connection is free between chunks (SQLite has only one, and knex's
+ * `.stream()` on better-sqlite3 reads every row before it emits the first).
+ */
+export async function* idChunks(
+  query: Knex.QueryBuilder,
+  idColumn: string,
+  size = 1000,
+): AsyncGenerator<Record<string, unknown>[]> {
+  let last: number | undefined;
+  for (;;) {
+    const chunk = query.clone().orderBy(idColumn, 'desc').limit(size);
+    if (last !== undefined) chunk.where(idColumn, '<', last);
+    const rows: Record<string, unknown>[] = await chunk;
+    if (rows.length > 0) yield rows;
+    if (rows.length < size) return;
+    last = Number(rows[rows.length - 1].id);
+  }
+}

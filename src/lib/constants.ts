@@ -101,3 +101,28 @@ export const PASSWORD_MIN = 10;
 
 /** Dashboard sessions: sliding expiry, renewed at most once a day. */
 export const SESSION = { ttlMs: 14 * 24 * 3600_000, renewAfterMs: 24 * 3600_000 } as const;
+
+/** Contact columns written as plain text by add, update and import, with their column limits. */
+export const CONTACT_TEXT_COLUMNS = {
+  first_name: 255,
+  last_name: 255,
+  state: 255,
+  city: 255,
+  address_line1: 255,
+  address_line2: 255,
+  state_province_region: 255,
+  postal_code: 64,
+} as const;
+export type ContactTextColumn = keyof typeof CONTACT_TEXT_COLUMNS;
+
+/** Segment operators per field type (decisions.md §3, Segments); `is between` takes two values, the empties none. */
+export const SEGMENT_OPERATORS = {
+  text: ['is', 'is not', 'contains', 'does not contain', 'starts with', 'ends with', 'is empty', 'is not empty'],
+  number: ['is', 'is not', 'greater than', 'less than', 'is between'],
+  date: ['is', 'is before', 'is after', 'is between'],
+} as const;
+export type SegmentFieldKind = keyof typeof SEGMENT_OPERATORS;
+export const SEGMENT_QUERY_TYPES = ['and', 'or'] as const;
+
+/** CSV import: rows per write batch (one transaction each) and error rows reported in the summary. */
+export const CSV_IMPORT = { batchRows: 5000, reportedErrors: 100 } as const;

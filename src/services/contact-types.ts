@@ -3,6 +3,7 @@ import { listPage, Paging } from '../db/paging';
 import { NotFoundError } from '../lib/errors';
 import { timestamp } from '../lib/time';
 import type { Ctx, ServiceDeps } from './context';
+import { dropRuleMemberships } from './segments';
 
 export interface ContactTypeRecord {
   id: number;
@@ -71,10 +72,9 @@ export function createContactTypesService({ db }: Pick<ServiceDeps, 'db'>) {
           .whereNull('deleted_at')
           .update({ deleted_at: now, updated_at: now });
         if (!changed) throw new NotFoundError();
-        await trx('contacts')
-          .where({ contact_type_id: id, user_id: ctx.userId })
-          .whereNull('deleted_at')
-          .update({ deleted_at: now, updated_at: now });
+        const contacts = () => trx('contacts').where({ contact_type_id: id, user_id: ctx.userId }).whereNull('deleted_at');
+        await dropRuleMemberships(trx, contacts().select('id'));
+        await contacts().update({ deleted_at: now, updated_at: now });
       });
     },
   };

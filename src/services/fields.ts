@@ -1,3 +1,4 @@
+import type { Knex } from 'knex';
 import { insertId, isUniqueViolation, jsonHasKey, jsonWithoutKey, nowValue } from '../db/dialect';
 import { listPage, Paging } from '../db/paging';
 import { CustomFieldType, NOT_CUSTOM_FIELD_NAMES, RESERVED_FIELD_NAMES } from '../lib/constants';
@@ -36,7 +37,7 @@ const REFUSED_NAMES = new Set([...RESERVED_FIELD_NAMES, ...NOT_CUSTOM_FIELD_NAME
  * custom ones belong to an account and their values live in contacts.custom_fields, keyed by name.
  */
 export function createFieldsService({ db }: Pick<ServiceDeps, 'db'>) {
-  const custom = (ctx: Ctx) => db('fields').where({ user_id: ctx.userId, is_reserved: 0 });
+  const custom = (ctx: Ctx, q: Knex = db) => q('fields').where({ user_id: ctx.userId, is_reserved: 0 });
 
   return {
     async listReserved(paging?: Paging) {
@@ -48,9 +49,12 @@ export function createFieldsService({ db }: Pick<ServiceDeps, 'db'>) {
       return listPage(custom(ctx).orderBy('id', 'desc'), paging, fieldRecord);
     },
 
-    /** Every custom field of the account (contacts and segments check names and types against them). */
-    async listCustom(ctx: Ctx): Promise<FieldRecord[]> {
-      return (await custom(ctx).orderBy('id')).map(fieldRecord);
+    /**
+     * Every custom field of the account (contacts and segments check names and types against
+     * them); inside a transaction pass it (SQLite has one connection).
+     */
+    async listCustom(ctx: Ctx, trx?: Knex.Transaction): Promise<FieldRecord[]> {
+      return (await custom(ctx, trx).orderBy('id')).map(fieldRecord);
     },
 
     async addCustom(ctx: Ctx, input: { field_name: string; field_type: CustomFieldType }): Promise<number> {

@@ -1,5 +1,9 @@
 import { createAccountsService } from './accounts';
+import { createAudienceEvents } from './audience-events';
 import { createContactTypesService } from './contact-types';
+import { createContactsService } from './contacts';
+import { createContactImportService } from './contact-import';
+import { createSegmentsService } from './segments';
 import type { ServiceDeps } from './context';
 import { createDesignTemplatesService } from './design-templates';
 import { createFieldsService } from './fields';
@@ -24,13 +28,16 @@ export function createServices(deps: ServiceDeps) {
   const designTemplates = createDesignTemplatesService(deps);
   const refs = createCampaignRefs({ ...deps, contactTypes, unsubscribeGroups, senders, designTemplates });
   const automations = createAutomationsService({ ...deps, refs });
+  const fields = createFieldsService(deps);
+  const audienceEvents = createAudienceEvents();
+  const contacts = createContactsService({ ...deps, contactTypes, fields, events: audienceEvents });
   return {
     accounts: createAccountsService(deps),
     contactTypes,
     unsubscribeGroups,
     globalUnsubscribes: createGlobalUnsubscribesService(deps),
     notificationRecipients: createNotificationRecipientsService(deps),
-    fields: createFieldsService(deps),
+    fields,
     designTemplates,
     geography: createGeographyService(deps),
     senders,
@@ -40,6 +47,10 @@ export function createServices(deps: ServiceDeps) {
     sessions: createSessionsService(deps),
     overview: createOverviewService(deps),
     outbox: createOutboxService(deps),
+    audienceEvents,
+    contacts,
+    contactImport: createContactImportService({ ...deps, contactTypes, fields, contacts }),
+    segments: createSegmentsService({ ...deps, contactTypes, fields, events: audienceEvents }),
   };
 }
 

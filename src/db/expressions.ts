@@ -1,0 +1,53 @@
+import type { Knex } from 'knex';
+import { isPostgres } from './index';
+
+/**
+ * SQL expressions that are written differently on SQLite and PostgreSQL: JSON extraction,
+ * case-insensitive matching, numeric casts, JSON merge and error codes. Services and the
+ * segment compiler build their queries from these, never from dialect-specific text.
+ */
+
+export type SqlFragment = { sql: string; bindings: Knex.Value[] };
+
+/** Text of one key of a JSON object column (`custom_fields`), or NULL when absent. */
+export function jsonText(db: Knex, column: string, key: string): SqlFragment {
+  return isPostgres(db)
+    ? { sql: `(${column} ->> ?)`, bindings: [key] }
+    : { sql: `json_extract(${column}, ?)`, bindings: [`$."${key.replace(/"/g, '')}"`] };
+}
+
+/**
+ * A text expression as a number. On PostgreSQL a value that is not a number becomes NULL
+ * instead of failing the whole query (a field may have been re-created with another type).
+ */
+export function asNumber(db: Knex, text: SqlFragment): SqlFragment {
+  if (isPostgres(db)) {
+    return {
+      // No `?` in the pattern: knex would take it for a placeholder.
+      sql: `(case when ${text.sql} ~ '^\\s*-{0,1}[0-9]+(\\.[0-9]+){0,1}\\s*$' then (${text.sql})::numeric end)`,
+      bindings: [...text.bindings, ...text.bindings],
+    };
+  }
+  return { sql: `cast(${text.sql} as real)`, bindings: text.bindings };
+}
+
+/** `LIKE` that ignores case on both databases (SQLite's LIKE already does for ASCII). */
+export function likeOperator(db: Knex): string {
+  return isPostgres(db) ? 'ilike' : 'like';
+}
+
+/** A LIKE pattern matching `term` literally (%, _ and \ escaped; use with `escape '\'`). */
+export function likePattern(term: string, where: 'exact' | 'contains' | 'starts' | 'ends'): string {
+  const escaped = term.replace(/[\\%_]/g, (c) => `\\${c}`);
+  if (where === 'exact') return escaped;
+  if (where === 'starts') return `${escaped}%`;
+  if (where === 'ends') return `%${escaped}`;
+  return `%${escaped}%`;
+}
+
+/** `existing` JSON object with the keys of `incoming` laid over it (for upserts of custom fields). */
+export function jsonMerge(db: Knex, existing: string, incoming: string): string {
+  return isPostgres(db)
+    ? `(coalesce(${existing}, '{}'::jsonb) || coalesce(${incoming}, '{}'::jsonb))`
+    : `json_patch(coalesce(${existing}, '{}'), coalesce(${incoming}, '{}'))`;
+}

@@ -1,0 +1,247 @@
+import fs from 'node:fs';
+import { uploadDir } from '../../src/api/contact-import';
+import { addContact, addContactType, addCustomField, countryId } from '../support/audience';
+import { TestAccount, useHarness } from '../support/harness';
+
+const HEADER = 'first_name,last_name,email,country,city,age,joined';
+
+describe('CSV sample and import', () => {
+  const h = useHarness();
+  let alice: TestAccount;
+  let type: number;
+
+  beforeAll(async () => {
+    alice = await h.account();
+    type = await addContactType(h, alice, 'Imported');
+    await addCustomField(h, alice, 'age', 'number');
+    await addCustomField(h, alice, 'joined', 'datetime-local');
+  });
+
+  const upload = (account: TestAccount, contactTypeId: number | string, csv: string, name = 'contacts.csv') =>
+    h.api(account).post('/contacts/upload-csv').field('contact_type_id', String(contactTypeId)).attach('file', Buffer.from(csv), name);
+
+  const emailsOf = async (account: TestAccount) =>
+    (await h.api(account).get('/contacts/list').expect(200)).body.message.contacts.map((c: { email: string }) => c.email);
+
+  const leftoverUploads = () => (fs.existsSync(uploadDir(h.runtime.config)) ? fs.readdirSync(uploadDir(h.runtime.config)) : []);
+
+  test('when the sample is downloaded then it is a CSV attachment with every reserved column, the custom fields and an example row', async () => {
+    const res = await h.api(alice).get('/contacts/csv-sample/download').expect(200);
+    expect(res.headers['content-type']).toBe('text/csv; charset=utf-8');
+    expect(res.headers['content-disposition']).toBe('attachment; filename=contacts-sample.csv');
+    expect(res.text).toBe(
+      'first_name,last_name,email,alt_email,country,state,city,address_line1,address_line2,state_province_region,postal_code,age,joined\r\n' +
+        'John,Doe,john.doe@example.com,john@example.org,United States,California,San Francisco,1 Market Street,Suite 100,CA,94105,42,2026-01-31T09:00\r\n',
+    );
+  });
+
+  test('when the sample is imported back then its example contact exists', async () => {
+    const bob = await h.account();
+    const bobType = await addContactType(h, bob, 'From sample');
+    const sample = await h.api(bob).get('/contacts/csv-sample/download').expect(200);
+    const res = await upload(bob, bobType, sample.text).expect(200);
+    expect(res.body.summary).toEqual({ rows: 1, created: 1, updated: 0, skipped: 0, errors: [] });
+    const [contact] = (await h.api(bob).get('/contacts/list').expect(200)).body.message.contacts;
+    expect(contact).toMatchObject({ email: 'john.doe@example.com', alt_email: 'john@example.org', country: 'United States', address_line2: 'Suite 100', postal_code: '94105' });
+  });
+
+  test('when a CSV has quoted commas, UTF-8 names and countries by name, code or id then every row is imported', async () => {
+    const india = await countryId(h, 'IN');
+    const csv = [
+      HEADER + ',unknown column',
+      '"Zoë","Müller, Jr.",zoe@example.com,France,"Paris, 8e",41,2026-03-01T09:30,ignored',
+      `José,Øster,jose@example.com,${india},Mumbai,,,`,
+      '李,王,li@example.com,de,Berlin,7,2026-03-02,',
+    ].join('\n');
+    const res = await upload(alice, type, csv).expect(200);
+    expect(res.body).toEqual({
+      status: 'success',
+      message: 'Imported Successfully',
+      summary: { rows: 3, created: 3, updated: 0, skipped: 0, errors: [] },
+    });
+    const contacts = (await h.api(alice).get('/contacts/list').expect(200)).body.message.contacts;
+    const zoe = contacts.find((c: { email: string }) => c.email === 'zoe@example.com');
+    expect(zoe).toMatchObject({
+      first_name: 'Zoë',
+      last_name: 'Müller, Jr.',
+      fullname: 'Zoë Müller, Jr.',
+      city: 'Paris, 8e',
+      country: 'France',
+      contact_type_id: type,
+      custom_field: { age: { field_name: 'age', field_value: '41' }, joined: { field_name: 'joined', field_value: '2026-03-01T09:30' } },
+    });
+    expect(contacts.find((c: { email: string }) => c.email === 'jose@example.com')).toMatchObject({ country: 'India', last_name: 'Øster' });
+    expect(contacts.find((c: { email: string }) => c.email === 'li@example.com')).toMatchObject({
+      first_name: '李',
+      country: 'Germany',
+      custom_field: { age: { field_name: 'age', field_value: '7' }, joined: { field_name: 'joined', field_value: '2026-03-02T00:00' } },
+    });
+    expect(leftoverUploads()).toEqual([]);
+  });
+
+  test('when values hold backslashes, tabs, quotes and line breaks then they are stored as written', async () => {
+    const ivan = await h.account();
+    const ivanType = await addContactType(h, ivan, 'Escapes');
+    const res = await upload(ivan, ivanType, 'email,address_line1,city\nesc@example.com,"1 Main St\r\nApt \\N 4","C:\\dir\tx ""quoted"""\n').expect(200);
+    expect(res.body.summary).toEqual({ rows: 1, created: 1, updated: 0, skipped: 0, errors: [] });
+    const [contact] = (await h.api(ivan).get('/contacts/list').expect(200)).body.message.contacts;
+    expect(contact).toMatchObject({ address_line1: '1 Main St\r\nApt \\N 4', city: 'C:\\dir\tx "quoted"' });
+  });
+
+  test('when emails already exist in any case then those contacts are updated, moved into the type, other values kept', async () => {
+    const carol = await h.account();
+    await addCustomField(h, carol, 'age', 'number');
+    await addCustomField(h, carol, 'team', 'text');
+    const oldType = await addContactType(h, carol, 'Old');
+    const newType = await addContactType(h, carol, 'New');
+    const existing = await addContact(h, carol, {
+      contact_type_id: oldType,
+      email: 'Known@Example.com',
+      country: await countryId(h, 'FR'),
+      city: 'Lyon',
+      first_name: 'Before',
+      custom_field: { age: '30', team: 'Red' },
+    });
+
+    const res = await upload(carol, newType, 'email,first_name,age\nKNOWN@example.com,After,31\nfresh@example.com,New,\nfresh@EXAMPLE.com,Newer,5\n').expect(200);
+    expect(res.body.summary).toEqual({ rows: 3, created: 1, updated: 2, skipped: 0, errors: [] });
+
+    const known = (await h.api(carol).get(`/contacts/details?contact_id=${existing}`).expect(200)).body.message.contact;
+    expect(known).toMatchObject({ email: 'KNOWN@example.com', first_name: 'After', city: 'Lyon', contact_type_id: newType });
+    expect(known.custom_field).toEqual({ age: { field_name: 'age', field_value: '31' }, team: { field_name: 'team', field_value: 'Red' } });
+    const contacts = (await h.api(carol).get('/contacts/list').expect(200)).body.message.contacts;
+    expect(contacts).toHaveLength(2);
+    expect(contacts.find((c: { email: string }) => c.email.toLowerCase() === 'fresh@example.com')).toMatchObject({ first_name: 'Newer', email: 'fresh@EXAMPLE.com' });
+    const types = (await h.api(carol).get('/contacts-type').expect(200)).body.message.contactTypes;
+    expect(types.map((t: { name: string; contacts_count: number }) => [t.name, t.contacts_count])).toEqual([['New', 2], ['Old', 0]]);
+  });
+
+  test('when rows are invalid then they are skipped and reported with their row numbers', async () => {
+    const dave = await h.account();
+    await addCustomField(h, dave, 'age', 'number');
+    const daveType = await addContactType(h, dave, 'Checked');
+    const csv = [
+      'email,country,age,alt_email',
+      'good@example.com,FR,1,',
+      ',FR,1,',
+      'not-an-email,FR,1,',
+      'a@example.com,Atlantis,1,',
+      'b@example.com,FR,old,',
+      '',
+      'c@example.com,FR,2,bad-alt',
+      'last@example.com,,,',
+    ].join('\r\n');
+    const res = await upload(dave, daveType, csv).expect(200);
+    expect(res.body.summary).toEqual({
+      rows: 7,
+      created: 2,
+      updated: 0,
+      skipped: 5,
+      errors: [
+        { row: 3, reason: 'The email field is required.' },
+        { row: 4, reason: 'The email must be a valid email address.' },
+        { row: 5, reason: 'The selected country is invalid.' },
+        { row: 6, reason: 'The age must be a number.' },
+        { row: 8, reason: 'The alt email must be a valid email address.' },
+      ],
+    });
+    expect((await emailsOf(dave)).sort()).toEqual(['good@example.com', 'last@example.com']);
+  });
+
+  test('when the file is semicolon-separated with a byte-order mark then its header still matches', async () => {
+    const erin = await h.account();
+    const erinType = await addContactType(h, erin, 'Excel');
+    const res = await upload(erin, erinType, '\uFEFFFirst Name;Email;Country\r\nÉmile;emile@example.com;France\r\n').expect(200);
+    expect(res.body.summary).toEqual({ rows: 1, created: 1, updated: 0, skipped: 0, errors: [] });
+    const [contact] = (await h.api(erin).get('/contacts/list').expect(200)).body.message.contacts;
+    expect(contact).toMatchObject({ first_name: 'Émile', email: 'emile@example.com', country: 'France' });
+  });
+
+  test('when the file has a header row only then nothing is imported', async () => {
+    const res = await upload(alice, type, `${HEADER}\n`).expect(200);
+    expect(res.body).toEqual({ status: 'success', message: 'Imported Successfully', summary: { rows: 0, created: 0, updated: 0, skipped: 0, errors: [] } });
+  });
+
+  test('when the file has no email column or is empty then 422 on file', async () => {
+    const noEmail = await upload(alice, type, 'first_name,last_name\nA,B\n').expect(422);
+    expect(noEmail.body).toEqual({ status: 'failed', errors: { file: ['The file must have a header row with an email column.'] } });
+    const empty = await upload(alice, type, '').expect(422);
+    expect(empty.body).toEqual({ status: 'failed', errors: { file: ['The file must have a header row with an email column.'] } });
+    expect(leftoverUploads()).toEqual([]);
+  });
+
+  test('when the file is not a .csv, or parameters are missing, then 422 names each', async () => {
+    const wrong = await upload(alice, type, 'email\na@example.com\n', 'contacts.xlsx').expect(422);
+    expect(wrong.body).toEqual({ status: 'failed', errors: { file: ['The file must be a file of type: csv.'] } });
+    const missing = await h.api(alice).post('/contacts/upload-csv').field('other', 'x').expect(422);
+    expect(missing.body).toEqual({
+      status: 'failed',
+      errors: { contact_type_id: ['The contact type id field is required.'], file: ['The file field is required.'] },
+    });
+    const notInteger = await upload(alice, 'abc', 'email\n').expect(422);
+    expect(notInteger.body.errors).toEqual({ contact_type_id: ['The contact type id must be an integer.'] });
+    expect(leftoverUploads()).toEqual([]);
+  });
+
+  test("when the contact type is another account's then 422 and nothing is imported", async () => {
+    const frank = await h.account();
+    const res = await upload(frank, type, 'email\nsneaky@example.com\n').expect(422);
+    expect(res.body).toEqual({ status: 'failed', errors: { contact_type_id: ['The selected contact type id is invalid.'] } });
+    expect(await emailsOf(alice)).not.toContain('sneaky@example.com');
+    expect(await emailsOf(frank)).toEqual([]);
+    expect(leftoverUploads()).toEqual([]);
+  });
+
+  test('when a file spans several batches then every row lands once and the joins are announced', async () => {
+    const gina = await h.account();
+    const ginaType = await addContactType(h, gina, 'Many');
+    await addContact(h, gina, { contact_type_id: ginaType, email: 'row5@example.com', country: await countryId(h, 'FR') });
+    const announced: number[] = [];
+    h.runtime.services.audienceEvents.onContactTypeJoin(async (event) => {
+      if (event.userId === gina.user_id) announced.push(...event.contactIds);
+    });
+    const lines = ['email,first_name'];
+    for (let i = 0; i < 12_000; i += 1) lines.push(`row${i}@example.com,Row ${i}`);
+    const res = await upload(gina, ginaType, lines.join('\n')).expect(200);
+    expect(res.body.summary).toEqual({ rows: 12_000, created: 11_999, updated: 1, skipped: 0, errors: [] });
+    const count = await h.runtime.db('contacts').where({ user_id: gina.user_id }).whereNull('deleted_at').count({ n: '*' }).first();
+    expect(Number(count?.n)).toBe(12_000);
+    expect(new Set(announced).size).toBe(11_999);
+  });
+
+  test('when a batch fails then it leaves no row behind, the batches before it stay, and the answer is a 500', async () => {
+    const hank = await h.account();
+    const hankType = await addContactType(h, hank, 'Fragile');
+    // Batches hold 5000 rows: f0–f4999, f5000–f9999 (the one that fails), f10000–f11999.
+    h.runtime.services.audienceEvents.onContactTypeJoin(async (event, trx) => {
+      if (event.userId !== hank.user_id) return;
+      if (await trx('contacts').whereIn('id', event.contactIds).where({ email: 'f7000@example.com' }).first('id')) throw new Error('listener failed');
+    });
+    const lines = ['email'];
+    for (let i = 0; i < 12_000; i += 1) lines.push(`f${i}@example.com`);
+    const res = await upload(hank, hankType, lines.join('\n')).expect(500);
+    expect(res.body).toEqual({ status: 'failed', errors: 'Internal Server Error' });
+    const rows: { email: string }[] = await h.runtime.db('contacts').where({ user_id: hank.user_id }).select('email');
+    const numbers = rows.map((r) => Number(r.email.slice(1, -'@example.com'.length)));
+    const inBatch = (from: number, to: number) => numbers.filter((n) => n >= from && n < to).length;
+    expect(inBatch(0, 5000)).toBe(5000);
+    expect(inBatch(5000, 10_000)).toBe(0);
+    // On PostgreSQL the last batch may have been written alongside the failing one: all of it or none.
+    expect([0, 2000]).toContain(inBatch(10_000, 12_000));
+    expect(leftoverUploads()).toEqual([]);
+  });
+});
+
+describe('CSV import size limit', () => {
+  const h = useHarness({ MAX_CSV_MB: '1' });
+
+  test('when the file is larger than MAX_CSV_MB then 413 and no file is left behind', async () => {
+    const account = await h.account();
+    const type = await addContactType(h, account, 'Big');
+    const big = 'email\n' + 'someone@example.com\n'.repeat(60_000);
+    const res = await h.api(account).post('/contacts/upload-csv').field('contact_type_id', String(type)).attach('file', Buffer.from(big), 'big.csv').expect(413);
+    expect(res.body).toEqual({ status: 'failed', errors: 'The uploaded content is too large.' });
+    const dir = uploadDir(h.runtime.config);
+    expect(fs.existsSync(dir) ? fs.readdirSync(dir) : []).toEqual([]);
+  });
+});
