@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import * as domain from './20261122_0001_domain';
 import * as customFieldNames from './20261122_0100_custom_field_names';
+import * as imports from './20261122_0800_imports';
 
 /**
  * The ordered list of migrations. A static list (instead of a directory scan) makes the
@@ -10,6 +11,7 @@ import * as customFieldNames from './20261122_0100_custom_field_names';
 export const migrations: ReadonlyArray<[name: string, migration: Knex.Migration]> = [
   ['20261122_0001_domain', domain],
   ['20261122_0100_custom_field_names', customFieldNames],
+  ['20261122_0800_imports', imports],
 ];
 
 export const migrationSource: Knex.MigrationSource<[string, Knex.Migration]> = {

@@ -35,6 +35,7 @@ export async function boot(config: Config, logger: Logger = createLogger(config.
     services,
     app,
     async close() {
+      await services.importJobs.drain();
       mail.close();
       await db.destroy();
     },

@@ -4,6 +4,7 @@ import { createContactTypesService } from './contact-types';
 import { createContactsService } from './contacts';
 import { createContactImportService } from './contact-import';
 import { createSegmentsService } from './segments';
+import { createImportJobsService } from './import-jobs';
 import type { ServiceDeps } from './context';
 import { createDesignTemplatesService } from './design-templates';
 import { createFieldsService } from './fields';
@@ -31,6 +32,7 @@ export function createServices(deps: ServiceDeps) {
   const fields = createFieldsService(deps);
   const audienceEvents = createAudienceEvents();
   const contacts = createContactsService({ ...deps, contactTypes, fields, events: audienceEvents });
+  const contactImport = createContactImportService({ ...deps, contactTypes, fields, contacts });
   return {
     accounts: createAccountsService(deps),
     contactTypes,
@@ -49,7 +51,8 @@ export function createServices(deps: ServiceDeps) {
     outbox: createOutboxService(deps),
     audienceEvents,
     contacts,
-    contactImport: createContactImportService({ ...deps, contactTypes, fields, contacts }),
+    contactImport,
+    importJobs: createImportJobsService({ ...deps, contactImport, contactTypes }),
     segments: createSegmentsService({ ...deps, contactTypes, fields, events: audienceEvents }),
   };
 }

@@ -7,7 +7,9 @@ import { vendorAssets } from './assets';
 import { mountAutomations } from './automations';
 import { mountApiKeys } from './api-keys';
 import { mountAuth, requireSession } from './auth';
+import { mountContactImport } from './contact-import';
 import { mountContactTypes } from './contact-types';
+import { mountContacts } from './contacts';
 import { mountCustomFields } from './custom-fields';
 import { mountGlobalUnsubscribes } from './global-unsubscribes';
 import { Cookies } from './cookies';
@@ -25,8 +27,11 @@ import { mountUnsubscribeGroups } from './unsubscribe-groups';
 import { createViewEnvironment, Views } from './views';
 
 /** Every page group of the dashboard; each mounts its routes on the shared route table. */
-const PAGE_GROUPS = [
+type PageGroup = (routes: WebRoutes, services: Services, views: Views, config: Config) => void;
+const PAGE_GROUPS: PageGroup[] = [
   mountHome,
+  mountContactImport,
+  mountContacts,
   mountContactTypes,
   mountCustomFields,
   mountUnsubscribeGroups,
@@ -92,7 +97,7 @@ export function createDashboard(config: Config, services: Services, logger: Logg
   });
 
   mountAuth(routes, services, views, cookies, config);
-  for (const mount of PAGE_GROUPS) mount(routes, services, views);
+  for (const mount of PAGE_GROUPS) mount(routes, services, views, config);
 
   const router = express.Router();
   router.use(...vendorAssets());

@@ -52,6 +52,8 @@ describe('dashboard round trips', () => {
     ['/design-templates', 2],
     ['/senders', 2],
     ['/single-sends', 3],
+    ['/contacts', 4],
+    ['/contacts/import', 3],
   ])('when %s is shown then it takes %i round trips', async (path, expected) => {
     expect(await queriesOf(path)).toBe(expected);
   });
