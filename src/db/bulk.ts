@@ -74,12 +74,14 @@ function conflictUpdate(db: Knex, columns: UpsertColumn[]): string {
 }
 
 /**
- * Batches written at the same time: PostgreSQL runs two (a backend each, while Node parses
- * the next batch); SQLite has one writer. Concurrent batches take their row locks in
- * email order (`order by email_key`), so two batches sharing emails wait, never deadlock.
+ * Batches written while the next is read: PostgreSQL runs two (a backend each, while Node
+ * parses on); concurrent batches take their row locks in email order (`order by
+ * email_key`), so two batches sharing emails wait, never deadlock. SQLite writes in this
+ * thread, so reading on during a write gains nothing and keeps more rows alive: 0, each
+ * batch is written before the next row is read.
  */
 export function bulkWriters(db: Knex): number {
-  return isPostgres(db) ? 2 : 1;
+  return isPostgres(db) ? 2 : 0;
 }
 
 /** Session-private staging table of the PostgreSQL path; emptied by every commit. */

@@ -53,6 +53,15 @@ export function rowsPerInsert(db: Knex, columns: number): number {
   return isPostgres(db) ? Math.floor(60000 / columns) : Math.min(400, Math.floor(30000 / columns));
 }
 
+/**
+ * Updates the planner's statistics of a table after a bulk change (PostgreSQL's autovacuum
+ * would only do it later; until then estimates are off by orders of magnitude). SQLite plans
+ * these queries from its indexes and needs nothing.
+ */
+export async function refreshStatistics(db: Knex | Knex.Transaction, table: string): Promise<void> {
+  if (isPostgres(db as Knex)) await db.raw('analyze ??', [table]);
+}
+
 /** Rows changed by a raw INSERT / UPDATE / DELETE: pg reports rowCount, better-sqlite3 changes. */
 export function affectedRows(result: unknown): number {
   const r = result as { rowCount?: number | null; changes?: number } | undefined;

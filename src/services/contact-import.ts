@@ -1,5 +1,5 @@
 import { bulkWriters, UpsertColumn, UpsertCount } from '../db/bulk';
-import { emailKey } from '../db/dialect';
+import { emailKey, refreshStatistics } from '../db/dialect';
 import { CONTACT_TEXT_COLUMNS, CSV_IMPORT, CustomFieldType, RESERVED_FIELD_NAMES } from '../lib/constants';
 import { csvChunks, isBlankRow, toCsv } from '../lib/csv';
 import { ValidationError } from '../lib/errors';
@@ -121,8 +121,15 @@ function batchWriter(write: WriteBatch, keyAt: number, parallel: number, summary
   let repeats = 0;
   const inFlight: Promise<void>[] = [];
 
-  async function send(batch: unknown[][], repeated: number, durable: boolean): Promise<void> {
-    while (inFlight.length >= parallel) await inFlight.shift();
+  let previousKeys = new Map<string, number>();
+
+  /** A later row of the file must win: a batch sharing an email with the one still being written waits for it. */
+  async function send(batch: unknown[][], keys: Map<string, number>, repeated: number, durable: boolean): Promise<void> {
+    while (inFlight.length > 0 && inFlight.length >= parallel) await inFlight.shift();
+    if (inFlight.length > 0 && [...keys.keys()].some((key) => previousKeys.has(key))) {
+      while (inFlight.length > 0) await inFlight.shift();
+    }
+    previousKeys = keys;
     const writing = write(batch, durable).then((count) => {
       summary.created += count.created;
       summary.updated += count.updated + repeated;
@@ -130,6 +137,8 @@ function batchWriter(write: WriteBatch, keyAt: number, parallel: number, summary
     // Handled when awaited (by a later send or finish); this only keeps Node from calling it unhandled meanwhile.
     writing.catch(() => undefined);
     inFlight.push(writing);
+    // Without concurrent writers (SQLite), reading on while a batch is written only keeps more rows alive.
+    if (parallel === 0) await inFlight.shift();
   }
 
   return {
@@ -149,17 +158,19 @@ function batchWriter(write: WriteBatch, keyAt: number, parallel: number, summary
     /** Sends all rows but the newest, which starts the next batch. */
     async sendFull(): Promise<void> {
       const next = rows.pop()!;
-      const batch = rows;
-      const repeated = repeats;
+      const nextKey = next[keyAt] as string;
+      const [batch, keys, repeated] = [rows, positions, repeats];
+      // The held-back row is always the newest: it was appended, never a repeat.
+      keys.delete(nextKey);
       rows = [next];
-      positions = new Map([[next[keyAt] as string, 0]]);
+      positions = new Map([[nextKey, 0]]);
       repeats = 0;
-      await send(batch, repeated, false);
+      await send(batch, keys, repeated, false);
     },
     async finish(): Promise<void> {
       // The durable last batch goes alone, after every other one has committed.
       while (inFlight.length > 0) await inFlight.shift();
-      if (rows.length > 0) await send(rows, repeats, true);
+      if (rows.length > 0) await send(rows, positions, repeats, true);
       while (inFlight.length > 0) await inFlight.shift();
     },
     /** Waits for writes still running (after a failure elsewhere), ignoring their outcome. */
@@ -241,6 +252,7 @@ export function createContactImportService({ db, contactTypes, fields, contacts 
         }
         if (!reader) throw ValidationError.of('file', 'The file must have a header row with an email column.');
         await writer!.finish();
+        if (summary.created + summary.updated >= 10_000) await refreshStatistics(db, 'contacts');
         await progress?.(rowNumber - 1);
       } finally {
         await writer?.settle();

@@ -200,13 +200,16 @@ describe('CSV sample and import', () => {
     h.runtime.services.audienceEvents.onContactTypeJoin(async (event) => {
       if (event.userId === gina.user_id) announced.push(...event.contactIds);
     });
+    // Batches hold 5000 rows; row 5500 (second batch) repeats row 100's email (first batch): the later row wins.
     const lines = ['email,first_name'];
-    for (let i = 0; i < 12_000; i += 1) lines.push(`row${i}@example.com,Row ${i}`);
+    for (let i = 0; i < 12_000; i += 1) lines.push(i === 5500 ? 'ROW100@example.com,Latest' : `row${i}@example.com,Row ${i}`);
     const res = await upload(gina, ginaType, lines.join('\n')).expect(200);
-    expect(res.body.summary).toEqual({ rows: 12_000, created: 11_999, updated: 1, skipped: 0, errors: [] });
+    expect(res.body.summary).toEqual({ rows: 12_000, created: 11_998, updated: 2, skipped: 0, errors: [] });
     const count = await h.runtime.db('contacts').where({ user_id: gina.user_id }).whereNull('deleted_at').count({ n: '*' }).first();
-    expect(Number(count?.n)).toBe(12_000);
-    expect(new Set(announced).size).toBe(11_999);
+    expect(Number(count?.n)).toBe(11_999);
+    expect(new Set(announced).size).toBe(11_998);
+    const row100 = await h.runtime.db('contacts').where({ user_id: gina.user_id, email_key: 'row100@example.com' }).first('first_name', 'email');
+    expect(row100).toEqual({ first_name: 'Latest', email: 'ROW100@example.com' });
   });
 
   test('when a batch fails then it leaves no row behind, the batches before it stay, and the answer is a 500', async () => {

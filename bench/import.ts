@@ -1,0 +1,64 @@
+/**
+ * CSV import over HTTP: a generated file of BENCH_ROWS rows (default 1,000,000: every reserved
+ * column plus two custom fields, 10% updating earlier emails, 1% invalid) is uploaded to
+ * `POST /contacts/upload-csv` of the built server, on a fresh SQLite and a fresh PostgreSQL
+ * database. Prints rows/s (upload + import, as the client sees it), the server's peak RSS and
+ * CPU seconds. Run: `npm run bench:import` (BENCH_DB=sqlite or postgres for one of them).
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { writeContactsCsv } from './lib/contacts-csv';
+import { callApi, uploadFile } from './lib/http';
+import { DbKind, freshDb, machineLine, seconds, startServer } from './lib/server';
+
+const ROWS = Number(process.env.BENCH_ROWS ?? 1_000_000);
+const KINDS = (process.env.BENCH_DB ?? 'sqlite,postgres').split(',') as DbKind[];
+const TARGET = { sqlite: 100_000, postgres: 120_000 };
+
+async function importOnce(kind: DbKind, csv: string): Promise<void> {
+  const db = await freshDb(kind, 'import');
+  const server = await startServer(db, { MAX_CSV_MB: '1024' });
+  try {
+    await callApi(server, 'POST', '/contacts-type/add', { name: 'Bench' });
+    const [type] = (await callApi(server, 'GET', '/contacts-type')).message.contactTypes;
+    await callApi(server, 'POST', '/custom-fields/save', { field_name: 'age', field_type: 'number' });
+    await callApi(server, 'POST', '/custom-fields/save', { field_name: 'joined', field_type: 'datetime-local' });
+    const cpuBefore = server.cpuSeconds();
+    const start = process.hrtime.bigint();
+    const reply = await uploadFile(server, '/contacts/upload-csv', { contact_type_id: String(type.id) }, csv);
+    const took = seconds(start);
+    if (reply.status !== 200) throw new Error(`import answered ${reply.status}: ${reply.body.toString().slice(0, 500)}`);
+    const { summary } = JSON.parse(reply.body.toString());
+    const rate = ROWS / took;
+    console.log(
+      `${kind.padEnd(8)} ${ROWS} rows in ${took.toFixed(2)} s = ${Math.round(rate).toLocaleString('en')} rows/s ` +
+        `(target ≥${TARGET[kind].toLocaleString('en')}: ${rate >= TARGET[kind] ? 'met' : 'MISSED'}); ` +
+        `server peak RSS ${server.peakRssMiB().toFixed(0)} MiB (target ≤250), server CPU ${(server.cpuSeconds() - cpuBefore).toFixed(1)} s; ` +
+        `created ${summary.created}, updated ${summary.updated}, skipped ${summary.skipped}`,
+    );
+    console.log(`         ${machineLine()}`);
+  } finally {
+    await server.stop();
+    await db.drop();
+  }
+}
+
+async function main(): Promise<void> {
+  console.log(machineLine());
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-import-csv-'));
+  try {
+    const csv = path.join(dir, 'contacts.csv');
+    const start = process.hrtime.bigint();
+    await writeContactsCsv(csv, ROWS);
+    console.log(`generated ${ROWS} rows (${(fs.statSync(csv).size / 2 ** 20).toFixed(0)} MiB) in ${seconds(start).toFixed(1)} s`);
+    for (const kind of KINDS) await importOnce(kind, csv);
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exitCode = 1;
+});
