@@ -20,6 +20,7 @@ import { mountHome } from './home';
 import { mountNotificationRecipients } from './notification-recipients';
 import { mountOutbox } from './outbox';
 import { WebRoutes } from './routes';
+import { mountSegments } from './segments';
 import { mountSenders } from './senders';
 import { mountSettings } from './settings';
 import { mountSingleSends } from './single-sends';
@@ -33,6 +34,7 @@ const PAGE_GROUPS: PageGroup[] = [
   mountContactImport,
   mountContacts,
   mountContactTypes,
+  mountSegments,
   mountCustomFields,
   mountUnsubscribeGroups,
   mountGlobalUnsubscribes,

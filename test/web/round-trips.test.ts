@@ -54,6 +54,8 @@ describe('dashboard round trips', () => {
     ['/single-sends', 3],
     ['/contacts', 4],
     ['/contacts/import', 3],
+    ['/segments', 4],
+    ['/segments/new', 3],
   ])('when %s is shown then it takes %i round trips', async (path, expected) => {
     expect(await queriesOf(path)).toBe(expected);
   });
