@@ -1,6 +1,8 @@
 import type { Knex } from 'knex';
 import * as domain from './20261122_0001_domain';
 import * as customFieldNames from './20261122_0100_custom_field_names';
+import * as sendLedger from './20261122_0500_send-ledger';
+import * as automationEnrolments from './20261122_0501_automation-enrolments';
 import * as imports from './20261122_0800_imports';
 
 /**
@@ -11,6 +13,8 @@ import * as imports from './20261122_0800_imports';
 export const migrations: ReadonlyArray<[name: string, migration: Knex.Migration]> = [
   ['20261122_0001_domain', domain],
   ['20261122_0100_custom_field_names', customFieldNames],
+  ['20261122_0500_send-ledger', sendLedger],
+  ['20261122_0501_automation-enrolments', automationEnrolments],
   ['20261122_0800_imports', imports],
 ];
 

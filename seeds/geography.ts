@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import type { Knex } from 'knex';
 import { rowsPerInsert } from '../src/db/dialect';
 
@@ -11,13 +12,18 @@ interface PackageCountry { name: string; isoCode: string; phonecode: string }
 interface PackageState { name: string; isoCode: string; countryCode: string }
 type PackageCity = [name: string, countryCode: string, stateCode: string, ...rest: string[]];
 
+/**
+ * Read and parsed, not require()d: require would keep the ~100 MB of parsed data in the module
+ * cache for the life of every process (the sending worker included).
+ */
+function asset<T>(file: string): T {
+  return JSON.parse(fs.readFileSync(require.resolve(`country-state-city/lib/assets/${file}`), 'utf8')) as T;
+}
+
 export async function seedGeography(db: Knex): Promise<void> {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const countries = require('country-state-city/lib/assets/country.json') as PackageCountry[];
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const states = require('country-state-city/lib/assets/state.json') as PackageState[];
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const cities = require('country-state-city/lib/assets/city.json') as PackageCity[];
+  const countries = asset<PackageCountry[]>('country.json');
+  const states = asset<PackageState[]>('state.json');
+  const cities = asset<PackageCity[]>('city.json');
 
   const counts = await Promise.all(['countries', 'states', 'cities'].map((t) => db(t).count({ n: '*' }).first()));
   const [nCountries, nStates, nCities] = counts.map((r) => Number(r?.n ?? 0));

@@ -13,6 +13,8 @@ import type { Services } from './services';
 import { schedulePreviewRouter } from './web/schedule-preview';
 import { verifySenderRouter } from './web/verify-sender';
 import { createDashboard } from './web';
+import { createTrackingRouter } from './web/tracking';
+import { createUnsubscribeRouter } from './web/unsubscribe';
 
 export interface AppDeps {
   config: Config;
@@ -64,6 +66,8 @@ export function createApp({ config, services, logger }: AppDeps): Express {
   app.use(`${API_PREFIX}/templates`, express.static(path.join(PUBLIC_DIR, 'templates'), publicFiles));
   app.use(API_PREFIX, createApiRouter(config, services, logger));
   app.use(verifySenderRouter(services, logger));
+  app.use(createTrackingRouter(services, logger));
+  app.use(createUnsubscribeRouter(services, logger));
   app.use(schedulePreview);
   app.use(express.static(PUBLIC_DIR, publicFiles));
   // The dashboard answers only its own paths; public pages may mount before or after it,

@@ -7,6 +7,7 @@ import { migrateAndSeed } from './db/migrate';
 import { createLogger } from './logger';
 import { createMailTransport, MailTransport } from './mail/transport';
 import { createServices, Services } from './services';
+import { ensureAppSecret } from './services/app-secret';
 import type { CreatedAccount } from './services/accounts';
 import { DEMO_ACCOUNT_EMAIL } from './lib/constants';
 
@@ -16,6 +17,8 @@ export interface Runtime {
   logger: Logger;
   mail: MailTransport;
   services: Services;
+  /** HMAC secret for tokens in links. */
+  secret: string;
   app: Express;
   close(): Promise<void>;
 }
@@ -24,8 +27,9 @@ export interface Runtime {
 export async function boot(config: Config, logger: Logger = createLogger(config.logLevel)): Promise<Runtime> {
   const db = createDb(config);
   await migrateAndSeed(db);
+  const secret = await ensureAppSecret(db, config.appSecret);
   const mail = createMailTransport(config, logger);
-  const services = createServices({ db, config, logger, mail });
+  const services = createServices({ db, config, logger, mail, secret });
   const app = createApp({ config, services, logger });
   return {
     config,
@@ -33,6 +37,7 @@ export async function boot(config: Config, logger: Logger = createLogger(config.
     logger,
     mail,
     services,
+    secret,
     app,
     async close() {
       await services.importJobs.drain();

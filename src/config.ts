@@ -20,6 +20,10 @@ export interface Config {
   maxBodyBytes: number;
   /** Optional per-account sending rate, messages per second (0 = unlimited). */
   mailRate: number;
+  /** SMTP connections the sending worker keeps open. */
+  smtpMaxConnections: number;
+  /** How long a worker holds claimed messages before another worker may take them over. */
+  sendLeaseMs: number;
   /** HMAC secret for tokens in links; generated and stored in the database when unset. */
   appSecret: string | undefined;
   dkim: { domain: string; selector: string; privateKey: string } | undefined;
@@ -86,6 +90,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     maxCsvBytes: integer(env, 'MAX_CSV_MB', 100, 1) * 1024 * 1024,
     maxBodyBytes: integer(env, 'MAX_BODY_KB', 2048, 1) * 1024,
     mailRate: integer(env, 'MAIL_RATE', 0, 0),
+    smtpMaxConnections: integer(env, 'SMTP_MAX_CONNECTIONS', 5, 1),
+    sendLeaseMs: integer(env, 'SEND_LEASE_SECONDS', 300, 1) * 1000,
     appSecret: optional(env, 'APP_SECRET'),
     dkim: dkimDomain && dkimSelector && dkimKey
       ? { domain: dkimDomain, selector: dkimSelector, privateKey: dkimKey.replace(/\\n/g, '\n') }

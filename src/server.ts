@@ -1,12 +1,31 @@
-import { boot, ensureDemoAccount } from './boot';
+import type { Server } from 'node:http';
+import { parseArgs } from 'node:util';
+import { boot, ensureDemoAccount, Runtime } from './boot';
 import { loadConfig } from './config';
+import { createWorkerRuntime, WorkerRuntime } from './mail/worker-runtime';
 
-/** `npm start`: migrate, seed, print the demo account on first start, serve. */
+type Role = 'web' | 'worker' | 'both';
+
+/**
+ * `npm start` (web server and sending worker in one process), `npm run web`, `npm run worker`:
+ * migrate, seed, then serve and/or send until SIGTERM or SIGINT.
+ */
 async function main(): Promise<void> {
+  const { values } = parseArgs({ options: { role: { type: 'string', default: 'both' } } });
+  const role = values.role as Role;
+  if (!['web', 'worker', 'both'].includes(role)) throw new Error(`--role must be web, worker or both, got "${role}"`);
+
   const config = loadConfig();
   const runtime = await boot(config);
-  const { logger } = runtime;
+  const server = role === 'worker' ? undefined : await listen(runtime);
+  const sending = role === 'web' ? undefined : createWorkerRuntime(runtime);
+  sending?.worker.start();
+  if (role === 'worker') process.stdout.write(`Sending worker ${sending?.worker.owner} started\n`);
+  handleSignals(runtime, server, sending);
+}
 
+async function listen(runtime: Runtime): Promise<Server> {
+  const { config } = runtime;
   const demo = await ensureDemoAccount(runtime.services);
   const server = runtime.app.listen(config.port, config.host, () => {
     const address = server.address();
@@ -27,19 +46,24 @@ async function main(): Promise<void> {
     }
     process.stdout.write(lines.join('\n') + '\n');
   });
+  return server;
+}
 
+/** Stops taking requests and claiming mail, finishes what is in hand, then exits. */
+function handleSignals(runtime: Runtime, server: Server | undefined, sending: WorkerRuntime | undefined): void {
   let stopping = false;
   const stop = (signal: string) => {
     if (stopping) return;
     stopping = true;
-    logger.info({ signal }, 'shutting down');
-    server.close(() => {
-      runtime.close().then(
+    runtime.logger.info({ signal }, 'shutting down');
+    const closed = server ? new Promise<void>((resolve) => server.close(() => resolve())) : Promise.resolve();
+    Promise.all([closed, sending?.close()])
+      .then(() => runtime.close())
+      .then(
         () => process.exit(0),
         () => process.exit(1),
       );
-    });
-    setTimeout(() => process.exit(1), 10_000).unref();
+    setTimeout(() => process.exit(1), 30_000).unref();
   };
   process.on('SIGINT', () => stop('SIGINT'));
   process.on('SIGTERM', () => stop('SIGTERM'));

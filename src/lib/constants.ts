@@ -58,6 +58,12 @@ export const DYNAMIC_CONTENT = [
 ] as const;
 
 export const SINGLE_SEND_STATUS = { initiate: 0, ready: 1, running: 2, completed: 3 } as const;
+/** States of a send-ledger row (send_messages.state); 0 and 1 are the claimable ones. */
+export const MESSAGE_STATE = { queued: 0, sending: 1, sent: 2, failed: 3, bounced: 4, suppressed: 5 } as const;
+/** What a ledger row belongs to. */
+export const MESSAGE_KIND = { single: 1, automation: 2, system: 3 } as const;
+/** States of an automation enrolment; `skipped`: a welcome automation's member from before go-live. */
+export const ENROLMENT_STATE = { active: 0, left: 1, skipped: 2 } as const;
 export const AUTOMATION_STATUS = { draft: 0, live: 1, paused: 2 } as const;
 export const AUTOMATION_TYPES = { welcome: 1, custom: 2 } as const;
 export const WAITING_TYPES = ['instantly', 'days', 'hours'] as const;

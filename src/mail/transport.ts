@@ -31,24 +31,59 @@ export interface SendResult {
 }
 
 /**
- * The one way out for mail: SMTP through nodemailer when SMTP_URL is set, otherwise an
- * `.eml` file per message under the outbox folder (shown by the dashboard's Outbox page).
+ * The one way out for mail: SMTP through a pooled nodemailer transport when SMTP_URL is set,
+ * otherwise an `.eml` file per message under the outbox folder (shown by the dashboard's
+ * Outbox page).
  */
 export interface MailTransport {
   readonly kind: 'smtp' | 'outbox';
+  /** How many messages the caller should keep in flight at most (pool size × pipelining). */
+  readonly concurrency: number;
   send(message: OutgoingMessage): Promise<SendResult>;
   close(): void;
 }
 
-export function createMailTransport(config: Pick<Config, 'smtpUrl' | 'outboxDir' | 'dkim'>, logger?: Logger): MailTransport {
+export interface TransportOptions {
+  /** SMTP connections kept open (default 5). */
+  maxConnections?: number;
+}
+
+/** Both unsubscribe headers are signed (RFC 8058 §4 asks for it), with nodemailer's usual list. */
+export const DKIM_SIGNED_HEADERS = [
+  'From', 'Sender', 'Reply-To', 'Subject', 'Date', 'Message-ID', 'To', 'Cc', 'MIME-Version',
+  'Content-Type', 'Content-Transfer-Encoding', 'List-Id', 'List-Unsubscribe', 'List-Unsubscribe-Post',
+].join(':');
+
+export function createMailTransport(
+  config: Pick<Config, 'smtpUrl' | 'outboxDir' | 'dkim'>,
+  logger?: Logger,
+  options: TransportOptions = {},
+): MailTransport {
   const dkim = config.dkim
-    ? { domainName: config.dkim.domain, keySelector: config.dkim.selector, privateKey: config.dkim.privateKey }
+    ? {
+        domainName: config.dkim.domain,
+        keySelector: config.dkim.selector,
+        privateKey: config.dkim.privateKey,
+        headerFieldNames: DKIM_SIGNED_HEADERS,
+      }
     : undefined;
 
   if (config.smtpUrl) {
-    const transporter = nodemailer.createTransport({ url: config.smtpUrl, pool: true, maxConnections: 5, dkim } as never);
+    const maxConnections = options.maxConnections ?? 5;
+    const transporter = nodemailer.createTransport({
+      url: config.smtpUrl,
+      pool: true,
+      maxConnections,
+      maxMessages: Infinity,
+      // Fail a dead server within a minute instead of nodemailer's ten, so leases stay short.
+      connectionTimeout: 30_000,
+      greetingTimeout: 30_000,
+      socketTimeout: 60_000,
+      dkim,
+    } as never);
     return {
       kind: 'smtp',
+      concurrency: maxConnections * 2,
       async send({ accountId: _accountId, ...message }) {
         const info = await transporter.sendMail(message);
         return { messageId: info.messageId, response: String(info.response ?? '') };
@@ -61,6 +96,7 @@ export function createMailTransport(config: Pick<Config, 'smtpUrl' | 'outboxDir'
   fs.mkdirSync(config.outboxDir, { recursive: true });
   return {
     kind: 'outbox',
+    concurrency: 4,
     async send({ accountId, ...message }) {
       const info = (await transporter.sendMail(message)) as unknown as { messageId: string; message: Buffer };
       const stamp = new Date().toISOString().replace(/[:.]/g, '-');
@@ -74,4 +110,21 @@ export function createMailTransport(config: Pick<Config, 'smtpUrl' | 'outboxDir'
     },
     close: () => transporter.close(),
   };
+}
+
+/** What to do with a message whose send failed. */
+export interface SendFailure {
+  /** `retry`: SMTP 4xx or a connection problem; `bounce`: SMTP 5xx, the address is refused. */
+  outcome: 'retry' | 'bounce';
+  code: number | null;
+  message: string;
+}
+
+/** Classifies a nodemailer error: 5xx replies bounce, 4xx replies and everything else retry. */
+export function classifySendError(err: unknown): SendFailure {
+  const e = err as { responseCode?: unknown; response?: unknown; message?: unknown; code?: unknown };
+  const code = typeof e?.responseCode === 'number' ? e.responseCode : null;
+  const text = String(e?.response ?? e?.message ?? err).split('\n')[0].slice(0, 480);
+  const message = e?.code && !text.includes(String(e.code)) ? `${String(e.code)}: ${text}` : text;
+  return { outcome: code !== null && code >= 500 && code < 600 ? 'bounce' : 'retry', code, message };
 }

@@ -15,4 +15,6 @@ export interface ServiceDeps {
   logger: Logger;
   /** The one way out for mail, built once in boot.ts and closed in Runtime.close(). */
   mail: MailTransport;
+  /** HMAC secret for tokens in links (APP_SECRET, or generated once and stored). */
+  secret: string;
 }

@@ -20,12 +20,16 @@ import { createSingleSendsService } from './single-sends';
 import { createOutboxService } from './outbox';
 import { createOverviewService } from './overview';
 import { createSessionsService } from './sessions';
+import { createEventsService } from './events';
+import { createTrackingService } from './tracking';
 
 /** The composition root of the domain: every service, built once from its dependencies. */
 export function createServices(deps: ServiceDeps) {
+  const tracking = createTrackingService(deps);
+  const events = createEventsService(deps);
   const contactTypes = createContactTypesService(deps);
   const unsubscribeGroups = createUnsubscribeGroupsService(deps);
-  const senders = createSendersService(deps);
+  const senders = createSendersService({ ...deps, events });
   const designTemplates = createDesignTemplatesService(deps);
   const refs = createCampaignRefs({ ...deps, contactTypes, unsubscribeGroups, senders, designTemplates });
   const automations = createAutomationsService({ ...deps, refs });
@@ -43,12 +47,14 @@ export function createServices(deps: ServiceDeps) {
     designTemplates,
     geography: createGeographyService(deps),
     senders,
-    singleSends: createSingleSendsService({ ...deps, refs, senders }),
+    singleSends: createSingleSendsService({ ...deps, refs, senders, tracking }),
     automations,
     automationSchedules: createAutomationSchedulesService({ ...deps, refs, automations, senders }),
     sessions: createSessionsService(deps),
     overview: createOverviewService(deps),
     outbox: createOutboxService(deps),
+    tracking,
+    events,
     audienceEvents,
     contacts,
     contactImport,

@@ -7,7 +7,9 @@ import { plainDateTime, timestamp } from '../lib/time';
 import { messages, throwIfAny } from '../lib/validation';
 import { createViews } from '../lib/views';
 import { senderVerificationMessage } from '../mail/sender-verification';
+import { deliverNow, queueSystemMail } from '../mail/system-mail';
 import type { Ctx, ServiceDeps } from './context';
+import type { EventsService } from './events';
 
 export interface SenderInput {
   from_name: string;
@@ -65,7 +67,12 @@ function senderUtr(): string {
   return crypto.randomBytes(8).toString('hex');
 }
 
-export function createSendersService({ db, config, logger, mail }: ServiceDeps) {
+interface SendersDeps extends ServiceDeps {
+  /** Tells the notification recipients when a sender is verified. */
+  events: Pick<EventsService, 'senderVerified'>;
+}
+
+export function createSendersService({ db, config, logger, mail, secret, events }: SendersDeps) {
   const views = createViews();
   const live = (ctx: Ctx) => db('senders').where({ user_id: ctx.userId }).whereNull('deleted_at');
 
@@ -90,16 +97,17 @@ export function createSendersService({ db, config, logger, mail }: ServiceDeps) 
 
   /**
    * The one place that sends a verification mail: a fresh single-use token replaces any
-   * earlier one (only its hash is stored), then the link goes to from_email.
+   * earlier one (only its hash is stored), and the link is written to the send ledger in the
+   * same transaction, then delivered at once; a failed attempt stays in the ledger for the worker.
    */
   async function sendVerification(ctx: Ctx, id: number, sender: Pick<SenderInput, 'from_name' | 'from_email'>): Promise<void> {
     const token = randomToken(32);
-    await db('senders').where({ id }).update({ verify_token_hash: sha256(token) });
-    try {
-      // accountId: the outbox (no SMTP_URL) files it in the account's folder, shown on its Outbox page.
-      await mail.send({ ...senderVerificationMessage(config, views, sender, token), accountId: ctx.userId });
-    } catch (err) {
-      logger.error({ err, senderId: id }, 'verification mail not sent');
+    const messageId = await db.transaction(async (trx) => {
+      await trx('senders').where({ id }).update({ verify_token_hash: sha256(token) });
+      return queueSystemMail(trx, ctx.userId, senderVerificationMessage(config, views, sender, token));
+    });
+    const outcome = await deliverNow({ db, mail, logger, secret, baseUrl: config.baseUrl }, messageId);
+    if (outcome === 'retry' || outcome === 'bounce') {
       throw new ServiceUnavailableError(
         'The sender is saved, but its verification mail could not be sent; try /sender/resend-mail again in a moment.',
       );
@@ -191,7 +199,9 @@ export function createSendersService({ db, config, logger, mail }: ServiceDeps) 
       const changed = await db('senders')
         .where({ id: row.id, verify_token_hash: hash })
         .update({ is_verified: 1, verify_token_hash: null, updated_at: nowValue() });
-      return changed ? senderRecord({ ...row, is_verified: 1 }) : undefined;
+      if (!changed) return undefined;
+      await events.senderVerified(Number(row.user_id), { from_name: row.from_name, from_email: row.from_email });
+      return senderRecord({ ...row, is_verified: 1 });
     },
   };
 }

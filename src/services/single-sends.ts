@@ -10,6 +10,7 @@ import { zonedToUtc } from '../lib/zoned-time';
 import type { CampaignRefs, RecipientRef } from './campaign-refs';
 import type { Ctx, ServiceDeps } from './context';
 import type { SenderRecord, SendersService } from './senders';
+import type { TrackingService } from './tracking';
 import { notEditableError, SINGLE_SEND_EDITABLE, SINGLE_SEND_TRANSITIONS, transitionSingleSends } from './single-send-state';
 
 // The worker parses the stored references with the same function.
@@ -67,8 +68,8 @@ export function singleSendRecord(row: Record<string, unknown>) {
     template_json: text(row.template_json),
     template_html: text(row.template_html),
     ...Object.fromEntries(STATISTICS.map((name) => [name, Number(row[name] ?? 0)])),
-    // Filled by the sending engine (the n-th unique open → that message's token); {} until then.
-    unique_open_token: parseJson<Record<string, string>>(row.unique_open_token, {}),
+    // Filled in by list() and get() from the sending engine (the n-th unique open → that message's token).
+    unique_open_token: {} as Record<string, string>,
     sent_at: plainDateTime(row.sent_at),
     created_at: timestamp(row.created_at),
     updated_at: timestamp(row.updated_at),
@@ -80,9 +81,11 @@ export type SingleSendRecord = ReturnType<typeof singleSendRecord>;
 interface SingleSendDeps extends Pick<ServiceDeps, 'db'> {
   refs: CampaignRefs;
   senders: Pick<SendersService, 'postalAddress'>;
+  /** unique_open_token of each send, kept by the sending engine (services/tracking.ts). */
+  tracking: Pick<TrackingService, 'uniqueOpenTokens'>;
 }
 
-export function createSingleSendsService({ db, refs, senders }: SingleSendDeps) {
+export function createSingleSendsService({ db, refs, senders, tracking }: SingleSendDeps) {
   const live = (ctx: Ctx, q: Knex | Knex.Transaction = db) => q('single_sends').where({ user_id: ctx.userId }).whereNull('deleted_at');
 
   async function findRow(ctx: Ctx, utr: string): Promise<Record<string, unknown> | undefined> {
@@ -148,11 +151,16 @@ export function createSingleSendsService({ db, refs, senders }: SingleSendDeps) 
 
   return {
     async list(ctx: Ctx, paging?: Paging) {
-      return listPage(live(ctx).select('*').orderBy('id', 'desc'), paging, singleSendRecord);
+      const result = await listPage(live(ctx).select('*').orderBy('id', 'desc'), paging, singleSendRecord);
+      const tokens = await tracking.uniqueOpenTokens(result.rows.map((r) => r.id));
+      for (const record of result.rows) record.unique_open_token = tokens.get(record.id) ?? {};
+      return result;
     },
 
     async get(ctx: Ctx, utr: string): Promise<SingleSendRecord> {
-      return singleSendRecord(await requireRow(ctx, utr));
+      const record = singleSendRecord(await requireRow(ctx, utr));
+      record.unique_open_token = (await tracking.uniqueOpenTokens([record.id])).get(record.id) ?? {};
+      return record;
     },
 
     /** Saves a ready send (status 1), due now or at its schedule. Answers its utr. */

@@ -1,0 +1,217 @@
+/**
+ * bench/send: one single send to N contacts (default 100,000) through an SMTP sink in another
+ * process, personalised (the Newsletter template's placeholders) and tracked (pixel, signed
+ * links, unsubscribe headers), sent by a real `--role=worker` process (the build in dist/). Prints messages per
+ * second, the worker's peak RSS, and the ceiling: bare nodemailer feeding the same sink.
+ *
+ *   npm run bench:send [-- --recipients 100000 --ceiling 20000]
+ *   DATABASE_URL=postgres://127.0.0.1:5432/test npm run bench:send   (a scratch database on that server)
+ *   WORKER_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" npm run bench:send   (profile the worker)
+ */
+import { ChildProcess, execSync, fork } from 'node:child_process';
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import nodemailer from 'nodemailer';
+import { createDb, Db } from '../src/db';
+import { insertId, jsonValue, nowValue } from '../src/db/dialect';
+import { migrateAndSeed } from '../src/db/migrate';
+import { startServiceProcess } from '../test/support/processes';
+import { adminDb, withDatabase } from '../test/support/test-db';
+
+const NEWSLETTER_TEMPLATE_ID = 2;
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({ options: { recipients: { type: 'string', default: '100000' }, ceiling: { type: 'string', default: '20000' } } });
+  const recipients = Number(values.recipients);
+  const ceilingCount = Number(values.ceiling);
+  console.log(`uptime: ${execSync('uptime').toString().trim()}`);
+
+  const sink = await startSink();
+  const database = await scratchDatabase();
+  const db = createDb(database);
+  let worker: ReturnType<typeof startServiceProcess> | undefined;
+  try {
+    await migrateAndSeed(db);
+    const ceiling = await bareNodemailer(sink.port, ceilingCount, await newsletterHtml(db));
+    console.log(`ceiling: bare nodemailer (pool 5, 10 in flight) ${ceiling.toFixed(0)} msgs/s over ${ceilingCount} messages`);
+
+    const setupStart = Date.now();
+    const sendId = await createSend(db, recipients);
+    console.log(`setup: ${recipients} contacts and a ready send in ${((Date.now() - setupStart) / 1000).toFixed(1)} s`);
+
+    const before = await sink.count();
+    const start = Date.now();
+    worker = startServiceProcess(['--role=worker'], {
+      ...(database.databaseUrl ? { DATABASE_URL: database.databaseUrl } : { SQLITE_FILE: database.sqliteFile }),
+      DATA_DIR: path.join(os.tmpdir(), `bench-send-${process.pid}`),
+      SMTP_URL: `smtp://127.0.0.1:${sink.port}`,
+      BASE_URL: 'https://campaigns.example.com',
+      LOG_LEVEL: 'warn',
+    }, true, (process.env.WORKER_NODE_ARGS ?? '').split(' ').filter(Boolean));
+    const pid = worker.child.pid!;
+    let firstAt = 0;
+    let peakRss = 0;
+    let sendingRss = 0;
+    for (;;) {
+      await sleep(200);
+      peakRss = Math.max(peakRss, rssOf(pid, 'VmHWM'));
+      if (firstAt) sendingRss = Math.max(sendingRss, rssOf(pid, 'VmRSS'));
+      const sent = (await sink.count()) - before;
+      if (!firstAt && sent > 0) firstAt = Date.now();
+      const send = await db('single_sends').where({ id: sendId }).first('status', 'delivered');
+      if (Number(send.status) === 3) break;
+      if (worker.child.exitCode !== null) throw new Error(`worker exited: ${worker.output()}`);
+    }
+    const end = Date.now();
+    peakRss = Math.max(peakRss, rssOf(pid, 'VmHWM'));
+    const delivered = Number((await db('single_sends').where({ id: sendId }).first('delivered')).delivered);
+    const received = (await sink.count()) - before;
+    const total = (end - start) / 1000;
+    const sending = (end - firstAt) / 1000;
+    console.log(`send: ${delivered} delivered (${received} received by the sink) in ${total.toFixed(1)} s from worker start`);
+    console.log(`      worker start + expansion until the first message: ${((firstAt - start) / 1000).toFixed(1)} s`);
+    console.log(`rate: ${(delivered / sending).toFixed(0)} msgs/s while sending, ${(delivered / total).toFixed(0)} msgs/s overall`);
+    const after = await bareNodemailer(sink.port, ceilingCount, await newsletterHtml(db));
+    console.log(`ceiling again after the send: ${after.toFixed(0)} msgs/s (the worker reached ${((100 * delivered) / sending / ((ceiling + after) / 2)).toFixed(0)}% of their mean)`);
+    console.log(`worker RSS: peak ${(sendingRss / 1024).toFixed(0)} MiB while sending; high-water mark ${(peakRss / 1024).toFixed(0)} MiB (boot included)`);
+    console.log(`uptime: ${execSync('uptime').toString().trim()}`);
+  } finally {
+    worker?.child.kill('SIGTERM');
+    if (worker) await worker.exited;
+    await db.destroy();
+    await database.drop();
+    await sink.stop();
+  }
+}
+
+interface Sink {
+  port: number;
+  count(): Promise<number>;
+  stop(): Promise<void>;
+}
+
+async function startSink(): Promise<Sink> {
+  const child: ChildProcess = fork(path.join(__dirname, 'smtp-sink.ts'), [], { execArgv: ['-r', '@swc-node/register'] });
+  const port = await new Promise<number>((resolve) => child.once('message', (m: { port: number }) => resolve(m.port)));
+  return {
+    port,
+    count: () =>
+      new Promise((resolve) => {
+        child.once('message', (m: { count: number }) => resolve(m.count));
+        child.send('count');
+      }),
+    stop: () =>
+      new Promise((resolve) => {
+        child.once('exit', () => resolve());
+        child.send('stop');
+      }),
+  };
+}
+
+/** The sender's ceiling: nodemailer alone, same pool and concurrency, same sink, similar HTML. */
+async function bareNodemailer(port: number, count: number, html: string): Promise<number> {
+  const transporter = nodemailer.createTransport({ host: '127.0.0.1', port, pool: true, maxConnections: 5, maxMessages: Infinity } as never);
+  const start = Date.now();
+  let next = 0;
+  const lane = async () => {
+    while (next < count) {
+      const i = next++;
+      await transporter.sendMail({
+        from: { name: 'Acme News', address: 'news@acme.example' },
+        to: `r${i}@bench.example`,
+        subject: `Hello Name ${i}`,
+        html,
+        text: 'Hello',
+        headers: { 'List-Unsubscribe': '<https://campaigns.example.com/unsubscribe/x>', 'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click' },
+      });
+    }
+  };
+  await Promise.all(Array.from({ length: 10 }, lane));
+  transporter.close();
+  return count / ((Date.now() - start) / 1000);
+}
+
+async function newsletterHtml(db: Db): Promise<string> {
+  return String((await db('design_templates').where({ id: NEWSLETTER_TEMPLATE_ID }).first('html_code')).html_code);
+}
+
+async function createSend(db: Db, recipients: number): Promise<number> {
+  const now = nowValue();
+  const stamp = { created_at: now, updated_at: now };
+  const userId = await insertId(db, 'accounts', {
+    name: 'Bench', email: 'bench@example.com', email_key: 'bench@example.com', password_hash: 'x',
+    public_key: `pk_${crypto.randomBytes(8).toString('hex')}`, secret_key_hash: 'x', ...stamp,
+  });
+  const senderId = await insertId(db, 'senders', {
+    user_id: userId, from_name: 'Acme News', from_email: 'news@acme.example', reply_to_email: 'reply@acme.example',
+    country_id: 0, company_address: '1 Main Street', nickname: 'news', is_verified: 1, utr: crypto.randomBytes(8).toString('hex'), ...stamp,
+  });
+  const groupId = await insertId(db, 'unsubscribe_groups', { user_id: userId, rand_id: 'bench', group_name: 'News', description: 'News', is_display: 1, ...stamp });
+  const typeId = await insertId(db, 'contact_types', { user_id: userId, name: 'Everyone', ...stamp });
+  const rows = (from: number, to: number) =>
+    Array.from({ length: to - from }, (_, k) => ({
+      user_id: userId, contact_type_id: typeId, first_name: `Name ${from + k}`, last_name: 'Bench',
+      email: `r${from + k}@bench.example`, email_key: `r${from + k}@bench.example`,
+      custom_fields: jsonValue({ company_name: `Company ${(from + k) % 1000}` }), ...stamp,
+    }));
+  await db.transaction(async (trx) => {
+    for (let i = 0; i < recipients; i += 400) await trx('contacts').insert(rows(i, Math.min(recipients, i + 400)));
+  });
+  return insertId(db, 'single_sends', {
+    user_id: userId, template_id: NEWSLETTER_TEMPLATE_ID, sender_id: senderId, unsubscribe_group_id: groupId,
+    recipient_id: jsonValue([{ id: String(typeId), table: 'contacts_' }]), exclude_specific_recipient_id: jsonValue([]),
+    single_send_name: 'Bench', from_sender: 'news@acme.example', reply_to: 'reply@acme.example', sender_name: 'Acme News',
+    subject: 'Hello ((first_name))', preheader: 'News for ((full_name)) at ((company_name))', schedule_type: 0,
+    due_at: now, status: 1, utr: crypto.randomUUID(), ...stamp,
+  });
+}
+
+/** A fresh SQLite file, or a fresh database on DATABASE_URL's server; dropped afterwards. */
+async function scratchDatabase(): Promise<{ databaseUrl: string | undefined; sqliteFile: string; drop(): Promise<void> }> {
+  const base = process.env.DATABASE_URL;
+  if (!base) {
+    const file = path.join(os.tmpdir(), `bench-send-${process.pid}.sqlite3`);
+    return {
+      databaseUrl: undefined,
+      sqliteFile: file,
+      drop: async () => {
+        for (const f of [file, `${file}-wal`, `${file}-shm`]) fs.rmSync(f, { force: true });
+      },
+    };
+  }
+  const name = `bench_send_${process.pid}`;
+  const admin = adminDb(base);
+  await admin.raw(`create database ${name}`);
+  await admin.destroy();
+  return {
+    databaseUrl: withDatabase(base, name),
+    sqliteFile: '',
+    drop: async () => {
+      const dropper = adminDb(base);
+      await dropper.raw(`drop database if exists ${name} with (force)`);
+      await dropper.destroy();
+    },
+  };
+}
+
+function rssOf(pid: number, field: 'VmHWM' | 'VmRSS'): number {
+  try {
+    const match = new RegExp(`${field}:\\s+(\\d+) kB`).exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return match ? Number(match[1]) : 0;
+  } catch {
+    return 0;
+  }
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+main().then(
+  () => process.exit(0),
+  (err) => {
+    console.error(err);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,206 @@
+import type { Knex } from 'knex';
+import { insertSelect } from '../db/insert-select';
+import { skipLocked } from '../db/locking';
+import { typedParam } from '../db/typed-param';
+import { AUTOMATION_STATUS, AUTOMATION_TYPES, ENROLMENT_STATE, MESSAGE_KIND, MESSAGE_STATE } from '../lib/constants';
+import { membersOf, withoutUnsubscribed } from './expand';
+import type { Targets } from './recipient-refs';
+
+export interface AutomationRow {
+  id: number;
+  user_id: number;
+  automation_name: string;
+  automation_type: number;
+  automation_for: number | null;
+  automation_for_table: string | null;
+  unsubscribe_group_id: number | null;
+  status: number;
+  seen_status: number | null;
+  first_live_at: unknown;
+}
+
+interface Schedule {
+  id: number;
+  waiting_period: number;
+  waiting_type: string;
+}
+
+/** Called inside the transaction that records the change, so the event is never lost. */
+export interface AutomationHooks {
+  automationLive?(automation: AutomationRow, trx: Knex.Transaction): Promise<void>;
+  automationPaused?(automation: AutomationRow, trx: Knex.Transaction): Promise<void>;
+}
+
+const HOUR = 3_600_000;
+
+/** How long a schedule waits after the previous one (or after enrolment, for the first). */
+export function waitingMs(schedule: Schedule): number {
+  const period = Math.max(0, Number(schedule.waiting_period) || 0);
+  if (schedule.waiting_type === 'hours') return period * HOUR;
+  if (schedule.waiting_type === 'days') return period * 24 * HOUR;
+  return 0;
+}
+
+/**
+ * One pass over the automations, run by the worker every tick:
+ * - notices go-live and pause (events); at the first go-live a welcome automation records the
+ *   target's current members as skipped, a custom one enrols them;
+ * - while live: enrols the target's new members, lets unsubscribed or deleted contacts leave,
+ *   and queues each schedule that has come due in the ledger (set-based, per schedule).
+ * A paused automation does none of that, so it sends nothing; set-live picks up where it was.
+ * Returns the number of messages queued.
+ */
+export async function runAutomations(db: Knex, now: Date, hooks: AutomationHooks = {}): Promise<number> {
+  const automations: AutomationRow[] = await db('automations as a')
+    .leftJoin('automation_runs as r', 'r.automation_id', 'a.id')
+    .whereNull('a.deleted_at')
+    .where((q) => q.where('a.status', AUTOMATION_STATUS.live).orWhereRaw('r.seen_status <> a.status'))
+    .select('a.*', 'r.seen_status', 'r.first_live_at');
+  let queued = 0;
+  for (const automation of automations) {
+    const at = now.toISOString();
+    const changed = automation.seen_status === null || Number(automation.seen_status) !== Number(automation.status);
+    const live = Number(automation.status) === AUTOMATION_STATUS.live;
+    queued += await db.transaction(async (trx) => {
+      // Another worker busy with this automation has it this tick (no double events or steps).
+      if (!(await skipLocked(db, trx('automations').where({ id: automation.id }).first('id')))) return 0;
+      const schedules: Schedule[] = await trx('automation_schedules').where({ automation_id: automation.id }).orderBy('id').select('id', 'waiting_period', 'waiting_type');
+      if (changed) {
+        await noticeStatus(trx, automation, schedules, at);
+        if (live) await hooks.automationLive?.(automation, trx);
+        else if (Number(automation.status) === AUTOMATION_STATUS.paused && automation.seen_status !== null) await hooks.automationPaused?.(automation, trx);
+      }
+      if (!live) return 0;
+      await enrol(trx, automation, schedules, at, ENROLMENT_STATE.active);
+      await leave(trx, automation, at);
+      await reschedule(trx, automation, schedules, now);
+      return queueDueSteps(trx, automation, schedules, now);
+    });
+  }
+  return queued;
+}
+
+async function noticeStatus(trx: Knex.Transaction, automation: AutomationRow, schedules: Schedule[], at: string): Promise<void> {
+  const firstLive = automation.first_live_at === null && Number(automation.status) === AUTOMATION_STATUS.live;
+  if (firstLive) {
+    const welcome = Number(automation.automation_type) === AUTOMATION_TYPES.welcome;
+    await enrol(trx, automation, schedules, at, welcome ? ENROLMENT_STATE.skipped : ENROLMENT_STATE.active);
+  }
+  await trx('automation_runs')
+    .insert({ automation_id: automation.id, seen_status: automation.status, first_live_at: firstLive ? at : null, updated_at: at })
+    .onConflict('automation_id')
+    .merge(firstLive ? ['seen_status', 'first_live_at', 'updated_at'] : ['seen_status', 'updated_at']);
+}
+
+/** The automation's target: one contact type or one segment. */
+function targetOf(automation: AutomationRow): Targets {
+  const id = Number(automation.automation_for);
+  return {
+    contactTypeIds: id && automation.automation_for_table === 'contacts_' ? [id] : [],
+    segmentIds: id && automation.automation_for_table === 'segments_' ? [id] : [],
+  };
+}
+
+/** Adds the target's members that are not enrolled yet (active ones only if they may be written to). */
+async function enrol(trx: Knex.Transaction, automation: AutomationRow, schedules: Schedule[], at: string, state: number): Promise<void> {
+  const joiners = membersOf(trx, Number(automation.user_id), targetOf(automation));
+  if (!joiners) return;
+  const active = state === ENROLMENT_STATE.active;
+  const firstDue = active && schedules.length ? new Date(Date.parse(at) + waitingMs(schedules[0])).toISOString() : null;
+  joiners.whereNotExists(trx('automation_enrolments as e').select(trx.raw('1')).where('e.automation_id', automation.id).whereRaw('e.email_key = t.email_key'));
+  if (active) withoutUnsubscribed(joiners, trx, Number(automation.user_id), automation.unsubscribe_group_id, 't.email_key');
+  await insertSelect(trx, 'automation_enrolments', {
+    user_id: typedParam(trx, automation.user_id, 'integer'),
+    automation_id: typedParam(trx, automation.id, 'integer'),
+    contact_id: 't.contact_id',
+    segment_recipient_id: 't.segment_recipient_id',
+    email: 't.email',
+    email_key: 't.email_key',
+    state: typedParam(trx, state, 'smallint'),
+    next_due_at: typedParam(trx, firstDue, 'timestamptz'),
+    enrolled_at: typedParam(trx, at, 'timestamptz'),
+    updated_at: typedParam(trx, at, 'timestamptz'),
+  }, joiners);
+}
+
+/** Unsubscribed (globally, from the automation's group, bounced) or deleted contacts leave. */
+async function leave(trx: Knex.Transaction, automation: AutomationRow, at: string): Promise<void> {
+  const userId = Number(automation.user_id);
+  const gone = (table: string, column: string, value: number | null) =>
+    trx(table).select(trx.raw('1')).where(column, value).whereRaw(`${table}.email_key = automation_enrolments.email_key`);
+  await trx('automation_enrolments')
+    .where({ automation_id: automation.id, state: ENROLMENT_STATE.active })
+    .where((q) => {
+      q.whereExists(gone('global_unsubscribes', 'user_id', userId)).orWhereExists(gone('suppressed_addresses', 'user_id', userId));
+      if (automation.unsubscribe_group_id) q.orWhereExists(gone('unsubscribe_group_recipients', 'unsubscribe_groups_id', automation.unsubscribe_group_id));
+      q.orWhereExists(
+        trx('contacts').select(trx.raw('1')).whereRaw('contacts.id = automation_enrolments.contact_id').whereNotNull('contacts.deleted_at'),
+      );
+    })
+    .update({ state: ENROLMENT_STATE.left, next_due_at: null, updated_at: at });
+}
+
+/** Enrolments that had run out of schedules get the next one when it is added later. */
+async function reschedule(trx: Knex.Transaction, automation: AutomationRow, schedules: Schedule[], now: Date): Promise<void> {
+  if (!schedules.length) return;
+  const waiting = await trx('automation_enrolments')
+    .where({ automation_id: automation.id, state: ENROLMENT_STATE.active })
+    .whereNull('next_due_at')
+    .where((q) => q.whereNull('last_schedule_id').orWhere('last_schedule_id', '<', schedules[schedules.length - 1].id))
+    .select('id', 'last_schedule_id', 'last_step_at', 'enrolled_at');
+  for (const row of waiting) {
+    const next = schedules.find((s) => s.id > Number(row.last_schedule_id ?? 0))!;
+    const base = new Date((row.last_step_at ?? row.enrolled_at) as string).getTime();
+    await trx('automation_enrolments')
+      .where({ id: row.id })
+      .update({ next_due_at: new Date(base + waitingMs(next)).toISOString(), updated_at: now.toISOString() });
+  }
+}
+
+/**
+ * For each schedule, queues it for the enrolments whose previous step was the schedule before
+ * it and whose wait is over, then moves them on: two statements per schedule, however many
+ * contacts. The ledger's unique (schedule, enrolment) index makes a repeat harmless.
+ */
+async function queueDueSteps(trx: Knex.Transaction, automation: AutomationRow, schedules: Schedule[], now: Date): Promise<number> {
+  const at = now.toISOString();
+  let queued = 0;
+  for (let i = 0; i < schedules.length; i += 1) {
+    const next = schedules[i];
+    const following = schedules[i + 1];
+    // The enrolments whose previous step was the schedule before `next` and whose wait is over.
+    const due = () =>
+      trx('automation_enrolments')
+        .where('automation_enrolments.automation_id', automation.id)
+        .where('automation_enrolments.state', ENROLMENT_STATE.active)
+        .where('automation_enrolments.next_due_at', '<=', at)
+        .whereRaw('coalesce(automation_enrolments.last_schedule_id, 0) >= ?', [i === 0 ? 0 : schedules[i - 1].id])
+        .where((q) => q.whereNull('automation_enrolments.last_schedule_id').orWhere('automation_enrolments.last_schedule_id', '<', next.id));
+    const column = (name: string) => `automation_enrolments.${name}`;
+    const inserted = await insertSelect(trx, 'send_messages', {
+      user_id: column('user_id'),
+      kind: typedParam(trx, MESSAGE_KIND.automation, 'smallint'),
+      automation_id: column('automation_id'),
+      automation_schedule_id: typedParam(trx, next.id, 'integer'),
+      enrolment_id: column('id'),
+      contact_id: column('contact_id'),
+      segment_recipient_id: column('segment_recipient_id'),
+      email: column('email'),
+      email_key: column('email_key'),
+      state: typedParam(trx, MESSAGE_STATE.queued, 'smallint'),
+      available_at: typedParam(trx, at, 'timestamptz'),
+      created_at: typedParam(trx, at, 'timestamptz'),
+      updated_at: typedParam(trx, at, 'timestamptz'),
+    }, due());
+    // The same rows move on to the next schedule, in one statement however many they are.
+    await due().update({
+      last_schedule_id: next.id,
+      last_step_at: at,
+      next_due_at: following ? new Date(now.getTime() + waitingMs(following)).toISOString() : null,
+      updated_at: at,
+    });
+    if (inserted) await trx('automations').where({ id: automation.id }).increment('total_triggered', inserted);
+    queued += inserted;
+  }
+  return queued;
+}

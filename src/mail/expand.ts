@@ -1,0 +1,112 @@
+import type { Knex } from 'knex';
+import { toCount } from '../db/dialect';
+import { insertSelect } from '../db/insert-select';
+import { typedParam } from '../db/typed-param';
+import { MESSAGE_KIND, MESSAGE_STATE } from '../lib/constants';
+import { parseTargets, Targets } from './recipient-refs';
+
+export interface ExpandableSend {
+  id: number;
+  user_id: number;
+  recipient_id: unknown;
+  exclude_specific_recipient_id: unknown;
+  unsubscribe_group_id: number;
+}
+
+/**
+ * Writes one queued ledger row per recipient address of a single send, in one INSERT … SELECT:
+ * the union of the targeted contact types' contacts and segments' recipients, minus the
+ * excluded lists' addresses, global unsubscribers, the send's group and bounced addresses,
+ * one row per lower-cased address (the unique index drops the repeats). Running it again
+ * adds nobody twice, so an interrupted expansion is simply run again.
+ * Returns the number of ledger rows the send has.
+ */
+export async function expandSingleSend(trx: Knex.Transaction, send: ExpandableSend, now: string): Promise<number> {
+  const userId = Number(send.user_id);
+  const targets = parseTargets(send.recipient_id);
+  const excluded = parseTargets(send.exclude_specific_recipient_id);
+
+  const recipients = membersOf(trx, userId, targets);
+  if (recipients) {
+    withoutUnsubscribed(recipients, trx, userId, send.unsubscribe_group_id, 't.email_key');
+    if (excluded.contactTypeIds.length) {
+      recipients.whereNotExists(contactsOf(trx, userId, excluded.contactTypeIds).select(trx.raw('1')).whereRaw('c.email_key = t.email_key'));
+    }
+    if (excluded.segmentIds.length) {
+      recipients.whereNotExists(segmentMembersOf(trx, userId, excluded.segmentIds).select(trx.raw('1')).whereRaw('sr.email_key = t.email_key'));
+    }
+    await insertSelect(trx, 'send_messages', {
+      user_id: typedParam(trx, userId, 'integer'),
+      kind: typedParam(trx, MESSAGE_KIND.single, 'smallint'),
+      single_send_id: typedParam(trx, send.id, 'integer'),
+      contact_id: 't.contact_id',
+      segment_recipient_id: 't.segment_recipient_id',
+      email: 't.email',
+      email_key: 't.email_key',
+      state: typedParam(trx, MESSAGE_STATE.queued, 'smallint'),
+      available_at: typedParam(trx, now, 'timestamptz'),
+      created_at: typedParam(trx, now, 'timestamptz'),
+      updated_at: typedParam(trx, now, 'timestamptz'),
+    }, recipients);
+  }
+  const row = await trx('send_messages').where({ single_send_id: send.id }).count({ n: '*' }).first();
+  return toCount(row?.n);
+}
+
+/**
+ * The members of contact types and segments as rows (contact_id, segment_recipient_id, email,
+ * email_key) under the alias `t`, or undefined when nothing is targeted.
+ */
+export function membersOf(db: Knex, userId: number, targets: Targets): Knex.QueryBuilder | undefined {
+  const sources: Knex.QueryBuilder[] = [];
+  if (targets.contactTypeIds.length) {
+    sources.push(
+      contactsOf(db, userId, targets.contactTypeIds).select(
+        'c.id as contact_id',
+        typedParam(db, null, 'integer').wrap('', ' as segment_recipient_id'),
+        'c.email',
+        'c.email_key',
+      ),
+    );
+  }
+  if (targets.segmentIds.length) {
+    sources.push(segmentMembersOf(db, userId, targets.segmentIds).select('sr.contact_id', 'sr.id as segment_recipient_id', 'sr.email', 'sr.email_key'));
+  }
+  if (!sources.length) return undefined;
+  const union = sources.length === 1 ? sources[0] : sources[0].unionAll(sources.slice(1));
+  return db.from(union.as('t'));
+}
+
+/** Live contacts of live contact types of the account (alias `c`). */
+export function contactsOf(db: Knex, userId: number, typeIds: number[]): Knex.QueryBuilder {
+  return db('contacts as c')
+    .join('contact_types as ct', 'ct.id', 'c.contact_type_id')
+    .where('c.user_id', userId)
+    .whereNull('c.deleted_at')
+    .whereIn('c.contact_type_id', typeIds)
+    .whereNull('ct.deleted_at');
+}
+
+/** Recipients of live segments of the account, without those whose contact was deleted (alias `sr`). */
+export function segmentMembersOf(db: Knex, userId: number, segmentIds: number[]): Knex.QueryBuilder {
+  return db('segment_recipients as sr')
+    .join('segments as s', 's.id', 'sr.segment_id')
+    .leftJoin('contacts as sc', 'sc.id', 'sr.contact_id')
+    .where('sr.user_id', userId)
+    .whereIn('sr.segment_id', segmentIds)
+    .whereNull('s.deleted_at')
+    .where((q) => q.whereNull('sr.contact_id').orWhereNull('sc.deleted_at'));
+}
+
+/** Leaves out addresses the account must not write to: global unsubscribers, the group's, bounced. */
+export function withoutUnsubscribed(query: Knex.QueryBuilder, db: Knex, userId: number, groupId: number | null, column: string): Knex.QueryBuilder {
+  query
+    .whereNotExists(db('global_unsubscribes as g').select(db.raw('1')).where('g.user_id', userId).whereRaw(`g.email_key = ${column}`))
+    .whereNotExists(db('suppressed_addresses as b').select(db.raw('1')).where('b.user_id', userId).whereRaw(`b.email_key = ${column}`));
+  if (groupId) {
+    query.whereNotExists(
+      db('unsubscribe_group_recipients as u').select(db.raw('1')).where('u.unsubscribe_groups_id', groupId).whereRaw(`u.email_key = ${column}`),
+    );
+  }
+  return query;
+}

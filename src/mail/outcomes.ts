@@ -1,0 +1,147 @@
+import type { Knex } from 'knex';
+import { MESSAGE_STATE } from '../lib/constants';
+import { forUpdate } from '../db/locking';
+import { transitionSingleSends } from '../services/single-send-state';
+
+/** How one claimed ledger row ended this attempt. */
+export type Outcome =
+  | { id: number; result: 'sent' }
+  | { id: number; result: 'retry'; attempts: number; code: number | null; error: string }
+  | { id: number; result: 'bounce'; userId: number; emailKey: string; code: number | null; error: string }
+  | { id: number; result: 'suppressed'; error: string };
+
+export interface OutcomePolicy {
+  owner: string;
+  now: Date;
+  maxAttempts: number;
+  /** Delay before attempt `attempts + 1`. */
+  retryDelayMs(attempts: number): number;
+  /** Called inside the transaction that completes a send. */
+  onCompleted?(sendId: number, trx: Knex.Transaction): Promise<void>;
+}
+
+interface Touched {
+  single_send_id: number | null;
+  automation_id: number | null;
+}
+
+const CHUNK = 500;
+
+/**
+ * Writes a set of outcomes in one transaction, together with the counters they move, so the
+ * statistics always agree with the ledger. Only rows still leased by this worker change: a row
+ * whose lease expired and was taken over is left to its new owner (and is not counted twice).
+ * Returns the single sends that this completed (status 2 → 3).
+ */
+export async function recordOutcomes(db: Knex, outcomes: Outcome[], policy: OutcomePolicy): Promise<number[]> {
+  if (!outcomes.length) return [];
+  const now = policy.now.toISOString();
+  return db.transaction(async (trx) => {
+    const mine = () => trx('send_messages').where({ state: MESSAGE_STATE.sending, lease_owner: policy.owner });
+    const done = { available_at: null, lease_owner: null, updated_at: now };
+    const delivered: Touched[] = [];
+    const bounced: Touched[] = [];
+    const touched: Touched[] = [];
+    const returning = ['single_send_id', 'automation_id'];
+
+    const sentIds = outcomes.filter((o) => o.result === 'sent').map((o) => o.id);
+    for (let i = 0; i < sentIds.length; i += CHUNK) {
+      const rows = await mine()
+        .whereIn('id', sentIds.slice(i, i + CHUNK))
+        .update({ ...done, state: MESSAGE_STATE.sent, sent_at: now, smtp_code: null, last_error: null })
+        .returning(returning);
+      delivered.push(...rows);
+    }
+    const suppressedIds = outcomes.filter((o) => o.result === 'suppressed').map((o) => o.id);
+    for (let i = 0; i < suppressedIds.length; i += CHUNK) {
+      touched.push(
+        ...(await mine()
+          .whereIn('id', suppressedIds.slice(i, i + CHUNK))
+          .update({ ...done, state: MESSAGE_STATE.suppressed, last_error: 'unsubscribed, bounced or deleted before sending' })
+          .returning(returning)),
+      );
+    }
+    for (const o of outcomes) {
+      if (o.result === 'bounce') {
+        const rows = await mine()
+          .where({ id: o.id })
+          .update({ ...done, state: MESSAGE_STATE.bounced, smtp_code: o.code, last_error: o.error.slice(0, 500) })
+          .returning(returning);
+        if (!rows.length) continue;
+        bounced.push(...rows);
+        await trx('suppressed_addresses')
+          .insert({ user_id: o.userId, email_key: o.emailKey, reason: o.error.slice(0, 500), created_at: now })
+          .onConflict(['user_id', 'email_key'])
+          .ignore();
+      } else if (o.result === 'retry') {
+        const final = o.attempts >= policy.maxAttempts;
+        touched.push(
+          ...(await mine()
+            .where({ id: o.id })
+            .update({
+              state: final ? MESSAGE_STATE.failed : MESSAGE_STATE.queued,
+              available_at: final ? null : new Date(policy.now.getTime() + policy.retryDelayMs(o.attempts)).toISOString(),
+              lease_owner: null,
+              smtp_code: o.code,
+              last_error: o.error.slice(0, 500),
+              updated_at: now,
+            })
+            .returning(returning)),
+        );
+      }
+    }
+
+    // Every send and automation row this moves is locked first, in id order, so two workers
+    // never wait on each other in a circle; then counters, then completion.
+    const all = [...delivered, ...bounced, ...touched];
+    const sendIds = ids(all.map((r) => r.single_send_id));
+    await forUpdate(trx, trx('single_sends').whereIn('id', sendIds).orderBy('id').select('id'));
+    await forUpdate(trx, trx('automations').whereIn('id', ids(all.map((r) => r.automation_id))).orderBy('id').select('id'));
+    await addCounters(trx, delivered, 'delivered', 'total_delivered');
+    await addCounters(trx, bounced, 'bounces', 'total_bounces');
+    const completed = await completeSingleSends(trx, sendIds, now);
+    for (const id of completed) await policy.onCompleted?.(id, trx);
+    return completed;
+  });
+}
+
+/** Adds the rows' counts to their single sends' and automations' counters. */
+async function addCounters(trx: Knex.Transaction, rows: Touched[], sendColumn: string, automationColumn: string): Promise<void> {
+  const bySend = countBy(rows, (r) => r.single_send_id);
+  const byAutomation = countBy(rows, (r) => r.automation_id);
+  for (const [id, n] of bySend) await trx('single_sends').where({ id }).increment(sendColumn, n);
+  for (const [id, n] of byAutomation) await trx('automations').where({ id }).increment(automationColumn, n);
+}
+
+/** Distinct non-null ids, ascending. */
+function ids(values: Array<number | null | undefined>): number[] {
+  return [...new Set(values.filter((v): v is number => v !== null && v !== undefined).map(Number))].sort((a, b) => a - b);
+}
+
+function countBy<T>(rows: T[], key: (row: T) => number | null): Map<number, number> {
+  const counts = new Map<number, number>();
+  for (const row of rows) {
+    const k = key(row);
+    if (k !== null && k !== undefined) counts.set(Number(k), (counts.get(Number(k)) ?? 0) + 1);
+  }
+  return counts;
+}
+
+/** Running sends none of whose ledger rows is still queued or sending become completed. */
+export async function completeSingleSends(trx: Knex.Transaction, sendIds: number[], now: string): Promise<number[]> {
+  const completed: number[] = [];
+  if (!sendIds.length) return completed;
+  // Two workers finishing a send's last rows at once: the one that gets the send's row lock
+  // second checks after the first committed (a new snapshot per statement), so one of them
+  // always sees every row final. (recordOutcomes took the locks already, in id order.)
+  await forUpdate(trx, trx('single_sends').whereIn('id', sendIds).orderBy('id').select('id'));
+  for (const id of sendIds) {
+    const unfinished = trx('send_messages')
+      .select(trx.raw('1'))
+      .where({ single_send_id: id })
+      .whereIn('state', [MESSAGE_STATE.queued, MESSAGE_STATE.sending]);
+    const query = trx('single_sends').where({ id }).whereNotExists(unfinished);
+    if (await transitionSingleSends(query, 'complete', { updated_at: now })) completed.push(id);
+  }
+  return completed;
+}

@@ -1,0 +1,40 @@
+import { parseJson } from '../db/dialect';
+import { RESERVED_FIELD_NAMES } from '../lib/constants';
+
+/** Values of a recipient by placeholder name: contact columns, custom fields, then the sender's. */
+export type PersonalValues = Record<string, string | undefined>;
+
+export interface SenderValues {
+  sender_name: string;
+  sender_address: string;
+}
+
+function text(value: unknown): string {
+  if (value === null || value === undefined) return '';
+  return value instanceof Date ? value.toISOString() : String(value);
+}
+
+/**
+ * A contact row (or a segment recipient stored by hand) as placeholder values. `country` is a
+ * country id on contacts and is shown by name.
+ */
+export function personalValues(
+  person: Record<string, unknown>,
+  countryName: (id: number) => string | undefined,
+  sender: SenderValues,
+): PersonalValues {
+  const values: PersonalValues = {};
+  const custom = parseJson<Record<string, unknown>>(person.custom_fields, {});
+  if (custom && typeof custom === 'object') {
+    for (const [name, value] of Object.entries(custom)) values[name] = text(value);
+  }
+  for (const name of RESERVED_FIELD_NAMES) values[name] = text(person[name]);
+  const country = person.country;
+  if (typeof country === 'number' || (typeof country === 'string' && /^\d+$/.test(country))) {
+    values.country = countryName(Number(country)) ?? '';
+  }
+  if (!values.full_name) values.full_name = [values.first_name, values.last_name].filter(Boolean).join(' ');
+  values.sender_name = sender.sender_name;
+  values.sender_address = sender.sender_address;
+  return values;
+}

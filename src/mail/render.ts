@@ -1,0 +1,87 @@
+import { convert } from 'html-to-text';
+import { escapeHtml, parseTemplate, Part, Placeholder, renderParts } from './template';
+
+/**
+ * A message compiled once per send (or automation step): subject, preheader, HTML and a text
+ * part generated from the HTML, each parsed into parts. Rendering one recipient joins them.
+ */
+export interface CompiledMessage {
+  subject: Part[];
+  preheader: Part[];
+  html: Part[];
+  text: Part[];
+}
+
+/** Filled by the engine, not by the template's author. */
+const PREHEADER = '((__preheader))';
+const PIXEL = '((__pixel))';
+const UNSUBSCRIBE = 'unsubscribe_preferences';
+
+export function compileMessage(source: { subject: string; preheader: string; html: string }): CompiledMessage {
+  const text = convert(source.html, {
+    wordwrap: false,
+    selectors: [
+      { selector: 'img', format: 'skip' },
+      { selector: 'a', options: { hideLinkHrefIfSameAsText: true } },
+      // Upper-casing would turn ((first_name)) into an unknown name.
+      ...['h1', 'h2', 'h3', 'h4', 'h5', 'h6'].map((selector) => ({ selector, options: { uppercase: false } })),
+      { selector: 'table', format: 'dataTable', options: { uppercaseHeaderCells: false } },
+    ],
+  });
+  return {
+    subject: parseTemplate(source.subject),
+    preheader: parseTemplate(source.preheader),
+    html: parseTemplate(withMarkers(source.html)),
+    text: parseTemplate(text),
+  };
+}
+
+/** Preheader right after <body>, open pixel right before </body> (or at the ends). */
+function withMarkers(html: string): string {
+  const open = /<body[^>]*>/i.exec(html);
+  let out = open ? html.slice(0, open.index + open[0].length) + PREHEADER + html.slice(open.index + open[0].length) : PREHEADER + html;
+  const close = out.search(/<\/body\s*>/i);
+  out = close >= 0 ? out.slice(0, close) + PIXEL + out.slice(close) : out + PIXEL;
+  return out;
+}
+
+export interface RenderInput {
+  /** Personal values by placeholder name; missing names render empty. */
+  values: Record<string, string | undefined>;
+  unsubscribeUrl: string;
+  pixelUrl: string;
+}
+
+export interface RenderedMessage {
+  subject: string;
+  html: string;
+  text: string;
+}
+
+export function renderMessage(compiled: CompiledMessage, input: RenderInput): RenderedMessage {
+  const plain = (p: Placeholder) => (p.name === UNSUBSCRIBE ? input.unsubscribeUrl : (input.values[p.name] ?? ''));
+  const subject = oneLine(renderParts(compiled.subject, plain));
+  const preheader = oneLine(renderParts(compiled.preheader, plain));
+  const html = renderParts(compiled.html, (p) => {
+    if (p.name === '__preheader') return preheaderHtml(preheader);
+    if (p.name === '__pixel') return pixelHtml(input.pixelUrl);
+    if (p.name === UNSUBSCRIBE && !p.inTag) {
+      return `<a href="${escapeHtml(input.unsubscribeUrl)}">Unsubscribe or change your email preferences</a>`;
+    }
+    return escapeHtml(plain(p));
+  });
+  return { subject, html, text: renderParts(compiled.text, plain) };
+}
+
+function oneLine(value: string): string {
+  return value.replace(/[\r\n]+/g, ' ').trim();
+}
+
+function preheaderHtml(preheader: string): string {
+  if (!preheader) return '';
+  return `<div style="display:none;font-size:1px;line-height:1px;max-height:0;max-width:0;opacity:0;overflow:hidden;mso-hide:all">${escapeHtml(preheader)}</div>`;
+}
+
+function pixelHtml(url: string): string {
+  return `<img src="${escapeHtml(url)}" width="1" height="1" alt="" style="display:block;width:1px;height:1px;border:0">`;
+}

@@ -1,0 +1,188 @@
+import type { Knex } from 'knex';
+import { Signer, TOKEN_PURPOSE } from '../lib/signed-token';
+import { compileMessage, CompiledMessage, renderMessage } from './render';
+import { personalValues, SenderValues } from './personal-values';
+import { systemMessage } from './system-mail';
+import type { OutgoingMessage } from './transport';
+
+/** A claimed ledger row, as the claim returns it. */
+export interface LedgerRow {
+  id: number;
+  kind: number;
+  user_id: number;
+  single_send_id: number | null;
+  automation_id: number | null;
+  automation_schedule_id: number | null;
+  contact_id: number | null;
+  segment_recipient_id: number | null;
+  email: string;
+  email_key: string;
+  attempts: number;
+  payload: string | null;
+}
+
+export const LEDGER_COLUMNS: (keyof LedgerRow)[] = [
+  'id', 'kind', 'user_id', 'single_send_id', 'automation_id', 'automation_schedule_id',
+  'contact_id', 'segment_recipient_id', 'email', 'email_key', 'attempts', 'payload',
+];
+
+/** Everything a message of one send (or automation step) shares, compiled once. */
+export interface MessageSource {
+  compiled: CompiledMessage;
+  from: { name: string; address: string };
+  replyTo: string;
+  sender: SenderValues;
+  /** The unsubscribe group whose members must not receive it. */
+  groupId: number | null;
+}
+
+/** The key of a row's source in the cache: one per single send, one per automation step. */
+export function sourceKey(row: LedgerRow): string | undefined {
+  if (row.single_send_id) return `s${row.single_send_id}`;
+  if (row.automation_schedule_id) return `a${row.automation_schedule_id}`;
+  return undefined;
+}
+
+const CONTACT_COLUMNS = [
+  'id', 'deleted_at', 'first_name', 'last_name', 'email', 'alt_email', 'country', 'state', 'city', 'address_line1',
+  'address_line2', 'state_province_region', 'postal_code', 'custom_fields',
+];
+const SEGMENT_RECIPIENT_COLUMNS = ['id', 'first_name', 'last_name', 'email', 'country', 'state', 'city', 'address_line1'];
+
+/**
+ * Loads what the messages of a claimed batch need, a few queries per batch: their sources
+ * (cached: a send does not change once it runs), the contacts, and the geography names.
+ */
+export class MessageSources {
+  private readonly cache = new Map<string, MessageSource>();
+  private countries?: Map<number, string>;
+  private readonly host: string;
+
+  constructor(
+    private readonly db: Knex,
+    private readonly signer: Signer,
+    private readonly baseUrl: string,
+  ) {
+    this.host = new URL(baseUrl).hostname || 'localhost';
+  }
+
+  async prepare(rows: LedgerRow[]): Promise<{ sources: Map<string, MessageSource>; people: (row: LedgerRow) => Record<string, unknown> }> {
+    await this.loadCountries();
+    for (const row of rows) {
+      const key = sourceKey(row);
+      if (!key || this.cache.has(key)) continue;
+      // A source that cannot be loaded fails its own messages (no source), not the whole batch.
+      const source = await this.loadSource(row).catch(() => undefined);
+      if (source) this.cache.set(key, source);
+    }
+    if (this.cache.size > 200) this.trimCache(rows);
+    const contactIds = [...new Set(rows.map((r) => r.contact_id).filter((id): id is number => !!id))];
+    const memberIds = [...new Set(rows.filter((r) => !r.contact_id && r.segment_recipient_id).map((r) => r.segment_recipient_id as number))];
+    const contacts = new Map<number, Record<string, unknown>>();
+    const members = new Map<number, Record<string, unknown>>();
+    if (contactIds.length) for (const c of await this.db('contacts').whereIn('id', contactIds).select(CONTACT_COLUMNS)) contacts.set(Number(c.id), c);
+    if (memberIds.length) for (const m of await this.db('segment_recipients').whereIn('id', memberIds).select(SEGMENT_RECIPIENT_COLUMNS)) members.set(Number(m.id), m);
+    return {
+      sources: this.cache,
+      people: (row) =>
+        (row.contact_id && contacts.get(Number(row.contact_id))) ||
+        (row.segment_recipient_id && members.get(Number(row.segment_recipient_id))) || { email: row.email },
+    };
+  }
+
+  /** The message for one ledger row of a send or automation step. */
+  build(row: LedgerRow, source: MessageSource, person: Record<string, unknown>): OutgoingMessage {
+    const token = this.signer.sign(TOKEN_PURPOSE.message, Number(row.id));
+    const unsubscribeUrl = `${this.baseUrl}/unsubscribe/${token}`;
+    const rendered = renderMessage(source.compiled, {
+      values: personalValues(person, (id) => this.countries?.get(id), source.sender),
+      unsubscribeUrl,
+      pixelUrl: `${this.baseUrl}/open/${token}.gif`,
+    });
+    return {
+      from: source.from,
+      to: row.email,
+      replyTo: source.replyTo,
+      subject: rendered.subject,
+      html: rendered.html,
+      text: rendered.text,
+      messageId: `<${this.signer.sign(TOKEN_PURPOSE.messageId, Number(row.id))}@${this.host}>`,
+      // Without SMTP_URL the outbox files it under the account (its dashboard Outbox page).
+      accountId: Number(row.user_id),
+      headers: {
+        'List-Unsubscribe': `<${unsubscribeUrl}>, <mailto:${source.replyTo}?subject=${encodeURIComponent(`unsubscribe ${token}`)}>`,
+        'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click',
+      },
+    };
+  }
+
+  /** System mail (verification, notifications) carries its whole message in the row. */
+  buildSystem(row: LedgerRow): OutgoingMessage {
+    return systemMessage(row, `<${this.signer.sign(TOKEN_PURPOSE.messageId, Number(row.id))}@${this.host}>`);
+  }
+
+  private async loadSource(row: LedgerRow): Promise<MessageSource> {
+    if (row.single_send_id) {
+      const send = await this.db('single_sends').where({ id: row.single_send_id }).first();
+      const sender = await this.db('senders').where({ id: send.sender_id }).first();
+      return {
+        compiled: compileMessage({
+          subject: String(send.subject ?? ''),
+          preheader: String(send.preheader ?? ''),
+          html: await this.templateHtml(send.template_html, send.template_id),
+        }),
+        from: { name: String(send.sender_name || sender?.from_name || ''), address: String(send.from_sender || sender?.from_email) },
+        replyTo: String(send.reply_to || sender?.reply_to_email || send.from_sender),
+        sender: {
+          sender_name: String(send.sender_name || sender?.from_name || ''),
+          sender_address: String(send.sender_address || (await this.senderAddress(sender))),
+        },
+        groupId: send.unsubscribe_group_id ? Number(send.unsubscribe_group_id) : null,
+      };
+    }
+    const schedule = await this.db('automation_schedules').where({ id: row.automation_schedule_id }).first();
+    const automation = await this.db('automations').where({ id: schedule.automation_id }).first();
+    const sender = await this.db('senders').where({ id: schedule.sender_id }).first();
+    return {
+      compiled: compileMessage({
+        subject: String(schedule.subject ?? ''),
+        preheader: '',
+        html: await this.templateHtml(schedule.template_html, schedule.template_id),
+      }),
+      from: { name: String(sender?.from_name ?? ''), address: String(sender?.from_email ?? '') },
+      replyTo: String(sender?.reply_to_email || sender?.from_email || ''),
+      sender: { sender_name: String(sender?.from_name ?? ''), sender_address: await this.senderAddress(sender) },
+      groupId: automation?.unsubscribe_group_id ? Number(automation.unsubscribe_group_id) : null,
+    };
+  }
+
+  /** The send's own HTML, or its design template's when it has none. */
+  private async templateHtml(own: unknown, templateId: unknown): Promise<string> {
+    if (typeof own === 'string' && own.trim()) return own;
+    const template = await this.db('design_templates').where({ id: templateId }).first('html_code');
+    return String(template?.html_code ?? '');
+  }
+
+  /** The sender's postal address on one line: street, city, state and zip, country. */
+  private async senderAddress(sender: Record<string, unknown> | undefined): Promise<string> {
+    if (!sender) return '';
+    const city = sender.city_id ? (await this.db('cities').where({ id: sender.city_id }).first('name'))?.name : '';
+    const state = sender.state_id ? (await this.db('states').where({ id: sender.state_id }).first('name'))?.name : '';
+    const country = this.countries?.get(Number(sender.country_id)) ?? '';
+    return [sender.company_address, sender.company_address2, city, [state, sender.zip_code].filter(Boolean).join(' '), country]
+      .filter((part) => typeof part === 'string' && part.trim())
+      .join(', ');
+  }
+
+  private async loadCountries(): Promise<void> {
+    if (this.countries) return;
+    const rows = await this.db('countries').select('id', 'name');
+    this.countries = new Map(rows.map((r) => [Number(r.id), String(r.name)]));
+  }
+
+  /** Keeps the sources of the current batch; the rest are compiled again when next needed. */
+  private trimCache(rows: LedgerRow[]): void {
+    const keep = new Set(rows.map(sourceKey));
+    for (const key of this.cache.keys()) if (!keep.has(key)) this.cache.delete(key);
+  }
+}

@@ -1,0 +1,58 @@
+import type { Knex } from 'knex';
+import { skipLocked } from '../db/locking';
+import { SINGLE_SEND_STATUS } from '../lib/constants';
+import { transitionSingleSends } from '../services/single-send-state';
+import { expandSingleSend } from './expand';
+import { completeSingleSends } from './outcomes';
+
+export interface StartedSend {
+  id: number;
+  userId: number;
+  name: string;
+  recipients: number;
+  /** True when it had nobody to send to and completed at once. */
+  completed: boolean;
+}
+
+/**
+ * Starts the single sends that are due: in one transaction per send, status 1 → 2, `sent_at`,
+ * the ledger rows and `triggered`. A crash rolls all of it back and the send is started again;
+ * on PostgreSQL a send being started by another worker is skipped, not waited for.
+ */
+export interface StartHooks {
+  /** Called inside the transaction that starts the send, so the event is never lost. */
+  singleSendStarted?(send: StartedSend, trx: Knex.Transaction): Promise<void>;
+  singleSendCompleted?(sendId: number, trx: Knex.Transaction): Promise<void>;
+}
+
+export async function startDueSingleSends(db: Knex, now: Date, hooks: StartHooks = {}, limit = 10): Promise<StartedSend[]> {
+  const started: StartedSend[] = [];
+  const at = now.toISOString();
+  for (let i = 0; i < limit; i += 1) {
+    const send = await db.transaction(async (trx) => {
+      const row = await skipLocked(
+        db,
+        trx('single_sends')
+          .where({ status: SINGLE_SEND_STATUS.ready })
+          .whereNull('deleted_at')
+          .whereNotNull('due_at')
+          .where('due_at', '<=', at)
+          .orderBy('due_at')
+          .first('*'),
+      );
+      if (!row) return undefined;
+      const changed = await transitionSingleSends(trx('single_sends').where({ id: row.id }), 'start', { sent_at: at, updated_at: at });
+      if (!changed) return undefined;
+      const recipients = await expandSingleSend(trx, row, at);
+      await trx('single_sends').where({ id: row.id }).update({ triggered: recipients });
+      const completed = (await completeSingleSends(trx, [row.id], at)).length > 0;
+      const started = { id: Number(row.id), userId: Number(row.user_id), name: String(row.single_send_name), recipients, completed };
+      await hooks.singleSendStarted?.(started, trx);
+      if (completed) await hooks.singleSendCompleted?.(started.id, trx);
+      return started;
+    });
+    if (!send) break;
+    started.push(send);
+  }
+  return started;
+}

@@ -1,0 +1,97 @@
+import type { Knex } from 'knex';
+import type { Logger } from 'pino';
+import { emailKey, jsonValue, nowValue, parseJson } from '../db/dialect';
+import { MESSAGE_KIND, MESSAGE_STATE } from '../lib/constants';
+import { randomToken } from '../lib/crypto';
+import { createSigner, TOKEN_PURPOSE } from '../lib/signed-token';
+import { recordOutcomes } from './outcomes';
+import { classifySendError, MailTransport, OutgoingMessage } from './transport';
+
+/** System mail (verification, notifications) goes before campaign mail (lower sorts first). */
+const SYSTEM_PRIORITY = 0;
+const MAX_ATTEMPTS = 5;
+
+export type SystemMail = Pick<OutgoingMessage, 'from' | 'to' | 'subject' | 'html' | 'text' | 'replyTo'>;
+
+/**
+ * Writes a system message to the send ledger (in the caller's transaction when given): the
+ * worker sends it with the same retries and crash safety as campaigns. Returns its ledger id.
+ */
+export async function queueSystemMail(db: Knex, userId: number, message: SystemMail): Promise<number> {
+  const now = nowValue();
+  const { to, ...payload } = message;
+  const [row] = await db('send_messages')
+    .insert({
+      user_id: userId,
+      kind: MESSAGE_KIND.system,
+      email: to,
+      email_key: emailKey(to),
+      priority: SYSTEM_PRIORITY,
+      state: MESSAGE_STATE.queued,
+      available_at: now,
+      payload: jsonValue(payload),
+      created_at: now,
+      updated_at: now,
+    })
+    .returning('id');
+  return Number(typeof row === 'object' ? row.id : row);
+}
+
+/** The message of a system ledger row, as the worker (or deliverNow) sends it. */
+export function systemMessage(row: { id: number; user_id: number; email: string; payload: unknown }, messageId: string): OutgoingMessage {
+  const payload = parseJson<Omit<SystemMail, 'to'>>(row.payload, { from: '', subject: '', html: '' });
+  return { ...payload, to: row.email, messageId, accountId: Number(row.user_id) };
+}
+
+export function messageIdOf(secret: string, id: number, baseUrl: string): string {
+  return `<${createSigner(secret).sign(TOKEN_PURPOSE.messageId, id)}@${new URL(baseUrl).hostname || 'localhost'}>`;
+}
+
+export interface DeliverNowDeps {
+  db: Knex;
+  mail: MailTransport;
+  logger: Logger;
+  secret: string;
+  baseUrl: string;
+}
+
+/**
+ * Sends a queued system message at once, for callers that answer only after the mail went
+ * out (sender verification). It claims the row like a worker would and records the outcome
+ * in the ledger: a 4xx or a connection failure stays queued and the worker retries it.
+ * Answers `taken` when a worker claimed the row first.
+ */
+export async function deliverNow(deps: DeliverNowDeps, id: number): Promise<'sent' | 'retry' | 'bounce' | 'taken'> {
+  const owner = `now-${randomToken(6)}`;
+  const now = new Date();
+  const [row] = await deps.db('send_messages')
+    .where({ id, state: MESSAGE_STATE.queued })
+    .update({
+      state: MESSAGE_STATE.sending,
+      attempts: deps.db.raw('attempts + 1'),
+      lease_owner: owner,
+      available_at: new Date(now.getTime() + 60_000).toISOString(),
+      updated_at: now.toISOString(),
+    })
+    .returning(['id', 'user_id', 'email', 'email_key', 'attempts', 'payload']);
+  if (!row) return 'taken';
+  const policy = { owner, now, maxAttempts: MAX_ATTEMPTS, retryDelayMs: () => 60_000 };
+  try {
+    await deps.mail.send(systemMessage(row, messageIdOf(deps.secret, Number(row.id), deps.baseUrl)));
+    await recordOutcomes(deps.db, [{ id: Number(row.id), result: 'sent' }], policy);
+    return 'sent';
+  } catch (err) {
+    const failure = classifySendError(err);
+    deps.logger.warn({ err: failure.message, code: failure.code, messageId: row.id }, 'system mail not delivered now');
+    await recordOutcomes(
+      deps.db,
+      [
+        failure.outcome === 'bounce'
+          ? { id: Number(row.id), result: 'bounce', userId: Number(row.user_id), emailKey: row.email_key, code: failure.code, error: failure.message }
+          : { id: Number(row.id), result: 'retry', attempts: Number(row.attempts), code: failure.code, error: failure.message },
+      ],
+      policy,
+    );
+    return failure.outcome;
+  }
+}
