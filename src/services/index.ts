@@ -5,6 +5,7 @@ import { createContactsService } from './contacts';
 import { createContactImportService } from './contact-import';
 import { createSegmentsService } from './segments';
 import { createImportJobsService } from './import-jobs';
+import { createSendInsightsService } from './send-insights';
 import type { ServiceDeps } from './context';
 import { createDesignTemplatesService } from './design-templates';
 import { createFieldsService } from './fields';
@@ -37,6 +38,7 @@ export function createServices(deps: ServiceDeps) {
   const audienceEvents = createAudienceEvents();
   const contacts = createContactsService({ ...deps, contactTypes, fields, events: audienceEvents });
   const contactImport = createContactImportService({ ...deps, contactTypes, fields, contacts });
+  const singleSends = createSingleSendsService({ ...deps, refs, senders, tracking });
   return {
     accounts: createAccountsService(deps),
     contactTypes,
@@ -47,7 +49,7 @@ export function createServices(deps: ServiceDeps) {
     designTemplates,
     geography: createGeographyService(deps),
     senders,
-    singleSends: createSingleSendsService({ ...deps, refs, senders, tracking }),
+    singleSends,
     automations,
     automationSchedules: createAutomationSchedulesService({ ...deps, refs, automations, senders }),
     sessions: createSessionsService(deps),
@@ -60,6 +62,7 @@ export function createServices(deps: ServiceDeps) {
     contactImport,
     importJobs: createImportJobsService({ ...deps, contactImport, contactTypes }),
     segments: createSegmentsService({ ...deps, contactTypes, fields, events: audienceEvents }),
+    sendInsights: createSendInsightsService({ ...deps, singleSends, contacts }),
   };
 }
 
