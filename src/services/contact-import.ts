@@ -1,4 +1,4 @@
-import { bulkWriters, UpsertColumn, UpsertCount } from '../db/bulk';
+import { bulkWriters, EncodedRow, importBatchRows, rowEncoder, UpsertColumn, UpsertCount } from '../db/bulk';
 import { emailKey, refreshStatistics } from '../db/dialect';
 import { CONTACT_TEXT_COLUMNS, CSV_IMPORT, CustomFieldType, RESERVED_FIELD_NAMES } from '../lib/constants';
 import { csvChunks, isBlankRow, toCsv } from '../lib/csv';
@@ -113,24 +113,31 @@ function rowReader(header: string[], defs: CustomFieldDef[], countryOf: CountryR
  * while the database and the parser work at the same time. A full batch is sent only when the next
  * row arrives, so the last batch is never empty: it alone is written durably (see bulk.ts).
  */
-type WriteBatch = (rows: unknown[][], durable: boolean) => Promise<UpsertCount>;
+type WriteBatch = (rows: EncodedRow[], keys: string[], durable: boolean) => Promise<UpsertCount>;
 
-function batchWriter(write: WriteBatch, keyAt: number, parallel: number, summary: ImportSummary) {
-  let rows: unknown[][] = [];
+interface WriterOptions {
+  keyAt: number;
+  batchRows: number;
+  parallel: number;
+  encode: (row: unknown[]) => EncodedRow;
+}
+
+function batchWriter(write: WriteBatch, { keyAt, batchRows, parallel, encode }: WriterOptions, summary: ImportSummary) {
+  let rows: EncodedRow[] = [];
   let positions = new Map<string, number>();
+  let lastKey = '';
   let repeats = 0;
   const inFlight: Promise<void>[] = [];
-
   let previousKeys = new Map<string, number>();
 
   /** A later row of the file must win: a batch sharing an email with the one still being written waits for it. */
-  async function send(batch: unknown[][], keys: Map<string, number>, repeated: number, durable: boolean): Promise<void> {
+  async function send(batch: EncodedRow[], keys: Map<string, number>, repeated: number, durable: boolean): Promise<void> {
     while (inFlight.length > 0 && inFlight.length >= parallel) await inFlight.shift();
     if (inFlight.length > 0 && [...keys.keys()].some((key) => previousKeys.has(key))) {
       while (inFlight.length > 0) await inFlight.shift();
     }
     previousKeys = keys;
-    const writing = write(batch, durable).then((count) => {
+    const writing = write(batch, [...keys.keys()], durable).then((count) => {
       summary.created += count.created;
       summary.updated += count.updated + repeated;
     });
@@ -142,28 +149,28 @@ function batchWriter(write: WriteBatch, keyAt: number, parallel: number, summary
   }
 
   return {
-    /** Adds a row; true when a full batch waits to be sent with `sendFull`. */
+    /** Adds a row (values in column order); true when a full batch waits to be sent with `sendFull`. */
     add(values: unknown[]): boolean {
       const key = values[keyAt] as string;
       const earlier = positions.get(key);
       if (earlier === undefined) {
         positions.set(key, rows.length);
-        rows.push(values);
+        rows.push(encode(values));
+        lastKey = key;
       } else {
-        rows[earlier] = values;
+        rows[earlier] = encode(values);
         repeats += 1;
       }
-      return rows.length > CSV_IMPORT.batchRows;
+      return rows.length > batchRows;
     },
     /** Sends all rows but the newest, which starts the next batch. */
     async sendFull(): Promise<void> {
-      const next = rows.pop()!;
-      const nextKey = next[keyAt] as string;
+      // The held-back row is the newest: the batch filled up when it was appended (a repeat adds no row).
+      const next = rows.pop();
       const [batch, keys, repeated] = [rows, positions, repeats];
-      // The held-back row is always the newest: it was appended, never a repeat.
-      keys.delete(nextKey);
+      keys.delete(lastKey);
       rows = [next];
-      positions = new Map([[nextKey, 0]]);
+      positions = new Map([[lastKey, 0]]);
       repeats = 0;
       await send(batch, keys, repeated, false);
     },
@@ -234,8 +241,9 @@ export function createContactImportService({ db, contactTypes, fields, contacts 
               reader = rowReader(cells, defs, countryOf);
               if (!reader) throw ValidationError.of('file', 'The file must have a header row with an email column.');
               const columns = reader.columns;
-              const write: WriteBatch = (rows, durable) => contacts.upsertBatch(ctx, contactTypeId, columns, rows, { durable });
-              writer = batchWriter(write, columns.indexOf('email_key'), bulkWriters(db), summary);
+              const write: WriteBatch = (rows, keys, durable) => contacts.upsertBatch(ctx, contactTypeId, { columns, rows, keys }, { durable });
+              const options = { keyAt: columns.indexOf('email_key'), batchRows: importBatchRows(db), parallel: bulkWriters(db), encode: rowEncoder(db) };
+              writer = batchWriter(write, options, summary);
               continue;
             }
             if (isBlankRow(cells)) continue;

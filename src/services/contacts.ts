@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { upsertContacts, UpsertColumn, UpsertCount } from '../db/bulk';
+import { EncodedRow, upsertContacts, UpsertColumn, UpsertCount } from '../db/bulk';
 import { emailKey, insertId, isUniqueViolation, jsonValue, nowValue, parseJson } from '../db/dialect';
 import { idChunks, listPage, Paging } from '../db/paging';
 import type { ContactTextColumn } from '../lib/constants';
@@ -151,10 +151,14 @@ export function createContactsService({ db, contactTypes, fields, events }: Deps
      * ones into the type, and announces those that joined it. Every bulk write of contacts
      * goes through here, as every single one goes through `add` / `update`.
      */
-    async upsertBatch(ctx: Ctx, contactTypeId: number, columns: UpsertColumn[], rows: unknown[][], { durable = true } = {}): Promise<UpsertCount> {
+    async upsertBatch(
+      ctx: Ctx,
+      contactTypeId: number,
+      batch: { columns: UpsertColumn[]; rows: EncodedRow[]; keys: string[] },
+      { durable = true } = {},
+    ): Promise<UpsertCount> {
+      const { columns, rows, keys } = batch;
       return db.transaction(async (trx) => {
-        const keyAt = columns.indexOf('email_key');
-        const keys = rows.map((row) => String(row[keyAt]));
         const livingKeys = () => live(ctx, trx).whereIn('email_key', keys);
         // Who was already in the type is only worth asking when someone listens for joins.
         const members = events.hasContactTypeListeners()

@@ -97,15 +97,17 @@ export function createSegmentsService({ db, contactTypes, fields, events }: Deps
     const rules = checkStored(segment);
     const where = compileRules(trx, rules, segmentFields(defs), countryOf);
     const scope = contactScope(ctx, Number(segment.contact_type_id));
-    // Written so that no plan can turn them quadratic: the delete joins contacts on its
-    // primary key; the insert lets the unique (segment_id, email_key) index skip the addresses
-    // already there (a NOT EXISTS on the table being filled was planned as a scan per row).
+    // Written so that no plan can turn them quadratic. PostgreSQL estimates a few conditions
+    // on JSON values as matching one row; with the rules inside a join or NOT EXISTS it then
+    // rescans every match for every recipient. So the delete joins contacts on the primary key
+    // only and tests the rules on the joined row (a NULL test counts as no match); the insert
+    // lets the unique (segment_id, email_key) index skip the addresses already there.
     const left = await trx.raw(
       `delete from segment_recipients where id in (
-         select sr.id from segment_recipients sr
-         left join contacts c on c.id = sr.contact_id and c.email_key = sr.email_key and ${scope.sql} and ${where.sql}
-         where sr.segment_id = ? and sr.source = 'rule' and c.id is null)`,
-      [...scope.bindings, ...where.bindings, segmentId],
+         select sr.id from segment_recipients sr left join contacts c on c.id = sr.contact_id
+         where sr.segment_id = ? and sr.source = 'rule'
+           and (c.id is null or not coalesce(c.email_key = sr.email_key and ${scope.sql} and ${where.sql}, false)))`,
+      [segmentId, ...scope.bindings, ...where.bindings],
     );
     const now = nowValue();
     const joined = await trx.raw(

@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import { uploadDir } from '../../src/api/contact-import';
+import { importBatchRows } from '../../src/db/bulk';
 import { addContact, addContactType, addCustomField, countryId } from '../support/audience';
 import { TestAccount, useHarness } from '../support/harness';
 
@@ -200,9 +201,10 @@ describe('CSV sample and import', () => {
     h.runtime.services.audienceEvents.onContactTypeJoin(async (event) => {
       if (event.userId === gina.user_id) announced.push(...event.contactIds);
     });
-    // Batches hold 5000 rows; row 5500 (second batch) repeats row 100's email (first batch): the later row wins.
+    // Row 100 is in the first batch; a row of the second batch repeats its email: the later row wins.
+    const repeat = importBatchRows(h.runtime.db) + 100;
     const lines = ['email,first_name'];
-    for (let i = 0; i < 12_000; i += 1) lines.push(i === 5500 ? 'ROW100@example.com,Latest' : `row${i}@example.com,Row ${i}`);
+    for (let i = 0; i < 12_000; i += 1) lines.push(i === repeat ? 'ROW100@example.com,Latest' : `row${i}@example.com,Row ${i}`);
     const res = await upload(gina, ginaType, lines.join('\n')).expect(200);
     expect(res.body.summary).toEqual({ rows: 12_000, created: 11_998, updated: 2, skipped: 0, errors: [] });
     const count = await h.runtime.db('contacts').where({ user_id: gina.user_id }).whereNull('deleted_at').count({ n: '*' }).first();
@@ -215,22 +217,24 @@ describe('CSV sample and import', () => {
   test('when a batch fails then it leaves no row behind, the batches before it stay, and the answer is a 500', async () => {
     const hank = await h.account();
     const hankType = await addContactType(h, hank, 'Fragile');
-    // Batches hold 5000 rows: f0–f4999, f5000–f9999 (the one that fails), f10000–f11999.
+    // Batches of B rows: f0… (first), fB… (second, the one that fails on the row B + B/2), f2B… (last).
+    const batch = importBatchRows(h.runtime.db);
+    const failing = `f${batch + batch / 2}@example.com`;
     h.runtime.services.audienceEvents.onContactTypeJoin(async (event, trx) => {
       if (event.userId !== hank.user_id) return;
-      if (await trx('contacts').whereIn('id', event.contactIds).where({ email: 'f7000@example.com' }).first('id')) throw new Error('listener failed');
+      if (await trx('contacts').whereIn('id', event.contactIds).where({ email: failing }).first('id')) throw new Error('listener failed');
     });
     const lines = ['email'];
-    for (let i = 0; i < 12_000; i += 1) lines.push(`f${i}@example.com`);
+    for (let i = 0; i < 2.4 * batch; i += 1) lines.push(`f${i}@example.com`);
     const res = await upload(hank, hankType, lines.join('\n')).expect(500);
     expect(res.body).toEqual({ status: 'failed', errors: 'Internal Server Error' });
     const rows: { email: string }[] = await h.runtime.db('contacts').where({ user_id: hank.user_id }).select('email');
     const numbers = rows.map((r) => Number(r.email.slice(1, -'@example.com'.length)));
     const inBatch = (from: number, to: number) => numbers.filter((n) => n >= from && n < to).length;
-    expect(inBatch(0, 5000)).toBe(5000);
-    expect(inBatch(5000, 10_000)).toBe(0);
+    expect(inBatch(0, batch)).toBe(batch);
+    expect(inBatch(batch, 2 * batch)).toBe(0);
     // On PostgreSQL the last batch may have been written alongside the failing one: all of it or none.
-    expect([0, 2000]).toContain(inBatch(10_000, 12_000));
+    expect([0, 0.4 * batch]).toContain(inBatch(2 * batch, 2.4 * batch));
     expect(leftoverUploads()).toEqual([]);
   });
 });
