@@ -4,6 +4,7 @@ import * as customFieldNames from './20261122_0100_custom_field_names';
 import * as audienceListOrder from './20261122_0200_audience_list_order';
 import * as sendLedger from './20261122_0500_send-ledger';
 import * as automationEnrolments from './20261122_0501_automation-enrolments';
+import * as imports from './20261122_0800_imports';
 
 /**
  * The ordered list of migrations. A static list (instead of a directory scan) makes the
@@ -16,6 +17,7 @@ export const migrations: ReadonlyArray<[name: string, migration: Knex.Migration]
   ['20261122_0200_audience_list_order', audienceListOrder],
   ['20261122_0500_send-ledger', sendLedger],
   ['20261122_0501_automation-enrolments', automationEnrolments],
+  ['20261122_0800_imports', imports],
 ];
 
 export const migrationSource: Knex.MigrationSource<[string, Knex.Migration]> = {

@@ -40,6 +40,7 @@ export async function boot(config: Config, logger: Logger = createLogger(config.
     secret,
     app,
     async close() {
+      await services.importJobs.drain();
       mail.close();
       await db.destroy();
     },

@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import type { Request, RequestHandler } from 'express';
 import multer from 'multer';
 import type { Config } from '../config';
 import { FieldErrors } from '../lib/errors';
@@ -23,8 +24,9 @@ export function uploadDir(config: Pick<Config, 'dataDir'>): string {
   return path.join(config.dataDir, 'tmp', 'uploads');
 }
 
-export function mountContactImport(routes: ApiRoutes, { contactImport }: Services, config: Pick<Config, 'dataDir' | 'maxCsvBytes'>): void {
-  const csvUpload = multer({
+/** The multipart parser of a CSV upload (`file`), stored under uploadDir; the API and the dashboard share it. */
+export function csvUploadParser(config: Pick<Config, 'dataDir' | 'maxCsvBytes'>): RequestHandler {
+  return multer({
     storage: multer.diskStorage({ destination: uploadDir(config) }),
     limits: { fileSize: config.maxCsvBytes, files: 1, fields: 20, fieldSize: 1024 },
     fileFilter(req, file, accept) {
@@ -33,6 +35,22 @@ export function mountContactImport(routes: ApiRoutes, { contactImport }: Service
       accept(null, isCsv);
     },
   }).single('file');
+}
+
+/** The upload's fields as the reference checks them (every failing field at once); answers the contact type id. */
+export function checkUpload(req: Request): number {
+  const errors: FieldErrors = {};
+  const typeId = req.body?.contact_type_id;
+  if (isBlank(typeId)) errors.contact_type_id = [messages.required('contact_type_id')];
+  else if (!isInteger(typeId)) errors.contact_type_id = [messages.integer('contact_type_id')];
+  if (req.refusedFileType) errors.file = [messages.fileType('file', 'csv')];
+  else if (!req.file) errors.file = [messages.required('file')];
+  throwIfAny(errors);
+  return toId(typeId) ?? 0;
+}
+
+export function mountContactImport(routes: ApiRoutes, { contactImport }: Services, config: Pick<Config, 'dataDir' | 'maxCsvBytes'>): void {
+  const csvUpload = csvUploadParser(config);
 
   routes.get('/contacts/csv-sample/download', async (req, res) => {
     const csv = await contactImport.sample(ctxOf(req));
@@ -43,15 +61,7 @@ export function mountContactImport(routes: ApiRoutes, { contactImport }: Service
     // The file is removed before any answer leaves, success or failure (multer removes it
     // itself when the upload fails).
     try {
-      const errors: FieldErrors = {};
-      const typeId = req.body?.contact_type_id;
-      if (isBlank(typeId)) errors.contact_type_id = [messages.required('contact_type_id')];
-      else if (!isInteger(typeId)) errors.contact_type_id = [messages.integer('contact_type_id')];
-      if (req.refusedFileType) errors.file = [messages.fileType('file', 'csv')];
-      else if (!req.file) errors.file = [messages.required('file')];
-      throwIfAny(errors);
-
-      const summary = await contactImport.importFile(ctxOf(req), toId(typeId) ?? 0, req.file!.path);
+      const summary = await contactImport.importFile(ctxOf(req), checkUpload(req), req.file!.path);
       // decisions.md: the reference's success envelope plus `summary`.
       res.status(200).json({ status: 'success', message: 'Imported Successfully', summary });
     } finally {

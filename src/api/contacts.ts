@@ -15,7 +15,7 @@ import type { Config } from '../config';
 const EMAIL_MAX = 320;
 
 /** The contact parameters of add and update. */
-function contactRules(): Rule[] {
+export function contactRules(): Rule[] {
   return [
     field('contact_type_id').required().integer(),
     field('email').required().string().maxLength(EMAIL_MAX).email(),
@@ -28,7 +28,7 @@ function contactRules(): Rule[] {
   ];
 }
 
-function contactInput(req: Request): ContactInput {
+export function contactInput(req: Request): ContactInput {
   const body = req.body as Record<string, unknown>;
   const text: ContactInput['text'] = {};
   for (const column of Object.keys(CONTACT_TEXT_COLUMNS) as ContactTextColumn[]) {

@@ -9,9 +9,16 @@ import { deleteById } from './crud';
 import { ApiRoutes, ctxOf, listMessage, pagingOf } from './routes';
 import { sendStreamedList } from './stream-list';
 
-const segmentRules = () => [
+export const segmentRules = () => [
   field('segment_name').required().string().maxLength(LIMITS.string),
   field('contact_type_id').required().integer(),
+];
+
+/** A recipient stored by hand (segment_id aside). */
+export const recipientRules = () => [
+  field('first_name').required().string().maxLength(LIMITS.string),
+  field('last_name').required().string().maxLength(LIMITS.string),
+  field('email').required().string().email(),
 ];
 
 function segmentInput(req: Request): SegmentInput {
@@ -55,12 +62,7 @@ export function mountSegments(routes: ApiRoutes, { segments }: Services): void {
 
   routes.post(
     '/segment/email/store',
-    validate(
-      field('segment_id').required().integer(),
-      field('first_name').required().string().maxLength(LIMITS.string),
-      field('last_name').required().string().maxLength(LIMITS.string),
-      field('email').required().string().email(),
-    ),
+    validate(field('segment_id').required().integer(), ...recipientRules()),
     async (req, res) => {
       const { segment_id: segmentId, first_name: firstName, last_name: lastName, email } = req.body as Record<string, unknown>;
       await segments.storeRecipient(ctxOf(req), { segment_id: toId(segmentId) ?? 0, first_name: String(firstName), last_name: String(lastName), email: String(email) });

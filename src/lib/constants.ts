@@ -132,3 +132,6 @@ export const SEGMENT_QUERY_TYPES = ['and', 'or'] as const;
 
 /** CSV import: skipped rows reported in the summary (batch sizes are per database, in src/db/bulk.ts). */
 export const CSV_IMPORT = { reportedErrors: 100 } as const;
+
+/** Dashboard CSV imports: their states, and how long one may go without progress before it counts as interrupted. */
+export const IMPORT_JOB = { statuses: ['running', 'done', 'failed'] as const, staleMs: 10 * 60_000, progressEveryMs: 250 };

@@ -4,6 +4,8 @@ import { createContactTypesService } from './contact-types';
 import { createContactsService } from './contacts';
 import { createContactImportService } from './contact-import';
 import { createSegmentsService } from './segments';
+import { createImportJobsService } from './import-jobs';
+import { createSendInsightsService } from './send-insights';
 import type { ServiceDeps } from './context';
 import { createDesignTemplatesService } from './design-templates';
 import { createFieldsService } from './fields';
@@ -36,6 +38,8 @@ export function createServices(deps: ServiceDeps) {
   const refs = createCampaignRefs({ ...deps, contactTypes, unsubscribeGroups, senders, designTemplates, segments });
   const automations = createAutomationsService({ ...deps, refs });
   const contacts = createContactsService({ ...deps, contactTypes, fields, events: audienceEvents });
+  const contactImport = createContactImportService({ ...deps, contactTypes, fields, contacts, events });
+  const singleSends = createSingleSendsService({ ...deps, refs, senders, tracking });
   return {
     accounts: createAccountsService(deps),
     contactTypes,
@@ -46,7 +50,7 @@ export function createServices(deps: ServiceDeps) {
     designTemplates,
     geography: createGeographyService(deps),
     senders,
-    singleSends: createSingleSendsService({ ...deps, refs, senders, tracking }),
+    singleSends,
     automations,
     automationSchedules: createAutomationSchedulesService({ ...deps, refs, automations, senders }),
     sessions: createSessionsService(deps),
@@ -56,8 +60,10 @@ export function createServices(deps: ServiceDeps) {
     events,
     audienceEvents,
     contacts,
-    contactImport: createContactImportService({ ...deps, contactTypes, fields, contacts, events }),
+    contactImport,
+    importJobs: createImportJobsService({ ...deps, contactImport, contactTypes }),
     segments,
+    sendInsights: createSendInsightsService({ ...deps, singleSends, contacts }),
   };
 }
 

@@ -1,14 +1,14 @@
 import type { Knex } from 'knex';
-import { affectedRows, emailKey, insertId, jsonValue, nowValue, refreshStatistics } from '../db/dialect';
+import { affectedRows, emailKey, insertId, jsonValue, nowValue, refreshStatistics, toCount } from '../db/dialect';
 import { idChunks, listPage, Paging } from '../db/paging';
 import { FieldErrors, NotFoundError, ValidationError } from '../lib/errors';
 import { messages, throwIfAny } from '../lib/validation';
 import type { AudienceEvents } from './audience-events';
 import type { ContactTypesService } from './contact-types';
 import type { Ctx, ServiceDeps } from './context';
-import { loadCountryResolver } from './country-lookup';
+import { CountryResolver, loadCountryResolver } from './country-lookup';
 import { customFieldDefs, CustomFieldSource } from './custom-field-values';
-import { checkRules, compileRules, SegmentRules, segmentFields } from './segment-rules';
+import { checkRules, compileRules, SegmentField, SegmentRules, segmentFields } from './segment-rules';
 import {
   recipientListQuery,
   segmentEmailsCount,
@@ -50,24 +50,30 @@ export function createSegmentsService({ db, contactTypes, fields, events }: Deps
     return row;
   }
 
-  /** Checks the input against the account; every failing field is reported at once. */
-  async function check(ctx: Ctx, input: SegmentInput): Promise<SegmentRules> {
+  /** Live contacts of the account in the segment's contact type (over `contacts c`). */
+  const contactScope = (ctx: Ctx, contactTypeId: number) => ({
+    sql: 'c.user_id = ? and c.contact_type_id = ? and c.deleted_at is null',
+    bindings: [ctx.userId, contactTypeId],
+  });
+
+  /**
+   * Checks the input against the account; every failing field is reported at once. Answers
+   * the rules with the fields and countries they were checked against, to compile them.
+   */
+  async function check(ctx: Ctx, input: SegmentInput): Promise<{ rules: SegmentRules; fields: Map<string, SegmentField>; countryOf: CountryResolver }> {
     const errors: FieldErrors = {};
     const [typeOk, defs, countryOf] = await Promise.all([contactTypes.exists(ctx, input.contact_type_id), customFieldDefs(fields, ctx), loadCountryResolver(db)]);
     if (!typeOk) errors.contact_type_id = [messages.selected('contact_type_id')];
     let rules: SegmentRules | undefined;
+    const known = segmentFields(defs);
     try {
-      rules = checkRules(
-        { fields: input.select_field, operators: input.select_operator, values: input.value, queryType: input.query_type },
-        segmentFields(defs),
-        countryOf,
-      );
+      rules = checkRules({ fields: input.select_field, operators: input.select_operator, values: input.value, queryType: input.query_type }, known, countryOf);
     } catch (err) {
       if (!(err instanceof ValidationError)) throw err;
       Object.assign(errors, err.fields);
     }
     throwIfAny(errors);
-    return rules!;
+    return { rules: rules!, fields: known, countryOf };
   }
 
   const ruleColumns = (rules: SegmentRules) => ({
@@ -90,7 +96,7 @@ export function createSegmentsService({ db, contactTypes, fields, events }: Deps
     const [defs, countryOf] = await Promise.all([customFieldDefs(fields, ctx, trx), loadCountryResolver(trx)]);
     const rules = checkStored(segment);
     const where = compileRules(trx, rules, segmentFields(defs), countryOf);
-    const scope = { sql: 'c.user_id = ? and c.contact_type_id = ? and c.deleted_at is null', bindings: [ctx.userId, Number(segment.contact_type_id)] };
+    const scope = contactScope(ctx, Number(segment.contact_type_id));
     // Written so that no plan can turn them quadratic. PostgreSQL estimates a few conditions
     // on JSON values as matching one row; with the rules inside a join or NOT EXISTS it then
     // rescans every match for every recipient. So the delete joins contacts on the primary key
@@ -140,7 +146,7 @@ export function createSegmentsService({ db, contactTypes, fields, events }: Deps
 
     /** Creates the segment and fills it from its rules, in one transaction. */
     async save(ctx: Ctx, input: SegmentInput): Promise<number> {
-      const rules = await check(ctx, input);
+      const { rules } = await check(ctx, input);
       return db.transaction(async (trx) => {
         const now = nowValue();
         const id = await insertId(trx, 'segments', {
@@ -158,7 +164,7 @@ export function createSegmentsService({ db, contactTypes, fields, events }: Deps
 
     async update(ctx: Ctx, id: number, input: SegmentInput): Promise<void> {
       await liveSegment(ctx, id);
-      const rules = await check(ctx, input);
+      const { rules } = await check(ctx, input);
       await db.transaction(async (trx) => {
         const changed = await live(ctx, trx)
           .where({ id })
@@ -175,6 +181,22 @@ export function createSegmentsService({ db, contactTypes, fields, events }: Deps
     },
 
     refresh,
+
+    /**
+     * How many contacts of the type the conditions match, before they are saved (the
+     * dashboard's live count): checked and compiled as `save` does, counted with the same
+     * condition the refresh fills the segment with.
+     */
+    async count(ctx: Ctx, input: SegmentInput): Promise<number> {
+      const { rules, fields: known, countryOf } = await check(ctx, input);
+      const where = compileRules(db, rules, known, countryOf);
+      const scope = contactScope(ctx, input.contact_type_id);
+      const row = await db('contacts as c')
+        .whereRaw(`${scope.sql} and ${where.sql}`, [...scope.bindings, ...where.bindings])
+        .count({ n: '*' })
+        .first();
+      return toCount(row?.n);
+    },
 
     /**
      * The recipients of a live segment of the account, as a query not yet run (columns id,

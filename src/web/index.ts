@@ -7,7 +7,9 @@ import { vendorAssets } from './assets';
 import { mountAutomations } from './automations';
 import { mountApiKeys } from './api-keys';
 import { mountAuth, requireSession } from './auth';
+import { mountContactImport } from './contact-import';
 import { mountContactTypes } from './contact-types';
+import { mountContacts } from './contacts';
 import { mountCustomFields } from './custom-fields';
 import { mountGlobalUnsubscribes } from './global-unsubscribes';
 import { Cookies } from './cookies';
@@ -18,6 +20,7 @@ import { mountHome } from './home';
 import { mountNotificationRecipients } from './notification-recipients';
 import { mountOutbox } from './outbox';
 import { WebRoutes } from './routes';
+import { mountSegments } from './segments';
 import { mountSenders } from './senders';
 import { mountSettings } from './settings';
 import { mountSingleSends } from './single-sends';
@@ -25,9 +28,13 @@ import { mountUnsubscribeGroups } from './unsubscribe-groups';
 import { createViewEnvironment, Views } from './views';
 
 /** Every page group of the dashboard; each mounts its routes on the shared route table. */
-const PAGE_GROUPS = [
+type PageGroup = (routes: WebRoutes, services: Services, views: Views, config: Config) => void;
+const PAGE_GROUPS: PageGroup[] = [
   mountHome,
+  mountContactImport,
+  mountContacts,
   mountContactTypes,
+  mountSegments,
   mountCustomFields,
   mountUnsubscribeGroups,
   mountGlobalUnsubscribes,
@@ -92,7 +99,7 @@ export function createDashboard(config: Config, services: Services, logger: Logg
   });
 
   mountAuth(routes, services, views, cookies, config);
-  for (const mount of PAGE_GROUPS) mount(routes, services, views);
+  for (const mount of PAGE_GROUPS) mount(routes, services, views, config);
 
   const router = express.Router();
   router.use(...vendorAssets());

@@ -7,6 +7,7 @@ import { validate } from '../lib/validation';
 import type { Services } from '../services';
 import { formatRecipientRef, type RecipientRef } from '../services/campaign-refs';
 import { SINGLE_SEND_EDITABLE } from '../services/single-send-state';
+import type { OpenBucket } from '../services/send-insights';
 import type { SingleSendRecord } from '../services/single-sends';
 import { onInvalid } from './errors';
 import { listFields } from './forms';
@@ -36,24 +37,33 @@ function present(send: SingleSendRecord) {
   return { ...withStatusLabel(send), editable, live };
 }
 
+/** The opens-over-time chart's columns, labelled in the page's time zone by the view. */
+function opensChart({ unit, buckets }: { unit: 'hour' | 'day'; buckets: OpenBucket[] }) {
+  return { unit, columns: buckets.map((b) => ({ at: `${b.start}:00:00Z`, value: b.opens })) };
+}
+
 /** Single sends: a composer, a list, and a page with live counters, over the same service as `/single/send/*`. */
 export function mountSingleSends(routes: WebRoutes, services: Services, views: Views): void {
-  const { singleSends, senders, unsubscribeGroups, designTemplates, contactTypes } = services;
+  const { singleSends, senders, unsubscribeGroups, designTemplates, contactTypes, contacts, segments, sendInsights } = services;
 
   /** The choices of the composer: senders, groups, templates and audiences of the account. */
   const choices = async (req: Request) => {
     const ctx = ctxOf(req);
-    const [senderList, groups, templates, types] = await Promise.all([
+    const [senderList, groups, templates, types, segmentList] = await Promise.all([
       senders.list(ctx),
       unsubscribeGroups.list(ctx),
       designTemplates.list(),
       contactTypes.list(ctx),
+      segments.list(ctx),
     ]);
     return {
       senders: senderList.rows,
       groups: groups.rows,
       templates: templates.rows.map((t) => ({ id: t.id, name: t.template_name, image: `/templates/${encodeURIComponent(t.preview_image)}` })),
-      audiences: types.rows.map((t) => ({ ref: `contacts_${t.id}`, label: t.name, note: `${t.contacts_count ?? 0} contacts` })),
+      audiences: [
+        ...types.rows.map((t) => ({ ref: `contacts_${t.id}`, label: t.name, note: `${t.contacts_count ?? 0} contacts` })),
+        ...segmentList.rows.map((g) => ({ ref: `segments_${g.id}`, label: `Segment: ${g.segment_name}`, note: `${g.segment_emails_count} recipients` })),
+      ],
       placeholders: designTemplates.dynamicContent(),
     };
   };
@@ -98,16 +108,32 @@ export function mountSingleSends(routes: WebRoutes, services: Services, views: V
 
   routes.get('/single-sends/:utr', async (req, res) => {
     const ctx = ctxOf(req);
-    const [send, types] = await Promise.all([singleSends.get(ctx, String(req.params.utr)), contactTypes.list(ctx)]);
-    const names = new Map(types.rows.map((t) => [`contacts_${t.id}`, t.name]));
+    const send = await singleSends.get(ctx, String(req.params.utr));
+    const [types, segmentList, opens] = await Promise.all([contactTypes.list(ctx), segments.list(ctx), sendInsights.opensOverTime(ctx, send.id)]);
+    const names = new Map([
+      ...types.rows.map((t): [string, string] => [`contacts_${t.id}`, t.name]),
+      ...segmentList.rows.map((g): [string, string] => [`segments_${g.id}`, `Segment: ${g.segment_name}`]),
+    ]);
     const label = (ref: RecipientRef) => names.get(formatRecipientRef(ref)) ?? formatRecipientRef(ref);
     views.page(
       req,
       res,
       'single-sends/show.njk',
-      { title: send.single_send_name, send: present(send), recipients: send.recipient_id.map(label), excluded: send.exclude_specific_recipient_id.map(label) },
+      { title: send.single_send_name, send: present(send), opens: opensChart(opens), recipients: send.recipient_id.map(label), excluded: send.exclude_specific_recipient_id.map(label) },
       { fragments: STATS },
     );
+  });
+
+  // The preview for a contact found by name or email (the first match; the others to pick from).
+  routes.get('/single-sends/:utr/recipient-preview', async (req, res) => {
+    const ctx = ctxOf(req);
+    const send = await singleSends.get(ctx, String(req.params.utr));
+    const search = typeof req.query.search === 'string' ? req.query.search.trim() : '';
+    const chosen = toId(req.query.contact_id);
+    const matches = search ? (await contacts.listPage(ctx, { page: 1, perPage: 5 }, search)).rows : [];
+    const contactId = chosen ?? matches[0]?.id;
+    const message = await sendInsights.preview(ctx, send.utr, contactId);
+    views.fragment(res, 'single-sends/macros.njk#preview', { send, search, matches, contactId, message });
   });
 
   routes.get('/single-sends/:utr/edit', async (req, res) => {
@@ -120,10 +146,10 @@ export function mountSingleSends(routes: WebRoutes, services: Services, views: V
     views.redirect(res, `/single-sends/${utr}`, 'Single send saved.');
   });
 
-  // The saved body as a mail program would show it, placeholders unfilled.
+  // The message as the sending engine renders it for a contact of the account (or for nobody:
+  // placeholders empty), shown in a sandboxed frame.
   routes.get('/single-sends/:utr/preview', async (req, res) => {
-    const send = await singleSends.get(ctxOf(req), String(req.params.utr));
-    const html = send.template_html ?? (await designTemplates.get(send.template_id)).html_code;
+    const { html } = await sendInsights.preview(ctxOf(req), String(req.params.utr), toId(req.query.contact_id));
     res.set({ 'Content-Security-Policy': MESSAGE_CSP, 'X-Frame-Options': 'SAMEORIGIN', 'Cache-Control': 'no-store' });
     res.type('html').send(html);
   });

@@ -52,6 +52,24 @@ describe('screenshots', () => {
     }
     await services.automations.setLive(ctx, onboarding);
     await services.automations.create(ctx, { automation_type: 2, automation_name: 'Win-back', automation_for: null, unsubscribe_group_id: null });
+    // Contacts, an import with skipped rows, a segment, and opens over time for the sent send.
+    const fr = (await services.geography.countries()).find((c) => c.iso2 === 'FR')!.id;
+    const people = [['Ana', 'Silva', 'ana.silva@example.org'], ['Li', 'Wei', 'li.wei@example.net'], ['Sam', 'Okafor', 'sam@example.com'], ['Marie', 'Dupont', 'marie@example.fr'], ['Jonas', 'Berg', 'jonas@example.de'], ['Priya', 'Nair', 'priya@example.in']];
+    for (const [first_name, last_name, email] of people) {
+      await services.contacts.add(ctx, { contact_type_id: customers, email, country: fr, text: { first_name, last_name }, custom_field: { company_name: 'Acme' } });
+    }
+    const csvFile = path.join(h.runtime.config.dataDir, 'screenshot-import.csv');
+    fs.mkdirSync(h.runtime.config.dataDir, { recursive: true });
+    fs.writeFileSync(csvFile, ['email,first_name,last_name', ...Array.from({ length: 1200 }, (_, i) => `reader${i}@example.com,Reader,${i}`), 'not-an-email,Bad,Row', ',No,Email'].join('\n'));
+    const importId = await services.importJobs.start(ctx, { contactTypeId: customers, file: csvFile, fileName: 'newsletter-readers.csv' });
+    await services.importJobs.drain();
+    await services.segments.save(ctx, { segment_name: 'Acme at example.org', contact_type_id: customers, select_field: ['company_name', 'email'], select_operator: ['is', 'ends with'], value: ['Acme', '@example.org'], query_type: 'and' });
+    const sentId = (await services.singleSends.get(ctx, sentUtr)).id;
+    const opened = Array.from({ length: 60 }, (_, i) => {
+      const at = new Date(Date.now() - 36 * 3600_000 + Math.floor(Math.sqrt(i) * 4.6) * 3600_000).toISOString();
+      return { kind: 1, user_id: account.user_id, single_send_id: sentId, email: `o${i}@example.com`, email_key: `o${i}@example.com`, state: 3, attempts: 1, opened_at: at, created_at: at, updated_at: at };
+    });
+    await h.runtime.db('send_messages').insert(opened);
     const transport = createMailTransport(h.runtime.config);
     await transport.send({
       accountId: account.user_id,
@@ -66,7 +84,7 @@ describe('screenshots', () => {
 
     const page = await b.page();
     const shot = async (name: string) => {
-      await page.screenshot({ path: path.join(OUT, `${name}.png`), fullPage: false });
+      await page.screenshot({ path: path.join(OUT, `${name}.png`), fullPage: false, caret: 'initial' });
     };
     await page.goto('/login');
     await shot('sign-in');
@@ -79,6 +97,26 @@ describe('screenshots', () => {
     await page.getByRole('button', { name: 'Save' }).click();
     await page.getByText('The name must be at least 2 characters.').waitFor();
     await shot('contact-type-invalid');
+    await page.goto('/contacts');
+    await shot('contacts');
+    await page.getByLabel('Search contacts').fill('silva');
+    await page.getByRole('link', { name: 'Ana Silva' }).click();
+    await page.getByLabel('company_name').waitFor();
+    await shot('contact-form');
+    await page.goto(`/contacts/import/${importId}`);
+    await page.getByRole('cell', { name: 'The email must be a valid email address.' }).waitFor();
+    await shot('contact-import');
+    await page.goto('/segments/new');
+    await page.getByLabel('Name', { exact: true }).fill('Acme customers');
+    await page.getByLabel('Contacts of type').selectOption({ label: 'Customers' });
+    await page.getByRole('button', { name: 'Add condition' }).click();
+    await page.getByLabel('Field of condition 1').selectOption('company_name');
+    await page.getByLabel('Field of condition 1').locator('option[value="company_name"][selected]').waitFor({ state: 'attached' });
+    await page.getByLabel('Value of condition 1', { exact: true }).fill('Acme');
+    await page.locator('#segment-count').getByText('6 contacts match now').waitFor();
+    await shot('segment-builder');
+    await page.goto('/segments');
+    await shot('segments');
     await page.goto(`/unsubscribe-groups/${group}`);
     await shot('unsubscribe-group');
     await page.goto('/single-sends');
@@ -86,6 +124,12 @@ describe('screenshots', () => {
     await page.goto(`/single-sends/${sentUtr}`);
     await page.frameLocator('iframe.message-frame').getByText('Welcome aboard').first().waitFor();
     await shot('single-send');
+    await page.locator('svg.chart-columns').waitFor();
+    await shot('single-send-opens');
+    await page.getByLabel('Preview for a contact').fill('marie');
+    await page.getByRole('button', { name: 'Preview', exact: true }).click();
+    await page.locator('#send-preview').getByText('Welcome to Acme, Marie').waitFor();
+    await shot('single-send-preview');
     await page.goto('/single-sends/new');
     await page.locator('.template-choice img').last().evaluate((img) => (img as unknown as { decode(): Promise<void> }).decode());
     await shot('single-send-composer');

@@ -1,4 +1,5 @@
 import { createMailTransport } from '../../src/mail/transport';
+import { addVerifiedSender, berlin } from '../support/campaign';
 import { useHarness } from '../support/harness';
 import { useTwoAccounts } from '../support/web';
 
@@ -10,6 +11,7 @@ describe('dashboard round trips', () => {
   const h = useHarness();
   const t = useTwoAccounts(h);
   let group = 0;
+  let utr = '';
 
   beforeAll(async () => {
     const ctx = { userId: t.alice.user_id };
@@ -20,6 +22,12 @@ describe('dashboard round trips', () => {
     await services.globalUnsubscribes.add(ctx, ['c@example.com']);
     await services.notificationRecipients.save(ctx, { email_address: 'n@example.com', email_owner: 'N' });
     await services.fields.addCustom(ctx, { field_name: 'company', field_type: 'text' });
+    const type = await services.contactTypes.add(ctx, { name: 'Audience' });
+    utr = await services.singleSends.create(ctx, {
+      single_send_name: 'S', subject: 'S', preheader: 'P', template_id: (await services.designTemplates.list()).rows[0].id, template_json: null, template_html: '<p>x</p>',
+      sender_id: await addVerifiedSender(h, t.alice, await berlin(h)), unsubscribe_group_id: group,
+      recipient_id: [{ id: String(type), table: 'contacts_' }], exclude_specific_recipient_id: [], schedule_type: 1, schedule_date: '2031-01-15', schedule_time: '09:30:00',
+    });
     const transport = createMailTransport(h.runtime.config);
     await transport.send({ accountId: t.alice.user_id, from: 'a@example.com', to: 'b@example.com', subject: 'S', html: '<p>x</p>' });
     transport.close();
@@ -51,13 +59,21 @@ describe('dashboard round trips', () => {
     ['/settings', 1],
     ['/design-templates', 2],
     ['/senders', 2],
-    ['/single-sends', 3],
+    ['/single-sends', 4],
+    ['/contacts', 4],
+    ['/contacts/import', 3],
+    ['/segments', 4],
+    ['/segments/new', 3],
   ])('when %s is shown then it takes %i round trips', async (path, expected) => {
     expect(await queriesOf(path)).toBe(expected);
   });
 
   test('when the automations list is shown then it takes 4 round trips (a page, its total, and the target names)', async () => {
     expect(await queriesOf('/automations')).toBe(4);
+  });
+
+  test('when a single send’s page is shown then it takes 6 round trips (the send with its open tokens, the audience names, its opens over time)', async () => {
+    expect(await queriesOf(`/single-sends/${utr}`)).toBe(6);
   });
 
   test('when a group page is shown then it takes 5 round trips (the group, and its recipients through the shared service)', async () => {

@@ -1,0 +1,126 @@
+import fs from 'node:fs';
+import { uploadDir } from '../../src/api/contact-import';
+import { addContactType } from '../support/audience';
+import { useHarness } from '../support/harness';
+import { asFragment, useTwoAccounts } from '../support/web';
+
+describe('dashboard CSV import', () => {
+  const h = useHarness();
+  const t = useTwoAccounts(h);
+  let type = 0;
+
+  beforeAll(async () => {
+    type = await addContactType(h, t.alice, 'Imported');
+  });
+
+  const upload = (csv: string, form: { contact_type_id?: string; name?: string; csrf?: string } = {}) => {
+    const test = t.web.agent.post('/contacts/import').field('_csrf', form.csrf ?? t.web.csrf);
+    if (form.contact_type_id !== '') test.field('contact_type_id', form.contact_type_id ?? String(type));
+    return csv ? test.attach('file', Buffer.from(csv), form.name ?? 'people.csv') : test;
+  };
+  const leftoverUploads = () => (fs.existsSync(uploadDir(h.runtime.config)) ? fs.readdirSync(uploadDir(h.runtime.config)) : []);
+  /** The upload is removed as its response closes, which may be just after the client has read it. */
+  async function noUploadsLeft(): Promise<void> {
+    for (let i = 0; i < 100 && leftoverUploads().length > 0; i += 1) await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(leftoverUploads()).toEqual([]);
+  }
+  const idOf = (location: string) => Number(/^\/contacts\/import\/(\d+)$/.exec(location)?.[1]);
+
+  /** Polls the progress fragment as the page does, until it stops asking for itself. */
+  async function progressUntilDone(id: number): Promise<string> {
+    for (let i = 0; i < 200; i += 1) {
+      const res = await asFragment(t.web.get(`/contacts/import/${id}`), 'import-progress').expect(200);
+      if (!res.text.includes('hx-trigger="every 1s"')) return res.text;
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+    throw new Error('the import never finished');
+  }
+
+  test('when a CSV is uploaded then its page polls the progress until done, then shows the summary with the skipped rows', async () => {
+    const csv = ['email,first_name', 'one@example.com,One', 'not-an-email,Bad', 'two@example.com,Two', ',Nobody', 'one@example.com,One again'].join('\n');
+    const res = await upload(csv).expect(303);
+    const id = idOf(res.headers.location);
+    const page = await t.web.get(res.headers.location).expect(200);
+    expect(page.text).toContain('Import of people.csv');
+    expect(page.text).toContain('Into Imported');
+
+    const done = await progressUntilDone(id);
+    expect(done.trimStart()).toMatch(/^<div id="import-progress">/);
+    expect(done).toContain('<span class="badge ok">Done</span>');
+    expect(done).toContain('5 of 5 rows processed');
+    expect(done).toContain('<progress class="import-bar" max="5" value="5"');
+    expect(done).toContain('<p class="stat-label">Created</p><p class="stat-value">2</p>');
+    expect(done).toContain('<p class="stat-label">Updated</p><p class="stat-value">1</p>');
+    expect(done).toContain('<p class="stat-label">Skipped</p><p class="stat-value">2</p>');
+    expect(done).toContain('<tr><td class="num">3</td><td>The email must be a valid email address.</td></tr>');
+    expect(done).toContain('<tr><td class="num">5</td><td>The email field is required.</td></tr>');
+    const emails = await h.runtime.db('contacts').where({ user_id: t.alice.user_id }).orderBy('email').pluck('email');
+    expect(emails).toEqual(['one@example.com', 'two@example.com']);
+    await noUploadsLeft();
+    expect((await t.web.get('/contacts/import').expect(200)).text).toContain(`<a href="/contacts/import/${id}">people.csv</a>`);
+  });
+
+  test('when the file has no email column then the import stops and says why', async () => {
+    const res = await upload('name\nNobody').expect(303);
+    const done = await progressUntilDone(idOf(res.headers.location));
+    expect(done).toContain('<span class="badge danger">Stopped</span>');
+    expect(done).toContain('The file must have a header row with an email column.');
+    await noUploadsLeft();
+  });
+
+  test('when the upload is refused then the form shows the shared messages next to its fields and keeps no file', async () => {
+    const none = await upload('', { contact_type_id: '' }).expect(422);
+    expect(none.text).toContain('<p class="field-error" id="contact_type_id-error">The contact type id field is required.</p>');
+    expect(none.text).toContain('<p class="field-error" id="file-error">The file field is required.</p>');
+    const wrongType = await upload('email\na@example.com', { name: 'people.txt' }).expect(422);
+    expect(wrongType.text).toContain('<p class="field-error" id="file-error">The file must be a file of type: csv.</p>');
+    const bobType = await addContactType(h, t.bob, 'Bob type');
+    const foreign = await upload('email\na@example.com', { contact_type_id: String(bobType) }).expect(422);
+    expect(foreign.text).toContain('<p class="field-error" id="contact_type_id-error">The selected contact type id is invalid.</p>');
+    await upload('email\na@example.com', { csrf: 'forged' }).expect(403);
+    await noUploadsLeft();
+    expect(await h.runtime.db('contacts').where({ email_key: 'a@example.com' }).first()).toBeUndefined();
+  });
+
+  test('when an import is running then its fragment shows rows processed of the total and asks for itself again', async () => {
+    const now = new Date().toISOString();
+    const row = { user_id: t.alice.user_id, contact_type_id: type, file_name: 'big.csv', status: 'running', rows_total: 10, rows_done: 4, created_at: now, updated_at: now };
+    const [{ id }] = await h.runtime.db('imports').insert(row).returning('id');
+    const res = await asFragment(t.web.get(`/contacts/import/${id}`), 'import-progress').expect(200);
+    expect(res.text).toContain(`<div id="import-progress" hx-get="/contacts/import/${id}" hx-trigger="every 1s" hx-swap="outerHTML">`);
+    expect(res.text).toContain('4 of 10 rows processed');
+    expect(res.text).toContain('<progress class="import-bar" max="10" value="4"');
+
+    // One whose process went away long ago (no progress written since) says so and stops polling.
+    const [{ id: lost }] = await h.runtime.db('imports').insert({ ...row, updated_at: '2026-01-01T00:00:00.000Z' }).returning('id');
+    const stale = await asFragment(t.web.get(`/contacts/import/${lost}`), 'import-progress').expect(200);
+    expect(stale.text).not.toContain('hx-trigger');
+    expect(stale.text).toContain('The import stopped before it finished (the server was restarted).');
+  });
+
+  test('when a file spans several chunks then the import reports growing progress, ending at every row', async () => {
+    const file = `${uploadDir(h.runtime.config)}/progress-test.csv`;
+    fs.mkdirSync(uploadDir(h.runtime.config), { recursive: true });
+    fs.writeFileSync(file, ['email', ...Array.from({ length: 8000 }, (_, i) => `progress${i}@example.com`)].join('\n'));
+    const heard: number[] = [];
+    const summary = await h.runtime.services.contactImport.importFile({ userId: t.alice.user_id }, type, file, (n) => heard.push(n));
+    fs.rmSync(file);
+    expect(summary).toMatchObject({ rows: 8000, created: 8000, skipped: 0 });
+    expect(heard.length).toBeGreaterThan(2);
+    expect(heard).toEqual([...heard].sort((a, b) => a - b));
+    expect(heard.at(-1)).toBe(8000);
+  });
+
+  test('when the sample is downloaded then it is the shared sample file', async () => {
+    const res = await t.web.get('/contacts/import/sample.csv').expect(200);
+    expect(res.headers['content-disposition']).toBe('attachment; filename=contacts-sample.csv');
+    expect(res.text.split('\r\n')[0]).toBe('first_name,last_name,email,alt_email,country,state,city,address_line1,address_line2,state_province_region,postal_code');
+  });
+
+  test('when another account’s import is addressed then it answers 404', async () => {
+    const bobType = await addContactType(h, t.bob, 'Bob imports');
+    const id = await h.runtime.services.importJobs.start({ userId: t.bob.user_id }, { contactTypeId: bobType, file: '/nonexistent.csv', fileName: 'bob.csv' });
+    await h.runtime.services.importJobs.drain();
+    await t.web.get(`/contacts/import/${id}`).expect(404);
+  });
+});
