@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { AUTOMATION_STATUS } from '../lib/constants';
 import { isPostgres } from './index';
 
 /**
@@ -26,6 +27,7 @@ export interface ClaimOptions {
 /**
  * Takes up to `limit` ledger rows that are due (queued and due, or sending with an expired
  * lease), marks them sending under a new lease and counts the attempt, in one statement.
+ * Steps of an automation that is paused (or deleted) stay queued until it is live again.
  * The state values are literals so PostgreSQL can use the partial index `send_messages_claimable`.
  */
 export async function claimMessages(db: Knex, options: ClaimOptions): Promise<Record<string, unknown>[]> {
@@ -36,10 +38,12 @@ export async function claimMessages(db: Knex, options: ClaimOptions): Promise<Re
     where id in (
       select id from send_messages
       where state in (0, 1) and available_at <= ?
+        and (automation_id is null or exists (
+          select 1 from automations a where a.id = send_messages.automation_id and a.status = ? and a.deleted_at is null))
       order by priority, available_at
       limit ? ${lock}
     )
     returning ${returning}`;
-  const result = await db.raw(sql, [options.leaseUntil, options.owner, options.now, options.now, options.limit]);
+  const result = await db.raw(sql, [options.leaseUntil, options.owner, options.now, options.now, AUTOMATION_STATUS.live, options.limit]);
   return isPostgres(db) ? result.rows : result;
 }

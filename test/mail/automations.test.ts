@@ -2,6 +2,7 @@ import { useHarness, TestAccount } from '../support/harness';
 import request from 'supertest';
 import { header, manualClock, sendingFixtures, testWorker } from '../support/fixtures-sending';
 import { startSmtpSink, SmtpSink } from '../support/smtp';
+import { runAutomations } from '../../src/mail/automations';
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
@@ -120,5 +121,28 @@ describe('automations', () => {
       { email_key: 'cy@example.org', state: 1 },
     ]);
     expect(await f.automationRecord(automation)).toMatchObject({ total_triggered: 4, total_delivered: 4 });
+  });
+
+  test('when paused after a step was queued then the queued message waits until set-live', async () => {
+    const clock = manualClock(new Date(Date.now() + 60 * DAY));
+    const type = await f.contactType(alice.user_id, 'Queued');
+    await f.contact(alice.user_id, type, 'dee@example.org', { first_name: 'Dee' });
+    const automation = await f.automation(alice.user_id, { type: 'custom', contactType: type, groupId: group });
+    await f.schedule(alice.user_id, automation, { senderId: sender, subject: 'Hello ((first_name))', waitingPeriod: 1, waitingType: 'instantly' });
+    await f.setAutomationStatus(automation, 1);
+    // The step is queued in the ledger, then the automation is paused before any worker sends it.
+    await runAutomations(h.runtime.db, clock.now());
+    expect(await h.runtime.db('send_messages').where({ automation_id: automation }).pluck('email')).toEqual(['dee@example.org']);
+    await f.setAutomationStatus(automation, 2);
+    const { worker, close } = testWorker(h, sink.url, { now: clock.now });
+    try {
+      await worker.runOnce();
+      expect(received()).toEqual([]);
+      await f.setAutomationStatus(automation, 1);
+      await worker.runOnce();
+      expect(received()).toEqual(['dee@example.org: Hello Dee']);
+    } finally {
+      await close();
+    }
   });
 });
