@@ -6,9 +6,7 @@
  * CPU seconds. Run: `npm run bench:import` (BENCH_DB=sqlite or postgres for one of them).
  */
 import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { writeContactsCsv } from './lib/contacts-csv';
+import { withContactsCsv } from './lib/contacts-csv';
 import { callApi, uploadFile } from './lib/http';
 import { DbKind, freshDb, machineLine, pgBackendsCpuSeconds, seconds, startServer } from './lib/server';
 
@@ -51,16 +49,11 @@ async function importOnce(kind: DbKind, csv: string): Promise<void> {
 
 async function main(): Promise<void> {
   console.log(machineLine());
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-import-csv-'));
-  try {
-    const csv = path.join(dir, 'contacts.csv');
-    const start = process.hrtime.bigint();
-    await writeContactsCsv(csv, ROWS);
+  const start = process.hrtime.bigint();
+  await withContactsCsv(ROWS, {}, async (csv) => {
     console.log(`generated ${ROWS} rows (${(fs.statSync(csv).size / 2 ** 20).toFixed(0)} MiB) in ${seconds(start).toFixed(1)} s`);
     for (const kind of KINDS) await importOnce(kind, csv);
-  } finally {
-    fs.rmSync(dir, { recursive: true, force: true });
-  }
+  });
 }
 
 main().catch((err) => {

@@ -5,10 +5,7 @@
  * the time to the last byte, the size, and the server's peak RSS; targets ≤2 s and ≤200 MiB.
  * Run: `npm run bench:list` (BENCH_DB=sqlite or postgres for one of them).
  */
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { writeContactsCsv } from './lib/contacts-csv';
+import { withContactsCsv } from './lib/contacts-csv';
 import { callApi, getAll, uploadFile } from './lib/http';
 import { BenchServer, DbKind, freshDb, machineLine, seconds, startServer } from './lib/server';
 
@@ -60,15 +57,10 @@ async function benchOne(kind: DbKind, csv: string): Promise<void> {
 
 async function main(): Promise<void> {
   console.log(machineLine());
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-list-csv-'));
-  try {
-    const csv = path.join(dir, 'contacts.csv');
-    // Every row a new, valid contact.
-    await writeContactsCsv(csv, ROWS, { updateEvery: Number.MAX_SAFE_INTEGER, invalidEvery: Number.MAX_SAFE_INTEGER });
+  // Every row a new, valid contact.
+  await withContactsCsv(ROWS, { updateEvery: Number.MAX_SAFE_INTEGER, invalidEvery: Number.MAX_SAFE_INTEGER }, async (csv) => {
     for (const kind of KINDS) await benchOne(kind, csv);
-  } finally {
-    fs.rmSync(dir, { recursive: true, force: true });
-  }
+  });
 }
 
 main().catch((err) => {

@@ -6,13 +6,10 @@
  * larger membership shows the cost of the inserts. Prints the times; target ≤3 s.
  * Run: `npm run bench:segments` (BENCH_DB=sqlite or postgres for one of them).
  */
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { boot } from '../src/boot';
 import { loadConfig } from '../src/config';
 import { createLogger } from '../src/logger';
-import { writeContactsCsv } from './lib/contacts-csv';
+import { withContactsCsv } from './lib/contacts-csv';
 import { DbKind, freshDb, machineLine, seconds } from './lib/server';
 
 const ROWS = Number(process.env.BENCH_ROWS ?? 1_000_000);
@@ -67,14 +64,9 @@ async function benchOne(kind: DbKind, csv: string): Promise<void> {
 
 async function main(): Promise<void> {
   console.log(machineLine());
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-segments-csv-'));
-  try {
-    const csv = path.join(dir, 'contacts.csv');
-    await writeContactsCsv(csv, ROWS);
+  await withContactsCsv(ROWS, {}, async (csv) => {
     for (const kind of KINDS) await benchOne(kind, csv);
-  } finally {
-    fs.rmSync(dir, { recursive: true, force: true });
-  }
+  });
 }
 
 main().catch((err) => {

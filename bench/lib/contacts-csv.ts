@@ -1,4 +1,6 @@
 import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { once } from 'node:events';
 
 /**
@@ -27,4 +29,20 @@ export async function writeContactsCsv(file: string, rows: number, opts: { updat
   }
   out.end(buffer);
   await once(out, 'finish');
+}
+
+/** Writes a contacts CSV into a temporary folder, hands its path to `use`, and always removes it. */
+export async function withContactsCsv(
+  rows: number,
+  opts: { updateEvery?: number; invalidEvery?: number },
+  use: (file: string) => Promise<void>,
+): Promise<void> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-contacts-'));
+  try {
+    const file = path.join(dir, 'contacts.csv');
+    await writeContactsCsv(file, rows, opts);
+    await use(file);
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
 }
