@@ -7,8 +7,8 @@ import { migrateAndSeed } from './db/migrate';
 import { createLogger } from './logger';
 import { createMailTransport, MailTransport } from './mail/transport';
 import { createServices, Services } from './services';
-import { ensureAppSecret } from './services/app-secret';
-import type { CreatedAccount } from './services/accounts';
+import { ensureAppSecret } from './services/accounts/app-secret';
+import type { CreatedAccount } from './services/accounts/accounts';
 import { DEMO_ACCOUNT_EMAIL } from './lib/constants';
 
 export interface Runtime {

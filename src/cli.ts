@@ -2,7 +2,7 @@ import { parseArgs } from 'node:util';
 import { createDb } from './db';
 import { migrateAndSeed } from './db/migrate';
 import { loadConfig } from './config';
-import { createAccountsService } from './services/accounts';
+import { createAccountsService } from './services/accounts/accounts';
 import { ValidationError } from './lib/errors';
 
 const USAGE = `usage: npm run --silent cli -- account:create --email EMAIL [--name NAME] [--password PW] [--json]`;

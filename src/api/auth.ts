@@ -1,6 +1,6 @@
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { FieldErrors, UnauthorizedError } from '../lib/errors';
-import type { AccountsService } from '../services/accounts';
+import type { AccountsService } from '../services/accounts/accounts';
 
 /**
  * `PublicKey` and `SecretKey` headers: a missing one is a 401 with the reference's field

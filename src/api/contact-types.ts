@@ -1,11 +1,11 @@
-import { LIMITS } from '../lib/constants';
 import { sendSuccess, sendSuccessUnderErrors } from '../lib/envelope';
 import { toId } from '../lib/http';
-import { field, validate } from '../lib/validation';
+import { field, validate } from '../http/validation';
 import type { Services } from '../services';
-import { ApiRoutes, ctxOf, listMessage, pagingOf } from './routes';
-
-export const contactTypeName = () => field('name').required().string().minLength(LIMITS.contactTypeNameMin).maxLength(LIMITS.string);
+import { ApiRoutes } from './routes';
+import { ctxOf } from '../http/context';
+import { listMessage, pagingOf } from '../http/paging';
+import { contactTypeName } from '../http/inputs/contact-types';
 
 export function mountContactTypes(routes: ApiRoutes, { contactTypes }: Services): void {
   routes.get('/contacts-type', async (req, res) => {

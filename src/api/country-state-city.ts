@@ -1,9 +1,10 @@
 import type { Request } from 'express';
 import type { FieldErrors } from '../lib/errors';
 import { toId } from '../lib/http';
-import { field, messages, throwIfAny, validate } from '../lib/validation';
+import { messages, throwIfAny } from '../lib/validation';
+import { field, validate } from '../http/validation';
 import type { Services } from '../services';
-import type { GeographyFilter, GeographyService } from '../services/geography';
+import type { GeographyFilter, GeographyService } from '../services/reference/geography';
 import { EncodedJson, encodeJson, sendEncodedJson } from './encoded-json';
 import type { ApiRoutes } from './routes';
 

@@ -1,8 +1,9 @@
 import { sendSuccess } from '../lib/envelope';
 import { bulkIds, toId } from '../lib/http';
-import { field, validate } from '../lib/validation';
+import { field, validate } from '../http/validation';
 import type { Ctx } from '../services/context';
-import { ApiRoutes, ctxOf } from './routes';
+import { ApiRoutes } from './routes';
+import { ctxOf } from '../http/context';
 
 /**
  * The two delete endpoints that many resources share: one record by a query id, and a

@@ -1,6 +1,7 @@
 import { sendSuccess } from '../lib/envelope';
 import type { Services } from '../services';
-import { ApiRoutes, listMessage, pagingOf } from './routes';
+import { ApiRoutes } from './routes';
+import { listMessage, pagingOf } from '../http/paging';
 
 export function mountDesignTemplates(routes: ApiRoutes, { designTemplates }: Services): void {
   routes.get('/get-design/template', async (req, res) => {

@@ -1,15 +1,12 @@
-import { CUSTOM_FIELD_TYPES, CustomFieldType, LIMITS } from '../lib/constants';
+import { CustomFieldType } from '../lib/constants';
 import { sendSuccess } from '../lib/envelope';
-import { field, validate } from '../lib/validation';
+import { validate } from '../http/validation';
 import type { Services } from '../services';
 import { deleteById } from './crud';
-import { ApiRoutes, ctxOf, listMessage, pagingOf } from './routes';
-
-/** Shared with the dashboard's custom-fields form. */
-export const customFieldRules = () => [
-  field('field_name').required().string().matches(/^[A-Za-z0-9_]+$/).maxLength(LIMITS.fieldName),
-  field('field_type').required().oneOf(CUSTOM_FIELD_TYPES),
-];
+import { ApiRoutes } from './routes';
+import { ctxOf } from '../http/context';
+import { listMessage, pagingOf } from '../http/paging';
+import { customFieldRules } from '../http/inputs/fields';
 
 export function mountFields(routes: ApiRoutes, { fields }: Services): void {
   routes.get('/reserve-fields', async (req, res) => {

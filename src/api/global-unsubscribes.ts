@@ -1,8 +1,11 @@
 import { sendSuccess } from '../lib/envelope';
-import { field, splitAddresses, validate } from '../lib/validation';
+import { splitAddresses } from '../lib/validation';
+import { field, validate } from '../http/validation';
 import type { Services } from '../services';
 import { bulkDelete, deleteById } from './crud';
-import { ApiRoutes, ctxOf, listMessage, pagingOf } from './routes';
+import { ApiRoutes } from './routes';
+import { ctxOf } from '../http/context';
+import { listMessage, pagingOf } from '../http/paging';
 
 export function mountGlobalUnsubscribes(routes: ApiRoutes, { globalUnsubscribes }: Services): void {
   routes.get('/global-unsubscribes', async (req, res) => {

@@ -1,4 +1,4 @@
-import express, { Router } from 'express';
+import express,{ Router } from 'express';
 import type { Logger } from 'pino';
 import type { Config } from '../config';
 import { sendFailure } from '../lib/envelope';

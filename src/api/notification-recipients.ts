@@ -1,16 +1,11 @@
-import { LIMITS } from '../lib/constants';
 import { sendSuccess } from '../lib/envelope';
-import { field, validate } from '../lib/validation';
+import { validate } from '../http/validation';
 import type { Services } from '../services';
 import { bulkDelete, deleteById } from './crud';
-import { ApiRoutes, ctxOf, listMessage, pagingOf } from './routes';
-
-/** Shared with the dashboard's notification-recipients form. */
-export const notificationRecipientRules = () => [
-  field('email_address').required().email(),
-  // The reference's one odd message: 'The name field is required' without a period.
-  field('email_owner').required('The name field is required').string().maxLength(LIMITS.string),
-];
+import { ApiRoutes } from './routes';
+import { ctxOf } from '../http/context';
+import { listMessage, pagingOf } from '../http/paging';
+import { notificationRecipientRules } from '../http/inputs/notification-recipients';
 
 export function mountNotificationRecipients(routes: ApiRoutes, { notificationRecipients }: Services): void {
   routes.get('/notification-recipients', async (req, res) => {

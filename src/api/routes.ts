@@ -1,29 +1,7 @@
-import express, { NextFunction, Request, RequestHandler, Response } from 'express';
+import express,{ NextFunction,Request,RequestHandler,Response } from 'express';
 import multer from 'multer';
 import type { Config } from '../config';
-import type { Paging, ListResult } from '../db/paging';
-import { LIMITS } from '../lib/constants';
 import { sendFailure } from '../lib/envelope';
-import { ValidationError } from '../lib/errors';
-import { isInteger } from '../lib/validation';
-import type { Ctx } from '../services/context';
-import type { Account } from '../services/accounts';
-
-declare global {
-  // eslint-disable-next-line @typescript-eslint/no-namespace
-  namespace Express {
-    interface Request {
-      /** Set by the API-key middleware. */
-      account?: Account;
-    }
-  }
-}
-
-/** The account scope of an authenticated request. */
-export function ctxOf(req: Request): Ctx {
-  if (!req.account) throw new Error('ctxOf called on a request without an account');
-  return { userId: req.account.id };
-}
 
 type Method = 'GET' | 'POST' | 'DELETE';
 
@@ -88,26 +66,4 @@ export class ApiRoutes {
     set.add(method);
     this.methods.set(path, set);
   }
-}
-
-/** The optional `page` / `per_page` extension: both absent means the whole list. */
-export function pagingOf(req: Request): Paging | undefined {
-  const { page, per_page: perPage } = req.query as Record<string, unknown>;
-  if (page === undefined && perPage === undefined) return undefined;
-  const errors: Record<string, string[]> = {};
-  if (page !== undefined && !(isInteger(page) && Number(page) >= 1)) {
-    errors.page = ['The page must be at least 1.'];
-  } else if (page !== undefined && Number(page) > LIMITS.maxId) {
-    errors.page = [`The page may not be greater than ${LIMITS.maxId}.`];
-  }
-  if (perPage !== undefined && !(isInteger(perPage) && Number(perPage) >= 1 && Number(perPage) <= LIMITS.perPageMax)) {
-    errors.per_page = [`The per page must be between 1 and ${LIMITS.perPageMax}.`];
-  }
-  if (Object.keys(errors).length) throw new ValidationError(errors);
-  return { page: page === undefined ? 1 : Number(page), perPage: perPage === undefined ? 100 : Number(perPage) };
-}
-
-/** `{ [collection]: rows }`, plus `pagination` when the list was paged. */
-export function listMessage<T>(collection: string, result: ListResult<T>): Record<string, unknown> {
-  return result.pagination ? { [collection]: result.rows, pagination: result.pagination } : { [collection]: result.rows };
 }

@@ -1,37 +1,13 @@
-import type { Request } from 'express';
-import { LIMITS } from '../lib/constants';
 import { sendSuccess, sendSuccessUnderErrors } from '../lib/envelope';
-import { asArray, toId } from '../lib/http';
-import { field, validate } from '../lib/validation';
+import { toId } from '../lib/http';
+import { field, validate } from '../http/validation';
 import type { Services } from '../services';
-import type { SegmentInput } from '../services/segments';
 import { deleteById } from './crud';
-import { ApiRoutes, ctxOf, listMessage, pagingOf } from './routes';
+import { ApiRoutes } from './routes';
+import { ctxOf } from '../http/context';
+import { listMessage, pagingOf } from '../http/paging';
 import { sendStreamedList } from './stream-list';
-
-export const segmentRules = () => [
-  field('segment_name').required().string().maxLength(LIMITS.string),
-  field('contact_type_id').required().integer(),
-];
-
-/** A recipient stored by hand (segment_id aside). */
-export const recipientRules = () => [
-  field('first_name').required().string().maxLength(LIMITS.string),
-  field('last_name').required().string().maxLength(LIMITS.string),
-  field('email').required().string().email(),
-];
-
-function segmentInput(req: Request): SegmentInput {
-  const body = req.body as Record<string, unknown>;
-  return {
-    segment_name: String(body.segment_name),
-    contact_type_id: toId(body.contact_type_id) ?? 0,
-    select_field: asArray(body.select_field),
-    select_operator: asArray(body.select_operator),
-    value: asArray(body.value),
-    query_type: body.query_type,
-  };
-}
+import { recipientRules, segmentInput, segmentRules } from '../http/inputs/segments';
 
 export function mountSegments(routes: ApiRoutes, { segments }: Services): void {
   routes.get('/segment/list', async (req, res) => {

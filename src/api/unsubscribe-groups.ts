@@ -1,22 +1,13 @@
-import type { Request } from 'express';
-import { LIMITS } from '../lib/constants';
 import { sendSuccess } from '../lib/envelope';
 import { toId } from '../lib/http';
-import { field, splitAddresses, toFlag, validate } from '../lib/validation';
+import { splitAddresses } from '../lib/validation';
+import { field, validate } from '../http/validation';
 import type { Services } from '../services';
-import type { UnsubscribeGroupInput } from '../services/unsubscribe-groups';
 import { bulkDelete, deleteById } from './crud';
-import { ApiRoutes, ctxOf, listMessage, pagingOf } from './routes';
-
-export const groupFields = () => [
-  field('group_name').required().string().maxLength(LIMITS.string),
-  field('description').required().string().maxLength(LIMITS.text),
-  field('is_display').required().boolean(),
-];
-
-export function groupInput(req: Request): UnsubscribeGroupInput {
-  return { group_name: String(req.body.group_name), description: String(req.body.description), is_display: toFlag(req.body.is_display) ?? 0 };
-}
+import { ApiRoutes } from './routes';
+import { ctxOf } from '../http/context';
+import { listMessage, pagingOf } from '../http/paging';
+import { groupFields, groupInput } from '../http/inputs/unsubscribe-groups';
 
 export function mountUnsubscribeGroups(routes: ApiRoutes, { unsubscribeGroups }: Services): void {
   routes.get('/unsubscribes-groups', async (req, res) => {

@@ -41,10 +41,6 @@ export function toCount(value: unknown): number {
 }
 
 /** Case-insensitive key used for email uniqueness per account. */
-export function emailKey(email: string): string {
-  return email.trim().toLowerCase();
-}
-
 /**
  * Rows per multi-row INSERT: knex writes SQLite multi-row inserts with ON CONFLICT as a
  * compound SELECT (at most 500 terms); PostgreSQL is bounded by 65535 bind parameters.

@@ -1,16 +1,8 @@
 import type { Knex } from 'knex';
+import type { ListResult, Paging } from '../lib/paging';
 import { toCount } from './dialect';
 
-/** The optional `page` / `per_page` extension of every list. */
-export interface Paging {
-  page: number;
-  perPage: number;
-}
-
-export interface ListResult<T> {
-  rows: T[];
-  pagination?: { page: number; per_page: number; total: number };
-}
+export type { ListResult, Paging };
 
 /**
  * Runs a list query whole, or one page of it with its total when paging is asked for.

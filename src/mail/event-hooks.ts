@@ -1,5 +1,5 @@
 import { NotFoundError } from '../lib/errors';
-import type { EventsService } from '../services/events';
+import type { EventsService } from '../services/delivery/events';
 import type { Services } from '../services';
 import type { WorkerHooks } from './worker';
 

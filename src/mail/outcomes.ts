@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import { MESSAGE_STATE } from '../lib/constants';
 import { forUpdate } from '../db/locking';
-import { transitionSingleSends } from '../services/single-send-state';
+import { transitionSingleSends } from '../services/campaigns/single-send-state';
 
 /** How one claimed ledger row ended this attempt. */
 export type Outcome =

@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
-import { emailKey, jsonValue, nowValue, parseJson } from '../db/dialect';
+import { jsonValue, nowValue, parseJson } from '../db/dialect';
+import { emailKey } from '../lib/email-key';
 import { MESSAGE_KIND, MESSAGE_STATE } from '../lib/constants';
 import { randomToken } from '../lib/crypto';
 import { createSigner, TOKEN_PURPOSE } from '../lib/signed-token';

@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import express, { RequestHandler } from 'express';
+import express,{ RequestHandler } from 'express';
 import { PUBLIC_DIR } from '../lib/paths';
 
 /**

@@ -1,12 +1,12 @@
 import type { Request, RequestHandler, Response } from 'express';
 import { rateLimit } from 'express-rate-limit';
-import { ctxOf } from '../api/routes';
+import { ctxOf } from '../http/context';
 import type { Config } from '../config';
-import { emailKey } from '../db/dialect';
+import { emailKey } from '../lib/email-key';
 import { SESSION } from '../lib/constants';
 import { randomToken } from '../lib/crypto';
 import type { Services } from '../services';
-import type { SessionsService } from '../services/sessions';
+import type { SessionsService } from '../services/accounts/sessions';
 import type { Cookies } from './cookies';
 import { verifyCsrf } from './csrf';
 import { onInvalid } from './errors';

@@ -1,10 +1,10 @@
 import type { Request, Response } from 'express';
-import { changesOf, createFields, createInput, scheduleFields, scheduleInput, updateFields } from '../api/automations';
-import { ctxOf } from '../api/routes';
+import { changesOf, createFields, createInput, scheduleFields, scheduleInput, updateFields } from '../http/inputs/automations';
+import { ctxOf } from '../http/context';
 import { AUTOMATION_STATUS, AUTOMATION_TYPES, WAITING_TYPES } from '../lib/constants';
-import { validate } from '../lib/validation';
+import { validate } from '../http/validation';
 import type { Services } from '../services';
-import type { AutomationRecord } from '../services/automations';
+import type { AutomationRecord } from '../services/campaigns/automations';
 import { onInvalid } from './errors';
 import { pagerOf, pagingOf } from './paging';
 import type { WebRoutes } from './routes';

@@ -1,11 +1,11 @@
 import fs from 'node:fs';
 import type { Request, RequestHandler, Response } from 'express';
-import { checkUpload, csvUploadParser } from '../api/contact-import';
-import { ctxOf } from '../api/routes';
+import { checkUpload, csvUploadParser } from '../http/upload';
+import { ctxOf } from '../http/context';
 import type { Config } from '../config';
 import { toId } from '../lib/http';
 import type { Services } from '../services';
-import type { ImportJob } from '../services/import-jobs';
+import type { ImportJob } from '../services/audience/import-jobs';
 import { onInvalid } from './errors';
 import type { WebRoutes } from './routes';
 import type { Views } from './views';

@@ -1,8 +1,8 @@
 import type { Request, Response } from 'express';
-import { contactTypeName } from '../api/contact-types';
-import { ctxOf } from '../api/routes';
+import { contactTypeName } from '../http/inputs/contact-types';
+import { ctxOf } from '../http/context';
 import { toId } from '../lib/http';
-import { validate } from '../lib/validation';
+import { validate } from '../http/validation';
 import type { Services } from '../services';
 import { onInvalid } from './errors';
 import type { WebRoutes } from './routes';

@@ -1,11 +1,11 @@
 import type { Request, Response } from 'express';
-import { contactInput, contactRules } from '../api/contacts';
-import { ctxOf } from '../api/routes';
+import { contactInput, contactRules } from '../http/inputs/contacts';
+import { ctxOf } from '../http/context';
 import { CONTACT_TEXT_COLUMNS } from '../lib/constants';
 import { bulkIds, toId } from '../lib/http';
-import { validate } from '../lib/validation';
+import { validate } from '../http/validation';
 import type { Services } from '../services';
-import type { ContactRecord } from '../services/contact-records';
+import type { ContactRecord } from '../services/audience/contact-records';
 import { onInvalid } from './errors';
 import { counted } from './forms';
 import { pagerOf, pagingOf } from './paging';

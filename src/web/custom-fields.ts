@@ -1,9 +1,9 @@
 import type { Request, Response } from 'express';
-import { customFieldRules } from '../api/fields';
-import { ctxOf } from '../api/routes';
+import { customFieldRules } from '../http/inputs/fields';
+import { ctxOf } from '../http/context';
 import { CUSTOM_FIELD_TYPES, CustomFieldType } from '../lib/constants';
 import { bulkIds } from '../lib/http';
-import { validate } from '../lib/validation';
+import { validate } from '../http/validation';
 import type { Services } from '../services';
 import { onInvalid } from './errors';
 import type { WebRoutes } from './routes';

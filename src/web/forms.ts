@@ -1,5 +1,5 @@
 import type { RequestHandler } from 'express';
-import { field, validate } from '../lib/validation';
+import { field, validate } from '../http/validation';
 
 /**
  * A textarea of addresses may hold one per line; the shared rule (`addressList`, read with

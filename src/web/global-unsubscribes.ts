@@ -1,5 +1,5 @@
 import type { Request, Response } from 'express';
-import { ctxOf } from '../api/routes';
+import { ctxOf } from '../http/context';
 import { bulkIds } from '../lib/http';
 import { splitAddresses } from '../lib/validation';
 import type { Services } from '../services';

@@ -1,5 +1,5 @@
 import type { Services } from '../services';
-import { ctxOf } from '../api/routes';
+import { ctxOf } from '../http/context';
 import type { WebRoutes } from './routes';
 import { withStatusLabel } from './single-sends';
 import type { Views } from './views';

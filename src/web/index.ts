@@ -1,4 +1,4 @@
-import express, { RequestHandler, Router } from 'express';
+import express,{ RequestHandler,Router } from 'express';
 import helmet from 'helmet';
 import type { Logger } from 'pino';
 import type { Config } from '../config';

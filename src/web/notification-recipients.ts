@@ -1,8 +1,8 @@
 import type { Request, Response } from 'express';
-import { notificationRecipientRules } from '../api/notification-recipients';
-import { ctxOf } from '../api/routes';
+import { notificationRecipientRules } from '../http/inputs/notification-recipients';
+import { ctxOf } from '../http/context';
 import { bulkIds } from '../lib/http';
-import { validate } from '../lib/validation';
+import { validate } from '../http/validation';
 import type { Services } from '../services';
 import { onInvalid } from './errors';
 import { counted } from './forms';

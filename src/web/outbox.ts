@@ -1,4 +1,4 @@
-import { ctxOf } from '../api/routes';
+import { ctxOf } from '../http/context';
 import type { Services } from '../services';
 import { pagerOf, pagingOf } from './paging';
 import type { WebRoutes } from './routes';

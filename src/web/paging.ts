@@ -1,5 +1,5 @@
 import type { Request } from 'express';
-import type { ListResult, Paging } from '../db/paging';
+import type { ListResult, Paging } from '../lib/paging';
 
 /** Dashboard lists always read one page: a list is never loaded whole. */
 export const PER_PAGE = 50;

@@ -1,4 +1,4 @@
-import express, { RequestHandler } from 'express';
+import express,{ RequestHandler } from 'express';
 
 export interface WebStages {
   /** Security headers of every dashboard response (the CSP the pages are written for). */

@@ -1,9 +1,9 @@
 import { SEGMENT_OPERATORS } from '../lib/constants';
 import { asArray } from '../lib/http';
-import type { CustomFieldDef } from '../services/custom-field-values';
-import type { SegmentRecord } from '../services/segment-records';
-import { arity, segmentFields } from '../services/segment-rules';
-import type { SegmentInput } from '../services/segments';
+import type { CustomFieldDef } from '../services/audience/custom-field-values';
+import type { SegmentRecord } from '../services/audience/segment-records';
+import { arity, segmentFields } from '../services/audience/segment-rules';
+import type { SegmentInput } from '../services/audience/segments';
 
 /**
  * The condition builder's form shape. Each condition posts `cond[i][field]`,

@@ -1,11 +1,11 @@
 import type { Request, Response } from 'express';
-import { ctxOf } from '../api/routes';
-import { recipientRules, segmentRules } from '../api/segments';
+import { ctxOf } from '../http/context';
+import { recipientRules, segmentRules } from '../http/inputs/segments';
 import { ValidationError } from '../lib/errors';
 import { bulkIds, toId } from '../lib/http';
-import { validate } from '../lib/validation';
+import { validate } from '../http/validation';
 import type { Services } from '../services';
-import { customFieldDefs } from '../services/custom-field-values';
+import { customFieldDefs } from '../services/audience/custom-field-values';
 import { onInvalid } from './errors';
 import { counted } from './forms';
 import { pagerOf, pagingOf } from './paging';

@@ -1,8 +1,8 @@
 import type { Request, Response } from 'express';
-import { ctxOf } from '../api/routes';
-import { senderFields, senderInput } from '../api/senders';
+import { ctxOf } from '../http/context';
+import { senderFields, senderInput } from '../http/inputs/senders';
 import { toId } from '../lib/http';
-import { validate } from '../lib/validation';
+import { validate } from '../http/validation';
 import type { Services } from '../services';
 import { onInvalid } from './errors';
 import type { WebRoutes } from './routes';

@@ -1,4 +1,4 @@
-import { ctxOf } from '../api/routes';
+import { ctxOf } from '../http/context';
 import { TIME_ZONES } from '../lib/time';
 import type { Services } from '../services';
 import { onInvalid } from './errors';

@@ -1,4 +1,4 @@
-import express, { Router } from 'express';
+import express,{ Router } from 'express';
 import type { Logger } from 'pino';
 import type { Services } from '../services';
 import { plainErrorHandler } from './plain-error';

@@ -1,8 +1,9 @@
 import type { Request, Response } from 'express';
-import { groupFields, groupInput } from '../api/unsubscribe-groups';
-import { ctxOf } from '../api/routes';
+import { groupFields, groupInput } from '../http/inputs/unsubscribe-groups';
+import { ctxOf } from '../http/context';
 import { bulkIds, toId } from '../lib/http';
-import { splitAddresses, validate } from '../lib/validation';
+import { splitAddresses } from '../lib/validation';
+import { validate } from '../http/validation';
 import type { Services } from '../services';
 import { onInvalid } from './errors';
 import { addressListInput, counted } from './forms';

@@ -1,4 +1,4 @@
-import express, { Request, Response, Router } from 'express';
+import express,{ Request,Response,Router } from 'express';
 import multer from 'multer';
 import type { Logger } from 'pino';
 import { createViews } from '../lib/views';

@@ -1,4 +1,4 @@
-import express, { Router } from 'express';
+import express,{ Router } from 'express';
 import type { Logger } from 'pino';
 import { createViews } from '../lib/views';
 import type { Services } from '../services';

@@ -1,5 +1,5 @@
 import fs from 'node:fs';
-import { uploadDir } from '../../src/api/contact-import';
+import { uploadDir } from '../../src/http/upload';
 import { importBatchRows } from '../../src/db/bulk';
 import { addContact, addContactType, addCustomField, countryId } from '../support/audience';
 import { TestAccount, useHarness } from '../support/harness';

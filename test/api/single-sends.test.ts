@@ -1,9 +1,8 @@
-import { parseRecipientRef } from '../../src/services/single-sends';
-import { transitionSingleSends } from '../../src/services/single-send-state';
+import { parseRecipientRef } from '../../src/services/campaigns/single-sends';
+import { transitionSingleSends } from '../../src/services/campaigns/single-send-state';
 import { addContactType, addGroup, addSegment, addSender, Audience, audienceOf, berlin, Place, singleSendBody, PLAIN_TIME, UUID } from '../support/campaign';
 import { expectBulkIdRules, NOT_FOUND } from '../support/expectations';
 import { TestAccount, TIMESTAMP, useHarness } from '../support/harness';
-
 
 describe('single sends', () => {
   const h = useHarness();

@@ -1,6 +1,7 @@
 import crypto from 'node:crypto';
 import type { Knex } from 'knex';
-import { emailKey, insertId, jsonValue, nowValue } from '../../src/db/dialect';
+import { insertId, jsonValue, nowValue } from '../../src/db/dialect';
+import { emailKey } from '../../src/lib/email-key';
 import { createSigner, TOKEN_PURPOSE } from '../../src/lib/signed-token';
 import { workerHooks } from '../../src/mail/event-hooks';
 import { createMailTransport } from '../../src/mail/transport';

@@ -3,7 +3,7 @@ import request from 'supertest';
 import { boot, Runtime } from '../../src/boot';
 import { loadConfig } from '../../src/config';
 import { createLogger } from '../../src/logger';
-import type { CreatedAccount } from '../../src/services/accounts';
+import type { CreatedAccount } from '../../src/services/accounts/accounts';
 import { createTestDatabase, TestDatabase, TMP_DIR } from './test-db';
 
 export interface TestAccount extends CreatedAccount {

@@ -1,4 +1,4 @@
-import { ensureAppSecret } from '../../src/services/app-secret';
+import { ensureAppSecret } from '../../src/services/accounts/app-secret';
 import { useHarness } from '../support/harness';
 
 describe('the HMAC secret for links', () => {

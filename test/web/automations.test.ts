@@ -1,5 +1,5 @@
 import { AUTOMATION_STATUS } from '../../src/lib/constants';
-import { NO_GROUP_TO_GO_LIVE } from '../../src/services/automations';
+import { NO_GROUP_TO_GO_LIVE } from '../../src/services/campaigns/automations';
 import { addVerifiedSender, berlin } from '../support/campaign';
 import { useHarness } from '../support/harness';
 import { asFragment, signIn, useTwoAccounts } from '../support/web';

@@ -1,5 +1,5 @@
 import fs from 'node:fs';
-import { uploadDir } from '../../src/api/contact-import';
+import { uploadDir } from '../../src/http/upload';
 import { addContactType } from '../support/audience';
 import { useHarness } from '../support/harness';
 import { asFragment, useTwoAccounts } from '../support/web';

@@ -1,5 +1,5 @@
 import { createMailTransport } from '../../src/mail/transport';
-import { createOutboxService } from '../../src/services/outbox';
+import { createOutboxService } from '../../src/services/delivery/outbox';
 import { useHarness } from '../support/harness';
 import { signIn, useTwoAccounts } from '../support/web';
 

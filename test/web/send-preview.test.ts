@@ -1,5 +1,5 @@
 import { createSigner, TOKEN_PURPOSE } from '../../src/lib/signed-token';
-import { fillBuckets } from '../../src/services/send-insights';
+import { fillBuckets } from '../../src/services/campaigns/send-insights';
 import { addContact, countryId } from '../support/audience';
 import { addVerifiedSender, berlin } from '../support/campaign';
 import { useHarness } from '../support/harness';

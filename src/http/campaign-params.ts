@@ -1,0 +1,52 @@
+import type { Request } from 'express';
+import { CAMPAIGN_LIMITS } from '../lib/constants';
+import { isBlank, messages } from '../lib/validation';
+import { field, Rule } from './validation';
+import { parseRecipientRef, recipientEntries } from '../services/campaigns/campaign-refs';
+
+/** Parameters shared by the single-send and automation routes. */
+
+/**
+ * The `utr` of a request: a body field on POST, else the query string (clients use both).
+ * UUIDs are case-insensitive; stored ones are lower case (PostgreSQL's uuid type compares
+ * them so, SQLite's text would not).
+ */
+export function utrOf(req: Request): string {
+  const value = req.body?.utr ?? req.query.utr;
+  return typeof value === 'string' ? value.trim().toLowerCase() : '';
+}
+
+/** `utr` is required, in the body or the query. */
+export function utrField(): Rule {
+  const rule = field('utr');
+  rule.chain.custom((_value, { req }) => !isBlank(utrOf(req as Request))).withMessage(messages.required('utr'));
+  return rule;
+}
+
+/** A list of `contacts_{id}` / `segments_{id}` entries (array, indexed fields or comma-separated). */
+export function recipientList(name: string, required: boolean): Rule {
+  const rule = field(name);
+  if (required) rule.required();
+  else rule.optional();
+  const entries = (value: unknown) => recipientEntries(value);
+  return rule
+    .check((v) => !required || entries(v).length > 0, messages.required(name))
+    .check((v) => entries(v).length <= CAMPAIGN_LIMITS.recipientRefs, messages.arrayMax(name, CAMPAIGN_LIMITS.recipientRefs))
+    .check((v) => entries(v).every((entry) => parseRecipientRef(entry) !== undefined), messages.format(name));
+}
+
+/** `template_json`: text, or (in a JSON body) the design object itself, stored as its JSON text. */
+export function templateJsonField(): Rule {
+  return field('template_json').optional().check((v) => typeof v === 'string' || (typeof v === 'object' && v !== null), messages.string('template_json'));
+}
+
+/** `template_html` is text. */
+export function templateHtmlField(): Rule {
+  return field('template_html').optional().string();
+}
+
+/** The stored design text of `template_json` / `template_html`; null when not given. */
+export function templateText(value: unknown): string | null {
+  if (isBlank(value)) return null;
+  return typeof value === 'object' ? JSON.stringify(value) : String(value);
+}

@@ -1,0 +1,47 @@
+import type { Request } from 'express';
+import { CONTACT_TEXT_COLUMNS, ContactTextColumn } from '../../lib/constants';
+import { ValidationError } from '../../lib/errors';
+import { toId } from '../../lib/http';
+import { messages } from '../../lib/validation';
+import { field, Rule } from '../validation';
+import type { ContactInput } from '../../services/audience/contacts';
+
+export const EMAIL_MAX = 320;
+
+/** The contact parameters of add and update. */
+export function contactRules(): Rule[] {
+  return [
+    field('contact_type_id').required().integer(),
+    field('email').required().string().maxLength(EMAIL_MAX).email(),
+    field('country').required().integer(),
+    field('alt_email').optional().string().maxLength(EMAIL_MAX).email(),
+    ...Object.entries(CONTACT_TEXT_COLUMNS).map(([name, max]) => field(name).optional().string().maxLength(max)),
+    field('custom_field')
+      .optional()
+      .check((v) => typeof v === 'object' && v !== null && !Array.isArray(v), messages.array('custom_field')),
+  ];
+}
+
+export function contactInput(req: Request): ContactInput {
+  const body = req.body as Record<string, unknown>;
+  const text: ContactInput['text'] = {};
+  for (const column of Object.keys(CONTACT_TEXT_COLUMNS) as ContactTextColumn[]) {
+    if (body[column] !== undefined && body[column] !== null) text[column] = String(body[column]);
+  }
+  return {
+    contact_type_id: toId(body.contact_type_id) ?? 0,
+    email: String(body.email),
+    country: toId(body.country) ?? 0,
+    alt_email: body.alt_email === undefined ? undefined : body.alt_email === null ? null : String(body.alt_email),
+    text,
+    custom_field: body.custom_field as Record<string, unknown> | undefined,
+  };
+}
+
+/** The optional `search` extension: a name or email fragment. */
+export function searchOf(req: Request): string | undefined {
+  const search = req.query.search;
+  if (search === undefined) return undefined;
+  if (typeof search !== 'string') throw ValidationError.of('search', messages.string('search'));
+  return search;
+}

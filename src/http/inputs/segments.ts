@@ -1,0 +1,29 @@
+import type { Request } from 'express';
+import { LIMITS } from '../../lib/constants';
+import { asArray, toId } from '../../lib/http';
+import { field } from '../validation';
+import type { SegmentInput } from '../../services/audience/segments';
+
+export const segmentRules = () => [
+  field('segment_name').required().string().maxLength(LIMITS.string),
+  field('contact_type_id').required().integer(),
+];
+
+/** A recipient stored by hand (segment_id aside). */
+export const recipientRules = () => [
+  field('first_name').required().string().maxLength(LIMITS.string),
+  field('last_name').required().string().maxLength(LIMITS.string),
+  field('email').required().string().email(),
+];
+
+export function segmentInput(req: Request): SegmentInput {
+  const body = req.body as Record<string, unknown>;
+  return {
+    segment_name: String(body.segment_name),
+    contact_type_id: toId(body.contact_type_id) ?? 0,
+    select_field: asArray(body.select_field),
+    select_operator: asArray(body.select_operator),
+    value: asArray(body.value),
+    query_type: body.query_type,
+  };
+}

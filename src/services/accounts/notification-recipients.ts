@@ -1,0 +1,58 @@
+import { nowValue } from '../../db/dialect';
+import { emailKey } from '../../lib/email-key';
+import { deleteOwned } from '../../db/owned';
+import { listPage, Paging } from '../../db/paging';
+import { timestamp } from '../../lib/time';
+import type { Ctx, ServiceDeps } from '../context';
+
+export interface NotificationRecipientRecord {
+  id: number;
+  user_id: number;
+  email_address: string;
+  email_owner: string;
+  created_at: string | null;
+  updated_at: string | null;
+}
+
+export function notificationRecipientRecord(row: Record<string, unknown>): NotificationRecipientRecord {
+  return {
+    id: Number(row.id),
+    user_id: Number(row.user_id),
+    email_address: String(row.email_address),
+    email_owner: String(row.email_owner),
+    created_at: timestamp(row.created_at),
+    updated_at: timestamp(row.updated_at),
+  };
+}
+
+/** Addresses that are told about the account's events (sends, automations, imports, senders). */
+export function createNotificationRecipientsService({ db }: Pick<ServiceDeps, 'db'>) {
+  const mine = (ctx: Ctx) => db('notification_recipients').where({ user_id: ctx.userId });
+
+  return {
+    async list(ctx: Ctx, paging?: Paging) {
+      return listPage(mine(ctx).orderBy('id', 'desc'), paging, notificationRecipientRecord);
+    },
+
+    /** Every address to notify, for the event mailer. */
+    async addresses(ctx: Ctx): Promise<NotificationRecipientRecord[]> {
+      return (await mine(ctx).orderBy('id')).map(notificationRecipientRecord);
+    },
+
+    /** Adds the address, or, when the account has it already (in any case), updates its owner. */
+    async save(ctx: Ctx, input: { email_address: string; email_owner: string }): Promise<void> {
+      const now = nowValue();
+      const address = input.email_address.trim();
+      await db('notification_recipients')
+        .insert({ user_id: ctx.userId, email_address: address, email_key: emailKey(address), email_owner: input.email_owner.trim(), created_at: now, updated_at: now })
+        .onConflict(['user_id', 'email_key'])
+        .merge(['email_owner', 'updated_at']);
+    },
+
+    async remove(ctx: Ctx, ids: number[]): Promise<void> {
+      await deleteOwned(db, 'notification_recipients', ctx.userId, ids);
+    },
+  };
+}
+
+export type NotificationRecipientsService = ReturnType<typeof createNotificationRecipientsService>;

@@ -1,0 +1,112 @@
+import type { Knex } from 'knex';
+import { likeOperator, likePattern } from '../../db/expressions';
+import { timestamp } from '../../lib/time';
+import type { Ctx } from '../context';
+import { contactTypeRecord, ContactTypeRecord } from './contact-types';
+import { customFieldObject, CustomFieldDef } from './custom-field-values';
+
+/** A contact as the reference shapes it; `contact_type` only in the list. */
+export interface ContactRecord {
+  id: number;
+  user_id: number;
+  contact_type_id: number;
+  first_name: string;
+  last_name: string;
+  email: string;
+  alt_email: string | null;
+  /** The country's name in the list, its id as a string in the details. */
+  country: string | null;
+  state: string;
+  city: string;
+  address_line1: string;
+  address_line2: string;
+  state_province_region: string;
+  postal_code: string;
+  custom_field: Record<string, { field_name: string; field_value: string | null }> | null;
+  deleted_at: string | null;
+  created_at: string | null;
+  updated_at: string | null;
+  fullname: string;
+  contact_type?: ContactTypeRecord;
+}
+
+export function fullName(first: unknown, last: unknown): string {
+  return [first, last].map((v) => String(v ?? '').trim()).filter(Boolean).join(' ');
+}
+
+const text = (v: unknown) => (v === null || v === undefined ? '' : String(v));
+
+/** Contact types already shaped, by id: a list of many contacts shares a few types. */
+export type ContactTypeCache = Map<number, ContactTypeRecord>;
+
+export function contactRecord(row: Record<string, unknown>, defs: CustomFieldDef[], view: 'list' | 'details', types: ContactTypeCache = new Map()): ContactRecord {
+  const country = view === 'list' ? row.country_name : row.country;
+  const record: ContactRecord = {
+    id: Number(row.id),
+    user_id: Number(row.user_id),
+    contact_type_id: Number(row.contact_type_id),
+    first_name: text(row.first_name),
+    last_name: text(row.last_name),
+    email: text(row.email),
+    alt_email: row.alt_email === null || row.alt_email === undefined ? null : String(row.alt_email),
+    country: country === null || country === undefined ? null : String(country),
+    state: text(row.state),
+    city: text(row.city),
+    address_line1: text(row.address_line1),
+    address_line2: text(row.address_line2),
+    state_province_region: text(row.state_province_region),
+    postal_code: text(row.postal_code),
+    custom_field: customFieldObject(defs, row.custom_fields),
+    deleted_at: timestamp(row.deleted_at),
+    created_at: timestamp(row.created_at),
+    updated_at: timestamp(row.updated_at),
+    fullname: fullName(row.first_name, row.last_name),
+  };
+  if (view === 'list') {
+    let type = types.get(record.contact_type_id);
+    if (!type) {
+      type = contactTypeRecord({
+        id: row.contact_type_id,
+        user_id: row.user_id,
+        name: row.ct_name,
+        deleted_at: row.ct_deleted_at,
+        created_at: row.ct_created_at,
+        updated_at: row.ct_updated_at,
+      });
+      types.set(record.contact_type_id, type);
+    }
+    record.contact_type = type;
+  }
+  return record;
+}
+
+/**
+ * The live contacts of an account with what the list shows (the contact type's columns and
+ * the country's name), optionally narrowed by `search` on name or email. Unordered: callers
+ * page it by id.
+ */
+export function contactListQuery(db: Knex, ctx: Ctx, search?: string): Knex.QueryBuilder {
+  const query = db('contacts as c')
+    .join('contact_types as ct', 'ct.id', 'c.contact_type_id')
+    .leftJoin('countries as co', 'co.id', 'c.country')
+    .where('c.user_id', ctx.userId)
+    .whereNull('c.deleted_at')
+    .select(
+      'c.*',
+      'ct.name as ct_name',
+      'ct.deleted_at as ct_deleted_at',
+      'ct.created_at as ct_created_at',
+      'ct.updated_at as ct_updated_at',
+      'co.name as country_name',
+    );
+  const term = search?.trim();
+  if (term) {
+    const like = likeOperator(db);
+    const pattern = likePattern(term, 'contains');
+    query.where((w) => {
+      for (const column of ['c.email', 'c.first_name', 'c.last_name']) w.orWhereRaw(`?? ${like} ? escape '\\'`, [column, pattern]);
+      w.orWhereRaw(`(c.first_name || ' ' || c.last_name) ${like} ? escape '\\'`, [pattern]);
+    });
+  }
+  return query;
+}

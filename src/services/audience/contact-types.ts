@@ -1,0 +1,83 @@
+import { insertId, nowValue, toCount } from '../../db/dialect';
+import { listPage, Paging } from '../../db/paging';
+import { NotFoundError } from '../../lib/errors';
+import { timestamp } from '../../lib/time';
+import type { Ctx, ServiceDeps } from '../context';
+import { dropRuleMemberships } from './segment-memberships';
+
+export interface ContactTypeRecord {
+  id: number;
+  user_id: number;
+  name: string;
+  deleted_at: string | null;
+  created_at: string | null;
+  updated_at: string | null;
+  contacts_count?: number;
+}
+
+export function contactTypeRecord(row: Record<string, unknown>): ContactTypeRecord {
+  const record: ContactTypeRecord = {
+    id: Number(row.id),
+    user_id: Number(row.user_id),
+    name: String(row.name),
+    deleted_at: timestamp(row.deleted_at),
+    created_at: timestamp(row.created_at),
+    updated_at: timestamp(row.updated_at),
+  };
+  if (row.contacts_count !== undefined) record.contacts_count = toCount(row.contacts_count);
+  return record;
+}
+
+export function createContactTypesService({ db }: Pick<ServiceDeps, 'db'>) {
+  const live = (ctx: Ctx) => db('contact_types').where({ user_id: ctx.userId }).whereNull('deleted_at');
+
+  return {
+    async list(ctx: Ctx, paging?: Paging) {
+      const contactsCount = db('contacts')
+        .count('*')
+        .whereRaw('contacts.contact_type_id = contact_types.id')
+        .whereNull('contacts.deleted_at')
+        .as('contacts_count');
+      const query = live(ctx).select('contact_types.*', contactsCount).orderBy('id', 'desc');
+      return listPage(query, paging, contactTypeRecord);
+    },
+
+    async get(ctx: Ctx, id: number): Promise<ContactTypeRecord> {
+      const row = await live(ctx).where({ id }).first();
+      if (!row) throw new NotFoundError();
+      return contactTypeRecord(row);
+    },
+
+    /** True when the id names a live contact type of this account. */
+    async exists(ctx: Ctx, id: number): Promise<boolean> {
+      return Boolean(await live(ctx).where({ id }).first('id'));
+    },
+
+    async add(ctx: Ctx, input: { name: string }): Promise<number> {
+      const now = nowValue();
+      return insertId(db, 'contact_types', { user_id: ctx.userId, name: input.name.trim(), created_at: now, updated_at: now });
+    },
+
+    async update(ctx: Ctx, id: number, input: { name: string }): Promise<void> {
+      const changed = await live(ctx).where({ id }).update({ name: input.name.trim(), updated_at: nowValue() });
+      if (!changed) throw new NotFoundError();
+    },
+
+    /** Soft-deletes the type and, in the same transaction, its contacts. */
+    async remove(ctx: Ctx, id: number): Promise<void> {
+      await db.transaction(async (trx) => {
+        const now = nowValue();
+        const changed = await trx('contact_types')
+          .where({ id, user_id: ctx.userId })
+          .whereNull('deleted_at')
+          .update({ deleted_at: now, updated_at: now });
+        if (!changed) throw new NotFoundError();
+        const contacts = () => trx('contacts').where({ contact_type_id: id, user_id: ctx.userId }).whereNull('deleted_at');
+        await dropRuleMemberships(trx, contacts().select('id'));
+        await contacts().update({ deleted_at: now, updated_at: now });
+      });
+    },
+  };
+}
+
+export type ContactTypesService = ReturnType<typeof createContactTypesService>;

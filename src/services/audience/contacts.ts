@@ -1,0 +1,189 @@
+import type { Knex } from 'knex';
+import { EncodedRow, upsertContacts, UpsertColumn, UpsertCount } from '../../db/bulk';
+import { insertId, isUniqueViolation, jsonValue, nowValue, parseJson } from '../../db/dialect';
+import { emailKey } from '../../lib/email-key';
+import { idChunks, listPage, Paging } from '../../db/paging';
+import type { ContactTextColumn } from '../../lib/constants';
+import { FieldErrors, NotFoundError, ValidationError } from '../../lib/errors';
+import { messages, throwIfAny } from '../../lib/validation';
+import type { AudienceEvents } from './audience-events';
+import { contactListQuery, contactRecord, ContactRecord } from './contact-records';
+import type { ContactTypesService } from './contact-types';
+import type { Ctx, ServiceDeps } from '../context';
+import { countryExists } from '../reference/country-lookup';
+import { dropRuleMemberships } from './segment-memberships';
+import { checkCustomValue, CustomFieldDef, customFieldDefs, CustomFieldSource, StoredCustomFields } from './custom-field-values';
+
+/** What add and update take; on update an absent optional value keeps the stored one. */
+export interface ContactInput {
+  contact_type_id: number;
+  email: string;
+  country: number;
+  alt_email?: string | null;
+  text: Partial<Record<ContactTextColumn, string>>;
+  /** `custom_field[<name>]` values; a blank value clears the field. */
+  custom_field?: Record<string, unknown>;
+}
+
+interface Deps extends Pick<ServiceDeps, 'db'> {
+  fields: CustomFieldSource;
+  contactTypes: Pick<ContactTypesService, 'exists'>;
+  events: AudienceEvents;
+}
+
+export function createContactsService({ db, contactTypes, fields, events }: Deps) {
+  const live = (ctx: Ctx, q: Knex | Knex.Transaction = db) => q('contacts').where({ user_id: ctx.userId }).whereNull('deleted_at');
+
+  /** Checks what needs the database; every failing field is reported at once. */
+  async function check(ctx: Ctx, input: ContactInput, defs: CustomFieldDef[], selfId?: number): Promise<StoredCustomFields> {
+    const errors: FieldErrors = {};
+    const [typeOk, countryOk, taken] = await Promise.all([
+      contactTypes.exists(ctx, input.contact_type_id),
+      countryExists(db, input.country),
+      live(ctx).where({ email_key: emailKey(input.email) }).modify((q) => selfId && q.whereNot({ id: selfId })).first('id'),
+    ]);
+    if (!typeOk) errors.contact_type_id = [messages.selected('contact_type_id')];
+    if (taken) errors.email = [messages.taken('email')];
+    if (!countryOk) errors.country = [messages.selected('country')];
+    const values: StoredCustomFields = {};
+    const byName = new Map(defs.map((d) => [d.field_name, d]));
+    for (const [name, raw] of Object.entries(input.custom_field ?? {})) {
+      const key = `custom_field[${name}]`;
+      const def = byName.get(name);
+      if (!def) {
+        errors[key] = [messages.selected(key)];
+        continue;
+      }
+      const checked = checkCustomValue(def, raw);
+      if ('error' in checked) errors[key] = [checked.error];
+      else values[name] = checked.value;
+    }
+    throwIfAny(errors);
+    return values;
+  }
+
+  function columns(input: ContactInput): Record<string, unknown> {
+    const email = input.email.trim();
+    const row: Record<string, unknown> = { contact_type_id: input.contact_type_id, email, email_key: emailKey(email), country: input.country };
+    if (input.alt_email !== undefined) row.alt_email = input.alt_email?.trim() || null;
+    for (const [column, value] of Object.entries(input.text)) if (value !== undefined) row[column] = value.trim();
+    return row;
+  }
+
+  /** A concurrent add of the same email loses on the unique index: the same 422 as the check. */
+  async function uniqueEmail<T>(work: () => Promise<T>): Promise<T> {
+    try {
+      return await work();
+    } catch (err) {
+      if (isUniqueViolation(err)) throw ValidationError.of('email', messages.taken('email'));
+      throw err;
+    }
+  }
+
+  /** Soft-deletes the account's contacts among `ids` and their segment memberships; none matching is a 404. */
+  async function removeMany(ctx: Ctx, ids: number[]): Promise<void> {
+    await db.transaction(async (trx) => {
+      const now = nowValue();
+      const changed = await live(ctx, trx).whereIn('id', ids).update({ deleted_at: now, updated_at: now });
+      if (!changed) throw new NotFoundError();
+      await dropRuleMemberships(trx, ids);
+    });
+  }
+
+  return {
+    /** One page of the list with its total (the `page` / `per_page` extension). */
+    async listPage(ctx: Ctx, paging: Paging, search?: string) {
+      const defs = await customFieldDefs(fields, ctx);
+      return listPage(contactListQuery(db, ctx, search).orderBy('c.id', 'desc'), paging, (row) => contactRecord(row, defs, 'list'));
+    },
+
+    /** The whole list newest first, in chunks, for streaming to the client. */
+    async *listChunks(ctx: Ctx, search?: string): AsyncGenerator<ContactRecord[]> {
+      const defs = await customFieldDefs(fields, ctx);
+      const types = new Map();
+      for await (const rows of idChunks(contactListQuery(db, ctx, search), 'c.id')) {
+        yield rows.map((row) => contactRecord(row, defs, 'list', types));
+      }
+    },
+
+    async get(ctx: Ctx, id: number): Promise<ContactRecord> {
+      const row = await live(ctx).where({ id }).first();
+      if (!row) throw new NotFoundError();
+      return contactRecord(row, await customFieldDefs(fields, ctx), 'details');
+    },
+
+    async add(ctx: Ctx, input: ContactInput): Promise<number> {
+      const custom = await check(ctx, input, await customFieldDefs(fields, ctx));
+      const now = nowValue();
+      return uniqueEmail(() =>
+        db.transaction(async (trx) => {
+          const id = await insertId(trx, 'contacts', {
+            ...columns(input),
+            user_id: ctx.userId,
+            custom_fields: jsonValue(dropEmpty(custom)),
+            created_at: now,
+            updated_at: now,
+          });
+          await events.contactTypeJoined({ userId: ctx.userId, contactTypeId: input.contact_type_id, contactIds: [id] }, trx);
+          return id;
+        }),
+      );
+    },
+
+    async update(ctx: Ctx, id: number, input: ContactInput): Promise<void> {
+      const current = await live(ctx).where({ id }).first('id', 'contact_type_id', 'custom_fields');
+      if (!current) throw new NotFoundError();
+      const custom = await check(ctx, input, await customFieldDefs(fields, ctx), id);
+      const merged = dropEmpty({ ...parseJson<StoredCustomFields>(current.custom_fields, {}), ...custom });
+      await uniqueEmail(() =>
+        db.transaction(async (trx) => {
+          const changed = await live(ctx, trx)
+            .where({ id })
+            .update({ ...columns(input), custom_fields: jsonValue(merged), updated_at: nowValue() });
+          if (!changed) throw new NotFoundError();
+          if (Number(current.contact_type_id) !== input.contact_type_id) {
+            await events.contactTypeJoined({ userId: ctx.userId, contactTypeId: input.contact_type_id, contactIds: [id] }, trx);
+          }
+        }),
+      );
+    },
+
+    /**
+     * Upserts one batch of imported contacts by email in its own transaction, moving existing
+     * ones into the type, and announces those that joined it. Every bulk write of contacts
+     * goes through here, as every single one goes through `add` / `update`.
+     */
+    async upsertBatch(
+      ctx: Ctx,
+      contactTypeId: number,
+      batch: { columns: UpsertColumn[]; rows: EncodedRow[]; keys: string[] },
+      { durable = true } = {},
+    ): Promise<UpsertCount> {
+      const { columns, rows, keys } = batch;
+      return db.transaction(async (trx) => {
+        const livingKeys = () => live(ctx, trx).whereIn('email_key', keys);
+        // Who was already in the type is only worth asking when someone listens for joins.
+        const members = events.hasContactTypeListeners()
+          ? new Set<string>(await livingKeys().where({ contact_type_id: contactTypeId }).pluck('email_key'))
+          : undefined;
+        const count = await upsertContacts(trx, { userId: ctx.userId, contactTypeId, now: nowValue(), columns, rows }, durable);
+        if (members) {
+          const after: { id: number; email_key: string }[] = await livingKeys().select('id', 'email_key');
+          const contactIds = after.filter((r) => !members.has(r.email_key)).map((r) => Number(r.id));
+          await events.contactTypeJoined({ userId: ctx.userId, contactTypeId, contactIds }, trx);
+        }
+        return count;
+      });
+    },
+
+    removeMany,
+  };
+}
+
+/** Custom fields without a value are left out of the stored object. */
+function dropEmpty(values: StoredCustomFields): StoredCustomFields | null {
+  const kept = Object.entries(values).filter(([, v]) => v !== null && v !== undefined);
+  return kept.length ? Object.fromEntries(kept) : null;
+}
+
+export type ContactsService = ReturnType<typeof createContactsService>;

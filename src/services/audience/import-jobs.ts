@@ -1,0 +1,143 @@
+import fs from 'node:fs';
+import type { Knex } from 'knex';
+import { insertId, nowValue, parseJson } from '../../db/dialect';
+import { IMPORT_JOB } from '../../lib/constants';
+import { countLines } from '../../lib/csv';
+import { NotFoundError, ValidationError } from '../../lib/errors';
+import { messages } from '../../lib/validation';
+import { timestamp } from '../../lib/time';
+import type { ContactImportService, ImportSummary } from './contact-import';
+import type { ContactTypesService } from './contact-types';
+import type { Ctx, ServiceDeps } from '../context';
+
+export type ImportStatus = (typeof IMPORT_JOB.statuses)[number];
+
+export interface ImportJob {
+  id: number;
+  contact_type_id: number;
+  file_name: string;
+  status: ImportStatus;
+  /** Data rows of the file (known once it has been counted; exact when done). */
+  rows_total: number | null;
+  rows_done: number;
+  summary: ImportSummary | null;
+  error: string | null;
+  created_at: string | null;
+  updated_at: string | null;
+}
+
+export interface ImportStart {
+  contactTypeId: number;
+  /** The stored upload; it is removed when the import ends. */
+  file: string;
+  fileName: string;
+}
+
+const INTERRUPTED = 'The import stopped before it finished (the server was restarted). Upload the file again: rows already imported are updated, not repeated.';
+const UNEXPECTED = 'The import stopped on an unexpected error, which has been logged.';
+
+function jobRecord(row: Record<string, unknown>, now = Date.now()): ImportJob {
+  let status = row.status as ImportStatus;
+  let error = row.error === null || row.error === undefined ? null : String(row.error);
+  // Progress is written at least every few seconds while rows are read: a running import
+  // that has not moved for long lost its process.
+  if (status === 'running' && now - new Date(String(row.updated_at)).getTime() > IMPORT_JOB.staleMs) {
+    status = 'failed';
+    error = INTERRUPTED;
+  }
+  return {
+    id: Number(row.id),
+    contact_type_id: Number(row.contact_type_id),
+    file_name: String(row.file_name),
+    status,
+    rows_total: row.rows_total === null || row.rows_total === undefined ? null : Number(row.rows_total),
+    rows_done: Number(row.rows_done),
+    summary: parseJson<ImportSummary | null>(row.summary, null),
+    error,
+    created_at: timestamp(row.created_at),
+    updated_at: timestamp(row.updated_at),
+  };
+}
+
+interface Deps extends Pick<ServiceDeps, 'db' | 'logger'> {
+  contactImport: Pick<ContactImportService, 'importFile'>;
+  contactTypes: Pick<ContactTypesService, 'exists'>;
+}
+
+/**
+ * CSV imports that run in the background of the web process (the dashboard's upload), with
+ * their progress stored in `imports` for the page that polls it. The import itself is the
+ * same `contactImport.importFile` the API runs inside its request.
+ */
+export function createImportJobsService({ db, logger, contactImport, contactTypes }: Deps) {
+  const running = new Set<Promise<void>>();
+  const own = (ctx: Ctx, q: Knex = db) => q('imports').where({ user_id: ctx.userId });
+  const save = (id: number, patch: Record<string, unknown>) => db('imports').where({ id }).update({ ...patch, updated_at: nowValue() });
+
+  async function run(ctx: Ctx, id: number, job: ImportStart): Promise<void> {
+    try {
+      await save(id, { rows_total: Math.max(0, (await countLines(job.file)) - 1) });
+      let read = 0;
+      let written = Date.now();
+      const summary = await contactImport.importFile(ctx, job.contactTypeId, job.file, async (rowsRead) => {
+        read = rowsRead;
+        if (Date.now() - written < IMPORT_JOB.progressEveryMs) return;
+        written = Date.now();
+        await save(id, { rows_done: rowsRead });
+      });
+      // The line count was an estimate (blank lines, breaks inside quotes): the bar ends full.
+      await save(id, { status: 'done', rows_done: read, rows_total: read, summary: JSON.stringify(summary) });
+    } catch (err) {
+      const refused = err instanceof ValidationError ? Object.values(err.fields).flat().join(' ') : undefined;
+      if (!refused) logger.error({ err, importId: id }, 'background import failed');
+      await save(id, { status: 'failed', error: (refused ?? UNEXPECTED).slice(0, 500) }).catch((e) => logger.error({ err: e, importId: id }, 'import state not saved'));
+    } finally {
+      await fs.promises.rm(job.file, { force: true });
+    }
+  }
+
+  return {
+    /**
+     * Records the import and starts it without waiting; answers its id. The contact type is
+     * checked first, so a wrong one is refused next to its field, before anything runs.
+     */
+    async start(ctx: Ctx, job: ImportStart): Promise<number> {
+      if (!(await contactTypes.exists(ctx, job.contactTypeId))) {
+        throw ValidationError.of('contact_type_id', messages.selected('contact_type_id'));
+      }
+      const now = nowValue();
+      const id = await insertId(db, 'imports', {
+        user_id: ctx.userId,
+        contact_type_id: job.contactTypeId,
+        file_name: job.fileName.slice(0, 255),
+        status: 'running',
+        rows_done: 0,
+        created_at: now,
+        updated_at: now,
+      });
+      const work = run(ctx, id, job).finally(() => running.delete(work));
+      running.add(work);
+      return id;
+    },
+
+    async get(ctx: Ctx, id: number): Promise<ImportJob> {
+      const row = await own(ctx).where({ id }).first();
+      if (!row) throw new NotFoundError();
+      return jobRecord(row);
+    },
+
+    /** The account's latest imports, newest first. */
+    async recent(ctx: Ctx, limit = 5): Promise<ImportJob[]> {
+      const rows: Record<string, unknown>[] = await own(ctx).orderBy('id', 'desc').limit(limit);
+      const now = Date.now();
+      return rows.map((row) => jobRecord(row, now));
+    },
+
+    /** Waits for the imports this process runs (before the database closes). */
+    async drain(): Promise<void> {
+      while (running.size > 0) await Promise.allSettled([...running]);
+    },
+  };
+}
+
+export type ImportJobsService = ReturnType<typeof createImportJobsService>;

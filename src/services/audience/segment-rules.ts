@@ -1,0 +1,218 @@
+import type { Knex } from 'knex';
+import { asNumber, jsonText, likeOperator, likePattern, SqlFragment } from '../../db/expressions';
+import { LIMITS, RESERVED_FIELD_NAMES, SEGMENT_OPERATORS, SEGMENT_QUERY_TYPES, SegmentFieldKind } from '../../lib/constants';
+import { FieldErrors } from '../../lib/errors';
+import { minuteText, parseLocalDateTime } from '../../lib/local-datetime';
+import { messages, throwIfAny } from '../../lib/validation';
+import type { CountryResolver } from '../reference/country-lookup';
+import { CustomFieldDef, DECIMAL } from './custom-field-values';
+
+/**
+ * Segment conditions (decisions.md §3, Segments): parallel arrays of fields and operators,
+ * values taken from `value[]` in order, joined by `query_type`. They are checked when a
+ * segment is saved and compiled into one SQL condition over the contacts table (alias `c`),
+ * so a refresh is a single set-based statement on either database.
+ */
+
+export interface SegmentRules {
+  fields: string[];
+  operators: string[];
+  values: string[];
+  queryType: (typeof SEGMENT_QUERY_TYPES)[number];
+}
+
+/** What a segment can filter on: the contact's columns, `created_at`, and the account's custom fields. */
+export type SegmentField =
+  | { kind: 'text'; column: string }
+  | { kind: 'text'; country: true }
+  | { kind: 'date'; column: 'created_at' }
+  | { kind: SegmentFieldKind; custom: CustomFieldDef };
+
+export function segmentFields(defs: CustomFieldDef[]): Map<string, SegmentField> {
+  const fields = new Map<string, SegmentField>();
+  for (const name of RESERVED_FIELD_NAMES) fields.set(name, name === 'country' ? { kind: 'text', country: true } : { kind: 'text', column: name });
+  fields.set('created_at', { kind: 'date', column: 'created_at' });
+  for (const def of defs) {
+    const kind: SegmentFieldKind = def.field_type === 'number' ? 'number' : def.field_type === 'datetime-local' ? 'date' : 'text';
+    fields.set(def.field_name, { kind, custom: def });
+  }
+  return fields;
+}
+
+/** Values an operator takes: two for a range, none for the emptiness tests. */
+export function arity(operator: string): number {
+  if (operator === 'is between') return 2;
+  return operator === 'is empty' || operator === 'is not empty' ? 0 : 1;
+}
+
+const text = (v: unknown) => (v === undefined || v === null ? '' : String(v).trim());
+
+/** Checks the arrays against the account's fields; every problem is reported at once. */
+export function checkRules(
+  input: { fields: unknown[]; operators: unknown[]; values: unknown[]; queryType: unknown },
+  fields: Map<string, SegmentField>,
+  countryOf: CountryResolver,
+): SegmentRules {
+  const errors: FieldErrors = {};
+  const queryType = text(input.queryType).toLowerCase() || 'and';
+  if (!(SEGMENT_QUERY_TYPES as readonly string[]).includes(queryType)) errors.query_type = [messages.selected('query_type')];
+  if (input.operators.length !== input.fields.length) {
+    errors.select_operator = [`The select operator must contain ${input.fields.length} items.`];
+  }
+  const names = input.fields.map(text);
+  const operators = input.operators.map((o) => text(o).toLowerCase());
+  const values = input.values.map(text);
+  const wanted = operators.reduce((sum, op) => sum + arity(op), 0);
+  if (!errors.select_operator && values.length !== wanted) errors.value = [`The value must contain ${wanted} items.`];
+
+  let next = 0;
+  names.forEach((name, i) => {
+    const field = fields.get(name);
+    const operator = operators[i] ?? '';
+    if (!field) errors[`select_field.${i}`] = [messages.selected(`select_field.${i}`)];
+    if (field && i < operators.length && !(SEGMENT_OPERATORS[field.kind] as readonly string[]).includes(operator)) {
+      errors[`select_operator.${i}`] = [messages.selected(`select_operator.${i}`)];
+    }
+    for (let k = 0; k < arity(operator); k += 1, next += 1) {
+      const at = `value.${next}`;
+      if (!field || next >= values.length) continue;
+      const problem = valueProblem(field, operator, values[next], at, countryOf);
+      if (problem) errors[at] = [problem];
+    }
+  });
+  throwIfAny(errors);
+  return { fields: names, operators, values, queryType: queryType as SegmentRules['queryType'] };
+}
+
+function valueProblem(field: SegmentField, operator: string, value: string, at: string, countryOf: CountryResolver): string | undefined {
+  if (value === '') return messages.required(at);
+  if (field.kind === 'number' && !DECIMAL.test(value)) return messages.numeric(at);
+  if (field.kind === 'date' && !parseLocalDateTime(value)) return messages.date(at);
+  if (field.kind === 'text' && value.length > LIMITS.string) return messages.max(at, LIMITS.string);
+  if ('country' in field && (operator === 'is' || operator === 'is not') && countryOf(value) === undefined) return messages.selected(at);
+  return undefined;
+}
+
+/** The SQL condition of the rules over `contacts c`; empty rules match every contact. */
+export function compileRules(db: Knex, rules: SegmentRules, fields: Map<string, SegmentField>, countryOf: CountryResolver): SqlFragment {
+  const parts: SqlFragment[] = [];
+  let next = 0;
+  rules.fields.forEach((name, i) => {
+    const operator = rules.operators[i];
+    const values = rules.values.slice(next, next + arity(operator));
+    next += arity(operator);
+    const field = fields.get(name);
+    // A field deleted since the segment was saved matches nothing rather than everything.
+    parts.push(field ? condition(db, field, operator, values, countryOf) : { sql: '1 = 0', bindings: [] });
+  });
+  if (parts.length === 0) return { sql: '1 = 1', bindings: [] };
+  const joiner = rules.queryType === 'or' ? ' or ' : ' and ';
+  return { sql: `(${parts.map((p) => `(${p.sql})`).join(joiner)})`, bindings: parts.flatMap((p) => p.bindings) };
+}
+
+function condition(db: Knex, field: SegmentField, operator: string, values: string[], countryOf: CountryResolver): SqlFragment {
+  if ('country' in field) return countryCondition(db, operator, values[0], countryOf);
+  if (field.kind === 'text') {
+    const expr = 'custom' in field ? jsonText(db, 'c.custom_fields', field.custom.field_name) : { sql: `c.${field.column}`, bindings: [] };
+    return textCondition(db, { sql: `coalesce(${expr.sql}, '')`, bindings: expr.bindings }, operator, values[0]);
+  }
+  if (field.kind === 'number') {
+    const expr = asNumber(db, jsonText(db, 'c.custom_fields', (field as { custom: CustomFieldDef }).custom.field_name));
+    return numberCondition(expr, operator, values.map(Number));
+  }
+  return dateCondition(db, field, operator, values);
+}
+
+function textCondition(db: Knex, expr: SqlFragment, operator: string, value = ''): SqlFragment {
+  const like = likeOperator(db);
+  const match = (where: 'exact' | 'contains' | 'starts' | 'ends', negate = false): SqlFragment => ({
+    sql: `${expr.sql} ${negate ? 'not ' : ''}${like} ? escape '\\'`,
+    bindings: [...expr.bindings, likePattern(value, where)],
+  });
+  switch (operator) {
+    case 'is':
+      return match('exact');
+    case 'is not':
+      return match('exact', true);
+    case 'contains':
+      return match('contains');
+    case 'does not contain':
+      return match('contains', true);
+    case 'starts with':
+      return match('starts');
+    case 'ends with':
+      return match('ends');
+    case 'is empty':
+      return { sql: `${expr.sql} = ''`, bindings: expr.bindings };
+    default:
+      return { sql: `${expr.sql} <> ''`, bindings: expr.bindings };
+  }
+}
+
+/** Countries are stored as ids: exact tests compare ids, pattern tests look names up once. */
+function countryCondition(db: Knex, operator: string, value: string | undefined, countryOf: CountryResolver): SqlFragment {
+  const like = likeOperator(db);
+  const named = (where: 'contains' | 'starts' | 'ends'): SqlFragment => ({
+    sql: `c.country in (select id from countries where name ${like} ? escape '\\')`,
+    bindings: [likePattern(value ?? '', where)],
+  });
+  switch (operator) {
+    case 'is':
+      return { sql: 'c.country = ?', bindings: [countryOf(value ?? '') ?? 0] };
+    case 'is not':
+      return { sql: '(c.country is null or c.country <> ?)', bindings: [countryOf(value ?? '') ?? 0] };
+    case 'contains':
+      return named('contains');
+    case 'does not contain': {
+      const inner = named('contains');
+      return { sql: `(c.country is null or not ${inner.sql})`, bindings: inner.bindings };
+    }
+    case 'starts with':
+      return named('starts');
+    case 'ends with':
+      return named('ends');
+    case 'is empty':
+      return { sql: 'c.country is null', bindings: [] };
+    default:
+      return { sql: 'c.country is not null', bindings: [] };
+  }
+}
+
+function numberCondition(expr: SqlFragment, operator: string, values: number[]): SqlFragment {
+  const [a, b] = values;
+  switch (operator) {
+    case 'is':
+      return { sql: `${expr.sql} = ?`, bindings: [...expr.bindings, a] };
+    case 'is not':
+      return { sql: `(${expr.sql} is null or ${expr.sql} <> ?)`, bindings: [...expr.bindings, ...expr.bindings, a] };
+    case 'greater than':
+      return { sql: `${expr.sql} > ?`, bindings: [...expr.bindings, a] };
+    case 'less than':
+      return { sql: `${expr.sql} < ?`, bindings: [...expr.bindings, a] };
+    default:
+      return { sql: `${expr.sql} between ? and ?`, bindings: [...expr.bindings, Math.min(a, b), Math.max(a, b)] };
+  }
+}
+
+/**
+ * A date names a span (a day, a minute or a second, as precise as it is written): `is` is
+ * inside it, `is before` before its start, `is after` after its end, `is between` from the
+ * first's start to the second's end. `created_at` compares instants; custom datetime values
+ * are `YYYY-MM-DDTHH:MM` text, compared as text against whole minutes.
+ */
+function dateCondition(db: Knex, field: SegmentField, operator: string, values: string[]): SqlFragment {
+  const spans = values.map((v) => parseLocalDateTime(v)!).sort((x, y) => x.start.getTime() - y.start.getTime());
+  const custom = 'custom' in field;
+  const expr = custom ? jsonText(db, 'c.custom_fields', field.custom.field_name) : { sql: 'c.created_at', bindings: [] };
+  const bound = (date: Date, round: 'down' | 'up') => (custom ? minuteText(date, round) : date.toISOString());
+  const from = bound(spans[0].start, 'down');
+  const to = bound(spans[spans.length - 1].end, 'up');
+  switch (operator) {
+    case 'is before':
+      return { sql: `${expr.sql} < ?`, bindings: [...expr.bindings, from] };
+    case 'is after':
+      return { sql: `${expr.sql} >= ?`, bindings: [...expr.bindings, to] };
+    default:
+      return { sql: `(${expr.sql} >= ? and ${expr.sql} < ?)`, bindings: [...expr.bindings, from, ...expr.bindings, to] };
+  }
+}

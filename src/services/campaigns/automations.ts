@@ -1,0 +1,204 @@
+import type { Knex } from 'knex';
+import { insertId, nowValue, toCount } from '../../db/dialect';
+import { listPage, Paging } from '../../db/paging';
+import { AUTOMATION_STATUS as A, LIMITS } from '../../lib/constants';
+import { ConflictError, FieldErrors, NotFoundError } from '../../lib/errors';
+import { plainDateTime, timestamp } from '../../lib/time';
+import { isUtr, newUtr } from '../../lib/utr';
+import { throwIfAny } from '../../lib/validation';
+import { copySchedules } from './schedule-copy';
+import type { CampaignRefs, RecipientRef } from './campaign-refs';
+import type { Ctx, ServiceDeps } from '../context';
+
+/**
+ * Status changes of an automation (decisions.md): set-live takes a draft or paused one live
+ * and needs an unsubscribe group; set-live of a live one changes nothing; only a live one
+ * can be paused.
+ */
+export const AUTOMATION_TRANSITIONS = {
+  setLive: { from: [A.draft, A.paused], to: A.live },
+  pause: { from: [A.live], to: A.paused },
+} as const;
+
+/** The reference's exact sentence for set-live without a group. */
+export const NO_GROUP_TO_GO_LIVE = 'Unsubscribe group require to live automation';
+
+const TOTALS = ['total_triggered', 'total_delivered', 'total_unique_opens', 'total_opens', 'total_bounces', 'total_unsubscribe'] as const;
+
+export function automationRecord(row: Record<string, unknown>) {
+  const record = {
+    id: Number(row.id),
+    user_id: Number(row.user_id),
+    automation_for: row.automation_for === null || row.automation_for === undefined ? null : Number(row.automation_for),
+    automation_for_table: row.automation_for_table === null || row.automation_for_table === undefined ? null : String(row.automation_for_table),
+    automation_name: String(row.automation_name),
+    exit_criteria: Number(row.exit_criteria),
+    // The reference shows the group id as a string.
+    unsubscribe_group_id: row.unsubscribe_group_id === null || row.unsubscribe_group_id === undefined ? null : String(row.unsubscribe_group_id),
+    automation_type: Number(row.automation_type),
+    utr: String(row.utr),
+    status: Number(row.status),
+    live_at: plainDateTime(row.live_at),
+    ...(Object.fromEntries(TOTALS.map((name) => [name, Number(row[name] ?? 0)])) as Record<(typeof TOTALS)[number], number>),
+    deleted_at: timestamp(row.deleted_at),
+    created_at: timestamp(row.created_at),
+    updated_at: timestamp(row.updated_at),
+  };
+  return row.automation_schedule_count === undefined ? record : { ...record, automation_schedule_count: toCount(row.automation_schedule_count) };
+}
+
+export type AutomationRecord = ReturnType<typeof automationRecord>;
+
+export interface AutomationInput {
+  automation_type: number;
+  automation_name: string;
+  /** null: no target yet */
+  automation_for: RecipientRef | null;
+  /** null: no group yet (set-live will refuse) */
+  unsubscribe_group_id: number | null;
+}
+
+/** `POST /automations/update?utr=`: only the fields given change; null clears a target or group. */
+export type AutomationChanges = Partial<Omit<AutomationInput, 'automation_type'>>;
+
+interface AutomationDeps extends Pick<ServiceDeps, 'db'> {
+  refs: CampaignRefs;
+}
+
+/** The columns in which an automation stores its target. */
+function targetColumns(ref: RecipientRef | null | undefined): Record<string, unknown> {
+  if (ref === undefined) return {};
+  return ref === null ? { automation_for: null, automation_for_table: null } : { automation_for: Number(ref.id), automation_for_table: ref.table };
+}
+
+export function createAutomationsService({ db, refs }: AutomationDeps) {
+  const live = (ctx: Ctx, q: Knex | Knex.Transaction = db) => q('automations').where({ user_id: ctx.userId }).whereNull('deleted_at');
+
+  async function requireRow(ctx: Ctx, utr: string): Promise<Record<string, unknown>> {
+    const row = isUtr(utr) ? await live(ctx).where({ utr }).first() : undefined;
+    if (!row) throw new NotFoundError();
+    return row;
+  }
+
+  /** The target and group, when given, must be the account's own. */
+  async function checkReferences(ctx: Ctx, input: AutomationChanges): Promise<void> {
+    const errors: FieldErrors = {};
+    if (input.automation_for) {
+      const error = await refs.recipientsError(ctx, [input.automation_for], 'automation_for');
+      if (error) errors.automation_for = [error];
+    }
+    if (input.unsubscribe_group_id !== null && input.unsubscribe_group_id !== undefined) {
+      const error = await refs.groupError(ctx, input.unsubscribe_group_id);
+      if (error) errors.unsubscribe_group_id = [error];
+    }
+    throwIfAny(errors);
+  }
+
+  return {
+    async list(ctx: Ctx, paging?: Paging) {
+      const scheduleCount = db('automation_schedules')
+        .count('*')
+        .whereRaw('automation_schedules.automation_id = automations.id')
+        .as('automation_schedule_count');
+      return listPage(live(ctx).select('automations.*', scheduleCount).orderBy('id', 'desc'), paging, automationRecord);
+    },
+
+    async get(ctx: Ctx, utr: string): Promise<AutomationRecord> {
+      return automationRecord(await requireRow(ctx, utr));
+    },
+
+    /** The live automation's id, for its schedules; 404 when the utr names none of this account. */
+    async idOf(ctx: Ctx, utr: string): Promise<number> {
+      return Number((await requireRow(ctx, utr)).id);
+    },
+
+    /** A draft automation; answers its utr. */
+    async create(ctx: Ctx, input: AutomationInput): Promise<string> {
+      await checkReferences(ctx, input);
+      const now = nowValue();
+      const utr = newUtr();
+      await insertId(db, 'automations', {
+        user_id: ctx.userId,
+        automation_type: input.automation_type,
+        automation_name: input.automation_name,
+        ...targetColumns(input.automation_for),
+        unsubscribe_group_id: input.unsubscribe_group_id,
+        exit_criteria: 0,
+        status: A.draft,
+        utr,
+        created_at: now,
+        updated_at: now,
+      });
+      return utr;
+    },
+
+    async update(ctx: Ctx, utr: string, changes: AutomationChanges): Promise<void> {
+      const row = await requireRow(ctx, utr);
+      await checkReferences(ctx, changes);
+      if (changes.unsubscribe_group_id === null && Number(row.status) === A.live) {
+        throw new ConflictError('A live automation needs its unsubscribe group; pause it before removing the group.');
+      }
+      const columns: Record<string, unknown> = { ...targetColumns(changes.automation_for), updated_at: nowValue() };
+      if (changes.automation_name !== undefined) columns.automation_name = changes.automation_name;
+      if (changes.unsubscribe_group_id !== undefined) columns.unsubscribe_group_id = changes.unsubscribe_group_id;
+      await live(ctx).where({ id: row.id }).update(columns);
+    },
+
+    /** A draft copy named `Copy of …` with copies of its schedules; answers the copy's utr. */
+    async duplicate(ctx: Ctx, utr: string): Promise<string> {
+      const row = await requireRow(ctx, utr);
+      const copyUtr = newUtr();
+      const now = nowValue();
+      await db.transaction(async (trx) => {
+        const copyId = await insertId(trx, 'automations', {
+          user_id: ctx.userId,
+          automation_type: row.automation_type,
+          automation_name: `Copy of ${row.automation_name}`.slice(0, LIMITS.string),
+          automation_for: row.automation_for,
+          automation_for_table: row.automation_for_table,
+          unsubscribe_group_id: row.unsubscribe_group_id,
+          exit_criteria: row.exit_criteria,
+          status: A.draft,
+          utr: copyUtr,
+          created_at: now,
+          updated_at: now,
+        });
+        await copySchedules(trx, Number(row.id), copyId, now);
+      });
+      return copyUtr;
+    },
+
+    /** Takes a draft or paused automation live; a live one stays as it is. */
+    async setLive(ctx: Ctx, utr: string): Promise<void> {
+      const row = await requireRow(ctx, utr);
+      if (row.unsubscribe_group_id === null || row.unsubscribe_group_id === undefined) throw new ConflictError(NO_GROUP_TO_GO_LIVE);
+      if (Number(row.status) === A.live) return;
+      const { from, to } = AUTOMATION_TRANSITIONS.setLive;
+      const now = nowValue();
+      const changed = await live(ctx).where({ id: row.id }).whereIn('status', [...from]).update({ status: to, live_at: now, updated_at: now });
+      // Nothing changed: another request took it live meanwhile (fine) or deleted it.
+      if (!changed) await requireRow(ctx, utr);
+    },
+
+    async pause(ctx: Ctx, utr: string): Promise<void> {
+      const row = await requireRow(ctx, utr);
+      const { from, to } = AUTOMATION_TRANSITIONS.pause;
+      const changed = await live(ctx).where({ id: row.id }).whereIn('status', [...from]).update({ status: to, updated_at: nowValue() });
+      if (!changed) throw new ConflictError('Only a live automation can be paused; set it live first.');
+    },
+
+    async remove(ctx: Ctx, utr: string): Promise<void> {
+      const row = await requireRow(ctx, utr);
+      const now = nowValue();
+      await live(ctx).where({ id: row.id }).update({ deleted_at: now, updated_at: now });
+    },
+
+    async removeMany(ctx: Ctx, ids: number[]): Promise<void> {
+      const now = nowValue();
+      const changed = await live(ctx).whereIn('id', ids).update({ deleted_at: now, updated_at: now });
+      if (!changed) throw new NotFoundError();
+    },
+  };
+}
+
+export type AutomationsService = ReturnType<typeof createAutomationsService>;

@@ -1,0 +1,236 @@
+import type { Knex } from 'knex';
+import { insertId, jsonValue, nowValue, parseJson } from '../../db/dialect';
+import { listPage, Paging } from '../../db/paging';
+import { LIMITS, SINGLE_SEND_STATUS } from '../../lib/constants';
+import { ConflictError, FieldErrors, NotFoundError } from '../../lib/errors';
+import { plainDateTime, timestamp } from '../../lib/time';
+import { isUtr, newUtr } from '../../lib/utr';
+import { throwIfAny } from '../../lib/validation';
+import { zonedToUtc } from '../../lib/zoned-time';
+import type { CampaignRefs, RecipientRef } from './campaign-refs';
+import type { Ctx, ServiceDeps } from '../context';
+import type { SenderRecord, SendersService } from './senders';
+import type { TrackingService } from '../delivery/tracking';
+import { notEditableError, SINGLE_SEND_EDITABLE, SINGLE_SEND_TRANSITIONS, transitionSingleSends } from './single-send-state';
+
+// The worker parses the stored references with the same function.
+export { parseRecipientRef } from './campaign-refs';
+export type { RecipientRef } from './campaign-refs';
+
+export interface SingleSendInput {
+  template_id: number;
+  template_json: string | null;
+  template_html: string | null;
+  sender_id: number;
+  unsubscribe_group_id: number;
+  single_send_name: string;
+  subject: string;
+  preheader: string;
+  recipient_id: RecipientRef[];
+  exclude_specific_recipient_id: RecipientRef[];
+  schedule_type: 0 | 1;
+  /** `YYYY-MM-DD` in the account's time zone; the zero date when not scheduled */
+  schedule_date: string;
+  /** `HH:MM:SS` in the account's time zone; the zero time when not scheduled */
+  schedule_time: string;
+}
+
+/** What a duplicate copies: the content and targeting, never status, schedule state or statistics. */
+const COPIED = [
+  'template_id', 'template_json', 'template_html', 'sender_id', 'unsubscribe_group_id', 'from_sender', 'reply_to',
+  'sender_name', 'sender_address', 'subject', 'preheader', 'schedule_type', 'schedule_date', 'schedule_time',
+] as const;
+
+const STATISTICS = ['triggered', 'delivered', 'unique_opens', 'total_opens', 'bounces', 'unsubscribes'] as const;
+
+export function singleSendRecord(row: Record<string, unknown>) {
+  const text = (value: unknown) => (value === null || value === undefined ? null : String(value));
+  return {
+    id: Number(row.id),
+    user_id: Number(row.user_id),
+    template_id: Number(row.template_id),
+    recipient_id: parseJson<RecipientRef[]>(row.recipient_id, []),
+    exclude_specific_recipient_id: parseJson<RecipientRef[]>(row.exclude_specific_recipient_id, []),
+    sender_id: Number(row.sender_id),
+    unsubscribe_group_id: Number(row.unsubscribe_group_id),
+    single_send_name: String(row.single_send_name),
+    from_sender: String(row.from_sender),
+    reply_to: String(row.reply_to),
+    sender_name: text(row.sender_name),
+    sender_address: text(row.sender_address),
+    subject: String(row.subject),
+    preheader: String(row.preheader),
+    schedule_type: Number(row.schedule_type),
+    schedule_date: String(row.schedule_date),
+    schedule_time: String(row.schedule_time),
+    status: Number(row.status),
+    utr: String(row.utr),
+    template_json: text(row.template_json),
+    template_html: text(row.template_html),
+    ...Object.fromEntries(STATISTICS.map((name) => [name, Number(row[name] ?? 0)])),
+    // Filled in by list() and get() from the sending engine (the n-th unique open → that message's token).
+    unique_open_token: {} as Record<string, string>,
+    sent_at: plainDateTime(row.sent_at),
+    created_at: timestamp(row.created_at),
+    updated_at: timestamp(row.updated_at),
+  };
+}
+
+export type SingleSendRecord = ReturnType<typeof singleSendRecord>;
+
+interface SingleSendDeps extends Pick<ServiceDeps, 'db'> {
+  refs: CampaignRefs;
+  senders: Pick<SendersService, 'postalAddress'>;
+  /** unique_open_token of each send, kept by the sending engine (services/tracking.ts). */
+  tracking: Pick<TrackingService, 'uniqueOpenTokens'>;
+}
+
+export function createSingleSendsService({ db, refs, senders, tracking }: SingleSendDeps) {
+  const live = (ctx: Ctx, q: Knex | Knex.Transaction = db) => q('single_sends').where({ user_id: ctx.userId }).whereNull('deleted_at');
+
+  async function findRow(ctx: Ctx, utr: string): Promise<Record<string, unknown> | undefined> {
+    return isUtr(utr) ? live(ctx).where({ utr }).first() : undefined;
+  }
+
+  async function requireRow(ctx: Ctx, utr: string): Promise<Record<string, unknown>> {
+    const row = await findRow(ctx, utr);
+    if (!row) throw new NotFoundError();
+    return row;
+  }
+
+  /** Every reference checked against the account at once; answers the (verified) sender. */
+  async function checkReferences(ctx: Ctx, input: SingleSendInput): Promise<SenderRecord> {
+    const [template, sender, group, recipients, excluded] = await Promise.all([
+      refs.templateError(input.template_id),
+      refs.sender(ctx, input.sender_id, true),
+      refs.groupError(ctx, input.unsubscribe_group_id),
+      refs.recipientsError(ctx, input.recipient_id, 'recipient_id'),
+      refs.recipientsError(ctx, input.exclude_specific_recipient_id, 'exclude_specific_recipient_id'),
+    ]);
+    const errors: FieldErrors = {};
+    if (template) errors.template_id = [template];
+    if (input.template_json && input.template_html) {
+      errors.template_json = ['The template json field prohibits template html from being present.'];
+    }
+    if (sender.error) errors.sender_id = [sender.error];
+    if (group) errors.unsubscribe_group_id = [group];
+    if (recipients) errors.recipient_id = [recipients];
+    if (excluded) errors.exclude_specific_recipient_id = [excluded];
+    throwIfAny(errors);
+    return sender.sender!;
+  }
+
+  /** When a saved send is due: now, or its date and time read in the account's time zone. */
+  async function dueAt(ctx: Ctx, input: SingleSendInput): Promise<string> {
+    if (input.schedule_type === 0) return nowValue();
+    const account = await db('accounts').where({ id: ctx.userId }).first('time_zone');
+    return zonedToUtc(input.schedule_date, input.schedule_time, account?.time_zone ?? 'UTC').toISOString();
+  }
+
+  /** The stored columns of a saved send: the input, the sender's addresses and the due instant. */
+  async function savedColumns(ctx: Ctx, input: SingleSendInput): Promise<Record<string, unknown>> {
+    const sender = await checkReferences(ctx, input);
+    return {
+      ...input,
+      recipient_id: jsonValue(input.recipient_id),
+      exclude_specific_recipient_id: jsonValue(input.exclude_specific_recipient_id),
+      from_sender: sender.from_email,
+      reply_to: sender.reply_to_email,
+      sender_name: sender.from_name,
+      sender_address: await senders.postalAddress(sender),
+      due_at: await dueAt(ctx, input),
+      updated_at: nowValue(),
+    };
+  }
+
+  /** After a guarded UPDATE changed nothing: the record vanished (404) or started meanwhile (409). */
+  async function refusal(ctx: Ctx, utr: string, action: 'update' | 'delete'): Promise<Error> {
+    const row = await findRow(ctx, utr);
+    return row ? notEditableError(Number(row.status), action) : new NotFoundError();
+  }
+
+  return {
+    async list(ctx: Ctx, paging?: Paging) {
+      const result = await listPage(live(ctx).select('*').orderBy('id', 'desc'), paging, singleSendRecord);
+      const tokens = await tracking.uniqueOpenTokens(result.rows.map((r) => r.id));
+      for (const record of result.rows) record.unique_open_token = tokens.get(record.id) ?? {};
+      return result;
+    },
+
+    async get(ctx: Ctx, utr: string): Promise<SingleSendRecord> {
+      const record = singleSendRecord(await requireRow(ctx, utr));
+      record.unique_open_token = (await tracking.uniqueOpenTokens([record.id])).get(record.id) ?? {};
+      return record;
+    },
+
+    /** Saves a ready send (status 1), due now or at its schedule. Answers its utr. */
+    async create(ctx: Ctx, input: SingleSendInput): Promise<string> {
+      const columns = await savedColumns(ctx, input);
+      const utr = newUtr();
+      await insertId(db, 'single_sends', {
+        ...columns,
+        user_id: ctx.userId,
+        utr,
+        status: SINGLE_SEND_TRANSITIONS.save.to,
+        created_at: columns.updated_at,
+      });
+      return utr;
+    },
+
+    /** Replaces a send that has not started; it becomes ready (1) again with a new due time. */
+    async update(ctx: Ctx, utr: string, input: SingleSendInput): Promise<string> {
+      const row = await requireRow(ctx, utr);
+      if (!SINGLE_SEND_EDITABLE.includes(Number(row.status))) throw notEditableError(Number(row.status), 'update');
+      const columns = await savedColumns(ctx, input);
+      const changed = await transitionSingleSends(live(ctx).where({ utr }), 'save', columns);
+      if (!changed) throw await refusal(ctx, utr, 'update');
+      return utr;
+    },
+
+    /** A copy named `Copy of …` at status 0 (initiate): it sends nothing until it is updated. */
+    async duplicate(ctx: Ctx, utr: string): Promise<string> {
+      const row = await requireRow(ctx, utr);
+      const now = nowValue();
+      const copyUtr = newUtr();
+      await insertId(db, 'single_sends', {
+        ...Object.fromEntries(COPIED.map((name) => [name, row[name]])),
+        recipient_id: jsonValue(parseJson(row.recipient_id, [])),
+        exclude_specific_recipient_id: jsonValue(parseJson(row.exclude_specific_recipient_id, [])),
+        user_id: ctx.userId,
+        single_send_name: `Copy of ${row.single_send_name}`.slice(0, LIMITS.string),
+        status: SINGLE_SEND_STATUS.initiate,
+        utr: copyUtr,
+        created_at: now,
+        updated_at: now,
+      });
+      return copyUtr;
+    },
+
+    /** Cancels a send that has not started: it is soft-deleted and never sends. */
+    async remove(ctx: Ctx, utr: string): Promise<void> {
+      const row = await requireRow(ctx, utr);
+      if (!SINGLE_SEND_EDITABLE.includes(Number(row.status))) throw notEditableError(Number(row.status), 'delete');
+      const now = nowValue();
+      const changed = await transitionSingleSends(live(ctx).where({ utr }), 'cancel', { deleted_at: now, updated_at: now, due_at: null });
+      if (!changed) throw await refusal(ctx, utr, 'delete');
+    },
+
+    /** Bulk delete by id: all or nothing; refused while any of them is sending or sent. */
+    async removeMany(ctx: Ctx, ids: number[]): Promise<void> {
+      await db.transaction(async (trx) => {
+        const rows = await live(ctx, trx).whereIn('id', ids).select('id', 'status');
+        if (rows.length === 0) throw new NotFoundError();
+        const started = rows.filter((row) => !SINGLE_SEND_EDITABLE.includes(Number(row.status))).map((row) => row.id);
+        if (started.length > 0) {
+          throw new ConflictError(`Single sends ${started.join(', ')} are sending or sent and cannot be deleted; leave them out and try again.`);
+        }
+        const now = nowValue();
+        const changed = await transitionSingleSends(live(ctx, trx).whereIn('id', ids), 'cancel', { deleted_at: now, updated_at: now, due_at: null });
+        // A send the worker started between the read and the update rolls the whole delete back.
+        if (changed !== rows.length) throw new ConflictError('A single send started meanwhile and cannot be deleted; try again.');
+      });
+    },
+  };
+}
+
+export type SingleSendsService = ReturnType<typeof createSingleSendsService>;

@@ -1,0 +1,85 @@
+import type { Knex } from 'knex';
+import { queueSystemMail } from '../../mail/system-mail';
+import { escapeHtml } from '../../mail/template';
+import type { ServiceDeps } from '../context';
+
+export interface SystemMessage {
+  subject: string;
+  /** Plain text; the HTML part is made from it. */
+  text: string;
+}
+
+/**
+ * Events of decisions.md ("Events"): each emails every notification recipient of the account.
+ * Mail is written to the send ledger (in the caller's transaction when given), so the worker
+ * sends it with the same retries and crash safety as campaigns, ahead of them.
+ * (`systemMail` is the way in for a single message, such as sender verification.)
+ */
+export function createEventsService({ db, config }: Pick<ServiceDeps, 'db' | 'config'>) {
+  /** Queues one system message to one address. */
+  async function queue(trx: Knex, userId: number, to: string, message: SystemMessage): Promise<void> {
+    const paragraphs = message.text.split(/\n{2,}/).map((p) => `<p>${escapeHtml(p).replace(/\n/g, '<br>')}</p>`);
+    await queueSystemMail(trx, userId, { from: config.mailFrom, to, subject: message.subject, text: message.text, html: `<html><body>${paragraphs.join('')}</body></html>` });
+  }
+
+  async function notify(userId: number, message: SystemMessage, trx: Knex = db): Promise<number> {
+    const recipients = await trx('notification_recipients').where({ user_id: userId }).orderBy('id').select('email_address');
+    for (const r of recipients) await queue(trx, userId, String(r.email_address), message);
+    return recipients.length;
+  }
+
+  const at = () => new Date().toISOString().slice(0, 19).replace('T', ' ');
+
+  return {
+    /** Mail to one address through the ledger. */
+    systemMail: (userId: number, to: string, message: SystemMessage, trx: Knex = db) => queue(trx, userId, to, message),
+    notify,
+
+    singleSendStarted: (userId: number, send: { name: string; recipients: number }, trx: Knex = db) =>
+      notify(
+        userId,
+        {
+          subject: `Single send started: ${send.name}`,
+          text: `Your single send "${send.name}" started sending at ${at()} UTC to ${send.recipients} recipients.`,
+        },
+        trx,
+      ),
+
+    async singleSendCompleted(sendId: number, trx: Knex = db): Promise<number> {
+      const send = await trx('single_sends').where({ id: sendId }).first('user_id', 'single_send_name', 'triggered', 'delivered', 'bounces');
+      if (!send) return 0;
+      return notify(
+        Number(send.user_id),
+        {
+          subject: `Single send completed: ${send.single_send_name}`,
+          text: `Your single send "${send.single_send_name}" completed at ${at()} UTC.\n\nRecipients: ${send.triggered}\nDelivered: ${send.delivered}\nBounces: ${send.bounces}`,
+        },
+        trx,
+      );
+    },
+
+    automationLive: (userId: number, name: string, trx: Knex = db) =>
+      notify(userId, { subject: `Automation live: ${name}`, text: `Your automation "${name}" went live at ${at()} UTC.` }, trx),
+
+    automationPaused: (userId: number, name: string, trx: Knex = db) =>
+      notify(
+        userId,
+        { subject: `Automation paused: ${name}`, text: `Your automation "${name}" was paused at ${at()} UTC. It sends nothing until it is set live again.` },
+        trx,
+      ),
+
+    csvImportFinished: (userId: number, summary: { file?: string; rows: number; created: number; updated: number; skipped: number }) =>
+      notify(userId, {
+        subject: 'Contact import finished',
+        text: `Your contact import${summary.file ? ` of ${summary.file}` : ''} finished at ${at()} UTC.\n\nRows: ${summary.rows}\nCreated: ${summary.created}\nUpdated: ${summary.updated}\nSkipped: ${summary.skipped}`,
+      }),
+
+    senderVerified: (userId: number, sender: { from_name: string; from_email: string }) =>
+      notify(userId, {
+        subject: `Sender verified: ${sender.from_email}`,
+        text: `The sender ${sender.from_name} <${sender.from_email}> was verified at ${at()} UTC and can now be used.`,
+      }),
+  };
+}
+
+export type EventsService = ReturnType<typeof createEventsService>;

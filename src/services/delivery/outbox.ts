@@ -1,0 +1,83 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { simpleParser } from 'mailparser';
+import type { ListResult, Paging } from '../../db/paging';
+import { NotFoundError } from '../../lib/errors';
+import { outboxFolder } from '../../mail/transport';
+import type { Ctx, ServiceDeps } from '../context';
+
+export interface OutboxEntry {
+  name: string;
+  subject: string;
+  from: string;
+  to: string;
+  date: string | null;
+}
+
+export interface OutboxMessage extends OutboxEntry {
+  html: string | null;
+  text: string | null;
+  /** Every http(s) link of the message, so a verification link can be followed by a click. */
+  links: string[];
+}
+
+/** The file names the outbox transport writes (a time stamp first, so names sort by time). */
+const FILE_NAME = /^[\w.@-]+\.eml$/;
+const PARSE_OPTIONS = { skipHtmlToText: true, skipTextToHtml: true, skipImageLinks: true, skipTextLinks: true } as const;
+
+/**
+ * The messages the outbox transport wrote for an account (when no SMTP_URL is set), newest
+ * first, so the demo works end to end without a mail server. Each account reads only its
+ * own folder.
+ */
+export function createOutboxService({ config }: Pick<ServiceDeps, 'config'>) {
+  const folder = (ctx: Ctx) => outboxFolder(config.outboxDir, ctx.userId);
+
+  async function read(ctx: Ctx, name: string) {
+    if (!FILE_NAME.test(name)) throw new NotFoundError();
+    try {
+      return await simpleParser(await fs.promises.readFile(path.join(folder(ctx), name)), PARSE_OPTIONS);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') throw new NotFoundError();
+      throw err;
+    }
+  }
+
+  const entry = (name: string, mail: Awaited<ReturnType<typeof read>>): OutboxEntry => ({
+    name,
+    subject: mail.subject ?? '',
+    from: mail.from?.text ?? '',
+    to: [mail.to ?? []].flat().map((a) => a.text).join(', '),
+    date: mail.date ? mail.date.toISOString() : null,
+  });
+
+  return {
+    /** False when mail goes out through SMTP: nothing is kept then. */
+    enabled: !config.smtpUrl,
+
+    async list(ctx: Ctx, paging: Paging): Promise<ListResult<OutboxEntry>> {
+      // Only names are held for the whole folder; messages are parsed for one page.
+      const names = (await fs.promises.readdir(folder(ctx)).catch(() => [] as string[])).filter((n) => FILE_NAME.test(n)).sort().reverse();
+      const pageNames = names.slice((paging.page - 1) * paging.perPage, paging.page * paging.perPage);
+      const rows = await Promise.all(pageNames.map(async (name) => entry(name, await read(ctx, name))));
+      return { rows, pagination: { page: paging.page, per_page: paging.perPage, total: names.length } };
+    },
+
+    async get(ctx: Ctx, name: string): Promise<OutboxMessage> {
+      const mail = await read(ctx, name);
+      const html = typeof mail.html === 'string' ? mail.html : null;
+      return { ...entry(name, mail), html, text: mail.text ?? null, links: linksOf(`${html ?? ''}\n${mail.text ?? ''}`) };
+    },
+  };
+}
+
+function linksOf(content: string): string[] {
+  const found = new Set<string>();
+  for (const match of content.matchAll(/href\s*=\s*["']([^"']+)["']|(https?:\/\/[^\s<>"']+)/gi)) {
+    const link = (match[1] ?? match[2]).replace(/&amp;/g, '&').trim();
+    if (/^https?:\/\//i.test(link)) found.add(link);
+  }
+  return [...found];
+}
+
+export type OutboxService = ReturnType<typeof createOutboxService>;

@@ -1,0 +1,199 @@
+import type { Knex } from 'knex';
+import { nowValue } from '../../db/dialect';
+import { createSigner, TOKEN_PURPOSE } from '../../lib/signed-token';
+import type { ServiceDeps } from '../context';
+
+const MESSAGE_TOKEN = TOKEN_PURPOSE.message;
+
+export interface PreferenceGroup {
+  id: number;
+  group_name: string;
+  description: string;
+  subscribed: boolean;
+}
+
+export interface Preferences {
+  email: string;
+  groups: PreferenceGroup[];
+  /** Unsubscribed from everything the account sends. */
+  globallyUnsubscribed: boolean;
+}
+
+export interface PreferenceChoice {
+  /** Ids of the shown groups the recipient stays subscribed to; the others are unsubscribed. */
+  subscribedGroupIds: number[];
+  unsubscribeAll: boolean;
+}
+
+interface Message {
+  id: number;
+  user_id: number;
+  email: string;
+  email_key: string;
+  single_send_id: number | null;
+  automation_id: number | null;
+  opened_at: unknown;
+  unsubscribed_at: unknown;
+  group_id: number | null;
+}
+
+/**
+ * What recipients do with a message: open it (the pixel), change their preferences and
+ * unsubscribe (the preference page and one-click). Every entry point takes the signed token
+ * of the message's links; a forged or edited token finds nothing and changes nothing.
+ */
+export function createTrackingService({ db, secret }: Pick<ServiceDeps, 'db' | 'secret'>) {
+  const signer = createSigner(secret);
+
+  async function messageOf(trx: Knex, token: string): Promise<Message | undefined> {
+    const id = signer.verify(MESSAGE_TOKEN, token);
+    if (id === undefined) return undefined;
+    const row = await trx('send_messages as m')
+      .leftJoin('single_sends as s', 's.id', 'm.single_send_id')
+      .leftJoin('automations as a', 'a.id', 'm.automation_id')
+      .where('m.id', id)
+      .first(
+        'm.id', 'm.user_id', 'm.email', 'm.email_key', 'm.single_send_id', 'm.automation_id', 'm.opened_at', 'm.unsubscribed_at',
+        trx.raw('coalesce(s.unsubscribe_group_id, a.unsubscribe_group_id) as group_id'),
+      );
+    return row ? { ...row, group_id: row.group_id === null ? null : Number(row.group_id) } : undefined;
+  }
+
+  /** Adds to the send's (or automation's) `unsubscribes` once per message. */
+  async function countUnsubscribe(trx: Knex.Transaction, message: Message, now: string): Promise<void> {
+    const first = await trx('send_messages').where({ id: message.id }).whereNull('unsubscribed_at').update({ unsubscribed_at: now });
+    if (!first) return;
+    if (message.single_send_id) await trx('single_sends').where({ id: message.single_send_id }).increment('unsubscribes', 1);
+    if (message.automation_id) await trx('automations').where({ id: message.automation_id }).increment('total_unsubscribe', 1);
+  }
+
+  /** Adds the address to a group's recipients (or the global unsubscribers); true when it was not there yet. */
+  async function addUnsubscriber(trx: Knex.Transaction, message: Message, groupId: number | null, now: string): Promise<boolean> {
+    const [table, conflict] = groupId ? ['unsubscribe_group_recipients', ['unsubscribe_groups_id', 'email_key']] : ['global_unsubscribes', ['user_id', 'email_key']];
+    const inserted = await trx(table)
+      .insert({ user_id: message.user_id, unsubscribe_groups_id: groupId, email_address: message.email, email_key: message.email_key, created_at: now, updated_at: now })
+      .onConflict(conflict)
+      .ignore()
+      .returning('id');
+    return inserted.length > 0;
+  }
+
+  /** The account's groups shown on preference pages, plus the message's own group. */
+  async function shownGroups(trx: Knex, message: Message): Promise<Array<{ id: number; group_name: string; description: string }>> {
+    return trx('unsubscribe_groups')
+      .where({ user_id: message.user_id })
+      .where((q) => {
+        q.where({ is_display: 1 });
+        if (message.group_id) q.orWhere({ id: message.group_id });
+      })
+      .orderBy('id')
+      .select('id', 'group_name', 'description');
+  }
+
+  return {
+    /**
+     * Counts an open: every open adds to total_opens, the first of a message to unique_opens,
+     * and that message becomes the n-th entry of unique_open_token. False for a bad token.
+     */
+    async recordOpen(token: string): Promise<boolean> {
+      return db.transaction(async (trx) => {
+        const message = await messageOf(trx, token);
+        if (!message) return false;
+        const now = nowValue();
+        const first = await trx('send_messages').where({ id: message.id }).whereNull('opened_at').update({ opened_at: now, updated_at: now });
+        if (message.single_send_id) {
+          const [counts] = await trx('single_sends')
+            .where({ id: message.single_send_id })
+            .update({ total_opens: trx.raw('total_opens + 1'), unique_opens: trx.raw(first ? 'unique_opens + 1' : 'unique_opens') })
+            .returning(['unique_opens']);
+          if (first) await trx('send_messages').where({ id: message.id }).update({ open_seq: counts.unique_opens });
+        }
+        if (message.automation_id) {
+          await trx('automations')
+            .where({ id: message.automation_id })
+            .update({ total_opens: trx.raw('total_opens + 1'), total_unique_opens: trx.raw(first ? 'total_unique_opens + 1' : 'total_unique_opens') });
+        }
+        return true;
+      });
+    },
+
+    /** What the preference page shows, or undefined for a bad token. Changes nothing. */
+    async preferences(token: string): Promise<Preferences | undefined> {
+      const message = await messageOf(db, token);
+      if (!message) return undefined;
+      const groups = await shownGroups(db, message);
+      const left = new Set(
+        (
+          await db('unsubscribe_group_recipients')
+            .whereIn('unsubscribe_groups_id', groups.map((g) => g.id))
+            .where({ email_key: message.email_key })
+            .select('unsubscribe_groups_id')
+        ).map((r) => Number(r.unsubscribe_groups_id)),
+      );
+      const global = await db('global_unsubscribes').where({ user_id: message.user_id, email_key: message.email_key }).first('id');
+      return {
+        email: message.email,
+        groups: groups.map((g) => ({ id: Number(g.id), group_name: g.group_name, description: g.description, subscribed: !left.has(Number(g.id)) })),
+        globallyUnsubscribed: Boolean(global),
+      };
+    },
+
+    /** Applies the preference page's form; false for a bad token. */
+    async applyPreferences(token: string, choice: PreferenceChoice): Promise<boolean> {
+      return db.transaction(async (trx) => {
+        const message = await messageOf(trx, token);
+        if (!message) return false;
+        const now = nowValue();
+        const keep = new Set(choice.subscribedGroupIds);
+        let unsubscribed = false;
+        for (const group of await shownGroups(trx, message)) {
+          const id = Number(group.id);
+          if (keep.has(id)) {
+            await trx('unsubscribe_group_recipients').where({ unsubscribe_groups_id: id, email_key: message.email_key }).delete();
+          } else if (await addUnsubscriber(trx, message, id, now)) {
+            unsubscribed = true;
+          }
+        }
+        if (choice.unsubscribeAll) {
+          if (await addUnsubscriber(trx, message, null, now)) unsubscribed = true;
+        } else {
+          await trx('global_unsubscribes').where({ user_id: message.user_id, email_key: message.email_key }).delete();
+        }
+        if (unsubscribed) await countUnsubscribe(trx, message, now);
+        return true;
+      });
+    },
+
+    /**
+     * RFC 8058 one-click: leaves the message's unsubscribe group (everything, when the message
+     * has no group). False for a bad token.
+     */
+    async oneClickUnsubscribe(token: string): Promise<boolean> {
+      return db.transaction(async (trx) => {
+        const message = await messageOf(trx, token);
+        if (!message) return false;
+        const now = nowValue();
+        const changed = await addUnsubscriber(trx, message, message.group_id, now);
+        if (changed) await countUnsubscribe(trx, message, now);
+        return true;
+      });
+    },
+
+    /** unique_open_token of single sends: the n-th unique open (from 1) → that message's token. */
+    async uniqueOpenTokens(sendIds: number[]): Promise<Map<number, Record<string, string>>> {
+      const result = new Map<number, Record<string, string>>(sendIds.map((id) => [id, {}]));
+      if (!sendIds.length) return result;
+      const rows = await db('send_messages')
+        .whereIn('single_send_id', sendIds)
+        .whereNotNull('open_seq')
+        .orderBy('open_seq')
+        .select('id', 'single_send_id', 'open_seq');
+      for (const row of rows) {
+        result.get(Number(row.single_send_id))![String(row.open_seq)] = signer.sign(MESSAGE_TOKEN, Number(row.id));
+      }
+      return result;
+    },
+  };
+}
+
+export type TrackingService = ReturnType<typeof createTrackingService>;
