@@ -33,6 +33,15 @@ export interface Config {
   loginRateLimit: number;
   logLevel: string;
   dataDir: string;
+  /** Domain of the VERP envelope sender `bounces+<token>@BOUNCE_DOMAIN`; undefined keeps the From address. */
+  bounceDomain: string | undefined;
+  /** Port of the inbound bounce listener (worker or inbound role); undefined: no listener. */
+  bounceSmtpPort: number | undefined;
+  bounceSmtpHost: string;
+  /** Largest inbound bounce message accepted, in bytes. */
+  bounceMaxBytes: number;
+  /** Soft bounces within 30 days after which an address is suppressed. */
+  softBounceLimit: number;
 }
 
 export class ConfigError extends Error {}
@@ -58,6 +67,15 @@ function hostOf(baseUrl: string): string {
   } catch {
     throw new ConfigError(`BASE_URL must be an absolute URL such as https://campaigns.example.com, got "${baseUrl}"`);
   }
+}
+
+function bounceDomainOf(raw: string | undefined): string | undefined {
+  if (raw === undefined) return undefined;
+  const domain = raw.toLowerCase();
+  if (!/^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)*[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/.test(domain)) {
+    throw new ConfigError(`BOUNCE_DOMAIN must be a domain name such as bounces.example.com, got "${raw}"`);
+  }
+  return domain;
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -100,5 +118,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     loginRateLimit: integer(env, 'LOGIN_RATE_LIMIT', 10, 0),
     logLevel: optional(env, 'LOG_LEVEL') ?? 'info',
     dataDir,
+    bounceDomain: bounceDomainOf(optional(env, 'BOUNCE_DOMAIN')),
+    bounceSmtpPort: optional(env, 'BOUNCE_SMTP_PORT') === undefined ? undefined : integer(env, 'BOUNCE_SMTP_PORT', 0, 0),
+    bounceSmtpHost: optional(env, 'BOUNCE_SMTP_HOST') ?? '127.0.0.1',
+    bounceMaxBytes: integer(env, 'BOUNCE_MAX_KB', 512, 16) * 1024,
+    softBounceLimit: integer(env, 'SOFT_BOUNCE_LIMIT', 3, 1),
   };
 }

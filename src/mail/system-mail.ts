@@ -6,6 +6,7 @@ import { MESSAGE_KIND, MESSAGE_STATE } from '../lib/constants';
 import { randomToken } from '../lib/crypto';
 import { createSigner, TOKEN_PURPOSE } from '../lib/signed-token';
 import { recordOutcomes } from './outcomes';
+import { feedbackStamp } from './feedback-stamp';
 import { classifySendError, MailTransport, OutgoingMessage } from './transport';
 
 /** System mail (verification, notifications) goes before campaign mail (lower sorts first). */
@@ -54,6 +55,7 @@ export interface DeliverNowDeps {
   logger: Logger;
   secret: string;
   baseUrl: string;
+  bounceDomain: string | undefined;
 }
 
 /**
@@ -78,7 +80,8 @@ export async function deliverNow(deps: DeliverNowDeps, id: number): Promise<'sen
   if (!row) return 'taken';
   const policy = { owner, now, maxAttempts: MAX_ATTEMPTS, retryDelayMs: () => 60_000 };
   try {
-    await deps.mail.send(systemMessage(row, messageIdOf(deps.secret, Number(row.id), deps.baseUrl)));
+    const message = systemMessage(row, messageIdOf(deps.secret, Number(row.id), deps.baseUrl));
+    await deps.mail.send(feedbackStamp(deps.secret, deps.bounceDomain)(message, Number(row.id)));
     await recordOutcomes(deps.db, [{ id: Number(row.id), result: 'sent' }], policy);
     return 'sent';
   } catch (err) {

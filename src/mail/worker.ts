@@ -13,13 +13,14 @@ import { LEDGER_COLUMNS, LedgerRow, MessageSources, sourceKey } from './sources'
 import { startDueSingleSends, StartHooks } from './start-sends';
 import { suppressedRowIds } from './suppression';
 import { classifySendError, MailTransport } from './transport';
+import { feedbackStamp } from './feedback-stamp';
 
 /** Things the worker tells the rest of the service about (events become notification mail). */
 export interface WorkerHooks extends AutomationHooks, StartHooks {}
 
 export interface WorkerDeps {
   db: Knex;
-  config: Pick<Config, 'baseUrl' | 'mailRate'>;
+  config: Pick<Config, 'baseUrl' | 'mailRate' | 'bounceDomain'>;
   logger: Logger;
   secret: string;
   transport: MailTransport;
@@ -76,6 +77,7 @@ export function createSendingWorker(deps: WorkerDeps, options: WorkerOptions = {
   const sleeper = new Sleeper();
   const limiter = new AccountRateLimiter(deps.config.mailRate, (ms) => sleeper.sleep(ms));
   const sources = new MessageSources(db, createSigner(deps.secret), deps.config.baseUrl);
+  const stamp = feedbackStamp(deps.secret, deps.config.bounceDomain);
   let running = false;
   let loops: Promise<void>[] = [];
   // Rows claimed and not yet recorded: their lease is renewed while this worker lives.
@@ -170,7 +172,7 @@ export function createSendingWorker(deps: WorkerDeps, options: WorkerOptions = {
           if (row.kind !== MESSAGE_KIND.system && !source) throw new Error('the message has no source');
           const message = source ? sources.build(row, source, person) : sources.buildSystem(row);
           await limiter.take(Number(row.user_id));
-          await transport.send(message);
+          await transport.send(stamp(message, id));
           record({ id, result: 'sent' });
         } catch (err) {
           const failure = classifySendError(err);

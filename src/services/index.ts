@@ -23,6 +23,8 @@ import { createOverviewService } from './accounts/overview';
 import { createSessionsService } from './accounts/sessions';
 import { createEventsService } from './delivery/events';
 import { createTrackingService } from './delivery/tracking';
+import { createSuppressionsService } from './delivery/suppressions';
+import { createFeedbackService } from './delivery/feedback';
 
 /** The composition root of the domain: every service, built once from its dependencies. */
 export function createServices(deps: ServiceDeps) {
@@ -64,6 +66,8 @@ export function createServices(deps: ServiceDeps) {
     importJobs: createImportJobsService({ ...deps, contactImport, contactTypes }),
     segments,
     sendInsights: createSendInsightsService({ ...deps, singleSends, contacts }),
+    suppressions: createSuppressionsService(deps),
+    feedback: createFeedbackService(deps),
   };
 }
 
