@@ -95,6 +95,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if ((dkimDomain || dkimSelector || dkimKey) && !(dkimDomain && dkimSelector && dkimKey)) {
     throw new ConfigError('DKIM_DOMAIN, DKIM_SELECTOR and DKIM_PRIVATE_KEY must be set together');
   }
+  if (optional(env, 'BOUNCE_SMTP_PORT') !== undefined && optional(env, 'BOUNCE_DOMAIN') === undefined) {
+    throw new ConfigError('BOUNCE_SMTP_PORT needs BOUNCE_DOMAIN: the listener accepts only bounces+<token>@BOUNCE_DOMAIN');
+  }
   const baseUrl = (optional(env, 'BASE_URL') ?? `http://localhost:${port}`).replace(/\/+$/, '');
   return {
     databaseUrl,

@@ -3,8 +3,9 @@ import { parseArgs } from 'node:util';
 import { boot, ensureDemoAccount, Runtime } from './boot';
 import { loadConfig } from './config';
 import { createWorkerRuntime, WorkerRuntime } from './mail/worker-runtime';
+import { BounceListener, startBounceListener } from './mail/bounce-listener';
 
-type Role = 'web' | 'worker' | 'both';
+type Role = 'web' | 'worker' | 'both' | 'inbound';
 
 /**
  * `npm start` (web server and sending worker in one process), `npm run web`, `npm run worker`:
@@ -13,15 +14,17 @@ type Role = 'web' | 'worker' | 'both';
 async function main(): Promise<void> {
   const { values } = parseArgs({ options: { role: { type: 'string', default: 'both' } } });
   const role = values.role as Role;
-  if (!['web', 'worker', 'both'].includes(role)) throw new Error(`--role must be web, worker or both, got "${role}"`);
+  if (!['web', 'worker', 'both', 'inbound'].includes(role)) throw new Error(`--role must be web, worker, both or inbound, got "${role}"`);
 
   const config = loadConfig();
   const runtime = await boot(config);
-  const server = role === 'worker' ? undefined : await listen(runtime);
-  const sending = role === 'web' ? undefined : createWorkerRuntime(runtime);
+  const server = role === 'worker' || role === 'inbound' ? undefined : await listen(runtime);
+  const sending = role === 'web' || role === 'inbound' ? undefined : createWorkerRuntime(runtime);
   sending?.worker.start();
   if (role === 'worker') process.stdout.write(`Sending worker ${sending?.worker.owner} started\n`);
-  handleSignals(runtime, server, sending);
+  // Bounces come back to the worker (or a process of their own with --role=inbound).
+  const inbound = role === 'web' ? undefined : await startInbound(runtime, role === 'inbound');
+  handleSignals(runtime, server, sending, inbound);
 }
 
 async function listen(runtime: Runtime): Promise<Server> {
@@ -49,15 +52,26 @@ async function listen(runtime: Runtime): Promise<Server> {
   return server;
 }
 
+async function startInbound(runtime: Runtime, required: boolean): Promise<BounceListener | undefined> {
+  const { config, services, logger } = runtime;
+  if (config.bounceSmtpPort === undefined) {
+    if (required) throw new Error('--role=inbound needs BOUNCE_SMTP_PORT (and BOUNCE_DOMAIN)');
+    return undefined;
+  }
+  const listener = await startBounceListener({ config, feedback: services.feedback, logger });
+  process.stdout.write(`Bounce listener on smtp://${config.bounceSmtpHost}:${listener.port} for bounces+…@${config.bounceDomain}\n`);
+  return listener;
+}
+
 /** Stops taking requests and claiming mail, finishes what is in hand, then exits. */
-function handleSignals(runtime: Runtime, server: Server | undefined, sending: WorkerRuntime | undefined): void {
+function handleSignals(runtime: Runtime, server: Server | undefined, sending: WorkerRuntime | undefined, inbound?: BounceListener): void {
   let stopping = false;
   const stop = (signal: string) => {
     if (stopping) return;
     stopping = true;
     runtime.logger.info({ signal }, 'shutting down');
     const closed = server ? new Promise<void>((resolve) => server.close(() => resolve())) : Promise.resolve();
-    Promise.all([closed, sending?.close()])
+    Promise.all([closed, sending?.close(), inbound?.close()])
       .then(() => runtime.close())
       .then(
         () => process.exit(0),
