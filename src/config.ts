@@ -42,6 +42,17 @@ export interface Config {
   bounceMaxBytes: number;
   /** Soft bounces within 30 days after which an address is suppressed. */
   softBounceLimit: number;
+  /** Provider webhooks; each route answers 404 while its setting is unset. */
+  webhooks: {
+    /** SNS topics whose SES notifications `POST /webhooks/ses` accepts. */
+    sesTopicArns: string[];
+    /** SendGrid's Event Webhook verification key (base64 DER, ECDSA P-256). */
+    sendgridPublicKey: string | undefined;
+    /** `user:password` Postmark sends as HTTP basic auth. */
+    postmarkAuth: string | undefined;
+    /** Mailgun's HTTP webhook signing key. */
+    mailgunSigningKey: string | undefined;
+  };
 }
 
 export class ConfigError extends Error {}
@@ -76,6 +87,11 @@ function bounceDomainOf(raw: string | undefined): string | undefined {
     throw new ConfigError(`BOUNCE_DOMAIN must be a domain name such as bounces.example.com, got "${raw}"`);
   }
   return domain;
+}
+
+function postmarkAuthOf(raw: string | undefined): string | undefined {
+  if (raw !== undefined && !/^[^:]+:.+$/.test(raw)) throw new ConfigError('POSTMARK_WEBHOOK_AUTH must be user:password');
+  return raw;
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -126,5 +142,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     bounceSmtpHost: optional(env, 'BOUNCE_SMTP_HOST') ?? '127.0.0.1',
     bounceMaxBytes: integer(env, 'BOUNCE_MAX_KB', 512, 16) * 1024,
     softBounceLimit: integer(env, 'SOFT_BOUNCE_LIMIT', 3, 1),
+    webhooks: {
+      sesTopicArns: (optional(env, 'SES_SNS_TOPIC_ARNS') ?? '').split(',').map((a) => a.trim()).filter(Boolean),
+      sendgridPublicKey: optional(env, 'SENDGRID_WEBHOOK_PUBLIC_KEY'),
+      postmarkAuth: postmarkAuthOf(optional(env, 'POSTMARK_WEBHOOK_AUTH')),
+      mailgunSigningKey: optional(env, 'MAILGUN_WEBHOOK_SIGNING_KEY'),
+    },
   };
 }

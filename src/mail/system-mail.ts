@@ -56,6 +56,7 @@ export interface DeliverNowDeps {
   secret: string;
   baseUrl: string;
   bounceDomain: string | undefined;
+  smtpUrl: string | undefined;
 }
 
 /**
@@ -81,7 +82,7 @@ export async function deliverNow(deps: DeliverNowDeps, id: number): Promise<'sen
   const policy = { owner, now, maxAttempts: MAX_ATTEMPTS, retryDelayMs: () => 60_000 };
   try {
     const message = systemMessage(row, messageIdOf(deps.secret, Number(row.id), deps.baseUrl));
-    await deps.mail.send(feedbackStamp(deps.secret, deps.bounceDomain)(message, Number(row.id)));
+    await deps.mail.send(feedbackStamp(deps.secret, deps.bounceDomain, deps.smtpUrl)(message, Number(row.id)));
     await recordOutcomes(deps.db, [{ id: Number(row.id), result: 'sent' }], policy);
     return 'sent';
   } catch (err) {

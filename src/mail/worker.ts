@@ -20,7 +20,7 @@ export interface WorkerHooks extends AutomationHooks, StartHooks {}
 
 export interface WorkerDeps {
   db: Knex;
-  config: Pick<Config, 'baseUrl' | 'mailRate' | 'bounceDomain'>;
+  config: Pick<Config, 'baseUrl' | 'mailRate' | 'bounceDomain' | 'smtpUrl'>;
   logger: Logger;
   secret: string;
   transport: MailTransport;
@@ -77,7 +77,7 @@ export function createSendingWorker(deps: WorkerDeps, options: WorkerOptions = {
   const sleeper = new Sleeper();
   const limiter = new AccountRateLimiter(deps.config.mailRate, (ms) => sleeper.sleep(ms));
   const sources = new MessageSources(db, createSigner(deps.secret), deps.config.baseUrl);
-  const stamp = feedbackStamp(deps.secret, deps.config.bounceDomain);
+  const stamp = feedbackStamp(deps.secret, deps.config.bounceDomain, deps.config.smtpUrl);
   let running = false;
   let loops: Promise<void>[] = [];
   // Rows claimed and not yet recorded: their lease is renewed while this worker lives.

@@ -25,6 +25,7 @@ import { createEventsService } from './delivery/events';
 import { createTrackingService } from './delivery/tracking';
 import { createSuppressionsService } from './delivery/suppressions';
 import { createFeedbackService } from './delivery/feedback';
+import { createWebhooksService } from './delivery/webhooks';
 
 /** The composition root of the domain: every service, built once from its dependencies. */
 export function createServices(deps: ServiceDeps) {
@@ -42,6 +43,7 @@ export function createServices(deps: ServiceDeps) {
   const contacts = createContactsService({ ...deps, contactTypes, fields, events: audienceEvents });
   const contactImport = createContactImportService({ ...deps, contactTypes, fields, contacts, events });
   const singleSends = createSingleSendsService({ ...deps, refs, senders, tracking });
+  const feedback = createFeedbackService(deps);
   return {
     accounts: createAccountsService(deps),
     contactTypes,
@@ -67,7 +69,8 @@ export function createServices(deps: ServiceDeps) {
     segments,
     sendInsights: createSendInsightsService({ ...deps, singleSends, contacts }),
     suppressions: createSuppressionsService(deps),
-    feedback: createFeedbackService(deps),
+    feedback,
+    webhooks: createWebhooksService({ ...deps, feedback }),
   };
 }
 
