@@ -42,6 +42,9 @@ export interface Config {
   bounceMaxBytes: number;
   /** Soft bounces within 30 days after which an address is suppressed. */
   softBounceLimit: number;
+  /** `imaps://user:pass@host/INBOX`: a mailbox that receives bounces, polled by the worker. */
+  bounceImapUrl: string | undefined;
+  bounceImapPollMs: number;
   /** Provider webhooks; each route answers 404 while its setting is unset. */
   webhooks: {
     /** SNS topics whose SES notifications `POST /webhooks/ses` accepts. */
@@ -87,6 +90,20 @@ function bounceDomainOf(raw: string | undefined): string | undefined {
     throw new ConfigError(`BOUNCE_DOMAIN must be a domain name such as bounces.example.com, got "${raw}"`);
   }
   return domain;
+}
+
+function imapUrlOf(raw: string | undefined): string | undefined {
+  if (raw === undefined) return undefined;
+  let url: URL | undefined;
+  try {
+    url = new URL(raw);
+  } catch {
+    url = undefined;
+  }
+  if (!url || !['imap:', 'imaps:'].includes(url.protocol) || !url.hostname || !url.username) {
+    throw new ConfigError('BOUNCE_IMAP_URL must look like imaps://user:password@imap.example.com/INBOX');
+  }
+  return raw;
 }
 
 function postmarkAuthOf(raw: string | undefined): string | undefined {
@@ -142,6 +159,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     bounceSmtpHost: optional(env, 'BOUNCE_SMTP_HOST') ?? '127.0.0.1',
     bounceMaxBytes: integer(env, 'BOUNCE_MAX_KB', 512, 16) * 1024,
     softBounceLimit: integer(env, 'SOFT_BOUNCE_LIMIT', 3, 1),
+    bounceImapUrl: imapUrlOf(optional(env, 'BOUNCE_IMAP_URL')),
+    bounceImapPollMs: integer(env, 'BOUNCE_IMAP_POLL_SECONDS', 60, 1) * 1000,
     webhooks: {
       sesTopicArns: (optional(env, 'SES_SNS_TOPIC_ARNS') ?? '').split(',').map((a) => a.trim()).filter(Boolean),
       sendgridPublicKey: optional(env, 'SENDGRID_WEBHOOK_PUBLIC_KEY'),

@@ -3,7 +3,8 @@ import { parseArgs } from 'node:util';
 import { boot, ensureDemoAccount, Runtime } from './boot';
 import { loadConfig } from './config';
 import { createWorkerRuntime, WorkerRuntime } from './mail/worker-runtime';
-import { BounceListener, startBounceListener } from './mail/bounce-listener';
+import { startBounceListener } from './mail/bounce-listener';
+import { createBounceMailbox } from './mail/bounce-mailbox';
 
 type Role = 'web' | 'worker' | 'both' | 'inbound';
 
@@ -52,19 +53,22 @@ async function listen(runtime: Runtime): Promise<Server> {
   return server;
 }
 
-async function startInbound(runtime: Runtime, required: boolean): Promise<BounceListener | undefined> {
+/** Where bounces come back: the SMTP listener (BOUNCE_SMTP_PORT) and the IMAP mailbox (BOUNCE_IMAP_URL). */
+async function startInbound(runtime: Runtime, required: boolean): Promise<{ close(): Promise<void> } | undefined> {
   const { config, services, logger } = runtime;
-  if (config.bounceSmtpPort === undefined) {
-    if (required) throw new Error('--role=inbound needs BOUNCE_SMTP_PORT (and BOUNCE_DOMAIN)');
+  if (config.bounceSmtpPort === undefined && config.bounceImapUrl === undefined) {
+    if (required) throw new Error('--role=inbound needs BOUNCE_SMTP_PORT (with BOUNCE_DOMAIN) or BOUNCE_IMAP_URL');
     return undefined;
   }
-  const listener = await startBounceListener({ config, feedback: services.feedback, logger });
-  process.stdout.write(`Bounce listener on smtp://${config.bounceSmtpHost}:${listener.port} for bounces+…@${config.bounceDomain}\n`);
-  return listener;
+  const listener = config.bounceSmtpPort === undefined ? undefined : await startBounceListener({ config, feedback: services.feedback, logger });
+  if (listener) process.stdout.write(`Bounce listener on smtp://${config.bounceSmtpHost}:${listener.port} for bounces+…@${config.bounceDomain}\n`);
+  const mailbox = config.bounceImapUrl === undefined ? undefined : createBounceMailbox({ config, feedback: services.feedback, logger });
+  mailbox?.start();
+  return { close: async () => void (await Promise.all([listener?.close(), mailbox?.stop()])) };
 }
 
 /** Stops taking requests and claiming mail, finishes what is in hand, then exits. */
-function handleSignals(runtime: Runtime, server: Server | undefined, sending: WorkerRuntime | undefined, inbound?: BounceListener): void {
+function handleSignals(runtime: Runtime, server: Server | undefined, sending: WorkerRuntime | undefined, inbound?: { close(): Promise<void> }): void {
   let stopping = false;
   const stop = (signal: string) => {
     if (stopping) return;
