@@ -7,6 +7,7 @@ import * as automationEnrolments from './20261122_0501_automation-enrolments';
 import * as imports from './20261122_0800_imports';
 import * as bounceFeedback from './20261122_0700_bounce-feedback';
 import * as suppressionCategories from './20261122_0701_suppression-categories';
+import * as sendAlerts from './20261122_0702_send-alerts';
 
 /**
  * The ordered list of migrations. A static list (instead of a directory scan) makes the
@@ -22,6 +23,7 @@ export const migrations: ReadonlyArray<[name: string, migration: Knex.Migration]
   ['20261122_0800_imports', imports],
   ['20261122_0700_bounce-feedback', bounceFeedback],
   ['20261122_0701_suppression-categories', suppressionCategories],
+  ['20261122_0702_send-alerts', sendAlerts],
 ];
 
 export const migrationSource: Knex.MigrationSource<[string, Knex.Migration]> = {

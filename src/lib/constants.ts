@@ -143,3 +143,5 @@ export type SuppressionReason = (typeof SUPPRESSION_REASONS)[number];
 export const FEEDBACK_EVENT = { bounce: 'bounce', complaint: 'complaint' } as const;
 /** Soft bounces are counted over this window before they suppress (SOFT_BOUNCE_LIMIT). */
 export const SOFT_BOUNCE_WINDOW_MS = 30 * 24 * 3_600_000;
+/** A send's bounce and complaint rates past which its notification recipients are told (what mailbox providers act on). */
+export const ALERT_RATES = { bounce: 0.05, complaint: 0.001 } as const;

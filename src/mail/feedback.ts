@@ -21,6 +21,8 @@ export interface FeedbackPolicy {
   now: Date;
   /** Soft bounces of an address within 30 days that suppress it. */
   softBounceLimit: number;
+  /** Called inside the transaction after an event of a single send's message was recorded (rate alerts). */
+  onRecorded?(sendId: number, trx: Knex.Transaction): Promise<void>;
 }
 
 /** `recorded`; `duplicate`: this event of this message was recorded before; `unknown`: no such message. */
@@ -105,6 +107,7 @@ export async function recordFeedback(db: Knex, f: Feedback, policy: FeedbackPoli
       if (first && automationId) await trx('automations').where({ id: automationId }).increment('total_unsubscribe', 1);
       await suppressAddress(trx, { ...suppression, category: 'complaint' });
     }
+    if (sendId) await policy.onRecorded?.(sendId, trx);
     return { result: 'recorded' as const, singleSendId: sendId };
   });
 }

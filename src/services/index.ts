@@ -43,7 +43,7 @@ export function createServices(deps: ServiceDeps) {
   const contacts = createContactsService({ ...deps, contactTypes, fields, events: audienceEvents });
   const contactImport = createContactImportService({ ...deps, contactTypes, fields, contacts, events });
   const singleSends = createSingleSendsService({ ...deps, refs, senders, tracking });
-  const feedback = createFeedbackService(deps);
+  const feedback = createFeedbackService({ ...deps, events });
   return {
     accounts: createAccountsService(deps),
     contactTypes,

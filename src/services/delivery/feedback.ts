@@ -2,6 +2,8 @@ import { createSigner, TOKEN_PURPOSE } from '../../lib/signed-token';
 import { createBounceTokens } from '../../lib/verp';
 import { Feedback, FeedbackResult, recordFeedback } from '../../mail/feedback';
 import type { ServiceDeps } from '../context';
+import { checkSendRates } from '../../mail/rate-alerts';
+import type { EventsService } from './events';
 
 /** A report before it is matched to a message: which message it names, and what happened. */
 export type Report = DistributiveOmit<Feedback, 'messageId'>;
@@ -13,7 +15,7 @@ type DistributiveOmit<T, K extends keyof never> = T extends unknown ? Omit<T, K>
  * wrote into the message (the VERP address, `X-Campaign-Message`, or its Message-ID), never by
  * address alone, so nobody can suppress an address by naming it.
  */
-export function createFeedbackService({ db, config, secret, logger }: Pick<ServiceDeps, 'db' | 'config' | 'secret' | 'logger'>) {
+export function createFeedbackService({ db, config, secret, logger, events }: Pick<ServiceDeps, 'db' | 'config' | 'secret' | 'logger'> & { events: EventsService }) {
   const tokens = createBounceTokens(secret);
   const signer = createSigner(secret);
   return {
@@ -29,7 +31,11 @@ export function createFeedbackService({ db, config, secret, logger }: Pick<Servi
     },
 
     async record(messageId: number, report: Report, now = new Date()): Promise<FeedbackResult> {
-      const result = await recordFeedback(db, { ...report, messageId } as Feedback, { now, softBounceLimit: config.softBounceLimit });
+      const result = await recordFeedback(db, { ...report, messageId } as Feedback, {
+        now,
+        softBounceLimit: config.softBounceLimit,
+        onRecorded: (sendId, trx) => checkSendRates(trx, sendId, now.toISOString(), async (alert) => void (await events.sendRateAlert(alert, trx))),
+      });
       logger.info({ messageId, event: report.event, source: report.source, result: result.result }, 'delivery feedback');
       return result;
     },
