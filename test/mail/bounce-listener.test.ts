@@ -48,6 +48,7 @@ describe('the inbound bounce listener', () => {
 
   test.each([
     ['postfix-user-unknown.eml', 'postfix@example.org', 'smtp; 550 5.1.1 <postfix@example.org>: Recipient address rejected: User unknown in virtual mailbox table'],
+    ['sendmail-user-unknown.eml', 'sendmail@example.org', 'SMTP; 550 5.1.1 <sendmail@example.org>... User unknown'],
     ['exim-plain.eml', 'exim@example.org', '550 5.1.1 <exim@example.org>: Recipient address rejected: User unknown'],
     [
       'gmail-no-such-user.eml',

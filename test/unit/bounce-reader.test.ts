@@ -8,6 +8,7 @@ describe('reading returned mail', () => {
     ['postfix-user-unknown.eml', { kind: 'bounce', permanent: true, status: '5.1.1' }],
     ['postfix-mailbox-full.eml', { kind: 'bounce', permanent: false, status: '4.2.2' }],
     ['exim-plain.eml', { kind: 'bounce', permanent: true, status: '5.1.1' }],
+    ['sendmail-user-unknown.eml', { kind: 'bounce', permanent: true, status: '5.1.1' }],
     ['gmail-no-such-user.eml', { kind: 'bounce', permanent: true, status: '5.1.1' }],
     ['exchange-online-recipient-not-found.eml', { kind: 'bounce', permanent: true, status: '5.1.10' }],
     ['arf-abuse.eml', { kind: 'complaint' }],
