@@ -3,8 +3,6 @@ import { parseArgs } from 'node:util';
 import { boot, ensureDemoAccount, Runtime } from './boot';
 import { loadConfig } from './config';
 import { createWorkerRuntime, WorkerRuntime } from './mail/worker-runtime';
-import { startBounceListener } from './mail/bounce-listener';
-import { createBounceMailbox } from './mail/bounce-mailbox';
 
 type Role = 'web' | 'worker' | 'both' | 'inbound';
 
@@ -60,9 +58,14 @@ async function startInbound(runtime: Runtime, required: boolean): Promise<{ clos
     if (required) throw new Error('--role=inbound needs BOUNCE_SMTP_PORT (with BOUNCE_DOMAIN) or BOUNCE_IMAP_URL');
     return undefined;
   }
-  const listener = config.bounceSmtpPort === undefined ? undefined : await startBounceListener({ config, feedback: services.feedback, logger });
+  // Loaded only when configured: a web process never pays for the SMTP server and IMAP client.
+  const listener = config.bounceSmtpPort === undefined
+    ? undefined
+    : await (await import('./mail/bounce-listener')).startBounceListener({ config, feedback: services.feedback, logger });
   if (listener) process.stdout.write(`Bounce listener on smtp://${config.bounceSmtpHost}:${listener.port} for bounces+…@${config.bounceDomain}\n`);
-  const mailbox = config.bounceImapUrl === undefined ? undefined : createBounceMailbox({ config, feedback: services.feedback, logger });
+  const mailbox = config.bounceImapUrl === undefined
+    ? undefined
+    : (await import('./mail/bounce-mailbox')).createBounceMailbox({ config, feedback: services.feedback, logger });
   mailbox?.start();
   return { close: async () => void (await Promise.all([listener?.close(), mailbox?.stop()])) };
 }
