@@ -43,6 +43,25 @@ describe('contact types', () => {
     expect(short.body).toEqual({ status: 'failed', errors: { name: ['The name must be at least 2 characters.'] } });
   });
 
+  test('when a name the account already has is added or given in an update then 422 and nothing changes', async () => {
+    const dana = await h.account();
+    const id = await addType(dana, 'Buyers');
+    const other = await addType(dana, 'Sellers');
+    const taken = { status: 'failed', errors: { name: ['The name has already been taken.'] } };
+    expect((await h.api(dana).post('/contacts-type/add').field('name', 'Buyers').expect(422)).body).toEqual(taken);
+    expect((await h.api(dana).post('/contacts-type/add').field('name', '  BUYERS ').expect(422)).body).toEqual(taken);
+    const rename = await h.api(dana).post('/contacts-type/update').type('form').send({ id: other, name: 'buyers' }).expect(422);
+    expect(rename.body).toEqual(taken);
+    const list = await h.api(dana).get('/contacts-type').expect(200);
+    expect(list.body.message.contactTypes.map((t: { name: string }) => t.name)).toEqual(['Sellers', 'Buyers']);
+
+    // Its own name (another case included), another account's names and deleted types' names stay free.
+    await h.api(dana).post('/contacts-type/update').type('form').send({ id, name: 'BUYERS' }).expect(200);
+    await addType(await h.account(), 'Buyers');
+    await h.api(dana).delete(`/contacts-type/delete?contact_type_id=${other}`).expect(200);
+    await h.api(dana).post('/contacts-type/add').field('name', 'Sellers').expect(200);
+  });
+
   test('when viewed then the type comes without contacts_count', async () => {
     const id = await addType(alice, 'Viewed');
     const res = await h.api(alice).get(`/contacts-type/view?contact_type_id=${id}`).expect(200);

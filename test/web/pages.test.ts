@@ -109,6 +109,17 @@ describe('dashboard pages', () => {
       expect(missing.text).toContain('The name field is required.');
     });
 
+    test('when a name the account already has is entered then the form comes back (422) saying so', async () => {
+      await addType(t.alice, 'Twice');
+      const res = await t.web.post('/contact-types/new', { name: 'twice' }).expect(422);
+      expect(res.text).toContain('<p class="field-error" id="name-error">The name has already been taken.</p>');
+      const id = await addType(t.alice, 'Once');
+      const edit = await t.web.post(`/contact-types/${id}/edit`, { name: 'Twice' }).expect(422);
+      expect(edit.text).toContain('<p class="field-error" id="name-error">The name has already been taken.</p>');
+      const names = (await h.runtime.services.contactTypes.list({ userId: t.alice.user_id })).rows.map((r) => r.name);
+      expect(names.filter((n) => n.toLowerCase() === 'twice')).toEqual(['Twice']);
+    });
+
     test('when a name holds markup then every page shows it escaped', async () => {
       const name = '<script>alert("x")</script>';
       await t.web.post('/contact-types/new', { name }).expect(303);
