@@ -7,6 +7,7 @@ import * as automationEnrolments from './20261122_0501_automation-enrolments';
 import * as imports from './20261122_0800_imports';
 import * as contactTypeDuplicates from './20261123_0630_contact-type-duplicates';
 import * as contactTypeNames from './20261123_0631_contact-type-names';
+import * as idnaEmailKeys from './20261123_0632_idna-email-keys';
 
 /**
  * The ordered list of migrations. A static list (instead of a directory scan) makes the
@@ -22,6 +23,7 @@ export const migrations: ReadonlyArray<[name: string, migration: Knex.Migration]
   ['20261122_0800_imports', imports],
   ['20261123_0630_contact-type-duplicates', contactTypeDuplicates],
   ['20261123_0631_contact-type-names', contactTypeNames],
+  ['20261123_0632_idna-email-keys', idnaEmailKeys],
 ];
 
 export const migrationSource: Knex.MigrationSource<[string, Knex.Migration]> = {

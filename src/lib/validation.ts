@@ -1,3 +1,4 @@
+import { emailKey } from './email-key';
 import { FieldErrors, ValidationError } from './errors';
 
 /** `contact_type_id` → `contact type id`; a bracketed key keeps only its last part. */
@@ -43,13 +44,14 @@ const INTEGER = /^-?\d+$/;
 /** A practical address check: one @, a dotted domain, no spaces (what Laravel's `email` rule accepts in practice). */
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
+/** Also refuses an address whose key (the domain in ASCII form) would not fit the 320-character columns. */
 export function isEmail(value: string): boolean {
-  return value.length <= 320 && EMAIL.test(value);
+  return value.length <= 320 && EMAIL.test(value) && emailKey(value).length <= 320;
 }
 
 /**
  * A comma-separated address list (or an array of such strings): trimmed, blanks dropped,
- * de-duplicated case-insensitively keeping the first spelling.
+ * de-duplicated by emailKey() (case and the domain's IDNA form ignored), keeping the first spelling.
  */
 export function splitAddresses(value: unknown): string[] {
   const parts = (Array.isArray(value) ? value : [value]).flatMap((v) => (typeof v === 'string' ? v.split(',') : []));
@@ -57,7 +59,7 @@ export function splitAddresses(value: unknown): string[] {
   const out: string[] = [];
   for (const part of parts) {
     const address = part.trim();
-    const key = address.toLowerCase();
+    const key = emailKey(address);
     if (address === '' || seen.has(key)) continue;
     seen.add(key);
     out.push(address);
