@@ -1,3 +1,5 @@
+import { up as renameDuplicates } from '../../migrations/20261123_0630_contact-type-duplicates';
+import { nowValue } from '../../src/db/dialect';
 import { TIMESTAMP, useHarness, TestAccount } from '../support/harness';
 
 describe('contact types', () => {
@@ -60,6 +62,23 @@ describe('contact types', () => {
     await addType(await h.account(), 'Buyers');
     await h.api(dana).delete(`/contacts-type/delete?contact_type_id=${other}`).expect(200);
     await h.api(dana).post('/contacts-type/add').field('name', 'Sellers').expect(200);
+  });
+
+  test('when duplicate names were saved before the rule then the migration appends the id to each later one', async () => {
+    const erin = await h.account();
+    const now = nowValue();
+    const row = (name: string, deleted = false) => ({ user_id: erin.user_id, name, created_at: now, updated_at: now, deleted_at: deleted ? now : null });
+    // The unique index stands in the way of duplicates now: drop it for the old state, then rebuild it.
+    await h.runtime.db.raw('drop index contact_types_name_live');
+    try {
+      await h.runtime.db('contact_types').insert([row('Staff'), row('staff '), row('Staff', true), row('Other'), row('STAFF')]);
+      await renameDuplicates(h.runtime.db);
+    } finally {
+      await h.runtime.db.raw('create unique index contact_types_name_live on contact_types (user_id, lower(name)) where deleted_at is null');
+    }
+    const rows = await h.runtime.db('contact_types').where({ user_id: erin.user_id }).orderBy('id').select('id', 'name');
+    const [, second, , , third] = rows;
+    expect(rows.map((r) => r.name)).toEqual(['Staff', `staff (${second.id})`, 'Staff', 'Other', `STAFF (${third.id})`]);
   });
 
   test('when viewed then the type comes without contacts_count', async () => {
