@@ -9,15 +9,6 @@ import { getAllTimezones } from 'countries-and-timezones';
  */
 const DEFAULT_ZONE = 'UTC';
 
-function runtimeKnows(timeZone: string): boolean {
-  try {
-    new Intl.DateTimeFormat('en-US', { timeZone });
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 const zones = getAllTimezones({ deprecated: true }) as Record<string, { name: string; aliasOf: string | null; deprecated?: boolean }>;
 
 function currentName(name: string): string {
@@ -28,37 +19,48 @@ function currentName(name: string): string {
 }
 
 /** Lower-cased name (IANA names ignore case) → current name. */
-const CURRENT_BY_NAME = new Map<string, string>(
-  Object.keys(zones)
-    .filter(runtimeKnows)
-    .map((name) => [name.toLowerCase(), currentName(name)]),
-);
+const CURRENT_BY_NAME = new Map<string, string>(Object.keys(zones).map((name) => [name.toLowerCase(), currentName(name)]));
 
-/** Current zone names for a picker: UTC first, then by name. */
-export const CURRENT_TIME_ZONES: readonly string[] = [
-  DEFAULT_ZONE,
-  ...[...new Set(CURRENT_BY_NAME.values())].filter((name) => name !== DEFAULT_ZONE && !zones[name]?.deprecated).sort(),
-];
+/** A formatter of the zone's UTC offset; undefined when the runtime's ICU does not know the zone. */
+function offsetFormat(timeZone: string): Intl.DateTimeFormat | undefined {
+  try {
+    return new Intl.DateTimeFormat('en-US', { timeZone, timeZoneName: 'longOffset' });
+  } catch {
+    return undefined;
+  }
+}
 
 /** The current name of a zone or of one of its aliases (ignoring case); undefined for an unknown zone. */
 export function currentTimeZone(value: string): string | undefined {
-  return CURRENT_BY_NAME.get(value.trim().toLowerCase());
+  const current = CURRENT_BY_NAME.get(value.trim().toLowerCase());
+  return current && offsetFormat(current) ? current : undefined;
 }
 
-const offsetFormats = new Map<string, Intl.DateTimeFormat>();
+/**
+ * Current zone names for a picker (UTC first, then by name) with their offset formatters. Built
+ * on first use: one formatter per zone is a few hundred milliseconds a process need not spend
+ * at start.
+ */
+let pickerZones: ReadonlyArray<[name: string, format: Intl.DateTimeFormat]> | undefined;
 
-/** `UTC+05:30`: how far the zone is from UTC at `at` (daylight saving time included). */
-export function utcOffset(timeZone: string, at: Date): string {
-  let format = offsetFormats.get(timeZone);
-  if (!format) {
-    format = new Intl.DateTimeFormat('en-US', { timeZone, timeZoneName: 'longOffset' });
-    offsetFormats.set(timeZone, format);
+function currentZones(): ReadonlyArray<[string, Intl.DateTimeFormat]> {
+  if (!pickerZones) {
+    const names = [...new Set(CURRENT_BY_NAME.values())].filter((name) => name !== DEFAULT_ZONE && !zones[name]?.deprecated).sort();
+    pickerZones = [DEFAULT_ZONE, ...names].flatMap((name) => {
+      const format = offsetFormat(name);
+      return format ? [[name, format] as [string, Intl.DateTimeFormat]] : [];
+    });
   }
+  return pickerZones;
+}
+
+/** `UTC+05:30` from a `longOffset` formatter: how far the zone is from UTC at `at`. */
+function offsetAt(format: Intl.DateTimeFormat, at: Date): string {
   const name = format.formatToParts(at).find((part) => part.type === 'timeZoneName')?.value ?? 'GMT';
   return name === 'GMT' ? 'UTC+00:00' : name.replace('GMT', 'UTC');
 }
 
-/** The picker's options: each current zone with its offset now, `Asia/Kolkata (UTC+05:30)`. */
+/** The picker's options: each current zone with its offset at `at`, `Asia/Kolkata (UTC+05:30)`. */
 export function timeZoneOptions(at: Date): { value: string; label: string }[] {
-  return CURRENT_TIME_ZONES.map((value) => ({ value, label: `${value} (${utcOffset(value, at)})` }));
+  return currentZones().map(([value, format]) => ({ value, label: `${value} (${offsetAt(format, at)})` }));
 }
