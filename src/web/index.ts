@@ -82,6 +82,7 @@ function dashboardHeaders(config: Config): RequestHandler {
       },
     },
     strictTransportSecurity: https,
+    crossOriginOpenerPolicy: https,
     referrerPolicy: { policy: 'same-origin' },
   });
 }
