@@ -53,7 +53,8 @@ function publicHeaders(config: Config) {
 export function createApp({ config, services, logger }: AppDeps): Express {
   const app = express();
   app.disable('x-powered-by');
-  app.set('trust proxy', 'loopback');
+  // The client's address (sign-in limits, logs) is the socket's peer unless TRUST_PROXY names the proxies.
+  app.set('trust proxy', config.trustProxy);
   app.set('query parser', 'extended');
 
   app.use(
