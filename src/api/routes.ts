@@ -1,7 +1,7 @@
 import express,{ NextFunction,Request,RequestHandler,Response } from 'express';
 import multer from 'multer';
 import type { Config } from '../config';
-import { guarded, plainMultipartOnly } from '../http/body';
+import { formObject, guarded, plainMultipartOnly } from '../http/body';
 import { sendFailure } from '../lib/envelope';
 
 type Method = 'GET' | 'POST' | 'DELETE';
@@ -24,6 +24,7 @@ export class ApiRoutes {
       express.urlencoded({ extended: true, limit: config.maxBodyBytes, parameterLimit: 20000 }),
       plainMultipartOnly,
       multer({ limits: { fieldSize: config.maxBodyBytes, fields: 20000, files: 0 } }).none(),
+      formObject,
     ];
   }
 

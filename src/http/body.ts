@@ -81,6 +81,15 @@ export function bodyProblem(err: unknown): BodyProblem | undefined {
 }
 
 /**
+ * A body no parser read (text/plain, JSON sent to a form, no body at all) is an empty form, so
+ * routes read missing fields (a 422) instead of failing on `req.body` being undefined.
+ */
+export const formObject: RequestHandler = (req, _res, next) => {
+  if (req.body === undefined || req.body === null || typeof req.body !== 'object') req.body = {};
+  next();
+};
+
+/**
  * multer reads multipart bodies as they come and ignores Content-Encoding, so a compressed
  * (or falsely labelled) multipart body would be parsed as garbage or, worse, accepted: it is
  * refused as an encoding this service does not read (415), like body-parser refuses unknown ones.

@@ -60,4 +60,14 @@ describe('hostile form bodies', () => {
     const preferences = await raw(request(h.runtime.app).post('/unsubscribe/not-a-token'), multipart, body(500));
     expect(preferences.status).toBe(413);
   });
+
+  test('when a dashboard form comes as JSON or plain text then it is read as an empty form: the page asks for the fields, no 500', async () => {
+    for (const [type, body] of [['application/json', '{"name":"Json"}'], ['text/plain', 'name=Plain']]) {
+      const res = await raw(t.web.agent.post('/notification-recipients/delete'), { 'Content-Type': type, 'X-CSRF-Token': t.web.csrf }, body);
+      expect({ type, status: res.status }).toEqual({ type, status: 422 });
+    }
+    const res = await raw(t.web.agent.post('/contact-types/new'), { 'Content-Type': 'application/json', 'X-CSRF-Token': t.web.csrf }, '{"name":"Json"}').expect(422);
+    expect(res.text).toContain('The name field is required.');
+  });
 });
+
