@@ -135,6 +135,12 @@ export function createSegmentsService({ db, contactTypes, fields, events }: Deps
       return listPage(query, paging, segmentRecord);
     },
 
+    /** Ids and names of the live segments, newest first (for pickers and labels; no member counts). */
+    async names(ctx: Ctx): Promise<{ id: number; segment_name: string }[]> {
+      const rows = await live(ctx).orderBy('id', 'desc').select('id', 'segment_name');
+      return rows.map((r: Record<string, unknown>) => ({ id: Number(r.id), segment_name: String(r.segment_name) }));
+    },
+
     /** True when the id names a live segment of this account. */
     async exists(ctx: Ctx, id: number): Promise<boolean> {
       return Boolean(await live(ctx).where({ id }).first('id'));
