@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import { MESSAGE_STATE } from '../lib/constants';
-import { forUpdate } from '../db/locking';
+import { lockRows } from '../db/locking';
 import { transitionSingleSends } from '../services/campaigns/single-send-state';
 
 /** How one claimed ledger row ended this attempt. */
@@ -31,6 +31,11 @@ export interface OutcomePolicy {
   retryDelayMs(attempts: number): number;
   /** Called inside the transaction that completes a send. */
   onCompleted?(sendId: number, trx: Knex.Transaction): Promise<void>;
+  /**
+   * Leave completion to the caller (completeSends, after its queue ran dry) instead of looking
+   * in every write: a worker writing every few milliseconds would look hundreds of times a second.
+   */
+  deferCompletion?: boolean;
 }
 
 interface Touched {
@@ -39,6 +44,15 @@ interface Touched {
 }
 
 const CHUNK = 500;
+
+export interface LedgerWritten {
+  /** Single sends this completed (status 2 → 3); none when completion is deferred. */
+  completed: number[];
+  /** The starts that were marked (the others are no longer this worker's: not to be sent). */
+  started: Set<number>;
+  /** Single sends whose rows this moved. */
+  sends: number[];
+}
 
 /** Writes a set of outcomes (see writeLedger); returns the single sends this completed. */
 export async function recordOutcomes(db: Knex, outcomes: Outcome[], policy: OutcomePolicy): Promise<number[]> {
@@ -50,12 +64,11 @@ export async function recordOutcomes(db: Knex, outcomes: Outcome[], policy: Outc
  * statistics always agree with the ledger, and marks the rows whose transmission starts next
  * (so a crash leaves a trace on exactly the messages that may have gone out). Only rows still
  * leased by this worker change: a row whose lease expired and was taken over is left to its
- * new owner (and is neither counted twice nor sent by this worker). Returns the single sends
- * this completed (status 2 → 3) and the starts that were marked.
+ * new owner (and is neither counted twice nor sent by this worker).
  */
-export async function writeLedger(db: Knex, write: LedgerWrite, policy: OutcomePolicy): Promise<{ completed: number[]; started: Set<number> }> {
+export async function writeLedger(db: Knex, write: LedgerWrite, policy: OutcomePolicy): Promise<LedgerWritten> {
   const { outcomes, starts = [] } = write;
-  if (!outcomes.length && !starts.length) return { completed: [], started: new Set() };
+  if (!outcomes.length && !starts.length) return { completed: [], started: new Set(), sends: [] };
   const now = policy.now.toISOString();
   return db.transaction(async (trx) => {
     const mine = () => trx('send_messages').where({ state: MESSAGE_STATE.sending, lease_owner: policy.owner });
@@ -131,15 +144,35 @@ export async function writeLedger(db: Knex, write: LedgerWrite, policy: OutcomeP
     // never wait on each other in a circle; then counters, then completion.
     const all = [...delivered, ...bounced, ...failed, ...touched];
     const sendIds = ids(all.map((r) => r.single_send_id));
-    await forUpdate(trx, trx('single_sends').whereIn('id', sendIds).orderBy('id').select('id'));
-    await forUpdate(trx, trx('automations').whereIn('id', ids(all.map((r) => r.automation_id))).orderBy('id').select('id'));
+    const automationIds = ids(all.map((r) => r.automation_id));
+    if (sendIds.length) await lockRows(trx, trx('single_sends').whereIn('id', sendIds).orderBy('id').select('id'));
+    if (automationIds.length) await lockRows(trx, trx('automations').whereIn('id', automationIds).orderBy('id').select('id'));
     await addCounters(trx, delivered, 'delivered', 'total_delivered');
     await addCounters(trx, bounced, 'bounces', 'total_bounces');
     await addCounters(trx, failed, 'failed', 'total_failed');
+    if (policy.deferCompletion) return { completed: [], started, sends: sendIds };
     const completed = await completeSingleSends(trx, sendIds, now);
     for (const id of completed) await policy.onCompleted?.(id, trx);
-    return { completed, started };
+    return { completed, started, sends: sendIds };
   });
+}
+
+/**
+ * Completes those of the sends none of whose rows is queued or sending any more, each in its
+ * own short transaction with its completion hook. Run after the outcomes were committed: of
+ * two workers writing a send's last outcomes, the one that commits last then sees them all.
+ */
+export async function completeSends(db: Knex, sendIds: number[], now: Date, onCompleted?: OutcomePolicy['onCompleted']): Promise<number[]> {
+  const completed: number[] = [];
+  for (const id of sendIds) {
+    const done = await db.transaction(async (trx) => {
+      const [sendId] = await completeSingleSends(trx, [id], now.toISOString());
+      if (sendId !== undefined) await onCompleted?.(sendId, trx);
+      return sendId;
+    });
+    if (done !== undefined) completed.push(done);
+  }
+  return completed;
 }
 
 /** Adds the rows' counts to their single sends' and automations' counters. */
@@ -171,7 +204,7 @@ export async function completeSingleSends(trx: Knex.Transaction, sendIds: number
   // Two workers finishing a send's last rows at once: the one that gets the send's row lock
   // second checks after the first committed (a new snapshot per statement), so one of them
   // always sees every row final. (recordOutcomes took the locks already, in id order.)
-  await forUpdate(trx, trx('single_sends').whereIn('id', sendIds).orderBy('id').select('id'));
+  await lockRows(trx, trx('single_sends').whereIn('id', sendIds).orderBy('id').select('id'));
   for (const id of sendIds) {
     const unfinished = trx('send_messages')
       .select(trx.raw('1'))

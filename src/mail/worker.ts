@@ -7,7 +7,7 @@ import { randomToken } from '../lib/crypto';
 import { createSigner } from '../lib/signed-token';
 import { AutomationHooks, runAutomations } from './automations';
 import { LedgerWriter, Permits } from './ledger-writer';
-import { IN_DOUBT_TWICE, Outcome, writeLedger } from './outcomes';
+import { completeSends, IN_DOUBT_TWICE, Outcome, writeLedger } from './outcomes';
 import { AccountRateLimiter } from './rate-limit';
 import { Sleeper } from './sleeper';
 import { LEDGER_COLUMNS, LedgerRow, MessageSources, sourceKey } from './sources';
@@ -81,17 +81,20 @@ export function createSendingWorker(deps: WorkerDeps, options: WorkerOptions = {
 
   // Outcomes and the starts of transmissions are written by group commit, a small
   // transaction every few milliseconds while sending goes on.
+  // Sends this worker recorded outcomes of since it last looked whether they are complete.
+  const unchecked = new Set<number>();
   const writer = new LedgerWriter(
-    async (batch) =>
-      (
-        await writeLedger(db, batch, {
-          owner,
-          now: now(),
-          maxAttempts,
-          retryDelayMs: (attempts) => Math.min(retryMaxMs, retryBaseMs * 2 ** Math.max(0, attempts - 1)),
-          onCompleted: hooks.singleSendCompleted,
-        })
-      ).started,
+    async (batch) => {
+      const written = await writeLedger(db, batch, {
+        owner,
+        now: now(),
+        maxAttempts,
+        retryDelayMs: (attempts) => Math.min(retryMaxMs, retryBaseMs * 2 ** Math.max(0, attempts - 1)),
+        deferCompletion: true,
+      });
+      for (const id of written.sends) unchecked.add(id);
+      return written.started;
+    },
     (err, batch) => {
       // The rows stay leased until it expires and are then taken over: sent at most twice, never lost.
       for (const id of batch.starts) inHand.delete(id);
@@ -106,6 +109,22 @@ export function createSendingWorker(deps: WorkerDeps, options: WorkerOptions = {
   // more than the transport's concurrency are being sent and not yet recorded at any moment,
   // which bounds what a crash can send twice.
   const permits = new Permits(transport.concurrency);
+
+  /**
+   * Completes the sends whose last outcomes this worker wrote. Called when a claim came back
+   * short (the queue is empty for now) and after the batch it got was recorded.
+   */
+  async function completeChecked(): Promise<void> {
+    if (!unchecked.size) return;
+    const sendIds = [...unchecked].sort((a, b) => a - b);
+    unchecked.clear();
+    try {
+      await completeSends(db, sendIds, now(), hooks.singleSendCompleted);
+    } catch (err) {
+      for (const id of sendIds) unchecked.add(id);
+      logger.error({ err }, 'completing sends failed');
+    }
+  }
 
   async function tick(always: boolean): Promise<number> {
     const started = (await startDueSingleSends(db, now(), hooks)).length;
@@ -203,8 +222,9 @@ export function createSendingWorker(deps: WorkerDeps, options: WorkerOptions = {
   async function drain(): Promise<void> {
     for (;;) {
       const rows = await claim();
+      if (rows.length) await sendBatch(rows);
+      if (rows.length < batchSize) await completeChecked();
       if (!rows.length) return;
-      await sendBatch(rows);
     }
   }
 
@@ -213,7 +233,8 @@ export function createSendingWorker(deps: WorkerDeps, options: WorkerOptions = {
       try {
         const rows = await claim();
         if (rows.length) await sendBatch(rows);
-        else await sleeper.sleep(pollMs);
+        if (rows.length < batchSize) await completeChecked();
+        if (!rows.length) await sleeper.sleep(pollMs);
       } catch (err) {
         logger.error({ err }, 'sending failed; trying again shortly');
         await sleeper.sleep(pollMs);
@@ -247,6 +268,7 @@ export function createSendingWorker(deps: WorkerDeps, options: WorkerOptions = {
       await tick(true);
       await drain();
       await writer.flush();
+      await completeChecked();
     },
     start() {
       if (running) return;
@@ -260,6 +282,7 @@ export function createSendingWorker(deps: WorkerDeps, options: WorkerOptions = {
       sleeper.wakeAll();
       await Promise.all(loops);
       await writer.flush();
+      await completeChecked();
       logger.info({ owner }, 'sending worker stopped');
     },
   };
