@@ -20,7 +20,7 @@ describe('messages in flight when a worker died', () => {
 
   beforeAll(async () => {
     alice = await h.account();
-    sink = await startSmtpSink();
+    sink = await startSmtpSink({ onRecipient: (address) => (address.startsWith('stuck@') ? { code: 452, message: '4.2.2 Mailbox full' } : undefined) });
   });
   afterAll(() => sink.close());
   beforeEach(() => sink.messages.splice(0));
@@ -68,6 +68,24 @@ describe('messages in flight when a worker died', () => {
     expect(Number(twice.state)).toBe(MESSAGE_STATE.failed);
     expect(String(twice.last_error)).toContain('not sent a third time');
     expect(await f.send(sendId)).toMatchObject({ status: 3, triggered: 2, delivered: 1, bounces: 0, failed: 1 });
+  });
+
+  test('when an automation step is refused with 4xx until its retries run out then the automation counts it in total_failed', async () => {
+    const sender = await f.sender(alice.user_id);
+    const group = await f.group(alice.user_id);
+    const type = await f.contactType(alice.user_id, 'Journey');
+    await f.contact(alice.user_id, type, 'stuck@example.org');
+    await f.contact(alice.user_id, type, 'glad@example.org');
+    const automation = await f.automation(alice.user_id, { type: 'custom', contactType: type, groupId: group });
+    await f.schedule(alice.user_id, automation, { senderId: sender, subject: 'Welcome', waitingPeriod: 1, waitingType: 'instantly' });
+    await f.setAutomationStatus(automation, 1);
+    const { worker, close } = testWorker(h, sink.url, { maxAttempts: 1 });
+    await worker.runOnce().finally(close);
+
+    expect(sink.messages.map((m) => m.to[0])).toEqual(['glad@example.org']);
+    const { utr } = await f.automationRecord(automation);
+    const details = (await h.api(alice).get(`/automations/details?utr=${String(utr)}`).expect(200)).body.message.automation;
+    expect(details).toMatchObject({ total_triggered: 2, total_delivered: 1, total_bounces: 0, total_failed: 1 });
   });
 
   test('when a worker sends with two lanes then each message is marked begun before it leaves, and no more than the transport\'s concurrency are begun and unrecorded at once', async () => {
