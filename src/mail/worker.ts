@@ -79,10 +79,10 @@ export function createSendingWorker(deps: WorkerDeps, options: WorkerOptions = {
   // Rows claimed and not yet recorded: their lease is renewed while this worker lives.
   const inHand = new Set<number>();
 
-  // Outcomes and the starts of transmissions are written by group commit, a small
-  // transaction every few milliseconds while sending goes on.
   // Sends this worker recorded outcomes of since it last looked whether they are complete.
   const unchecked = new Set<number>();
+  // Outcomes and the starts of transmissions are written by group commit, a small
+  // transaction every few milliseconds while sending goes on.
   const writer = new LedgerWriter(
     async (batch) => {
       const written = await writeLedger(db, batch, {
