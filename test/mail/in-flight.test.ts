@@ -1,3 +1,4 @@
+import * as countFailed from '../../migrations/20261122_0611_count-failed';
 import { createSendingWorker } from '../../src/mail/worker';
 import { MESSAGE_STATE } from '../../src/lib/constants';
 import { startDueSingleSends } from '../../src/mail/start-sends';
@@ -86,6 +87,16 @@ describe('messages in flight when a worker died', () => {
     const { utr } = await f.automationRecord(automation);
     const details = (await h.api(alice).get(`/automations/details?utr=${String(utr)}`).expect(200)).body.message.automation;
     expect(details).toMatchObject({ total_triggered: 2, total_delivered: 1, total_bounces: 0, total_failed: 1 });
+  });
+
+  test('when failed messages were recorded before the failed counters existed then the data migration counts them', async () => {
+    const sendId = await abandonedSend({ 'old1@example.org': 0, 'old2@example.org': 0, 'sent@example.org': 0 });
+    await h.runtime.db('send_messages').where({ single_send_id: sendId }).whereNot({ email: 'sent@example.org' }).update({ state: MESSAGE_STATE.failed });
+    await h.runtime.db('send_messages').where({ single_send_id: sendId, email: 'sent@example.org' }).update({ state: MESSAGE_STATE.sent });
+    await h.runtime.db('single_sends').where({ id: sendId }).update({ failed: 0 });
+
+    await countFailed.up(h.runtime.db);
+    expect(await f.send(sendId)).toMatchObject({ failed: 2 });
   });
 
   test('when a worker sends with two lanes then each message is marked begun before it leaves, and no more than the transport\'s concurrency are begun and unrecorded at once', async () => {
