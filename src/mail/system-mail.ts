@@ -88,6 +88,8 @@ export async function deliverNow(deps: DeliverNowDeps, id: number): Promise<'sen
     .update({
       state: MESSAGE_STATE.sending,
       attempts: deps.db.raw('attempts + 1'),
+      // Handed to the server right away: a crash before the outcome is written leaves this trace.
+      unconfirmed: deps.db.raw('unconfirmed + 1'),
       lease_owner: owner,
       available_at: new Date(now.getTime() + 60_000).toISOString(),
       updated_at: now.toISOString(),
