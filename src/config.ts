@@ -12,6 +12,13 @@ export interface Config {
   baseUrl: string;
   /** `smtp://…` or `smtps://…`; undefined writes `.eml` files to `outboxDir`. */
   smtpUrl: string | undefined;
+  /**
+   * How SMTP is encrypted: `starttls` upgrades when the server offers STARTTLS, `tls` speaks
+   * TLS from the first byte (what `smtps://` means), `none` never encrypts.
+   */
+  smtpTls: SmtpTls;
+  /** Whether the SMTP server's certificate must be valid for its name (false accepts a self-signed one). */
+  smtpTlsVerify: boolean;
   /** From address of the service's own mail (sender verification, notifications). */
   mailFrom: string;
   outboxDir: string;
@@ -42,6 +49,29 @@ export interface Config {
 }
 
 export class ConfigError extends Error {}
+
+export const SMTP_TLS_MODES = ['starttls', 'tls', 'none'] as const;
+export type SmtpTls = (typeof SMTP_TLS_MODES)[number];
+
+function flag(env: NodeJS.ProcessEnv, name: string, fallback: boolean): boolean {
+  const raw = optional(env, name)?.toLowerCase();
+  if (raw === undefined) return fallback;
+  if (raw === 'true' || raw === '1') return true;
+  if (raw === 'false' || raw === '0') return false;
+  throw new ConfigError(`${name} must be true or false, got "${raw}"`);
+}
+
+/** SMTP_TLS, defaulting to what SMTP_URL's scheme says; `smtps://` with anything but `tls` is a contradiction. */
+function smtpTlsOf(env: NodeJS.ProcessEnv, smtpUrl: string | undefined): SmtpTls {
+  const implicit = Boolean(smtpUrl?.startsWith('smtps://'));
+  const raw = optional(env, 'SMTP_TLS')?.toLowerCase();
+  if (raw === undefined) return implicit ? 'tls' : 'starttls';
+  if (!(SMTP_TLS_MODES as readonly string[]).includes(raw)) {
+    throw new ConfigError(`SMTP_TLS must be one of ${SMTP_TLS_MODES.join(', ')}, got "${raw}"`);
+  }
+  if (implicit && raw !== 'tls') throw new ConfigError(`SMTP_URL smtps:// means TLS from the start; use smtp:// with SMTP_TLS=${raw}`);
+  return raw as SmtpTls;
+}
 
 function integer(env: NodeJS.ProcessEnv, name: string, fallback: number, min = 0): number {
   const raw = env[name];
@@ -118,6 +148,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     port,
     baseUrl,
     smtpUrl,
+    smtpTls: smtpTlsOf(env, smtpUrl),
+    smtpTlsVerify: flag(env, 'SMTP_TLS_VERIFY', true),
     mailFrom: optional(env, 'MAIL_FROM') ?? `Campaigns <no-reply@${hostOf(baseUrl)}>`,
     outboxDir: path.resolve(optional(env, 'OUTBOX_DIR') ?? path.join(dataDir, 'outbox')),
     maxCsvBytes: integer(env, 'MAX_CSV_MB', 100, 1) * 1024 * 1024,

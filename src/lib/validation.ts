@@ -1,3 +1,4 @@
+import { emailKey } from './email-key';
 import { FieldErrors, ValidationError } from './errors';
 
 /** `contact_type_id` → `contact type id`; a bracketed key keeps only its last part. */
@@ -51,15 +52,18 @@ export function hasControlCharacters(text: string): boolean {
   return CONTROL_CHARACTERS.test(text);
 }
 
+/**
+ * No control character in the local part or the domain (DEL included); also refuses an
+ * address whose key (the domain in ASCII form) would not fit the 320-character columns.
+ */
 export function isEmail(value: string): boolean {
-  // No control character in the local part or the domain (DEL included).
   if (/[\u0000-\u001F\u007F]/.test(value)) return false;
-  return value.length <= 320 && EMAIL.test(value);
+  return value.length <= 320 && EMAIL.test(value) && emailKey(value).length <= 320;
 }
 
 /**
  * A comma-separated address list (or an array of such strings): trimmed, blanks dropped,
- * de-duplicated case-insensitively keeping the first spelling.
+ * de-duplicated by emailKey() (case and the domain's IDNA form ignored), keeping the first spelling.
  */
 export function splitAddresses(value: unknown): string[] {
   const parts = (Array.isArray(value) ? value : [value]).flatMap((v) => (typeof v === 'string' ? v.split(',') : []));
@@ -67,7 +71,7 @@ export function splitAddresses(value: unknown): string[] {
   const out: string[] = [];
   for (const part of parts) {
     const address = part.trim();
-    const key = address.toLowerCase();
+    const key = emailKey(address);
     if (address === '' || seen.has(key)) continue;
     seen.add(key);
     out.push(address);

@@ -10,7 +10,7 @@ import type { SessionsService } from '../services/accounts/sessions';
 import type { Cookies } from './cookies';
 import { verifyCsrf } from './csrf';
 import { onInvalid } from './errors';
-import { SETTINGS_FORM } from './settings';
+import { settingsForm } from './settings';
 import type { WebRoutes } from './routes';
 import type { Views } from './views';
 
@@ -113,7 +113,7 @@ export function mountAuth(routes: WebRoutes, { accounts, sessions }: Services, v
   );
 
   // A new password signs every other browser out: the sessions are replaced by a new one here.
-  routes.post('/settings/password', onInvalid('settings.njk', (req) => ({ ...SETTINGS_FORM, values: req.account })), async (req, res) => {
+  routes.post('/settings/password', onInvalid('settings.njk', (req) => settingsForm(req.account)), async (req, res) => {
     const accountId = ctxOf(req).userId;
     await accounts.changePassword(accountId, req.body);
     await sessions.destroyAll(accountId);

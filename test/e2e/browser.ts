@@ -4,8 +4,8 @@ import { Browser, chromium, Page } from 'playwright-core';
 import type { Harness, TestAccount } from '../support/harness';
 
 /**
- * Debian's Chromium, never a downloaded browser (`apt-get install chromium`; .ci/run installs
- * it when missing). Headless, sandbox off (CI runs as root), and no network of its own.
+ * Debian's Chromium, never a downloaded browser (`apt-get install chromium`; `npm test`'s
+ * pretest step, scripts/find-chromium.sh, finds the same path or installs it). Headless, sandbox off (CI runs as root), and no network of its own.
  */
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 export const CHROMIUM_ARGS = [
