@@ -6,6 +6,7 @@ import { randomToken, sha256 } from '../../lib/crypto';
 import { ConflictError, FieldErrors, NotFoundError, ServiceUnavailableError } from '../../lib/errors';
 import { plainDateTime, timestamp } from '../../lib/time';
 import { messages, throwIfAny } from '../../lib/validation';
+import { lazy } from '../../lib/lazy';
 import { createViews } from '../../lib/views';
 import { senderVerificationMessage } from '../../mail/sender-verification';
 import { deliverNow, queueSystemMail } from '../../mail/system-mail';
@@ -74,7 +75,8 @@ interface SendersDeps extends ServiceDeps {
 }
 
 export function createSendersService({ db, config, logger, mail, secret, events }: SendersDeps) {
-  const views = createViews();
+  // The verification mail's templates load with the first one sent, not at every start.
+  const views = lazy(() => createViews());
   const live = (ctx: Ctx) => db('senders').where({ user_id: ctx.userId }).whereNull('deleted_at');
 
   /** Country, state and city must exist and belong together. */
@@ -105,7 +107,7 @@ export function createSendersService({ db, config, logger, mail, secret, events 
     const token = randomToken(32);
     const messageId = await db.transaction(async (trx) => {
       await trx('senders').where({ id }).update({ verify_token_hash: sha256(token) });
-      return queueSystemMail(trx, ctx.userId, senderVerificationMessage(config, views, sender, token));
+      return queueSystemMail(trx, ctx.userId, senderVerificationMessage(config, views(), sender, token));
     });
     const outcome = await deliverNow({ db, mail, logger, secret, baseUrl: config.baseUrl }, messageId);
     if (outcome === 'retry' || outcome === 'bounce') {
