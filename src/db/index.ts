@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import knex, { Knex } from 'knex';
 import type { Config } from '../config';
+import { CachingBetterSqlite3Client } from './sqlite-client';
 
 export type Db = Knex;
 
@@ -24,7 +25,8 @@ export function createDb(options: DbOptions | Config): Db {
   }
   fs.mkdirSync(path.dirname(options.sqliteFile), { recursive: true });
   return knex({
-    client: 'better-sqlite3',
+    // better-sqlite3 with its prepared statements kept (the client's name stays 'better-sqlite3').
+    client: CachingBetterSqlite3Client as unknown as typeof Knex.Client,
     connection: { filename: options.sqliteFile },
     useNullAsDefault: true,
     pool: {
