@@ -27,6 +27,8 @@ export interface Config {
   /** HMAC secret for tokens in links; generated and stored in the database when unset. */
   appSecret: string | undefined;
   dkim: { domain: string; selector: string; privateKey: string } | undefined;
+  /** How long a process trusts a key pair it authenticated, without reading the database again (0 = always read). */
+  apiKeyCacheMs: number;
   /** API requests allowed per key pair per minute (0 = no limit). */
   apiRateLimitPerMinute: number;
   /** Failed dashboard sign-ins allowed per email (and 4× per client address) per 15 minutes (0 = no limit). */
@@ -96,6 +98,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     dkim: dkimDomain && dkimSelector && dkimKey
       ? { domain: dkimDomain, selector: dkimSelector, privateKey: dkimKey.replace(/\\n/g, '\n') }
       : undefined,
+    apiKeyCacheMs: integer(env, 'API_KEY_CACHE_SECONDS', 5, 0) * 1000,
     apiRateLimitPerMinute: integer(env, 'API_RATE_LIMIT', 6000, 0),
     loginRateLimit: integer(env, 'LOGIN_RATE_LIMIT', 10, 0),
     logLevel: optional(env, 'LOG_LEVEL') ?? 'info',
