@@ -70,3 +70,8 @@ export async function uncountApiHit(db: Knex, key: string): Promise<void> {
 export async function resetApiHits(db: Knex, key: string): Promise<void> {
   await db('api_rate_windows').where({ key }).delete();
 }
+
+/** Drops the windows that ended before `windowStart` (keys no longer in use). */
+export async function dropApiWindowsBefore(db: Knex, windowStart: number): Promise<void> {
+  await db('api_rate_windows').where('window_start', '<', windowStart).delete();
+}
