@@ -12,7 +12,6 @@ import { DbKind, freshDb, machineLine, seconds, startServer } from './lib/server
 const KINDS = (process.env.BENCH_DB ?? 'sqlite,postgres').split(',') as DbKind[];
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const REST_MS = Number(process.env.BENCH_REST_MS ?? 3000);
-const NODE_ARGS = (process.env.SERVER_NODE_ARGS ?? '').split(' ').filter(Boolean);
 
 interface Figures {
   firstOk: number[];
@@ -48,7 +47,7 @@ async function benchOne(kind: DbKind): Promise<void> {
     const env = { DATA_DIR: db.dir, ...db.env };
     for (let i = 0; i < ROUNDS; i += 1) {
       await measure(startBareExpress, bare);
-      await measure(() => startProject(env, first.keys!, NODE_ARGS), project);
+      await measure(() => startProject(env, first.keys!), project);
     }
     const [pf, bf] = [median(project.firstOk), median(bare.firstOk)];
     const [pr, br] = [median(project.rss), median(bare.rss)];

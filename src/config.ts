@@ -5,6 +5,8 @@ export interface Config {
   /** `postgres://…` selects PostgreSQL; undefined means SQLite at `sqliteFile`. */
   databaseUrl: string | undefined;
   sqliteFile: string;
+  /** SQLite's page cache per connection, in KiB (the OS caches the file as well). */
+  sqliteCacheKib: number;
   host: string;
   port: number;
   /** Public origin used in every link the service writes; no trailing slash. */
@@ -83,6 +85,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   return {
     databaseUrl,
     sqliteFile: path.resolve(optional(env, 'SQLITE_FILE') ?? path.join(dataDir, 'campaigns.sqlite3')),
+    sqliteCacheKib: integer(env, 'SQLITE_CACHE_MB', 16, 1) * 1024,
     host: optional(env, 'HOST') ?? '127.0.0.1',
     port,
     baseUrl,
