@@ -57,6 +57,26 @@ export function rssMiBOf(pid: number): number {
   return Number(/VmRSS:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) / 1024;
 }
 
+/** Peak resident memory of a process so far (VmHWM), in MiB. */
+export function peakRssMiBOf(pid: number): number {
+  return Number(/VmHWM:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) / 1024;
+}
+
+/** GETs `path` and reads the whole body: seconds to the last byte, and the body. */
+export function timedGet(port: number, path: string): Promise<{ took: number; body: Buffer }> {
+  const start = process.hrtime.bigint();
+  return new Promise((resolve, reject) => {
+    http
+      .get({ host: '127.0.0.1', port, path, agent: false }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => resolve({ took: seconds(start), body: Buffer.concat(chunks) }));
+        res.on('error', reject);
+      })
+      .on('error', reject);
+  });
+}
+
 /**
  * Spawns `args` with node and polls `probePath` every 2 ms until it answers 200: the time a
  * client waits after a start (or a restart) before it is served.
@@ -106,4 +126,35 @@ export function startBareExpress(): Promise<StartedProcess> {
 /** Starts the built server (`dist/src/server.js`, flags of `npm start`) on `env`'s database and waits for its first authenticated 200. */
 export function startProject(env: Record<string, string>, keys: Record<string, string>): Promise<StartedProcess> {
   return startAndProbe([...serverNodeArgs(), path.join(PROJECT_ROOT, 'dist/src/server.js')], { API_RATE_LIMIT: '0', ...env }, '/api/v1/contacts-type', keys);
+}
+
+/**
+ * The limit of `GET /contacts/list` on SQLite: bare `node:http` + better-sqlite3 over the same
+ * database file, streaming the same account's live contacts (with country and contact type
+ * names joined) newest first as one JSON document, one `JSON.stringify` per row, with
+ * back-pressure. No framework, no authentication, no record shaping.
+ */
+const BARE_LIST = `
+const http = require('node:http');
+const Database = require('better-sqlite3');
+const db = new Database(process.env.SQLITE_FILE, { readonly: true });
+const sql = 'select c.*, co.name as country_name, ct.name as ct_name from contacts c left join countries co on co.id = c.country ' +
+  'join contact_types ct on ct.id = c.contact_type_id where c.user_id = ? and c.deleted_at is null order by c.id desc';
+const server = http.createServer(async (req, res) => {
+  res.writeHead(200, { 'Content-Type': 'application/json' });
+  let first = true;
+  res.write('{"status":"success","message":{"contacts":[');
+  for (const row of db.prepare(sql).iterate(1)) {
+    if (!res.write((first ? '' : ',') + JSON.stringify(row))) await new Promise((r) => res.once('drain', r));
+    first = false;
+  }
+  res.end(']}}');
+});
+server.listen(Number(process.env.PORT), '127.0.0.1');
+process.on('SIGTERM', () => server.close(() => process.exit(0)));
+`;
+
+/** Starts the bare list server over `sqliteFile` (account 1's contacts) and waits until it answers. */
+export function startBareList(sqliteFile: string): Promise<StartedProcess> {
+  return startAndProbe(['-e', BARE_LIST], { SQLITE_FILE: sqliteFile }, '/');
 }

@@ -9,6 +9,7 @@ export interface LoadResult {
   requests: number;
   perSecond: number;
   p50: number;
+  p95: number;
   p99: number;
   errors: number;
 }
@@ -65,5 +66,5 @@ export async function load(
     }
     return Infinity;
   };
-  return { requests, perSecond: requests / took, p50: percentile(0.5), p99: percentile(0.99), errors };
+  return { requests, perSecond: requests / took, p50: percentile(0.5), p95: percentile(0.95), p99: percentile(0.99), errors };
 }
