@@ -4,7 +4,7 @@ import http from 'node:http';
 import net from 'node:net';
 import path from 'node:path';
 import { PROJECT_ROOT } from '../../src/lib/paths';
-import { seconds, serverNodeArgs } from './server';
+import { seconds, SERVER_ROOT, serverNodeArgs } from './server';
 
 /**
  * The limits the benchmarks print beside the project's figures, measured in the same run on the
@@ -125,7 +125,7 @@ export function startBareExpress(): Promise<StartedProcess> {
 
 /** Starts the built server (`dist/src/server.js`, flags of `npm start`) on `env`'s database and waits for its first authenticated 200. */
 export function startProject(env: Record<string, string>, keys: Record<string, string>): Promise<StartedProcess> {
-  return startAndProbe([...serverNodeArgs(), path.join(PROJECT_ROOT, 'dist/src/server.js')], { API_RATE_LIMIT: '0', ...env }, '/api/v1/contacts-type', keys);
+  return startAndProbe([...serverNodeArgs(), path.join(SERVER_ROOT, 'dist/src/server.js')], { API_RATE_LIMIT: '0', ...env }, '/api/v1/contacts-type', keys);
 }
 
 /**
