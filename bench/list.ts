@@ -2,17 +2,25 @@
  * `GET /contacts/list` of BENCH_ROWS contacts (default 100,000, loaded through the CSV import)
  * from the built server, on a fresh SQLite and a fresh PostgreSQL database. The server is
  * restarted after the load, so its peak RSS is the list's (plus what any start costs). Prints
- * the time to the last byte, the size, and the server's peak RSS; targets ≤2 s and ≤200 MiB.
+ * the time to the last byte, the size, and the server's peak RSS; on SQLite beside the limit of
+ * the same run, bare `node:http` + better-sqlite3 streaming the same rows from the same file
+ * (target ≥0.7 of it). With BENCH_CLIENTS=50 (default rows then 1,000), that many clients fetch
+ * the list over and over for BENCH_SECONDS (default 10): p50/p95 and peak RSS (targets p95
+ * ≤400 ms, ≤200 MiB), beside the bare server under the same load on SQLite.
  * Run: `npm run bench:list` (BENCH_DB=sqlite or postgres for one of them).
  */
 import { withContactsCsv } from './lib/contacts-csv';
 import { callApi, getAll, uploadFile } from './lib/http';
-import { BenchServer, DbKind, freshDb, machineLine, seconds, startServer } from './lib/server';
+import { peakRssMiBOf, rssMiBOf, startBareList, StartedProcess, timedGet } from './lib/limits';
+import { load } from './lib/load';
+import { BenchDb, BenchServer, DbKind, freshDb, machineLine, seconds, startServer } from './lib/server';
 
-const ROWS = Number(process.env.BENCH_ROWS ?? 100_000);
+const CLIENTS = Number(process.env.BENCH_CLIENTS ?? 1);
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+const ROWS = Number(process.env.BENCH_ROWS ?? (CLIENTS > 1 ? 1_000 : 100_000));
 const KINDS = (process.env.BENCH_DB ?? 'sqlite,postgres').split(',') as DbKind[];
 
-async function listOnce(server: BenchServer, label: string, headers: Record<string, string> = {}): Promise<void> {
+async function listOnce(server: BenchServer, label: string, headers: Record<string, string> = {}): Promise<number> {
   server.resetPeak();
   const start = process.hrtime.bigint();
   const reply = await getAll(server, '/contacts/list', headers);
@@ -28,6 +36,37 @@ async function listOnce(server: BenchServer, label: string, headers: Record<stri
     `  ${label}: ${took.toFixed(2)} s (target ≤2: ${took <= 2 ? 'met' : 'MISSED'}), ${(reply.bytes / 2 ** 20).toFixed(1)} MiB${check}; ` +
       `server peak RSS ${server.peakRssMiB().toFixed(0)} MiB (target ≤200)`,
   );
+  return took;
+}
+
+/** Time to the last byte of one list from the bare limit server, and its peak RSS. */
+async function bareListOnce(bare: StartedProcess): Promise<{ took: number; peak: number }> {
+  const { took, body } = await timedGet(bare.port, '/');
+  const count = JSON.parse(body.toString()).message.contacts.length;
+  if (count !== ROWS) throw new Error(`the bare server listed ${count} contacts, expected ${ROWS}`);
+  return { took, peak: peakRssMiBOf(bare.pid) };
+}
+
+/** BENCH_CLIENTS clients fetching the list over and over: latency percentiles and peak RSS. */
+async function concurrentLists(db: BenchDb, server: BenchServer): Promise<void> {
+  server.resetPeak();
+  const project = await load(server.port, '/api/v1/contacts/list', server.keys!, { connections: CLIENTS, seconds: SECONDS });
+  console.log(
+    `  ${CLIENTS} clients, ${SECONDS} s: ${project.requests} lists, ${project.perSecond.toFixed(1)}/s, p50 ${project.p50.toFixed(0)} ms, ` +
+      `p95 ${project.p95.toFixed(0)} ms (target ≤400: ${project.p95 <= 400 ? 'met' : 'MISSED'})${project.errors ? `, ${project.errors} not 200` : ''}; ` +
+      `server peak RSS ${server.peakRssMiB().toFixed(0)} MiB (target ≤200)`,
+  );
+  if (db.kind !== 'sqlite') return;
+  const bare = await startBareList(db.env.SQLITE_FILE);
+  try {
+    const limit = await load(bare.port, '/', {}, { connections: CLIENTS, seconds: SECONDS });
+    console.log(
+      `  limit, bare node:http + better-sqlite3: ${limit.perSecond.toFixed(1)}/s, p50 ${limit.p50.toFixed(0)} ms, p95 ${limit.p95.toFixed(0)} ms, RSS ${rssMiBOf(bare.pid).toFixed(0)} MiB; ` +
+        `throughput ratio ${(project.perSecond / limit.perSecond).toFixed(2)}`,
+    );
+  } finally {
+    await bare.stop();
+  }
 }
 
 async function benchOne(kind: DbKind, csv: string): Promise<void> {
@@ -45,9 +84,25 @@ async function benchOne(kind: DbKind, csv: string): Promise<void> {
     server = await startServer(db);
     server.keys = keys;
     console.log(`${kind}: server restarted after loading ${ROWS} contacts, peak RSS at start ${server.peakRssMiB().toFixed(0)} MiB (reset before each list)`);
-    await listOnce(server, 'list, identity');
-    await listOnce(server, 'list again, identity');
-    await listOnce(server, 'list, gzip', { 'Accept-Encoding': 'gzip' });
+    if (CLIENTS > 1) {
+      await concurrentLists(db, server);
+    } else {
+      const took = await listOnce(server, 'list, identity');
+      await listOnce(server, 'list again, identity');
+      await listOnce(server, 'list, gzip', { 'Accept-Encoding': 'gzip' });
+      if (kind === 'sqlite') {
+        const bare = await startBareList(db.env.SQLITE_FILE);
+        try {
+          const limit = await bareListOnce(bare);
+          console.log(
+            `  limit, bare node:http + better-sqlite3: ${limit.took.toFixed(2)} s, peak RSS ${limit.peak.toFixed(0)} MiB; ` +
+              `ratio ${(limit.took / took).toFixed(2)} of the limit's speed (target ≥0.7: ${limit.took / took >= 0.7 ? 'met' : 'MISSED'})`,
+          );
+        } finally {
+          await bare.stop();
+        }
+      }
+    }
     console.log(`  ${machineLine()}`);
   } finally {
     await server.stop();

@@ -15,6 +15,7 @@ import * as countFailed from './20261122_0611_count-failed';
 import * as bounceFeedback from './20261122_0700_bounce-feedback';
 import * as suppressionCategories from './20261122_0701_suppression-categories';
 import * as sendAlerts from './20261122_0702_send-alerts';
+import * as sharedRateLimits from './20261123_0760_shared-rate-limits';
 
 /**
  * The ordered list of migrations. A static list (instead of a directory scan) makes the
@@ -38,6 +39,7 @@ export const migrations: ReadonlyArray<[name: string, migration: Knex.Migration]
   ['20261122_0700_bounce-feedback', bounceFeedback],
   ['20261122_0701_suppression-categories', suppressionCategories],
   ['20261122_0702_send-alerts', sendAlerts],
+  ['20261123_0760_shared-rate-limits', sharedRateLimits],
 ];
 
 export const migrationSource: Knex.MigrationSource<[string, Knex.Migration]> = {

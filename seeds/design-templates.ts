@@ -1,7 +1,9 @@
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Knex } from 'knex';
 import { PROJECT_ROOT } from '../src/lib/paths';
+import { markSeeded, seededVersion } from './markers';
 
 interface TemplateEntry {
   slug: string;
@@ -26,8 +28,14 @@ export async function seedDesignTemplates(db: Knex): Promise<void> {
     created_at: null,
     updated_at: null,
   }));
-  await db('design_templates').insert(rows).onConflict('id').merge();
-  if (db.client.config.client === 'pg') {
-    await db.raw(`select setval(pg_get_serial_sequence('design_templates', 'id'), (select max(id) from design_templates))`);
-  }
+  // The files are small; the upsert is what a start need not repeat when nothing changed.
+  const version = crypto.createHash('sha256').update(JSON.stringify(rows)).digest('hex');
+  if ((await seededVersion(db, 'design_templates')) === version) return;
+  await db.transaction(async (trx) => {
+    await trx('design_templates').insert(rows).onConflict('id').merge();
+    if (trx.client.config.client === 'pg') {
+      await trx.raw(`select setval(pg_get_serial_sequence('design_templates', 'id'), (select max(id) from design_templates))`);
+    }
+    await markSeeded(trx, 'design_templates', version);
+  });
 }

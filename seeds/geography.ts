@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import type { Knex } from 'knex';
 import { rowsPerInsert } from '../src/db/dialect';
+import { markSeeded, seededVersion } from './markers';
 
 /**
  * Countries, states and cities from the country-state-city package (pinned to an exact
@@ -20,14 +21,29 @@ function asset<T>(file: string): T {
   return JSON.parse(fs.readFileSync(require.resolve(`country-state-city/lib/assets/${file}`), 'utf8')) as T;
 }
 
+/**
+ * What the seeded rows are made of: the package's version and this seed's own revision (raise
+ * it when the rows written change). A database marked with it is never read from JSON again.
+ */
+export function geographyDataVersion(): string {
+  const pkg = JSON.parse(fs.readFileSync(require.resolve('country-state-city/package.json'), 'utf8')) as { version: string };
+  return `country-state-city@${pkg.version}/1`;
+}
+
 export async function seedGeography(db: Knex): Promise<void> {
+  const version = geographyDataVersion();
+  if ((await seededVersion(db, 'geography')) === version) return;
   const countries = asset<PackageCountry[]>('country.json');
   const states = asset<PackageState[]>('state.json');
   const cities = asset<PackageCity[]>('city.json');
 
   const counts = await Promise.all(['countries', 'states', 'cities'].map((t) => db(t).count({ n: '*' }).first()));
   const [nCountries, nStates, nCities] = counts.map((r) => Number(r?.n ?? 0));
-  if (nCountries === countries.length && nStates === states.length && nCities === cities.length) return;
+  if (nCountries === countries.length && nStates === states.length && nCities === cities.length) {
+    // Seeded before markers existed: mark it, so no later start parses the JSON again.
+    await markSeeded(db, 'geography', version);
+    return;
+  }
 
   const countryIds = new Map<string, number>();
   const countryRows = countries.map((c, i) => {
@@ -56,5 +72,6 @@ export async function seedGeography(db: Knex): Promise<void> {
       }));
       await trx('cities').insert(rows).onConflict('id').merge();
     }
+    await markSeeded(trx, 'geography', version);
   });
 }

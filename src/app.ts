@@ -4,10 +4,9 @@ import compression from 'compression';
 import express, { Express } from 'express';
 import helmet from 'helmet';
 import type { Logger } from 'pino';
-import { pinoHttp } from 'pino-http';
-import { v4 as uuid } from 'uuid';
 import { createApiRouter } from './api';
 import type { Config } from './config';
+import { redactTokens, requestLog } from './http/request-log';
 import { API_PREFIX, PUBLIC_DIR } from './lib/paths';
 import type { Services } from './services';
 import { schedulePreviewRouter } from './web/schedule-preview';
@@ -23,15 +22,7 @@ export interface AppDeps {
   logger: Logger;
 }
 
-const REQUEST_ID = /^[\w.-]{1,128}$/;
-
-/** Path segments that are credentials (verification, unsubscribe, tracking, preview links). */
-const TOKEN_PATH = /^((?:\/api\/v1)?\/(?:verify-sender|unsubscribe|one-click|open|preview\/schedule)\/)[^/?]+/;
-
-/** Keeps secrets in links out of the logs. */
-export function redactTokens(url: string | undefined): string | undefined {
-  return url?.replace(TOKEN_PATH, '$1[redacted]');
-}
+export { redactTokens };
 
 /**
  * helmet's headers for everything outside the dashboard (which sets its own): the public pages
@@ -58,22 +49,7 @@ export function createApp({ config, services, logger }: AppDeps): Express {
   app.set('trust proxy', config.trustProxy);
   app.set('query parser', 'extended');
 
-  app.use(
-    pinoHttp({
-      logger,
-      genReqId(req, res) {
-        const incoming = req.headers['x-request-id'];
-        const id = typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : uuid();
-        res.setHeader('X-Request-Id', id);
-        return id;
-      },
-      customLogLevel: (_req, res, err) => (err || res.statusCode >= 500 ? 'error' : 'info'),
-      serializers: {
-        req: (req) => ({ id: req.id, method: req.method, url: redactTokens(req.url) }),
-        res: (res) => ({ statusCode: res.statusCode }),
-      },
-    }),
-  );
+  app.use(requestLog(app, logger));
   app.use(publicHeaders(config));
   app.use(compression());
 

@@ -1,6 +1,6 @@
 import type { Express } from 'express';
+import type * as AppModule from './app';
 import type { Logger } from 'pino';
-import { createApp } from './app';
 import type { Config } from './config';
 import { createDb, Db } from './db';
 import { migrateAndSeed } from './db/migrate';
@@ -10,6 +10,7 @@ import { createServices, Services } from './services';
 import { ensureAppSecret } from './services/accounts/app-secret';
 import type { CreatedAccount } from './services/accounts/accounts';
 import { DEMO_ACCOUNT_EMAIL } from './lib/constants';
+import { lazy } from './lib/lazy';
 
 export interface Runtime {
   config: Config;
@@ -19,7 +20,8 @@ export interface Runtime {
   services: Services;
   /** HMAC secret for tokens in links. */
   secret: string;
-  app: Express;
+  /** The HTTP app, built on first use: a worker process never loads Express, the API or the dashboard. */
+  readonly app: Express;
   close(): Promise<void>;
 }
 
@@ -30,7 +32,7 @@ export async function boot(config: Config, logger: Logger = createLogger(config.
   const secret = await ensureAppSecret(db, config.appSecret);
   const mail = createMailTransport(config, logger);
   const services = createServices({ db, config, logger, mail, secret });
-  const app = createApp({ config, services, logger });
+  const app = lazy(() => (require('./app') as typeof AppModule).createApp({ config, services, logger }));
   return {
     config,
     db,
@@ -38,7 +40,9 @@ export async function boot(config: Config, logger: Logger = createLogger(config.
     mail,
     services,
     secret,
-    app,
+    get app() {
+      return app();
+    },
     async close() {
       await services.importJobs.drain();
       mail.close();

@@ -6,6 +6,8 @@ export interface Config {
   /** `postgres://…` selects PostgreSQL; undefined means SQLite at `sqliteFile`. */
   databaseUrl: string | undefined;
   sqliteFile: string;
+  /** SQLite's page cache per connection, in KiB (the OS caches the file as well). */
+  sqliteCacheKib: number;
   host: string;
   port: number;
   /** Public origin used in every link the service writes; no trailing slash. */
@@ -35,6 +37,8 @@ export interface Config {
   /** HMAC secret for tokens in links; generated and stored in the database when unset. */
   appSecret: string | undefined;
   dkim: { domain: string; selector: string; privateKey: string } | undefined;
+  /** How long a process trusts a key pair it authenticated, without reading the database again (0 = always read). */
+  apiKeyCacheMs: number;
   /** API requests allowed per key pair per minute (0 = no limit). */
   apiRateLimitPerMinute: number;
   /** Failed dashboard sign-ins allowed per email and client address (and 4× per client address) per 15 minutes (0 = no limit). */
@@ -198,6 +202,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   return {
     databaseUrl,
     sqliteFile: path.resolve(optional(env, 'SQLITE_FILE') ?? path.join(dataDir, 'campaigns.sqlite3')),
+    sqliteCacheKib: integer(env, 'SQLITE_CACHE_MB', 16, 1) * 1024,
     host: optional(env, 'HOST') ?? '127.0.0.1',
     port,
     baseUrl,
@@ -215,6 +220,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     dkim: dkimDomain && dkimSelector && dkimKey
       ? { domain: dkimDomain, selector: dkimSelector, privateKey: dkimKey.replace(/\\n/g, '\n') }
       : undefined,
+    apiKeyCacheMs: integer(env, 'API_KEY_CACHE_SECONDS', 5, 0) * 1000,
     apiRateLimitPerMinute: integer(env, 'API_RATE_LIMIT', 6000, 0),
     loginRateLimit: integer(env, 'LOGIN_RATE_LIMIT', 10, 0),
     trustProxy: trustProxy(env),

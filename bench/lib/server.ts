@@ -14,6 +14,9 @@ import { PROJECT_ROOT } from '../../src/lib/paths';
 
 export type DbKind = 'sqlite' | 'postgres';
 
+/** The tree whose built server is measured: this one, or BENCH_SERVER_ROOT (another checkout, built) to compare. */
+export const SERVER_ROOT = process.env.BENCH_SERVER_ROOT ? path.resolve(process.env.BENCH_SERVER_ROOT) : PROJECT_ROOT;
+
 export const PG_ADMIN_URL = process.env.BENCH_PG_URL ?? 'postgres://127.0.0.1:5432/postgres';
 
 export interface BenchDb {
@@ -69,10 +72,21 @@ export interface BenchServer {
   stop(): Promise<void>;
 }
 
-/** Starts `dist/src/server.js` (run `npm run build` first) on a free port of 127.0.0.1. */
+/**
+ * The node flags of `npm start` (package.json's start script, e.g. `--max-semi-space-size=2`),
+ * so a benchmark runs the server as a user starts it. SERVER_NODE_ARGS adds more (`--cpu-prof`).
+ */
+export function serverNodeArgs(): string[] {
+  const pkg = JSON.parse(fs.readFileSync(path.join(SERVER_ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
+  const words = pkg.scripts.start.split(/\s+/);
+  const fromStart = words.slice(words.indexOf('node') + 1, words.findIndex((w) => w.startsWith('dist/')));
+  return [...fromStart, ...(process.env.SERVER_NODE_ARGS ?? '').split(' ').filter(Boolean)];
+}
+
+/** Starts `dist/src/server.js` (run `npm run build` first) on a free port of 127.0.0.1, with the flags of `npm start`. */
 export async function startServer(db: BenchDb, env: Record<string, string> = {}): Promise<BenchServer> {
-  const child: ChildProcess = spawn(process.execPath, [path.join(PROJECT_ROOT, 'dist/src/server.js')], {
-    cwd: PROJECT_ROOT,
+  const child: ChildProcess = spawn(process.execPath, [...serverNodeArgs(), path.join(SERVER_ROOT, 'dist/src/server.js')], {
+    cwd: SERVER_ROOT,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', HOST: '127.0.0.1', PORT: '0', DATA_DIR: db.dir, LOG_LEVEL: 'warn', API_RATE_LIMIT: '0', ...db.env, ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
   });

@@ -41,7 +41,7 @@ export function createApiRouter(config: Config, services: Services, logger: Logg
   const api = express.Router();
   // Unknown path or wrong method first, then rate limit and keys, then the routes.
   api.use(routes.guard);
-  api.use(apiRateLimit(config.apiRateLimitPerMinute));
+  api.use(apiRateLimit(config.apiRateLimitPerMinute, services.rateLimits));
   api.use(requireApiKeys(services.accounts));
   api.use(routes.router);
   // A path the guard let through but no route matched (`/senders//`): still JSON, never Express's HTML page.

@@ -1,20 +1,21 @@
+import type { Knex } from 'knex';
+import { reserveMailSlot } from '../db/rate-limits';
+
 /**
- * MAIL_RATE: at most `perSecond` messages per second for each account, spaced evenly.
- * Applies per worker process (several workers on PostgreSQL each keep their own pace).
+ * MAIL_RATE: at most `perSecond` messages per second for each account, spaced evenly, across
+ * every worker process: each message reserves the account's next slot in the database
+ * (`mail_rate_slots`), so two workers share the rate instead of each sending at it.
  */
 export class AccountRateLimiter {
-  private readonly next = new Map<number, number>();
-
   constructor(
+    private readonly db: Knex,
     private readonly perSecond: number,
     private readonly sleep: (ms: number) => Promise<void>,
   ) {}
 
   async take(userId: number): Promise<void> {
     if (this.perSecond <= 0) return;
-    const now = Date.now();
-    const at = Math.max(now, this.next.get(userId) ?? 0);
-    this.next.set(userId, at + 1000 / this.perSecond);
-    if (at > now) await this.sleep(at - now);
+    const wait = await reserveMailSlot(this.db, userId, 1000 / this.perSecond);
+    if (wait > 0) await this.sleep(wait);
   }
 }

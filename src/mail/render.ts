@@ -1,4 +1,4 @@
-import { convert } from 'html-to-text';
+import { lazy } from '../lib/lazy';
 import { escapeHtml, parseTemplate, Part, Placeholder, renderParts } from './template';
 
 /**
@@ -12,13 +12,16 @@ export interface CompiledMessage {
   text: Part[];
 }
 
+/** Loaded by the first send (or preview), not at start: a web process may never need it. */
+const htmlToText = lazy(() => require('html-to-text') as typeof import('html-to-text'));
+
 /** Filled by the engine, not by the template's author. */
 const PREHEADER = '((__preheader))';
 const PIXEL = '((__pixel))';
 const UNSUBSCRIBE = 'unsubscribe_preferences';
 
 export function compileMessage(source: { subject: string; preheader: string; html: string }): CompiledMessage {
-  const text = convert(source.html, {
+  const text = htmlToText().convert(source.html, {
     wordwrap: false,
     selectors: [
       { selector: 'img', format: 'skip' },

@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import type { Config } from '../config';
 import { randomToken, sha256 } from '../lib/crypto';
+import { lazy } from '../lib/lazy';
 import { createViews } from '../lib/views';
 
 export interface VerificationRecipient {
@@ -17,7 +18,8 @@ export interface VerificationRef {
 const SUBJECT = 'Confirm your sender address';
 
 /** The templates of the verification mail (views/mail/verify-sender.*.njk); read once, autoescaped. */
-const mailViews = createViews();
+/** nunjucks loads with the first verification mail, not at every start of every process. */
+const mailViews = lazy(() => createViews());
 
 /** The link a sender's verification mail carries: `$BASE_URL/verify-sender/<token>`. */
 export function verificationLink(config: Pick<Config, 'baseUrl'>, token: string): string {
@@ -59,7 +61,7 @@ export async function verificationBody(
   if (!changed) return undefined;
   const context = { sender: { from_name: sender.from_name, from_email: to }, link: verificationLink(config, token) };
   return {
-    html: mailViews.render('mail/verify-sender.html.njk', context),
-    text: mailViews.render('mail/verify-sender.txt.njk', context),
+    html: mailViews().render('mail/verify-sender.html.njk', context),
+    text: mailViews().render('mail/verify-sender.txt.njk', context),
   };
 }

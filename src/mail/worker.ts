@@ -74,7 +74,7 @@ export function createSendingWorker(deps: WorkerDeps, options: WorkerOptions = {
   const owner = `${process.pid}-${randomToken(6)}`;
 
   const sleeper = new Sleeper();
-  const limiter = new AccountRateLimiter(deps.config.mailRate, (ms) => sleeper.sleep(ms));
+  const limiter = new AccountRateLimiter(db, deps.config.mailRate, (ms) => sleeper.sleep(ms));
   const sources = new MessageSources(db, createSigner(deps.secret), deps.config.baseUrl);
   const stamp = feedbackStamp(deps.secret, deps.config.bounceDomain, deps.config.smtpUrl);
   let running = false;

@@ -27,6 +27,7 @@ import { createTrackingService } from './delivery/tracking';
 import { createSuppressionsService } from './delivery/suppressions';
 import { createFeedbackService } from './delivery/feedback';
 import { createWebhooksService } from './delivery/webhooks';
+import { createRateLimitsService } from './accounts/rate-limits';
 
 /** The composition root of the domain: every service, built once from its dependencies. */
 export function createServices(deps: ServiceDeps) {
@@ -73,6 +74,7 @@ export function createServices(deps: ServiceDeps) {
     suppressions: createSuppressionsService(deps),
     feedback,
     webhooks: createWebhooksService({ ...deps, feedback }),
+    rateLimits: createRateLimitsService(deps),
   };
 }
 

@@ -1,5 +1,4 @@
 import crypto from 'node:crypto';
-import { AccountRateLimiter } from '../../src/mail/rate-limit';
 import { classifySendError, createMailTransport } from '../../src/mail/transport';
 import { header } from '../support/fixtures-sending';
 import { startSmtpSink, SmtpSink } from '../support/smtp';
@@ -61,19 +60,5 @@ describe('the sending transport', () => {
     } finally {
       closed.close();
     }
-  });
-
-  test('when MAIL_RATE is set then each account is paced on its own', async () => {
-    const waits: number[] = [];
-    const limiter = new AccountRateLimiter(10, async (ms) => void waits.push(Math.round(ms / 10) * 10));
-    for (let i = 0; i < 3; i += 1) await limiter.take(1);
-    await limiter.take(2);
-    // Account 1: at once, then ~100 ms and ~200 ms behind; account 2 is not held up by account 1.
-    expect(waits).toHaveLength(2);
-    expect(waits[0]).toBeGreaterThanOrEqual(80);
-    expect(waits[1]).toBeGreaterThanOrEqual(180);
-    const none = new AccountRateLimiter(0, async () => void waits.push(-1));
-    await none.take(1);
-    expect(waits).toHaveLength(2);
   });
 });

@@ -7,6 +7,7 @@ import { FieldErrors, ValidationError } from '../../lib/errors';
 import { currentTimeZone } from '../../lib/time-zones';
 import { isEmail, messages, throwIfAny } from '../../lib/validation';
 import type { ServiceDeps } from '../context';
+import { KeyCache } from './key-cache';
 
 export interface Account {
   id: number;
@@ -35,7 +36,8 @@ function secretKey(): string {
 
 const ACCOUNT_COLUMNS = ['id', 'name', 'email', 'public_key', 'time_zone'];
 
-export function createAccountsService({ db }: Pick<ServiceDeps, 'db'>) {
+export function createAccountsService({ db, config }: Pick<ServiceDeps, 'db' | 'config'>) {
+  const keys = new KeyCache<Account>(config.apiKeyCacheMs);
   return {
     async create(input: { email: string; name?: string; password?: string }): Promise<CreatedAccount> {
       const email = input.email.trim();
@@ -63,13 +65,16 @@ export function createAccountsService({ db }: Pick<ServiceDeps, 'db'>) {
 
     /** The live account owning this key pair, or undefined. The secret is compared by hash. */
     async authenticate(publicKeyValue: string, secret: string): Promise<Account | undefined> {
+      const cached = keys.get(publicKeyValue);
+      if (cached) return safeEqual(cached.secretHash, sha256(secret)) ? cached.account : undefined;
       const row = await db('accounts')
         .where({ public_key: publicKeyValue })
         .whereNull('deleted_at')
         .first([...ACCOUNT_COLUMNS, 'secret_key_hash']);
-      if (!row || !safeEqual(row.secret_key_hash, sha256(secret))) return undefined;
-      delete row.secret_key_hash;
-      return row as Account;
+      if (!row) return undefined;
+      const { secret_key_hash: secretHash, ...account } = row;
+      keys.set(publicKeyValue, account as Account, secretHash);
+      return safeEqual(secretHash, sha256(secret)) ? (account as Account) : undefined;
     },
 
     /** Email and password sign-in for the dashboard. */
@@ -93,6 +98,7 @@ export function createAccountsService({ db }: Pick<ServiceDeps, 'db'>) {
     async rotateSecret(id: number): Promise<string> {
       const secret = secretKey();
       await db('accounts').where({ id }).update({ secret_key_hash: sha256(secret), updated_at: nowValue() });
+      keys.forgetAccount(id);
       return secret;
     },
 
@@ -109,6 +115,7 @@ export function createAccountsService({ db }: Pick<ServiceDeps, 'db'>) {
       else if (!timeZone) errors.time_zone = [messages.selected('time_zone')];
       throwIfAny(errors);
       await db('accounts').where({ id }).update({ name, time_zone: timeZone, updated_at: nowValue() });
+      keys.forgetAccount(id);
     },
 
     /**

@@ -1,8 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { simpleParser } from 'mailparser';
 import type { ListResult, Paging } from '../../db/paging';
 import { NotFoundError } from '../../lib/errors';
+import { lazy } from '../../lib/lazy';
 import { outboxFolder } from '../../mail/transport';
 import type { Ctx, ServiceDeps } from '../context';
 
@@ -23,6 +23,8 @@ export interface OutboxMessage extends OutboxEntry {
 
 /** The file names the outbox transport writes (a time stamp first, so names sort by time). */
 const FILE_NAME = /^[\w.@-]+\.eml$/;
+/** Only the Outbox page parses mail: a worker or an API-only process never loads the parser. */
+const mailparser = lazy(() => require('mailparser') as typeof import('mailparser'));
 const PARSE_OPTIONS = { skipHtmlToText: true, skipTextToHtml: true, skipImageLinks: true, skipTextLinks: true } as const;
 
 /**
@@ -36,7 +38,7 @@ export function createOutboxService({ config }: Pick<ServiceDeps, 'config'>) {
   async function read(ctx: Ctx, name: string) {
     if (!FILE_NAME.test(name)) throw new NotFoundError();
     try {
-      return await simpleParser(await fs.promises.readFile(path.join(folder(ctx), name)), PARSE_OPTIONS);
+      return await mailparser().simpleParser(await fs.promises.readFile(path.join(folder(ctx), name)), PARSE_OPTIONS);
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') throw new NotFoundError();
       throw err;

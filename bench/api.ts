@@ -1,0 +1,75 @@
+/**
+ * A small authenticated GET under load: `GET /api/v1/contacts-type` (10 contact types, each with
+ * a few contacts) through 50 keep-alive connections for BENCH_SECONDS (default 10, after 2 s of
+ * warm-up), beside a bare Express app answering the same path with a 10-row JSON document, in the
+ * same run (bare, project, bare again; the limit is their mean). Target: ≥0.5 of bare Express.
+ * Run: `npm run bench:api` (BENCH_DB=sqlite or postgres for one of them; BENCH_CONNECTIONS).
+ */
+import { callApi } from './lib/http';
+import { startBareExpress, startProject } from './lib/limits';
+import { load, LoadResult } from './lib/load';
+import { DbKind, freshDb, machineLine, startServer } from './lib/server';
+
+const KINDS = (process.env.BENCH_DB ?? 'sqlite,postgres').split(',') as DbKind[];
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
+const PATH = '/api/v1/contacts-type';
+
+const line = (r: LoadResult) =>
+  `${Math.round(r.perSecond).toLocaleString('en')} req/s, p50 ${r.p50.toFixed(1)} ms, p99 ${r.p99.toFixed(1)} ms${r.errors ? `, ${r.errors} not 200` : ''}`;
+
+async function bare(): Promise<LoadResult> {
+  const started = await startBareExpress();
+  try {
+    return await load(started.port, PATH, {}, { connections: CONNECTIONS, seconds: SECONDS });
+  } finally {
+    await started.stop();
+  }
+}
+
+async function benchOne(kind: DbKind): Promise<void> {
+  const db = await freshDb(kind, 'api');
+  try {
+    const setup = await startServer(db);
+    for (let i = 1; i <= 10; i += 1) await callApi(setup, 'POST', '/contacts-type/add', { name: `Type ${i}` });
+    const types = (await callApi(setup, 'GET', '/contacts-type')).message.contactTypes as { id: number }[];
+    for (const [i, type] of types.entries()) {
+      for (let j = 0; j < 3; j += 1) {
+        await callApi(setup, 'POST', '/contacts/add', { contact_type_id: String(type.id), email: `c${i}-${j}@example.com`, first_name: `C${j}`, country: '1' });
+      }
+    }
+    const keys = setup.keys!;
+    await setup.stop();
+
+    const before = await bare();
+    const server = await startProject({ DATA_DIR: db.dir, ...db.env }, keys);
+    let project: LoadResult;
+    let rss: number;
+    try {
+      project = await load(server.port, PATH, keys, { connections: CONNECTIONS, seconds: SECONDS });
+      rss = server.rssMiB();
+    } finally {
+      await server.stop();
+    }
+    const after = await bare();
+    const limit = (before.perSecond + after.perSecond) / 2;
+    const ratio = project.perSecond / limit;
+    console.log(`${kind}: GET ${PATH} (10 rows), ${CONNECTIONS} connections, ${SECONDS} s`);
+    console.log(`  project:      ${line(project)}; RSS after ${rss.toFixed(0)} MiB`);
+    console.log(`  bare Express: ${line(before)} before, ${line(after)} after`);
+    console.log(`  ratio ${ratio.toFixed(2)} of bare Express (target ≥0.5: ${ratio >= 0.5 ? 'met' : 'MISSED'})`);
+    console.log(`  ${machineLine()}`);
+  } finally {
+    await db.drop();
+  }
+}
+
+async function main(): Promise<void> {
+  console.log(machineLine());
+  for (const kind of KINDS) await benchOne(kind);
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exitCode = 1;
+});

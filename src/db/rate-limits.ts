@@ -1,0 +1,77 @@
+import type { Knex } from 'knex';
+import { isPostgres } from '.';
+
+/**
+ * Rate limits shared by every process through one row each (migration 0760). Each call is one
+ * atomic upsert, so concurrent processes never hand out the same slot or lose a hit. PostgreSQL
+ * reads the time from the database's clock (processes on several hosts agree); SQLite, whose
+ * processes share one host, from the caller's.
+ */
+
+/** One instant for the whole statement. */
+const PG_NOW_MS = '(extract(epoch from statement_timestamp()) * 1000)::float8';
+
+/**
+ * Reserves the account's next sending slot `intervalMs` after the previous one (or now, when
+ * the last is past) and returns how many milliseconds to wait for it.
+ */
+export async function reserveMailSlot(db: Knex, userId: number, intervalMs: number): Promise<number> {
+  if (isPostgres(db)) {
+    const result = await db.raw(
+      `insert into mail_rate_slots as s (user_id, next_at) values (?, ${PG_NOW_MS} + ?)
+       on conflict (user_id) do update set next_at = greatest(s.next_at, ${PG_NOW_MS}) + ?
+       returning next_at - ? - ${PG_NOW_MS} as wait_ms`,
+      [userId, intervalMs, intervalMs, intervalMs],
+    );
+    return Math.max(0, Number(result.rows[0].wait_ms));
+  }
+  const now = Date.now();
+  const rows = await db.raw(
+    `insert into mail_rate_slots (user_id, next_at) values (?, ?)
+     on conflict (user_id) do update set next_at = max(next_at, ?) + ?
+     returning next_at`,
+    [userId, now + intervalMs, now, intervalMs],
+  );
+  return Math.max(0, Number(rows[0].next_at) - intervalMs - now);
+}
+
+/** Counts one hit in the key's current fixed window; returns the window's hits and its end (ms since the epoch). */
+export async function countApiHit(db: Knex, key: string, windowMs: number): Promise<{ hits: number; resetAt: number }> {
+  if (isPostgres(db)) {
+    const result = await db.raw(
+      `insert into api_rate_windows as w (key, window_start, hits) values (?, floor(${PG_NOW_MS} / ?)::bigint * ?, 1)
+       on conflict (key) do update set
+         hits = case when w.window_start = excluded.window_start then w.hits + 1 else 1 end,
+         window_start = excluded.window_start
+       returning hits, window_start`,
+      [key, windowMs, windowMs],
+    );
+    const row = result.rows[0];
+    return { hits: Number(row.hits), resetAt: Number(row.window_start) + windowMs };
+  }
+  const start = Math.floor(Date.now() / windowMs) * windowMs;
+  const rows = await db.raw(
+    `insert into api_rate_windows (key, window_start, hits) values (?, ?, 1)
+     on conflict (key) do update set
+       hits = case when window_start = excluded.window_start then hits + 1 else 1 end,
+       window_start = excluded.window_start
+     returning hits, window_start`,
+    [key, start],
+  );
+  return { hits: Number(rows[0].hits), resetAt: Number(rows[0].window_start) + windowMs };
+}
+
+/** Takes back a hit (a request the limiter decided not to count). */
+export async function uncountApiHit(db: Knex, key: string): Promise<void> {
+  await db('api_rate_windows').where({ key }).where('hits', '>', 0).decrement('hits', 1);
+}
+
+/** Forgets the key's window. */
+export async function resetApiHits(db: Knex, key: string): Promise<void> {
+  await db('api_rate_windows').where({ key }).delete();
+}
+
+/** Drops the windows that ended before `windowStart` (keys no longer in use). */
+export async function dropApiWindowsBefore(db: Knex, windowStart: number): Promise<void> {
+  await db('api_rate_windows').where('window_start', '<', windowStart).delete();
+}

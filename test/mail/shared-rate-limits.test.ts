@@ -1,0 +1,90 @@
+import { reserveMailSlot } from '../../src/db/rate-limits';
+import { AccountRateLimiter } from '../../src/mail/rate-limit';
+import { createMailTransport } from '../../src/mail/transport';
+import { createSendingWorker } from '../../src/mail/worker';
+import { workerHooks } from '../../src/mail/event-hooks';
+import { useHarness } from '../support/harness';
+import { sendingFixtures } from '../support/fixtures-sending';
+import { startSmtpSink, SmtpSink } from '../support/smtp';
+
+const MAIL_RATE = 20;
+
+describe('MAIL_RATE shared by every worker process through the database', () => {
+  const h = useHarness();
+  const f = sendingFixtures(h);
+  let sink: SmtpSink;
+  const arrivals: number[] = [];
+
+  beforeAll(async () => {
+    sink = await startSmtpSink({
+      onRecipient: () => {
+        arrivals.push(Date.now());
+        return undefined;
+      },
+    });
+  });
+  afterAll(() => sink.close());
+
+  test('when MAIL_RATE is set then each account is paced on its own, and 0 paces nothing', async () => {
+    const waits: number[] = [];
+    const limiter = new AccountRateLimiter(h.runtime.db, 10, async (ms) => void waits.push(ms));
+    const [a, b] = [await h.account(), await h.account()];
+    for (let i = 0; i < 3; i += 1) await limiter.take(a.user_id);
+    await limiter.take(b.user_id);
+    // Account a: at once, then ~100 ms and ~200 ms behind; account b is not held up by account a.
+    expect(waits).toHaveLength(2);
+    expect(waits[0]).toBeGreaterThan(50);
+    expect(waits[0]).toBeLessThanOrEqual(100);
+    expect(waits[1]).toBeGreaterThan(150);
+    expect(waits[1]).toBeLessThanOrEqual(200);
+    const none = new AccountRateLimiter(h.runtime.db, 0, async () => void waits.push(-1));
+    await none.take(a.user_id);
+    expect(waits).toHaveLength(2);
+  });
+
+  test('when two limiters (two processes) reserve slots of one account then each slot is taken once, evenly spaced', async () => {
+    const c = await h.account();
+    const started = Date.now();
+    const waits = await Promise.all(Array.from({ length: 10 }, () => reserveMailSlot(h.runtime.db, c.user_id, 100)));
+    const took = Date.now() - started;
+    const sorted = [...waits].sort((x, y) => x - y);
+    // Ten distinct slots 100 ms apart, each wait shortened by the time since the first reservation.
+    expect(sorted[0]).toBe(0);
+    expect(sorted[9] - sorted[0]).toBeGreaterThanOrEqual(900 - took - 5);
+    expect(sorted[9]).toBeLessThanOrEqual(900);
+  });
+
+  test('when two workers send one account\'s single send then their combined rate stays within 10% of MAIL_RATE', async () => {
+    const owner = await h.account();
+    const sender = await f.sender(owner.user_id, { from_email: 'news@acme.test' });
+    const group = await f.group(owner.user_id);
+    const type = await f.contactType(owner.user_id, 'Readers');
+    const count = 40;
+    for (let i = 0; i < count; i += 1) await f.contact(owner.user_id, type, `reader${i}@example.org`);
+    await f.singleSend(owner.user_id, { senderId: sender, groupId: group, to: [{ contactType: type }], subject: 'Hi', html: '<p>Hi</p>' });
+
+    const workers = [0, 1].map(() => {
+      const transport = createMailTransport({ smtpUrl: sink.url, outboxDir: '', dkim: undefined });
+      const worker = createSendingWorker(
+        { db: h.runtime.db, config: { ...h.runtime.config, mailRate: MAIL_RATE }, logger: h.runtime.logger, secret: h.runtime.secret, transport, hooks: workerHooks(h.runtime.services) },
+        { batchSize: 4 },
+      );
+      return { worker, transport };
+    });
+    arrivals.splice(0);
+    const sent = sink.messages.length;
+    try {
+      await Promise.all(workers.map(({ worker }) => worker.runOnce()));
+    } finally {
+      for (const { worker, transport } of workers) {
+        await worker.stop();
+        transport.close();
+      }
+    }
+    expect(sink.messages.length - sent).toBe(count);
+    expect(arrivals).toHaveLength(count);
+    // Messages per second between the first and the last arrival (one process each would give twice the rate).
+    const rate = (count - 1) / ((arrivals[count - 1] - arrivals[0]) / 1000);
+    expect(rate).toBeLessThanOrEqual(MAIL_RATE * 1.1);
+  });
+});
