@@ -5,6 +5,11 @@ import * as audienceListOrder from './20261122_0200_audience_list_order';
 import * as sendLedger from './20261122_0500_send-ledger';
 import * as automationEnrolments from './20261122_0501_automation-enrolments';
 import * as imports from './20261122_0800_imports';
+import * as contactTypeDuplicates from './20261123_0630_contact-type-duplicates';
+import * as contactTypeNames from './20261123_0631_contact-type-names';
+import * as idnaEmailKeys from './20261123_0632_idna-email-keys';
+import * as senderVerifyMessage from './20261123_0633_sender-verify-message';
+import * as verificationMailTokens from './20261123_0634_verification-mail-tokens';
 
 /**
  * The ordered list of migrations. A static list (instead of a directory scan) makes the
@@ -18,6 +23,11 @@ export const migrations: ReadonlyArray<[name: string, migration: Knex.Migration]
   ['20261122_0500_send-ledger', sendLedger],
   ['20261122_0501_automation-enrolments', automationEnrolments],
   ['20261122_0800_imports', imports],
+  ['20261123_0630_contact-type-duplicates', contactTypeDuplicates],
+  ['20261123_0631_contact-type-names', contactTypeNames],
+  ['20261123_0632_idna-email-keys', idnaEmailKeys],
+  ['20261123_0633_sender-verify-message', senderVerifyMessage],
+  ['20261123_0634_verification-mail-tokens', verificationMailTokens],
 ];
 
 export const migrationSource: Knex.MigrationSource<[string, Knex.Migration]> = {

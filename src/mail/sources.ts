@@ -117,8 +117,9 @@ export class MessageSources {
   }
 
   /** System mail (verification, notifications) carries its whole message in the row. */
-  buildSystem(row: LedgerRow): OutgoingMessage {
-    return systemMessage(row, `<${this.signer.sign(TOKEN_PURPOSE.messageId, Number(row.id))}@${this.host}>`);
+  /** The message of a system ledger row; undefined when it is void (VOID_SYSTEM_MAIL). */
+  buildSystem(row: LedgerRow): Promise<OutgoingMessage | undefined> {
+    return systemMessage(this.db, this.baseUrl, row, `<${this.signer.sign(TOKEN_PURPOSE.messageId, Number(row.id))}@${this.host}>`);
   }
 
   private async loadSource(row: LedgerRow): Promise<MessageSource> {

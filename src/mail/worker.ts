@@ -12,6 +12,7 @@ import { Sleeper } from './sleeper';
 import { LEDGER_COLUMNS, LedgerRow, MessageSources, sourceKey } from './sources';
 import { startDueSingleSends, StartHooks } from './start-sends';
 import { suppressedRowIds } from './suppression';
+import { VOID_SYSTEM_MAIL } from './system-mail';
 import { classifySendError, MailTransport } from './transport';
 
 /** Things the worker tells the rest of the service about (events become notification mail). */
@@ -168,7 +169,11 @@ export function createSendingWorker(deps: WorkerDeps, options: WorkerOptions = {
           const key = sourceKey(row);
           const source = key ? bySource.get(key) : undefined;
           if (row.kind !== MESSAGE_KIND.system && !source) throw new Error('the message has no source');
-          const message = source ? sources.build(row, source, person) : sources.buildSystem(row);
+          const message = source ? sources.build(row, source, person) : await sources.buildSystem(row);
+          if (!message) {
+            record({ id, result: 'suppressed', error: VOID_SYSTEM_MAIL });
+            continue;
+          }
           await limiter.take(Number(row.user_id));
           await transport.send(message);
           record({ id, result: 'sent' });
