@@ -10,6 +10,11 @@ import * as contactTypeNames from './20261123_0631_contact-type-names';
 import * as idnaEmailKeys from './20261123_0632_idna-email-keys';
 import * as senderVerifyMessage from './20261123_0633_sender-verify-message';
 import * as verificationMailTokens from './20261123_0634_verification-mail-tokens';
+import * as sendFailures from './20261122_0610_send-failures';
+import * as countFailed from './20261122_0611_count-failed';
+import * as bounceFeedback from './20261122_0700_bounce-feedback';
+import * as suppressionCategories from './20261122_0701_suppression-categories';
+import * as sendAlerts from './20261122_0702_send-alerts';
 
 /**
  * The ordered list of migrations. A static list (instead of a directory scan) makes the
@@ -28,6 +33,11 @@ export const migrations: ReadonlyArray<[name: string, migration: Knex.Migration]
   ['20261123_0632_idna-email-keys', idnaEmailKeys],
   ['20261123_0633_sender-verify-message', senderVerifyMessage],
   ['20261123_0634_verification-mail-tokens', verificationMailTokens],
+  ['20261122_0610_send-failures', sendFailures],
+  ['20261122_0611_count-failed', countFailed],
+  ['20261122_0700_bounce-feedback', bounceFeedback],
+  ['20261122_0701_suppression-categories', suppressionCategories],
+  ['20261122_0702_send-alerts', sendAlerts],
 ];
 
 export const migrationSource: Knex.MigrationSource<[string, Knex.Migration]> = {

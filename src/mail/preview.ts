@@ -32,6 +32,7 @@ export async function previewSingleSend(db: Knex, secret: string, baseUrl: strin
     email,
     email_key: emailKey(email),
     attempts: 0,
+    unconfirmed: 0,
     payload: null,
   };
   const signer = createSigner(secret);

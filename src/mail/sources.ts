@@ -18,12 +18,14 @@ export interface LedgerRow {
   email: string;
   email_key: string;
   attempts: number;
+  /** Transmissions begun and never recorded (the worker died): see migration 0610. */
+  unconfirmed: number;
   payload: string | null;
 }
 
 export const LEDGER_COLUMNS: (keyof LedgerRow)[] = [
   'id', 'kind', 'user_id', 'single_send_id', 'automation_id', 'automation_schedule_id',
-  'contact_id', 'segment_recipient_id', 'email', 'email_key', 'attempts', 'payload',
+  'contact_id', 'segment_recipient_id', 'email', 'email_key', 'attempts', 'unconfirmed', 'payload',
 ];
 
 /** Everything a message of one send (or automation step) shares, compiled once. */

@@ -6,6 +6,7 @@ import { MESSAGE_KIND, MESSAGE_STATE } from '../lib/constants';
 import { randomToken } from '../lib/crypto';
 import { createSigner, TOKEN_PURPOSE } from '../lib/signed-token';
 import { recordOutcomes } from './outcomes';
+import { feedbackStamp } from './feedback-stamp';
 import { verificationBody, VerificationRef } from './sender-verification';
 import { classifySendError, MailTransport, OutgoingMessage } from './transport';
 
@@ -72,6 +73,8 @@ export interface DeliverNowDeps {
   logger: Logger;
   secret: string;
   baseUrl: string;
+  bounceDomain: string | undefined;
+  smtpUrl: string | undefined;
 }
 
 /**
@@ -88,6 +91,8 @@ export async function deliverNow(deps: DeliverNowDeps, id: number): Promise<'sen
     .update({
       state: MESSAGE_STATE.sending,
       attempts: deps.db.raw('attempts + 1'),
+      // Handed to the server right away: a crash before the outcome is written leaves this trace.
+      unconfirmed: deps.db.raw('unconfirmed + 1'),
       lease_owner: owner,
       available_at: new Date(now.getTime() + 60_000).toISOString(),
       updated_at: now.toISOString(),
@@ -101,7 +106,7 @@ export async function deliverNow(deps: DeliverNowDeps, id: number): Promise<'sen
       await recordOutcomes(deps.db, [{ id: Number(row.id), result: 'suppressed', error: VOID_SYSTEM_MAIL }], policy);
       return 'void';
     }
-    await deps.mail.send(message);
+    await deps.mail.send(feedbackStamp(deps.secret, deps.bounceDomain, deps.smtpUrl)(message, Number(row.id)));
     await recordOutcomes(deps.db, [{ id: Number(row.id), result: 'sent' }], policy);
     return 'sent';
   } catch (err) {

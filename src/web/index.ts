@@ -27,6 +27,7 @@ import { mountSettings } from './settings';
 import { mountSingleSends } from './single-sends';
 import { mountUnsubscribeGroups } from './unsubscribe-groups';
 import { createViewEnvironment, Views } from './views';
+import { mountSuppressions } from './suppressions';
 
 /** Every page group of the dashboard; each mounts its routes on the shared route table. */
 type PageGroup = (routes: WebRoutes, services: Services, views: Views, config: Config) => void;
@@ -47,6 +48,7 @@ const PAGE_GROUPS: PageGroup[] = [
   mountOutbox,
   mountApiKeys,
   mountSettings,
+  mountSuppressions,
 ];
 
 export interface Dashboard {

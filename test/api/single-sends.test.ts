@@ -72,6 +72,7 @@ describe('single sends', () => {
       total_opens: 0,
       bounces: 0,
       unsubscribes: 0,
+      failed: 0,
       unique_open_token: {},
       sent_at: null,
       created_at: expect.stringMatching(TIMESTAMP),

@@ -41,7 +41,8 @@ const COPIED = [
   'sender_name', 'sender_address', 'subject', 'preheader', 'schedule_type', 'schedule_date', 'schedule_time',
 ] as const;
 
-const STATISTICS = ['triggered', 'delivered', 'unique_opens', 'total_opens', 'bounces', 'unsubscribes'] as const;
+// `failed` (messages given up after their retries) is an extension of the reference's record.
+const STATISTICS = ['triggered', 'delivered', 'unique_opens', 'total_opens', 'bounces', 'unsubscribes', 'failed'] as const;
 
 /**
  * `schedule_date` / `schedule_time` of a scheduled send: its due instant on the account's
@@ -81,7 +82,7 @@ export function singleSendRecord(row: Record<string, unknown>) {
     utr: String(row.utr),
     template_json: text(row.template_json),
     template_html: text(row.template_html),
-    ...Object.fromEntries(STATISTICS.map((name) => [name, Number(row[name] ?? 0)])),
+    ...(Object.fromEntries(STATISTICS.map((name) => [name, Number(row[name] ?? 0)])) as Record<(typeof STATISTICS)[number], number>),
     // Filled in by list() and get() from the sending engine (the n-th unique open → that message's token).
     unique_open_token: {} as Record<string, string>,
     sent_at: plainDateTime(row.sent_at),
