@@ -54,6 +54,11 @@ export interface UpsertCount {
   updated: number;
 }
 
+/** A written batch: its counts and the ids of its contacts (created or updated), for set-based follow-ups. */
+export interface UpsertResult extends UpsertCount {
+  ids: number[];
+}
+
 /** Rows per prepared SQLite statement: 13 columns × 500 stays under SQLite's 32,766 parameters. */
 const SQLITE_ROWS_PER_STATEMENT = 500;
 
@@ -61,8 +66,8 @@ const SQLITE_ROWS_PER_STATEMENT = 500;
  * `durable: false` lets PostgreSQL commit the batch without waiting for its WAL flush (SQLite
  * in WAL mode with synchronous=NORMAL never waits); the caller makes the last batch durable.
  */
-export async function upsertContacts(trx: Knex.Transaction, batch: ContactUpsert, durable = true): Promise<UpsertCount> {
-  if (batch.rows.length === 0) return { created: 0, updated: 0 };
+export async function upsertContacts(trx: Knex.Transaction, batch: ContactUpsert, durable = true): Promise<UpsertResult> {
+  if (batch.rows.length === 0) return { created: 0, updated: 0, ids: [] };
   return isPostgres(trx) ? upsertPostgres(trx, batch, durable) : upsertSqlite(trx, batch);
 }
 
@@ -114,7 +119,7 @@ function copyText(value: unknown): string {
 }
 const COPY_ESCAPES: Record<string, string> = { '\\': '\\\\', '\t': '\\t', '\n': '\\n', '\r': '\\r' };
 
-async function upsertPostgres(trx: Knex.Transaction, batch: ContactUpsert, durable: boolean): Promise<UpsertCount> {
+async function upsertPostgres(trx: Knex.Transaction, batch: ContactUpsert, durable: boolean): Promise<UpsertResult> {
   const { columns } = batch;
   const list = columns.join(', ');
   // Batches of an import may commit without waiting for the WAL flush; the last one waits,
@@ -135,17 +140,18 @@ async function upsertPostgres(trx: Knex.Transaction, batch: ContactUpsert, durab
       insert into contacts (user_id, contact_type_id, created_at, updated_at, ${list})
       select ?::integer, ?::integer, ?::timestamptz, ?::timestamptz, ${list} from ${STAGING} order by email_key
       ${conflictUpdate(trx, columns)}
-      returning (xmax = 0) as inserted)
-    select count(*) filter (where inserted) as created, count(*) as total from up`,
+      returning id, (xmax = 0) as inserted)
+    select count(*) filter (where inserted) as created, count(*) as total, coalesce(json_agg(id), '[]') as ids from up`,
     [batch.userId, batch.contactTypeId, batch.now, batch.now],
   );
-  const { created, total } = result.rows[0];
-  return { created: Number(created), updated: Number(total) - Number(created) };
+  const { created, total, ids } = result.rows[0];
+  return { created: Number(created), updated: Number(total) - Number(created), ids: (ids as unknown[]).map(Number) };
 }
 
 interface SqliteStatement {
   run(...params: unknown[]): { changes: number };
   get(...params: unknown[]): Record<string, unknown>;
+  pluck(): { all(...params: unknown[]): unknown[] };
 }
 interface SqliteConnection {
   prepare(sql: string): SqliteStatement;
@@ -160,7 +166,7 @@ function prepared(conn: SqliteConnection, sql: string): SqliteStatement {
   return statement;
 }
 
-async function upsertSqlite(trx: Knex.Transaction, batch: ContactUpsert): Promise<UpsertCount> {
+async function upsertSqlite(trx: Knex.Transaction, batch: ContactUpsert): Promise<UpsertResult> {
   const conn = (await trx.client.acquireConnection()) as SqliteConnection;
   const { columns } = batch;
   const custom = columns.indexOf('custom_fields');
@@ -198,5 +204,11 @@ async function upsertSqlite(trx: Knex.Transaction, batch: ContactUpsert): Promis
   const params = new Array(width);
   for (; i < batch.rows.length; i += 1) one.run(fill(params, i, 1), named);
   const created = Number(prepared(conn, 'select count(*) as n from contacts where id > ?').get(firstId).n);
-  return { created, updated: batch.rows.length - created };
+  const keyAt = columns.indexOf('email_key');
+  const keys = JSON.stringify(batch.rows.map((row) => (row as unknown[])[keyAt]));
+  const ids = prepared(conn, 'select c.id from json_each(?) k cross join contacts c on c.user_id = ? and c.email_key = k.value and c.deleted_at is null')
+    .pluck()
+    .all(keys, batch.userId)
+    .map(Number);
+  return { created, updated: batch.rows.length - created, ids };
 }

@@ -51,3 +51,29 @@ export function jsonMerge(db: Knex, existing: string, incoming: string): string 
     ? `(coalesce(${existing}, '{}'::jsonb) || coalesce(${incoming}, '{}'::jsonb))`
     : `json_patch(coalesce(${existing}, '{}'), coalesce(${incoming}, '{}'))`;
 }
+
+/**
+ * A list of values as a derived table `alias(value)`, from one JSON parameter however long the
+ * list. Joined from, it makes the plan start at the listed rows and reach the others through
+ * their indexes whatever the statistics say: PostgreSQL, planning with the stale statistics of
+ * tables an import is filling, can turn `id in (…5,000 values…)` into a scan of the whole account.
+ */
+export function valuesTable(db: Knex, values: Array<string | number>, type: 'integer' | 'text', alias: string): SqlFragment {
+  const json = JSON.stringify(values);
+  return isPostgres(db)
+    ? { sql: `(select value::${type} as value from json_array_elements_text(?::json)) as ${alias}`, bindings: [json] }
+    : { sql: `(select value from json_each(?)) as ${alias}`, bindings: [json] };
+}
+
+/**
+ * Joins the rows of `table` whose `column` equals `value` (a column of an earlier FROM item),
+ * as `alias`. On PostgreSQL a LATERAL subquery fenced by OFFSET 0: one index lookup per
+ * earlier row, in that order, which stale statistics cannot turn into a scan of the table
+ * (with a plain join the planner may start from an index it believes selective). On SQLite a
+ * CROSS JOIN, which keeps the earlier item as the outer loop (left joins always do): otherwise
+ * it may scan the table and rescan a `json_each` list inside it.
+ */
+export function lookupJoin(db: Knex, kind: 'join' | 'left join', table: string, alias: string, column: string, value: string): string {
+  if (isPostgres(db)) return `${kind} lateral (select * from ${table} where ${table}.${column} = ${value} offset 0) ${alias} on true`;
+  return `${kind === 'join' ? 'cross join' : kind} ${table} ${alias} on ${alias}.${column} = ${value}`;
+}

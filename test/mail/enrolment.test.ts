@@ -76,7 +76,7 @@ describe('automation enrolment', () => {
     expect(byAddress.get('imported999@example.org')).toBe('Hello First999');
     expect(byAddress.has('before@example.org')).toBe(false);
     expect(await f.automationRecord(automation)).toMatchObject({ total_triggered: 1000, total_delivered: 1000 });
-  });
+  }, 120_000);
 
   test('when contacts start to match a segment after its welcome automation is set live then they are enrolled at the next tick', async () => {
     const type = await addContactType(h, alice, 'Customers');

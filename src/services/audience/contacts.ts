@@ -170,8 +170,8 @@ export function createContactsService({ db, contactTypes, fields, events, member
         const members = events.hasContactTypeListeners()
           ? new Set<string>(await livingKeys().where({ contact_type_id: contactTypeId }).pluck('email_key'))
           : undefined;
-        const count = await upsertContacts(trx, { userId: ctx.userId, contactTypeId, now: nowValue(), columns, rows }, durable);
-        await memberships.refreshContacts(ctx, livingKeys().select('id'), trx);
+        const { ids, ...count } = await upsertContacts(trx, { userId: ctx.userId, contactTypeId, now: nowValue(), columns, rows }, durable);
+        await memberships.refreshContacts(ctx, ids, trx);
         if (members) {
           const after: { id: number; email_key: string }[] = await livingKeys().select('id', 'email_key');
           const contactIds = after.filter((r) => !members.has(r.email_key)).map((r) => Number(r.id));

@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import { affectedRows, nowValue, parseJson } from '../../db/dialect';
-import type { SqlFragment } from '../../db/expressions';
+import { lookupJoin, SqlFragment, valuesTable } from '../../db/expressions';
+import { withIndexLookups } from '../../db/plans';
 import { RESERVED_FIELD_NAMES } from '../../lib/constants';
 import type { Ctx } from '../context';
 import { CountryResolver, loadCountryResolver } from '../reference/country-lookup';
@@ -48,13 +49,13 @@ interface Deps {
 export function createSegmentMemberships({ fields, events }: Deps) {
   return {
     /**
-     * Brings the rule memberships of the given contacts (ids, or a query of ids) up to date:
-     * they leave the segments they no longer match (or whose contact type they left), and join
-     * the ones they now match, unless the segment already holds their address.
+     * Brings the rule memberships of the given contacts of the account up to date: they leave
+     * the segments they no longer match (or whose contact type they left), and join the ones
+     * they now match, unless the segment already holds their address.
      */
-    async refreshContacts(ctx: Ctx, contactIds: number[] | Knex.QueryBuilder, trx: Knex.Transaction): Promise<{ joined: number; left: number }> {
+    async refreshContacts(ctx: Ctx, contactIds: number[], trx: Knex.Transaction): Promise<{ joined: number; left: number }> {
       const counts = { joined: 0, left: 0 };
-      if (Array.isArray(contactIds) && contactIds.length === 0) return counts;
+      if (contactIds.length === 0) return counts;
       const segments: Record<string, unknown>[] = await trx('segments')
         .where({ user_id: ctx.userId })
         .whereNull('deleted_at')
@@ -69,54 +70,31 @@ export function createSegmentMemberships({ fields, events }: Deps) {
         uses((name) => name === 'country') ? loadCountryResolver(trx) : ((() => undefined) as CountryResolver),
       ]);
       const known = segmentFields(defs);
-      const ids = idList(contactIds);
       const now = nowValue();
+      const ids = valuesTable(trx, contactIds, 'integer', 'x');
 
-      for (let from = 0; from < segments.length; from += SEGMENTS_PER_STATEMENT) {
-        const chunk = segments.slice(from, from + SEGMENTS_PER_STATEMENT).map((segment, i) => ({
-          id: Number(segment.id),
-          contactTypeId: Number(segment.contact_type_id),
-          where: compileRules(trx, rules[from + i], known, countryOf),
-        }));
-        const chunkIds = chunk.map((s) => s.id);
-        const inChunk = chunkIds.map(() => '?').join(', ');
-        // Whether contact `c` belongs to the segment named by `column`, by that segment's own rules.
-        const matches = (column: string): SqlFragment => ({
-          sql: `case ${column} ${chunk.map((s) => `when ? then (c.contact_type_id = ? and ${s.where.sql})`).join(' ')} end`,
-          bindings: chunk.flatMap((s) => [s.id, s.contactTypeId, ...s.where.bindings]),
-        });
-        const leaving = matches('sr.segment_id');
-        const left = await trx.raw(
-          `delete from segment_recipients where id in (
-             select sr.id from segment_recipients sr left join contacts c on c.id = sr.contact_id
-             where sr.source = 'rule' and sr.contact_id in (${ids.sql}) and sr.segment_id in (${inChunk})
-               and not coalesce(c.email_key = sr.email_key and c.user_id = ? and c.deleted_at is null and ${leaving.sql}, false))`,
-          [...ids.bindings, ...chunkIds, ctx.userId, ...leaving.bindings],
-        );
-        const joining = matches('s.id');
-        const joined = await trx.raw(
-          `insert into segment_recipients
-             (user_id, segment_id, contact_id, source, first_name, last_name, email, email_key, country, state, city, address_line1, created_at, updated_at)
-           select ?, s.id, c.id, 'rule', c.first_name, c.last_name, c.email, c.email_key,
-             (select co.name from countries co where co.id = c.country), c.state, c.city, c.address_line1, ?, ?
-           from contacts c join segments s on s.contact_type_id = c.contact_type_id
-           where c.id in (${ids.sql}) and c.user_id = ? and c.deleted_at is null and s.id in (${inChunk}) and ${joining.sql}
-           on conflict (segment_id, email_key) do nothing`,
-          [ctx.userId, now, now, ...ids.bindings, ctx.userId, ...chunkIds, ...joining.bindings],
-        );
-        counts.left += affectedRows(left);
-        const added = affectedRows(joined);
-        counts.joined += added;
-        if (added > 0 && events.hasSegmentListeners()) {
-          const reached: number[] = await trx('segment_recipients')
-            .distinct('segment_id')
-            .whereIn('segment_id', chunkIds)
-            .where({ source: 'rule', created_at: now })
-            .whereIn('contact_id', contactIds)
-            .pluck('segment_id');
-          for (const segmentId of reached) await events.segmentJoined({ userId: ctx.userId, segmentId: Number(segmentId), joinedAt: now }, trx);
+      await withIndexLookups(trx, async () => {
+        for (let from = 0; from < segments.length; from += SEGMENTS_PER_STATEMENT) {
+          const chunk = segments.slice(from, from + SEGMENTS_PER_STATEMENT).map((segment, i) => ({
+            id: Number(segment.id),
+            contactTypeId: Number(segment.contact_type_id),
+            where: compileRules(trx, rules[from + i], known, countryOf),
+          }));
+          const { leave, join } = statements(trx, ctx.userId, chunk, ids, now);
+          counts.left += affectedRows(await trx.raw(leave.sql, leave.bindings));
+          const added = affectedRows(await trx.raw(join.sql, join.bindings));
+          counts.joined += added;
+          if (added > 0 && events.hasSegmentListeners()) {
+            const reached: number[] = await trx('segment_recipients')
+              .distinct('segment_id')
+              .whereIn('segment_id', chunk.map((s) => s.id))
+              .where({ source: 'rule', created_at: now })
+              .whereIn('contact_id', contactIds)
+              .pluck('segment_id');
+            for (const segmentId of reached) await events.segmentJoined({ userId: ctx.userId, segmentId: Number(segmentId), joinedAt: now }, trx);
+          }
         }
-      }
+      });
       return counts;
     },
   };
@@ -124,9 +102,60 @@ export function createSegmentMemberships({ fields, events }: Deps) {
 
 export type SegmentMemberships = ReturnType<typeof createSegmentMemberships>;
 
-/** The contacts as the inside of `in (…)`: placeholders for ids, or the query's own SQL. */
-function idList(contactIds: number[] | Knex.QueryBuilder): SqlFragment {
-  if (Array.isArray(contactIds)) return { sql: contactIds.map(() => '?').join(', '), bindings: contactIds };
-  const { sql, bindings } = contactIds.toSQL();
-  return { sql, bindings: [...bindings] as Knex.Value[] };
+interface CompiledSegment {
+  id: number;
+  contactTypeId: number;
+  /** Its rules over the contact `c`. */
+  where: SqlFragment;
+}
+
+/**
+ * The two statements for a chunk of segments and a list of contacts `x(value)`. Both start
+ * from the listed contacts, so a batch costs the same however large the segments and the
+ * account are: rule rows are looked up through the contact_id index, contacts through their
+ * primary key (`lookupJoin`). Each
+ * segment's own rules sit in one CASE on the segment id. The account is tested inside the
+ * CASE, never as a condition the planner could pick an index of the whole account for.
+ */
+function statements(db: Knex, userId: number, chunk: CompiledSegment[], ids: SqlFragment, now: string): { leave: SqlFragment; join: SqlFragment } {
+  const bySegment = (column: string, test: (s: CompiledSegment) => SqlFragment, otherwise = ''): SqlFragment => {
+    const tests = chunk.map(test);
+    return {
+      sql: `case ${column} ${tests.map((t) => `when ? then (${t.sql})`).join(' ')}${otherwise} end`,
+      bindings: chunk.flatMap((s, i) => [s.id, ...tests[i].bindings]),
+    };
+  };
+  // A rule row goes when its contact no longer belongs: another address, deleted, another type, or the rules fail.
+  const gone = bySegment(
+    'sr.segment_id',
+    (s) => ({
+      sql: `not coalesce(c.email_key = sr.email_key and c.user_id = ? and c.deleted_at is null and c.contact_type_id = ? and ${s.where.sql}, false)`,
+      bindings: [userId, s.contactTypeId, ...s.where.bindings],
+    }),
+    ' else false',
+  );
+  const matches = bySegment('s.id', (s) => ({
+    sql: `c.user_id = ? and c.contact_type_id = ? and c.deleted_at is null and ${s.where.sql}`,
+    bindings: [userId, s.contactTypeId, ...s.where.bindings],
+  }));
+  const chunkIds = chunk.map((s) => s.id);
+  return {
+    leave: {
+      sql: `delete from segment_recipients where id in (
+        select sr.id from ${ids.sql} ${lookupJoin(db, 'join', 'segment_recipients', 'sr', 'contact_id', 'x.value')}
+          ${lookupJoin(db, 'left join', 'contacts', 'c', 'id', 'sr.contact_id')}
+        where sr.source = 'rule' and ${gone.sql})`,
+      bindings: [...ids.bindings, ...gone.bindings],
+    },
+    join: {
+      sql: `insert into segment_recipients
+          (user_id, segment_id, contact_id, source, first_name, last_name, email, email_key, country, state, city, address_line1, created_at, updated_at)
+        select ?, s.id, c.id, 'rule', c.first_name, c.last_name, c.email, c.email_key,
+          (select co.name from countries co where co.id = c.country), c.state, c.city, c.address_line1, ?, ?
+        from ${ids.sql} ${lookupJoin(db, 'join', 'contacts', 'c', 'id', 'x.value')} join segments s on s.contact_type_id = c.contact_type_id
+        where s.id in (${chunkIds.map(() => '?').join(', ')}) and ${matches.sql}
+        on conflict (segment_id, email_key) do nothing`,
+      bindings: [userId, now, now, ...ids.bindings, ...chunkIds, ...matches.bindings],
+    },
+  };
 }
