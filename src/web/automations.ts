@@ -9,6 +9,7 @@ import { onInvalid } from './errors';
 import { pagerOf, pagingOf } from './paging';
 import type { WebRoutes } from './routes';
 import type { Views } from './views';
+import { SETTINGS_FORM } from './settings';
 
 const LIST = { 'automation-list': 'automations/macros.njk#list' } as const;
 const STATE = { 'automation-state': 'automations/macros.njk#state' } as const;
@@ -71,11 +72,13 @@ export function mountAutomations(routes: WebRoutes, services: Services, views: V
       senders: senderList.rows.map((s) => ({ value: String(s.id), label: `${s.nickname} — ${s.from_email}${s.is_verified ? '' : ' (not verified)'}` })),
       templates: templates.rows.map((t) => ({ value: String(t.id), label: t.template_name })),
       waitingTypes: WAITING_TYPES.map((w) => ({ value: w, label: w === 'instantly' ? 'At once' : `After some ${w}` })),
+      switches: SETTINGS_FORM.switches,
       ...choice,
     };
   };
   const showPage = async (req: Request, res: Response) => {
-    views.page(req, res, 'automations/show.njk', { ...(await showData(req)), values: { waiting_type: 'days', waiting_period: '1' } }, { fragments: STATE });
+    const { track_opens, track_clicks } = req.account!;
+    views.page(req, res, 'automations/show.njk', { ...(await showData(req)), values: { waiting_type: 'days', waiting_period: '1', track_opens, track_clicks } }, { fragments: STATE });
   };
 
   routes.get('/automations', listPage);

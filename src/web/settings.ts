@@ -5,9 +5,16 @@ import { onInvalid } from './errors';
 import type { WebRoutes } from './routes';
 import type { Views } from './views';
 
-/** Account settings: the name, and the time zone that schedules are read in. */
+/** Account settings: the name, the time zone that schedules are read in, open and click tracking. */
 /** What the settings page shows besides the account (also re-rendered by a refused password change). */
-export const SETTINGS_FORM = { title: 'Settings', timeZones: TIME_ZONES };
+export const SETTINGS_FORM = {
+  title: 'Settings',
+  timeZones: TIME_ZONES,
+  switches: [
+    { value: 1, label: 'On' },
+    { value: 0, label: 'Off' },
+  ],
+};
 
 export function mountSettings(routes: WebRoutes, { accounts }: Services, views: Views): void {
   const form = SETTINGS_FORM;
@@ -17,7 +24,8 @@ export function mountSettings(routes: WebRoutes, { accounts }: Services, views: 
   });
 
   routes.post('/settings', onInvalid('settings.njk', () => form), async (req, res) => {
-    await accounts.updateSettings(ctxOf(req).userId, { name: req.body.name, time_zone: req.body.time_zone });
+    const { name, time_zone, track_opens, track_clicks } = req.body;
+    await accounts.updateSettings(ctxOf(req).userId, { name, time_zone, track_opens, track_clicks });
     views.redirect(res, '/settings', 'Settings saved.');
   });
 }

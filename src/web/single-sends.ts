@@ -13,6 +13,7 @@ import { onInvalid } from './errors';
 import { listFields } from './forms';
 import { MESSAGE_CSP } from './outbox';
 import { pagerOf, pagingOf } from './paging';
+import { SETTINGS_FORM } from './settings';
 import type { WebRoutes } from './routes';
 import type { Views } from './views';
 
@@ -65,6 +66,7 @@ export function mountSingleSends(routes: WebRoutes, services: Services, views: V
         ...segmentList.rows.map((g) => ({ ref: `segments_${g.id}`, label: `Segment: ${g.segment_name}`, note: `${g.segment_emails_count} recipients` })),
       ],
       placeholders: designTemplates.dynamicContent(),
+      switches: SETTINGS_FORM.switches,
     };
   };
   const newForm = async (req: Request) => ({ title: 'New single send', action: '/single-sends/new', ...(await choices(req)) });
@@ -90,7 +92,8 @@ export function mountSingleSends(routes: WebRoutes, services: Services, views: V
   routes.get('/single-sends/new', async (req, res) => {
     const form = await newForm(req);
     const blank = (await designTemplates.list()).rows.find((t) => t.is_blank === 1);
-    views.page(req, res, 'single-sends/form.njk', { ...form, values: { schedule_type: '0', template_id: blank?.id, template_html: blank?.html_code ?? '' } });
+    const { track_opens, track_clicks } = req.account!;
+    views.page(req, res, 'single-sends/form.njk', { ...form, values: { schedule_type: '0', template_id: blank?.id, template_html: blank?.html_code ?? '', track_opens, track_clicks } });
   });
 
   const recipientLists = listFields('recipient_id', 'exclude_specific_recipient_id');

@@ -23,7 +23,10 @@ export const AUTOMATION_TRANSITIONS = {
 /** The reference's exact sentence for set-live without a group. */
 export const NO_GROUP_TO_GO_LIVE = 'Unsubscribe group require to live automation';
 
-const TOTALS = ['total_triggered', 'total_delivered', 'total_unique_opens', 'total_opens', 'total_bounces', 'total_unsubscribe'] as const;
+// total_unique_clicks and total_clicks are extensions (issue 13).
+const TOTALS = [
+  'total_triggered', 'total_delivered', 'total_unique_opens', 'total_opens', 'total_bounces', 'total_unsubscribe', 'total_unique_clicks', 'total_clicks',
+] as const;
 
 export function automationRecord(row: Record<string, unknown>) {
   const record = {
