@@ -23,6 +23,7 @@ import { createOverviewService } from './accounts/overview';
 import { createSessionsService } from './accounts/sessions';
 import { createEventsService } from './delivery/events';
 import { createTrackingService } from './delivery/tracking';
+import { createEngagementService } from './campaigns/engagement';
 
 /** The composition root of the domain: every service, built once from its dependencies. */
 export function createServices(deps: ServiceDeps) {
@@ -64,6 +65,7 @@ export function createServices(deps: ServiceDeps) {
     importJobs: createImportJobsService({ ...deps, contactImport, contactTypes }),
     segments,
     sendInsights: createSendInsightsService({ ...deps, singleSends, contacts }),
+    engagement: createEngagementService(deps),
   };
 }
 

@@ -10,6 +10,7 @@ import { pagerOf, pagingOf } from './paging';
 import type { WebRoutes } from './routes';
 import type { Views } from './views';
 import { SETTINGS_FORM } from './settings';
+import { engagementOf } from './engagement';
 
 const LIST = { 'automation-list': 'automations/macros.njk#list' } as const;
 const STATE = { 'automation-state': 'automations/macros.njk#state' } as const;
@@ -63,6 +64,11 @@ export function mountAutomations(routes: WebRoutes, services: Services, views: V
       designTemplates.list(),
     ]);
     const shown = present(automation, choice.targetNames);
+    const counts = {
+      delivered: automation.total_delivered, uniqueOpens: automation.total_unique_opens, totalOpens: automation.total_opens,
+      uniqueClicks: automation.total_unique_clicks, totalClicks: automation.total_clicks, unsubscribes: automation.total_unsubscribe, bounces: automation.total_bounces,
+    };
+    const engagement = automation.total_triggered > 0 ? await engagementOf(services, req, { automationId: automation.id }, counts, { opens: true }) : undefined;
     const senderNames = new Map(senderList.rows.map((s) => [s.id, `${s.nickname} — ${s.from_email}`]));
     return {
       title: automation.automation_name,
@@ -73,6 +79,7 @@ export function mountAutomations(routes: WebRoutes, services: Services, views: V
       templates: templates.rows.map((t) => ({ value: String(t.id), label: t.template_name })),
       waitingTypes: WAITING_TYPES.map((w) => ({ value: w, label: w === 'instantly' ? 'At once' : `After some ${w}` })),
       switches: SETTINGS_FORM.switches,
+      engagement,
       ...choice,
     };
   };

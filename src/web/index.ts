@@ -25,6 +25,7 @@ import { mountSenders } from './senders';
 import { mountSettings } from './settings';
 import { mountSingleSends } from './single-sends';
 import { mountUnsubscribeGroups } from './unsubscribe-groups';
+import { mountEngagement } from './engagement';
 import { createViewEnvironment, Views } from './views';
 
 /** Every page group of the dashboard; each mounts its routes on the shared route table. */
@@ -46,6 +47,7 @@ const PAGE_GROUPS: PageGroup[] = [
   mountOutbox,
   mountApiKeys,
   mountSettings,
+  mountEngagement,
 ];
 
 export interface Dashboard {

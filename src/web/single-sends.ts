@@ -9,6 +9,7 @@ import { formatRecipientRef, type RecipientRef } from '../services/campaigns/cam
 import { SINGLE_SEND_EDITABLE } from '../services/campaigns/single-send-state';
 import type { OpenBucket } from '../services/campaigns/send-insights';
 import type { SingleSendRecord } from '../services/campaigns/single-sends';
+import { engagementOf } from './engagement';
 import { onInvalid } from './errors';
 import { listFields } from './forms';
 import { MESSAGE_CSP } from './outbox';
@@ -112,7 +113,17 @@ export function mountSingleSends(routes: WebRoutes, services: Services, views: V
   routes.get('/single-sends/:utr', async (req, res) => {
     const ctx = ctxOf(req);
     const send = await singleSends.get(ctx, String(req.params.utr));
-    const [types, segmentList, opens] = await Promise.all([contactTypes.list(ctx), segments.list(ctx), sendInsights.opensOverTime(ctx, send.id)]);
+    const counts = {
+      delivered: send.delivered, uniqueOpens: send.unique_opens, totalOpens: send.total_opens, uniqueClicks: send.unique_clicks,
+      totalClicks: send.total_clicks, unsubscribes: send.unsubscribes, bounces: send.bounces,
+    };
+    const started = send.status >= SINGLE_SEND_STATUS.running;
+    const [types, segmentList, opens, engagement] = await Promise.all([
+      contactTypes.list(ctx),
+      segments.list(ctx),
+      sendInsights.opensOverTime(ctx, send.id),
+      started ? engagementOf(services, req, { singleSendId: send.id }, counts, { opens: false }) : undefined,
+    ]);
     const names = new Map([
       ...types.rows.map((t): [string, string] => [`contacts_${t.id}`, t.name]),
       ...segmentList.rows.map((g): [string, string] => [`segments_${g.id}`, `Segment: ${g.segment_name}`]),
@@ -122,7 +133,14 @@ export function mountSingleSends(routes: WebRoutes, services: Services, views: V
       req,
       res,
       'single-sends/show.njk',
-      { title: send.single_send_name, send: present(send), opens: opensChart(opens), recipients: send.recipient_id.map(label), excluded: send.exclude_specific_recipient_id.map(label) },
+      {
+        title: send.single_send_name,
+        send: present(send),
+        opens: opensChart(opens),
+        engagement,
+        recipients: send.recipient_id.map(label),
+        excluded: send.exclude_specific_recipient_id.map(label),
+      },
       { fragments: STATS },
     );
   });
