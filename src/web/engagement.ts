@@ -2,7 +2,7 @@ import type { Request, Response } from 'express';
 import Papa from 'papaparse';
 import { ctxOf } from '../http/context';
 import type { Services } from '../services';
-import type { EngagedPerson, EngagementOwner, LinkStats, PeopleKind } from '../services/campaigns/engagement';
+import type { EngagedPerson, EngagementOwner, PeopleKind } from '../services/campaigns/engagement';
 import { PEOPLE_KINDS } from '../services/campaigns/engagement';
 import type { OpenBucket } from '../services/campaigns/send-insights';
 import { pagerOf, pagingOf } from './paging';
@@ -63,7 +63,7 @@ export async function engagementOf(
   ]);
   return {
     rates: ratesOf({ ...counts, humanOpens: summary.humanOpens }),
-    links: links as LinkStats[],
+    links,
     opens: opens && chartOf(opens),
     clicks: chartOf(clicks),
   };
