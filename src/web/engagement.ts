@@ -26,14 +26,19 @@ function percent(count: number, delivered: number): string {
   return delivered > 0 ? `${((100 * count) / delivered).toFixed(1)}%` : '—';
 }
 
+/** "1 click", "1,204 clicks". */
+function count(n: number, one: string, many: string): string {
+  return `${n.toLocaleString('en-US')} ${n === 1 ? one : many}`;
+}
+
 /** The rates the send and automation pages show: each as a share of delivered messages. */
 export function ratesOf(c: EngagementCounts) {
   return [
-    { label: 'Open rate', rate: percent(c.uniqueOpens, c.delivered), note: `${c.uniqueOpens} unique opens, ${c.totalOpens} in all` },
-    { label: 'Opens (excluding automated)', rate: percent(c.humanOpens, c.delivered), note: `${c.humanOpens} opened by people; mail privacy proxies and scanners left out` },
-    { label: 'Click rate', rate: percent(c.uniqueClicks, c.delivered), note: `${c.uniqueClicks} clicked, ${c.totalClicks} clicks in all` },
-    { label: 'Unsubscribe rate', rate: percent(c.unsubscribes, c.delivered), note: `${c.unsubscribes} unsubscribed` },
-    { label: 'Bounce rate', rate: percent(c.bounces, c.delivered), note: `${c.bounces} refused by the receiving server` },
+    { label: 'Open rate', rate: percent(c.uniqueOpens, c.delivered), note: `${count(c.uniqueOpens, 'unique open', 'unique opens')}, ${c.totalOpens.toLocaleString('en-US')} in all` },
+    { label: 'Opens (excluding automated)', rate: percent(c.humanOpens, c.delivered), note: `${count(c.humanOpens, 'person', 'people')} opened; mail privacy proxies and scanners left out` },
+    { label: 'Click rate', rate: percent(c.uniqueClicks, c.delivered), note: `${count(c.uniqueClicks, 'person', 'people')} clicked, ${count(c.totalClicks, 'click', 'clicks')} in all` },
+    { label: 'Unsubscribe rate', rate: percent(c.unsubscribes, c.delivered), note: `${count(c.unsubscribes, 'person', 'people')} unsubscribed` },
+    { label: 'Bounce rate', rate: percent(c.bounces, c.delivered), note: `${count(c.bounces, 'message', 'messages')} refused by the receiving server` },
   ];
 }
 

@@ -56,7 +56,7 @@ describe('dashboard engagement of a send and an automation', () => {
     // 4 delivered; 4 opened (2 through a click), 3 of them by people; 2 clicked, 4 clicks.
     expect(page).toMatch(/<p class="stat-label">Open rate<\/p><p class="stat-value">100\.0%<\/p><p class="stat-note">4 unique opens, 4 in all<\/p>/);
     expect(page).toMatch(/<p class="stat-label">Opens \(excluding automated\)<\/p><p class="stat-value">75\.0%<\/p>/);
-    expect(page).toMatch(/<p class="stat-label">Click rate<\/p><p class="stat-value">50\.0%<\/p><p class="stat-note">2 clicked, 4 clicks in all<\/p>/);
+    expect(page).toMatch(/<p class="stat-label">Click rate<\/p><p class="stat-value">50\.0%<\/p><p class="stat-note">2 people clicked, 4 clicks in all<\/p>/);
     expect(page).toMatch(/<p class="stat-label">Unsubscribe rate<\/p><p class="stat-value">0\.0%<\/p>/);
     expect(page).toMatch(/<p class="stat-label">Bounce rate<\/p><p class="stat-value">0\.0%<\/p>/);
     expect(page).toContain('<td class="url"><a href="https://shop.example/sale" rel="noopener noreferrer" target="_blank">https://shop.example/sale</a></td><td class="num">2</td><td class="num">3</td>');
@@ -92,7 +92,7 @@ describe('dashboard engagement of a send and an automation', () => {
 
   test('when an automation is shown then its rates and its steps’ links are on the page', async () => {
     const page = (await t.web.get(`/automations/${automationUtr}`).expect(200)).text;
-    expect(page).toMatch(/<p class="stat-label">Click rate<\/p><p class="stat-value">25\.0%<\/p><p class="stat-note">1 clicked, 1 clicks in all<\/p>/);
+    expect(page).toMatch(/<p class="stat-label">Click rate<\/p><p class="stat-value">25\.0%<\/p><p class="stat-note">1 person clicked, 1 click in all<\/p>/);
     expect(page).toContain('<td class="url"><a href="https://shop.example/start" rel="noopener noreferrer" target="_blank">https://shop.example/start</a></td><td class="num">1</td><td class="num">1</td>');
     expect(page).toContain('aria-label="Unique opens per hour"');
     const people = (await t.web.get(`/automations/${automationUtr}/people?kind=clicked`).expect(200)).text;
