@@ -14,7 +14,7 @@ import { onInvalid } from './errors';
 import { listFields } from './forms';
 import { MESSAGE_CSP } from './outbox';
 import { pagerOf, pagingOf } from './paging';
-import { SETTINGS_FORM } from './settings';
+import { TRACKING_SWITCHES } from './settings';
 import type { WebRoutes } from './routes';
 import type { Views } from './views';
 
@@ -67,7 +67,7 @@ export function mountSingleSends(routes: WebRoutes, services: Services, views: V
         ...segmentList.rows.map((g) => ({ ref: `segments_${g.id}`, label: `Segment: ${g.segment_name}`, note: `${g.segment_emails_count} recipients` })),
       ],
       placeholders: designTemplates.dynamicContent(),
-      switches: SETTINGS_FORM.switches,
+      switches: TRACKING_SWITCHES,
     };
   };
   const newForm = async (req: Request) => ({ title: 'New single send', action: '/single-sends/new', ...(await choices(req)) });
@@ -118,10 +118,12 @@ export function mountSingleSends(routes: WebRoutes, services: Services, views: V
       totalClicks: send.total_clicks, unsubscribes: send.unsubscribes, bounces: send.bounces,
     };
     const started = send.status >= SINGLE_SEND_STATUS.running;
-    const [types, segmentList, opens, engagement] = await Promise.all([
+    const [types, segmentList, opens, failures, engagement] = await Promise.all([
       contactTypes.list(ctx),
       segments.list(ctx),
       sendInsights.opensOverTime(ctx, send.id),
+      // Only asked for when something failed, so a healthy send's page costs no extra round trip.
+      send.failed > 0 ? sendInsights.failures(ctx, send.id) : [],
       started ? engagementOf(services, req, { singleSendId: send.id }, counts, { opens: false }) : undefined,
     ]);
     const names = new Map([
@@ -137,6 +139,7 @@ export function mountSingleSends(routes: WebRoutes, services: Services, views: V
         title: send.single_send_name,
         send: present(send),
         opens: opensChart(opens),
+        failures,
         engagement,
         recipients: send.recipient_id.map(label),
         excluded: send.exclude_specific_recipient_id.map(label),

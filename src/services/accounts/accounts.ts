@@ -4,7 +4,7 @@ import { emailKey } from '../../lib/email-key';
 import { LIMITS, PASSWORD_MIN } from '../../lib/constants';
 import { hashPassword, randomToken, safeEqual, sha256, verifyPassword } from '../../lib/crypto';
 import { FieldErrors, ValidationError } from '../../lib/errors';
-import { isTimeZone } from '../../lib/time';
+import { currentTimeZone } from '../../lib/time-zones';
 import { isEmail, messages, throwIfAny, toFlag } from '../../lib/validation';
 import type { ServiceDeps } from '../context';
 
@@ -105,12 +105,14 @@ export function createAccountsService({ db }: Pick<ServiceDeps, 'db'>) {
      */
     async updateSettings(id: number, input: { name: unknown; time_zone: unknown; track_opens?: unknown; track_clicks?: unknown }): Promise<void> {
       const name = typeof input.name === 'string' ? input.name.trim() : '';
-      const timeZone = typeof input.time_zone === 'string' ? input.time_zone.trim() : '';
+      const given = typeof input.time_zone === 'string' ? input.time_zone.trim() : '';
+      // Stored under its current name: an alias (Asia/Calcutta) is accepted as Asia/Kolkata.
+      const timeZone = currentTimeZone(given);
       const errors: FieldErrors = {};
       if (!name) errors.name = [messages.required('name')];
       else if (name.length > LIMITS.string) errors.name = [messages.max('name', LIMITS.string)];
-      if (!timeZone) errors.time_zone = [messages.required('time_zone')];
-      else if (!isTimeZone(timeZone)) errors.time_zone = [messages.selected('time_zone')];
+      if (!given) errors.time_zone = [messages.required('time_zone')];
+      else if (!timeZone) errors.time_zone = [messages.selected('time_zone')];
       const switches: Record<string, 0 | 1> = {};
       for (const flag of ['track_opens', 'track_clicks'] as const) {
         if (input[flag] === undefined) continue;

@@ -4,7 +4,7 @@ import { emailKey } from '../../lib/email-key';
 import { CONTACT_TEXT_COLUMNS, CSV_IMPORT, CustomFieldType, RESERVED_FIELD_NAMES } from '../../lib/constants';
 import { csvChunks, isBlankRow, toCsv } from '../../lib/csv';
 import { ValidationError } from '../../lib/errors';
-import { isEmail, messages } from '../../lib/validation';
+import { hasControlCharacters, isEmail, messages } from '../../lib/validation';
 import type { ContactTypesService } from './contact-types';
 import type { EventsService } from '../delivery/events';
 import type { ContactsService } from './contacts';
@@ -73,9 +73,13 @@ function rowReader(header: string[], defs: CustomFieldDef[], countryOf: CountryR
   const columns: UpsertColumn[] = ['email', 'email_key', ...plain.map((s) => (s.kind === 'text' ? s.column : s.kind))];
   if (custom.length > 0) columns.push('custom_fields');
 
+  // The cells this import reads, named for the reason of a skipped row.
+  const named: [number, string][] = [[emailAt, 'email'], ...slots.map((s): [number, string] => [s.at, s.kind === 'text' ? s.column : s.kind === 'custom' ? s.def.field_name : s.kind])];
+
   return {
     columns,
     read(cells) {
+      for (const [at, name] of named) if (hasControlCharacters(cells[at] ?? '')) return messages.control(name);
       const email = (cells[emailAt] ?? '').trim();
       if (email === '') return messages.required('email');
       if (!isEmail(email)) return messages.email('email');
