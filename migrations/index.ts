@@ -12,6 +12,9 @@ import * as senderVerifyMessage from './20261123_0633_sender-verify-message';
 import * as verificationMailTokens from './20261123_0634_verification-mail-tokens';
 import * as sendFailures from './20261122_0610_send-failures';
 import * as countFailed from './20261122_0611_count-failed';
+import * as bounceFeedback from './20261122_0700_bounce-feedback';
+import * as suppressionCategories from './20261122_0701_suppression-categories';
+import * as sendAlerts from './20261122_0702_send-alerts';
 import * as engagement from './20261123_0740_engagement';
 import * as engagementData from './20261123_0741_engagement-data';
 
@@ -34,6 +37,9 @@ export const migrations: ReadonlyArray<[name: string, migration: Knex.Migration]
   ['20261123_0634_verification-mail-tokens', verificationMailTokens],
   ['20261122_0610_send-failures', sendFailures],
   ['20261122_0611_count-failed', countFailed],
+  ['20261122_0700_bounce-feedback', bounceFeedback],
+  ['20261122_0701_suppression-categories', suppressionCategories],
+  ['20261122_0702_send-alerts', sendAlerts],
   ['20261123_0740_engagement', engagement],
   ['20261123_0741_engagement-data', engagementData],
 ];

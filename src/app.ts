@@ -15,6 +15,7 @@ import { verifySenderRouter } from './web/verify-sender';
 import { createDashboard } from './web';
 import { createTrackingRouter } from './web/tracking';
 import { createUnsubscribeRouter } from './web/unsubscribe';
+import { createWebhookRouter } from './api/webhooks';
 
 export interface AppDeps {
   config: Config;
@@ -86,6 +87,7 @@ export function createApp({ config, services, logger }: AppDeps): Express {
   app.use(verifySenderRouter(services, logger));
   app.use(createTrackingRouter(services, logger));
   app.use(createUnsubscribeRouter(services, logger));
+  app.use(createWebhookRouter(services, logger));
   app.use(schedulePreview);
   app.use(express.static(PUBLIC_DIR, publicFiles));
   // The dashboard answers only its own paths; public pages may mount before or after it,

@@ -46,6 +46,29 @@ export interface Config {
   trustProxy: boolean | number | string[];
   logLevel: string;
   dataDir: string;
+  /** Domain of the VERP envelope sender `bounces+<token>@BOUNCE_DOMAIN`; undefined keeps the From address. */
+  bounceDomain: string | undefined;
+  /** Port of the inbound bounce listener (worker or inbound role); undefined: no listener. */
+  bounceSmtpPort: number | undefined;
+  bounceSmtpHost: string;
+  /** Largest inbound bounce message accepted, in bytes. */
+  bounceMaxBytes: number;
+  /** Soft bounces within 30 days after which an address is suppressed. */
+  softBounceLimit: number;
+  /** `imaps://user:pass@host/INBOX`: a mailbox that receives bounces, polled by the worker. */
+  bounceImapUrl: string | undefined;
+  bounceImapPollMs: number;
+  /** Provider webhooks; each route answers 404 while its setting is unset. */
+  webhooks: {
+    /** SNS topics whose SES notifications `POST /webhooks/ses` accepts. */
+    sesTopicArns: string[];
+    /** SendGrid's Event Webhook verification key (base64 DER, ECDSA P-256). */
+    sendgridPublicKey: string | undefined;
+    /** `user:password` Postmark sends as HTTP basic auth. */
+    postmarkAuth: string | undefined;
+    /** Mailgun's HTTP webhook signing key. */
+    mailgunSigningKey: string | undefined;
+  };
 }
 
 export class ConfigError extends Error {}
@@ -123,6 +146,34 @@ function hostOf(baseUrl: string): string {
   }
 }
 
+function bounceDomainOf(raw: string | undefined): string | undefined {
+  if (raw === undefined) return undefined;
+  const domain = raw.toLowerCase();
+  if (!/^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)*[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/.test(domain)) {
+    throw new ConfigError(`BOUNCE_DOMAIN must be a domain name such as bounces.example.com, got "${raw}"`);
+  }
+  return domain;
+}
+
+function imapUrlOf(raw: string | undefined): string | undefined {
+  if (raw === undefined) return undefined;
+  let url: URL | undefined;
+  try {
+    url = new URL(raw);
+  } catch {
+    url = undefined;
+  }
+  if (!url || !['imap:', 'imaps:'].includes(url.protocol) || !url.hostname || !url.username) {
+    throw new ConfigError('BOUNCE_IMAP_URL must look like imaps://user:password@imap.example.com/INBOX');
+  }
+  return raw;
+}
+
+function postmarkAuthOf(raw: string | undefined): string | undefined {
+  if (raw !== undefined && !/^[^:]+:.+$/.test(raw)) throw new ConfigError('POSTMARK_WEBHOOK_AUTH must be user:password');
+  return raw;
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const dataDir = path.resolve(optional(env, 'DATA_DIR') ?? 'data');
   const port = integer(env, 'PORT', 3000, 0);
@@ -139,6 +190,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const dkimKey = optional(env, 'DKIM_PRIVATE_KEY');
   if ((dkimDomain || dkimSelector || dkimKey) && !(dkimDomain && dkimSelector && dkimKey)) {
     throw new ConfigError('DKIM_DOMAIN, DKIM_SELECTOR and DKIM_PRIVATE_KEY must be set together');
+  }
+  if (optional(env, 'BOUNCE_SMTP_PORT') !== undefined && optional(env, 'BOUNCE_DOMAIN') === undefined) {
+    throw new ConfigError('BOUNCE_SMTP_PORT needs BOUNCE_DOMAIN: the listener accepts only bounces+<token>@BOUNCE_DOMAIN');
   }
   const baseUrl = (optional(env, 'BASE_URL') ?? `http://localhost:${port}`).replace(/\/+$/, '');
   return {
@@ -166,5 +220,18 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     trustProxy: trustProxy(env),
     logLevel: optional(env, 'LOG_LEVEL') ?? 'info',
     dataDir,
+    bounceDomain: bounceDomainOf(optional(env, 'BOUNCE_DOMAIN')),
+    bounceSmtpPort: optional(env, 'BOUNCE_SMTP_PORT') === undefined ? undefined : integer(env, 'BOUNCE_SMTP_PORT', 0, 0),
+    bounceSmtpHost: optional(env, 'BOUNCE_SMTP_HOST') ?? '127.0.0.1',
+    bounceMaxBytes: integer(env, 'BOUNCE_MAX_KB', 512, 16) * 1024,
+    softBounceLimit: integer(env, 'SOFT_BOUNCE_LIMIT', 3, 1),
+    bounceImapUrl: imapUrlOf(optional(env, 'BOUNCE_IMAP_URL')),
+    bounceImapPollMs: integer(env, 'BOUNCE_IMAP_POLL_SECONDS', 60, 1) * 1000,
+    webhooks: {
+      sesTopicArns: (optional(env, 'SES_SNS_TOPIC_ARNS') ?? '').split(',').map((a) => a.trim()).filter(Boolean),
+      sendgridPublicKey: optional(env, 'SENDGRID_WEBHOOK_PUBLIC_KEY'),
+      postmarkAuth: postmarkAuthOf(optional(env, 'POSTMARK_WEBHOOK_AUTH')),
+      mailgunSigningKey: optional(env, 'MAILGUN_WEBHOOK_SIGNING_KEY'),
+    },
   };
 }

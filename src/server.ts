@@ -4,7 +4,7 @@ import { boot, ensureDemoAccount, Runtime } from './boot';
 import { loadConfig } from './config';
 import { createWorkerRuntime, WorkerRuntime } from './mail/worker-runtime';
 
-type Role = 'web' | 'worker' | 'both';
+type Role = 'web' | 'worker' | 'both' | 'inbound';
 
 /**
  * `npm start` (web server and sending worker in one process), `npm run web`, `npm run worker`:
@@ -13,15 +13,17 @@ type Role = 'web' | 'worker' | 'both';
 async function main(): Promise<void> {
   const { values } = parseArgs({ options: { role: { type: 'string', default: 'both' } } });
   const role = values.role as Role;
-  if (!['web', 'worker', 'both'].includes(role)) throw new Error(`--role must be web, worker or both, got "${role}"`);
+  if (!['web', 'worker', 'both', 'inbound'].includes(role)) throw new Error(`--role must be web, worker, both or inbound, got "${role}"`);
 
   const config = loadConfig();
   const runtime = await boot(config);
-  const server = role === 'worker' ? undefined : await listen(runtime);
-  const sending = role === 'web' ? undefined : createWorkerRuntime(runtime);
+  const server = role === 'worker' || role === 'inbound' ? undefined : await listen(runtime);
+  const sending = role === 'web' || role === 'inbound' ? undefined : createWorkerRuntime(runtime);
   sending?.worker.start();
   if (role === 'worker') process.stdout.write(`Sending worker ${sending?.worker.owner} started\n`);
-  handleSignals(runtime, server, sending);
+  // Bounces come back to the worker (or a process of their own with --role=inbound).
+  const inbound = role === 'web' ? undefined : await startInbound(runtime, role === 'inbound');
+  handleSignals(runtime, server, sending, inbound);
 }
 
 async function listen(runtime: Runtime): Promise<Server> {
@@ -49,15 +51,34 @@ async function listen(runtime: Runtime): Promise<Server> {
   return server;
 }
 
+/** Where bounces come back: the SMTP listener (BOUNCE_SMTP_PORT) and the IMAP mailbox (BOUNCE_IMAP_URL). */
+async function startInbound(runtime: Runtime, required: boolean): Promise<{ close(): Promise<void> } | undefined> {
+  const { config, services, logger } = runtime;
+  if (config.bounceSmtpPort === undefined && config.bounceImapUrl === undefined) {
+    if (required) throw new Error('--role=inbound needs BOUNCE_SMTP_PORT (with BOUNCE_DOMAIN) or BOUNCE_IMAP_URL');
+    return undefined;
+  }
+  // Loaded only when configured: a web process never pays for the SMTP server and IMAP client.
+  const listener = config.bounceSmtpPort === undefined
+    ? undefined
+    : await (await import('./mail/bounce-listener')).startBounceListener({ config, feedback: services.feedback, logger });
+  if (listener) process.stdout.write(`Bounce listener on smtp://${config.bounceSmtpHost}:${listener.port} for bounces+…@${config.bounceDomain}\n`);
+  const mailbox = config.bounceImapUrl === undefined
+    ? undefined
+    : (await import('./mail/bounce-mailbox')).createBounceMailbox({ config, feedback: services.feedback, logger });
+  mailbox?.start();
+  return { close: async () => void (await Promise.all([listener?.close(), mailbox?.stop()])) };
+}
+
 /** Stops taking requests and claiming mail, finishes what is in hand, then exits. */
-function handleSignals(runtime: Runtime, server: Server | undefined, sending: WorkerRuntime | undefined): void {
+function handleSignals(runtime: Runtime, server: Server | undefined, sending: WorkerRuntime | undefined, inbound?: { close(): Promise<void> }): void {
   let stopping = false;
   const stop = (signal: string) => {
     if (stopping) return;
     stopping = true;
     runtime.logger.info({ signal }, 'shutting down');
     const closed = server ? new Promise<void>((resolve) => server.close(() => resolve())) : Promise.resolve();
-    Promise.all([closed, sending?.close()])
+    Promise.all([closed, sending?.close(), inbound?.close()])
       .then(() => runtime.close())
       .then(
         () => process.exit(0),

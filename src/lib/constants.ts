@@ -135,3 +135,13 @@ export const CSV_IMPORT = { reportedErrors: 100 } as const;
 
 /** Dashboard CSV imports: their states, and how long one may go without progress before it counts as interrupted. */
 export const IMPORT_JOB = { statuses: ['running', 'done', 'failed'] as const, staleMs: 10 * 60_000, progressEveryMs: 250 };
+
+/** Why an address is on an account's suppression list (the `reason` of a suppression record). */
+export const SUPPRESSION_REASONS = ['hard_bounce', 'soft_bounce', 'complaint', 'manual'] as const;
+export type SuppressionReason = (typeof SUPPRESSION_REASONS)[number];
+/** What came back about a sent message: a bounce (permanent or not) or a complaint. */
+export const FEEDBACK_EVENT = { bounce: 'bounce', complaint: 'complaint' } as const;
+/** Soft bounces are counted over this window before they suppress (SOFT_BOUNCE_LIMIT). */
+export const SOFT_BOUNCE_WINDOW_MS = 30 * 24 * 3_600_000;
+/** A send's bounce and complaint rates past which its notification recipients are told (what mailbox providers act on). */
+export const ALERT_RATES = { bounce: 0.05, complaint: 0.001 } as const;

@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import { MESSAGE_STATE } from '../lib/constants';
 import { lockRows } from '../db/locking';
 import { transitionSingleSends } from '../services/campaigns/single-send-state';
+import { suppressAddress } from './suppression';
 
 /** How one claimed ledger row ended this attempt. */
 export type Outcome =
@@ -101,13 +102,11 @@ export async function writeLedger(db: Knex, write: LedgerWrite, policy: OutcomeP
         const rows = await mine()
           .where({ id: o.id })
           .update({ ...done, state: MESSAGE_STATE.bounced, smtp_code: o.code, last_error: o.error.slice(0, 500) })
-          .returning(returning);
+          .returning([...returning, 'email']);
         if (!rows.length) continue;
         bounced.push(...rows);
-        await trx('suppressed_addresses')
-          .insert({ user_id: o.userId, email_key: o.emailKey, reason: o.error.slice(0, 500), created_at: now })
-          .onConflict(['user_id', 'email_key'])
-          .ignore();
+        const email = String(rows[0].email);
+        await suppressAddress(trx, { userId: o.userId, email, emailKey: o.emailKey, category: 'hard_bounce', diagnostic: o.error, source: 'smtp', now });
       } else if (o.result === 'retry') {
         const final = o.attempts >= policy.maxAttempts;
         const rows = await mine()

@@ -6,6 +6,7 @@ import { MESSAGE_KIND, MESSAGE_STATE } from '../lib/constants';
 import { randomToken } from '../lib/crypto';
 import { createSigner, TOKEN_PURPOSE } from '../lib/signed-token';
 import { recordOutcomes } from './outcomes';
+import { feedbackStamp } from './feedback-stamp';
 import { verificationBody, VerificationRef } from './sender-verification';
 import { classifySendError, MailTransport, OutgoingMessage } from './transport';
 
@@ -72,6 +73,8 @@ export interface DeliverNowDeps {
   logger: Logger;
   secret: string;
   baseUrl: string;
+  bounceDomain: string | undefined;
+  smtpUrl: string | undefined;
 }
 
 /**
@@ -103,7 +106,7 @@ export async function deliverNow(deps: DeliverNowDeps, id: number): Promise<'sen
       await recordOutcomes(deps.db, [{ id: Number(row.id), result: 'suppressed', error: VOID_SYSTEM_MAIL }], policy);
       return 'void';
     }
-    await deps.mail.send(message);
+    await deps.mail.send(feedbackStamp(deps.secret, deps.bounceDomain, deps.smtpUrl)(message, Number(row.id)));
     await recordOutcomes(deps.db, [{ id: Number(row.id), result: 'sent' }], policy);
     return 'sent';
   } catch (err) {

@@ -17,6 +17,8 @@ export interface OutgoingMessage {
   messageId?: string;
   /** The account sending it: the outbox keeps each account's messages in its own folder. */
   accountId?: number;
+  /** The SMTP envelope (`MAIL FROM` the VERP bounce address); default: From and To. */
+  envelope?: { from: string; to: string };
 }
 
 /** Where the outbox writes (and the dashboard's Outbox page reads) one account's messages. */

@@ -15,13 +15,14 @@ import { startDueSingleSends, StartHooks } from './start-sends';
 import { suppressedRowIds } from './suppression';
 import { VOID_SYSTEM_MAIL } from './system-mail';
 import { classifySendError, MailTransport } from './transport';
+import { feedbackStamp } from './feedback-stamp';
 
 /** Things the worker tells the rest of the service about (events become notification mail). */
 export interface WorkerHooks extends AutomationHooks, StartHooks {}
 
 export interface WorkerDeps {
   db: Knex;
-  config: Pick<Config, 'baseUrl' | 'mailRate'>;
+  config: Pick<Config, 'baseUrl' | 'mailRate' | 'bounceDomain' | 'smtpUrl'>;
   logger: Logger;
   secret: string;
   transport: MailTransport;
@@ -75,6 +76,7 @@ export function createSendingWorker(deps: WorkerDeps, options: WorkerOptions = {
   const sleeper = new Sleeper();
   const limiter = new AccountRateLimiter(deps.config.mailRate, (ms) => sleeper.sleep(ms));
   const sources = new MessageSources(db, createSigner(deps.secret), deps.config.baseUrl);
+  const stamp = feedbackStamp(deps.secret, deps.config.bounceDomain, deps.config.smtpUrl);
   let running = false;
   let loops: Promise<void>[] = [];
   // Rows claimed and not yet recorded: their lease is renewed while this worker lives.
@@ -204,7 +206,7 @@ export function createSendingWorker(deps: WorkerDeps, options: WorkerOptions = {
               inHand.delete(id);
               continue;
             }
-            await transport.send(message);
+            await transport.send(stamp(message, id));
             record({ id, result: 'sent' });
           } catch (err) {
             const failure = classifySendError(err);

@@ -24,6 +24,9 @@ import { createOverviewService } from './accounts/overview';
 import { createSessionsService } from './accounts/sessions';
 import { createEventsService } from './delivery/events';
 import { createTrackingService } from './delivery/tracking';
+import { createSuppressionsService } from './delivery/suppressions';
+import { createFeedbackService } from './delivery/feedback';
+import { createWebhooksService } from './delivery/webhooks';
 import { createEngagementService } from './campaigns/engagement';
 
 /** The composition root of the domain: every service, built once from its dependencies. */
@@ -43,6 +46,7 @@ export function createServices(deps: ServiceDeps) {
   const contacts = createContactsService({ ...deps, contactTypes, fields, events: audienceEvents, memberships });
   const contactImport = createContactImportService({ ...deps, contactTypes, fields, contacts, events });
   const singleSends = createSingleSendsService({ ...deps, refs, senders, tracking });
+  const feedback = createFeedbackService({ ...deps, events });
   return {
     accounts: createAccountsService(deps),
     contactTypes,
@@ -67,6 +71,9 @@ export function createServices(deps: ServiceDeps) {
     importJobs: createImportJobsService({ ...deps, contactImport, contactTypes }),
     segments,
     sendInsights: createSendInsightsService({ ...deps, singleSends, contacts }),
+    suppressions: createSuppressionsService(deps),
+    feedback,
+    webhooks: createWebhooksService({ ...deps, feedback }),
     engagement: createEngagementService(deps),
   };
 }

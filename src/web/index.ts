@@ -28,6 +28,7 @@ import { mountSingleSends } from './single-sends';
 import { mountUnsubscribeGroups } from './unsubscribe-groups';
 import { mountEngagement } from './engagement';
 import { createViewEnvironment, Views } from './views';
+import { mountSuppressions } from './suppressions';
 
 /** Every page group of the dashboard; each mounts its routes on the shared route table. */
 type PageGroup = (routes: WebRoutes, services: Services, views: Views, config: Config) => void;
@@ -48,6 +49,7 @@ const PAGE_GROUPS: PageGroup[] = [
   mountOutbox,
   mountApiKeys,
   mountSettings,
+  mountSuppressions,
   mountEngagement,
 ];
 

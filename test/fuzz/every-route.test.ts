@@ -20,6 +20,8 @@ import { signIn, WebClient } from '../support/web';
  */
 const SEED = Number(process.env.FUZZ_SEED ?? 20261123);
 const ROUNDS = { api: 2, web: 2, public: 3 };
+/** A few seconds on a quiet machine; the margin is for a machine shared with other test runs. */
+const VOLUME_TIMEOUT_MS = 180_000;
 
 /** mulberry32: small, fast and the same sequence on every machine for a seed. */
 function random(seed: number) {
@@ -226,7 +228,7 @@ describe(`fuzz over every route (seed ${SEED})`, () => {
     }
     expect(problems).toEqual([]);
     expect(routes.length).toBe(table.length * ROUNDS.api);
-  });
+  }, VOLUME_TIMEOUT_MS);
 
   test('when the dashboard gets random requests on every route then no answer is a 5xx', async () => {
     const r = random(SEED + 1);
@@ -253,7 +255,7 @@ describe(`fuzz over every route (seed ${SEED})`, () => {
     }
     expect(problems).toEqual([]);
     expect(routes.length).toBe(table.length * ROUNDS.web);
-  });
+  }, VOLUME_TIMEOUT_MS);
 
   test('when the public pages get random requests then no answer is a 5xx', async () => {
     const r = random(SEED + 2);
@@ -276,5 +278,5 @@ describe(`fuzz over every route (seed ${SEED})`, () => {
     }
     expect(problems).toEqual([]);
     expect(table.length).toBeGreaterThanOrEqual(4);
-  });
+  }, VOLUME_TIMEOUT_MS);
 });

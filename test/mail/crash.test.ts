@@ -109,5 +109,5 @@ describe('worker processes killed in the middle of a send', () => {
     const states = await h.runtime.db('send_messages').where({ single_send_id: sendId }).groupBy('state').select('state').count({ n: '*' });
     expect(states.map((s: Record<string, unknown>) => ({ state: Number(s.state), n: Number(s.n) }))).toEqual([{ state: MESSAGE_STATE.sent, n: RECIPIENTS }]);
     expect(await f.send(sendId)).toMatchObject({ status: 3, triggered: RECIPIENTS, delivered: RECIPIENTS, failed: 0 });
-  }, 240_000);
+  }, 360_000);
 });

@@ -27,13 +27,15 @@ describe('hostile form bodies', () => {
     expect(await typeNames()).not.toContain('Liar');
   });
 
-  test('when the sign-in form claims an encoding it does not have then a 400 page, not a 500', async () => {
+  test('when the sign-in form claims an encoding it does not have then a 400 page (415 for an unknown one), not a 500', async () => {
     const agent = request.agent(h.runtime.app);
     const token = metaCsrf((await agent.get('/login').expect(200)).text);
     for (const encoding of ['gzip', 'deflate', 'br']) {
       const res = await raw(agent.post('/login'), { ...FORM, 'Content-Encoding': encoding }, `_csrf=${token}&email=a%40example.com&password=x`);
       expect({ encoding, status: res.status, title: title(res.text) }).toEqual({ encoding, status: 400, title: 'Bad request' });
     }
+    const unknown = await raw(agent.post('/login'), { ...FORM, 'Content-Encoding': 'zstd-ish' }, `_csrf=${token}&email=a%40example.com&password=x`);
+    expect(unknown.status).toBe(415);
   });
 
   test('when a form key nests deeper than the parser allows then a 422 page', async () => {

@@ -64,6 +64,7 @@ describe('dashboard round trips', () => {
     ['/contacts/import', 3],
     ['/segments', 4],
     ['/segments/new', 3],
+    ['/suppressions', 3],
   ])('when %s is shown then it takes %i round trips', async (path, expected) => {
     expect(await queriesOf(path)).toBe(expected);
   });

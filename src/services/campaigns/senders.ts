@@ -106,7 +106,7 @@ export function createSendersService({ db, config, logger, mail, secret, events 
       await trx('senders').where({ id }).update({ verify_token_hash: null, verify_message_id: queued });
       return queued;
     });
-    const outcome = await deliverNow({ db, mail, logger, secret, baseUrl: config.baseUrl }, messageId);
+    const outcome = await deliverNow({ db, mail, logger, secret, baseUrl: config.baseUrl, bounceDomain: config.bounceDomain, smtpUrl: config.smtpUrl }, messageId);
     if (outcome === 'retry' || outcome === 'bounce') {
       throw new ServiceUnavailableError(
         'The sender is saved, but its verification mail could not be sent; try /sender/resend-mail again in a moment.',

@@ -2,6 +2,9 @@ import type { Knex } from 'knex';
 import { queueSystemMail } from '../../mail/system-mail';
 import { escapeHtml } from '../../mail/template';
 import type { ServiceDeps } from '../context';
+import type { RateAlert } from '../../mail/rate-alerts';
+
+const percent = (n: number, of: number) => `${((100 * n) / of).toFixed(1)}%`;
 
 export interface SystemMessage {
   subject: string;
@@ -73,6 +76,22 @@ export function createEventsService({ db, config }: Pick<ServiceDeps, 'db' | 'co
         subject: 'Contact import finished',
         text: `Your contact import${summary.file ? ` of ${summary.file}` : ''} finished at ${at()} UTC.\n\nRows: ${summary.rows}\nCreated: ${summary.created}\nUpdated: ${summary.updated}\nSkipped: ${summary.skipped}`,
       }),
+
+    /** A send's bounce rate passed 5% or its complaint rate 0.1% (once per send and kind). */
+    sendRateAlert: (a: RateAlert, trx: Knex = db) =>
+      notify(
+        a.userId,
+        a.kind === 'bounce'
+          ? {
+              subject: `High bounce rate: ${a.sendName}`,
+              text: `Your single send "${a.sendName}" has bounced for ${a.count} of ${a.sent} recipients (${percent(a.count, a.sent)}).\n\nMailbox providers start filtering or blocking senders whose bounce rate passes 5%. The addresses that bounced are suppressed and will not be mailed again; check where this list came from before you send to it again.`,
+            }
+          : {
+              subject: `Spam complaints: ${a.sendName}`,
+              text: `${a.count} of the ${a.sent} recipients of your single send "${a.sendName}" marked it as spam (${percent(a.count, a.sent)}).\n\nMailbox providers act when complaints pass 0.1%. These addresses are now unsubscribed from all your mail. Make sure people asked for this mail and can leave easily.`,
+            },
+        trx,
+      ),
 
     senderVerified: (userId: number, sender: { from_name: string; from_email: string }) =>
       notify(userId, {

@@ -1,0 +1,116 @@
+import type { Logger } from 'pino';
+import { SMTPServer, SMTPServerAddress, SMTPServerDataStream, SMTPServerSession } from 'smtp-server';
+import type { Config } from '../config';
+import { verpToken } from '../lib/verp';
+import type { FeedbackService } from '../services/delivery/feedback';
+import { readReport, Reading } from './bounce-reader';
+import type { FeedbackResult } from './feedback';
+
+export interface BounceListener {
+  readonly port: number;
+  /** What the listener did since it started, one count per received message. */
+  readonly counts: Record<'recorded' | 'duplicate' | 'ignored' | 'unrecognised' | 'failed', number>;
+  close(): Promise<void>;
+}
+
+type Deps = { config: Pick<Config, 'bounceDomain' | 'bounceSmtpHost' | 'bounceSmtpPort' | 'bounceMaxBytes'>; feedback: FeedbackService; logger: Logger };
+
+function smtpError(code: number, message: string): Error {
+  return Object.assign(new Error(message), { responseCode: code });
+}
+
+/**
+ * The inbound SMTP server that bounces come back to (BOUNCE_SMTP_PORT). It accepts mail only
+ * for VERP addresses whose signed token names a ledger message (anything else: 550 at RCPT,
+ * so it is never an open relay), refuses messages over BOUNCE_MAX_KB (552), reads each with
+ * readReport and records it through the ledger (services.feedback). A failure to record
+ * answers 451, so the sending MTA tries again later instead of the report being lost.
+ */
+export async function startBounceListener(deps: Deps, port = deps.config.bounceSmtpPort ?? 0): Promise<BounceListener> {
+  const { config, feedback, logger } = deps;
+  const counts = { recorded: 0, duplicate: 0, ignored: 0, unrecognised: 0, failed: 0 };
+  const messageOf = (address: string) => feedback.messageOfToken(verpToken(address, config.bounceDomain));
+
+  const server = new SMTPServer({
+    disableReverseLookup: true,
+    authOptional: true,
+    disabledCommands: ['AUTH', 'STARTTLS'],
+    size: config.bounceMaxBytes,
+    maxClients: 50,
+    logger: false,
+    banner: 'bounce processing only',
+    onRcptTo(address: SMTPServerAddress, session: SMTPServerSession, callback: (err?: Error | null) => void) {
+      if (session.envelope.rcptTo.length >= 10) return callback(smtpError(452, '4.5.3 Too many recipients'));
+      if (messageOf(address.address) === undefined) return callback(smtpError(550, '5.1.1 No such mailbox here: this server only takes bounces'));
+      callback();
+    },
+    onData(stream: SMTPServerDataStream, session: SMTPServerSession, callback: (err?: Error | null, message?: string) => void) {
+      const chunks: Buffer[] = [];
+      stream.on('data', (chunk: Buffer) => chunks.push(chunk));
+      stream.on('end', () => {
+        if (stream.sizeExceeded) {
+          callback(smtpError(552, `5.3.4 Message too big for this server (at most ${config.bounceMaxBytes} bytes)`));
+          return;
+        }
+        const raw = Buffer.concat(chunks);
+        const ids = session.envelope.rcptTo.map((r) => messageOf(r.address)).filter((id): id is number => id !== undefined);
+        handle(raw, ids).then(
+          () => callback(null, 'Report received'),
+          (err) => {
+            counts.failed += 1;
+            logger.error({ err }, 'recording a returned message failed; the sender will retry');
+            callback(smtpError(451, '4.3.0 Could not record the report now, try again later'));
+          },
+        );
+      });
+    },
+  });
+  server.on('error', (err) => logger.warn({ err: err.message }, 'bounce listener connection error'));
+
+  async function handle(raw: Buffer, ids: number[]): Promise<void> {
+    const reading = await readReport(raw);
+    for (const id of ids) {
+      const outcome = await recordReading(feedback, id, reading, 'dsn');
+      counts[outcome] += 1;
+      logger.info({ messageId: id, kind: reading.kind, outcome }, 'returned message read');
+    }
+  }
+
+  await new Promise<void>((resolve, reject) => {
+    server.server.once('error', reject);
+    server.listen(port, config.bounceSmtpHost, () => resolve());
+  });
+  const address = server.server.address();
+  return {
+    port: typeof address === 'object' && address ? address.port : port,
+    counts,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+/**
+ * Records what a returned message says about ledger message `id` (named by its VERP address or
+ * by the mailbox's own matching). Auto-replies and reports of no failure are ignored.
+ */
+export async function recordReading(
+  feedback: FeedbackService,
+  id: number,
+  reading: Reading,
+  channel: 'dsn' | 'imap',
+): Promise<'recorded' | 'duplicate' | 'ignored' | 'unrecognised'> {
+  let result: FeedbackResult;
+  if (reading.kind === 'bounce') {
+    result = await feedback.record(id, {
+      event: 'bounce',
+      permanent: reading.permanent,
+      ...(reading.status ? { status: reading.status } : {}),
+      diagnostic: reading.diagnostic,
+      source: channel,
+    });
+  } else if (reading.kind === 'complaint') {
+    result = await feedback.record(id, { event: 'complaint', diagnostic: reading.diagnostic, source: channel === 'dsn' ? 'arf' : channel });
+  } else {
+    return reading.kind === 'unrecognised' ? 'unrecognised' : 'ignored';
+  }
+  return result.result === 'unknown' ? 'unrecognised' : result.result;
+}

@@ -1,0 +1,121 @@
+import { ImapFlow } from 'imapflow';
+import type { Logger } from 'pino';
+import type { Config } from '../config';
+import type { FeedbackService } from '../services/delivery/feedback';
+import { recordReading } from './bounce-listener';
+import { readReport } from './bounce-reader';
+import { Sleeper } from './sleeper';
+
+export interface MailboxCounts {
+  recorded: number;
+  duplicate: number;
+  ignored: number;
+  /** Left in the mailbox, marked read, for a person: no report of a message of this service. */
+  unrecognised: number;
+  /** Over BOUNCE_MAX_KB: left, marked read. */
+  tooLarge: number;
+}
+
+export interface BounceMailbox {
+  /** Reads every unread message once: reports are recorded and deleted, the rest marked read. */
+  pollOnce(): Promise<MailboxCounts>;
+  start(): void;
+  stop(): Promise<void>;
+}
+
+type Deps = {
+  config: Pick<Config, 'bounceImapUrl' | 'bounceImapPollMs' | 'bounceMaxBytes'>;
+  feedback: FeedbackService;
+  logger: Logger;
+};
+
+/** `imaps://user:pass@host[:port]/Folder` → imapflow options and the folder (INBOX by default). */
+export function imapTarget(url: string): { options: ConstructorParameters<typeof ImapFlow>[0]; folder: string } {
+  const u = new URL(url);
+  const secure = u.protocol === 'imaps:';
+  return {
+    options: {
+      host: u.hostname,
+      port: u.port ? Number(u.port) : secure ? 993 : 143,
+      secure,
+      auth: { user: decodeURIComponent(u.username), pass: decodeURIComponent(u.password) },
+      logger: false,
+      disableAutoIdle: true,
+    },
+    folder: decodeURIComponent(u.pathname.replace(/^\/+/, '')) || 'INBOX',
+  };
+}
+
+/**
+ * The bounce mailbox (BOUNCE_IMAP_URL) for senders whose bounces land in an existing mailbox:
+ * polled with imapflow; each unread message is read by the same reader as the SMTP listener and
+ * matched through the X-Campaign-Message (or VERP) token it shows. Reports are recorded and
+ * then deleted; anything else is marked read and left for a person. A failure to record leaves
+ * the message unread, so the next poll tries again.
+ */
+export function createBounceMailbox({ config, feedback, logger }: Deps): BounceMailbox {
+  if (!config.bounceImapUrl) throw new Error('BOUNCE_IMAP_URL is not set');
+  const { options, folder } = imapTarget(config.bounceImapUrl);
+  const sleeper = new Sleeper();
+  let running = false;
+  let loop: Promise<void> = Promise.resolve();
+
+  async function pollOnce(): Promise<MailboxCounts> {
+    const counts: MailboxCounts = { recorded: 0, duplicate: 0, ignored: 0, unrecognised: 0, tooLarge: 0 };
+    const client = new ImapFlow(options);
+    client.on('error', (err: Error) => logger.warn({ err: err.message }, 'bounce mailbox connection error'));
+    await client.connect();
+    try {
+      const lock = await client.getMailboxLock(folder);
+      try {
+        const uids = (await client.search({ seen: false }, { uid: true })) || [];
+        for (const uid of uids) {
+          const head = await client.fetchOne(String(uid), { size: true }, { uid: true });
+          if (!head) continue;
+          if ((head.size ?? 0) > config.bounceMaxBytes) {
+            counts.tooLarge += 1;
+            await client.messageFlagsAdd(String(uid), ['\\Seen'], { uid: true });
+            continue;
+          }
+          const message = await client.fetchOne(String(uid), { source: true }, { uid: true });
+          if (!message || !message.source) continue;
+          const reading = await readReport(message.source);
+          const id = feedback.messageOfToken(reading.token);
+          const outcome = id === undefined ? 'unrecognised' : await recordReading(feedback, id, reading, 'imap');
+          counts[outcome] += 1;
+          if (outcome === 'unrecognised') await client.messageFlagsAdd(String(uid), ['\\Seen'], { uid: true });
+          else await client.messageDelete(String(uid), { uid: true });
+        }
+      } finally {
+        lock.release();
+      }
+    } finally {
+      await client.logout().catch(() => client.close());
+    }
+    if (Object.values(counts).some((n) => n > 0)) logger.info({ ...counts }, 'bounce mailbox read');
+    return counts;
+  }
+
+  return {
+    pollOnce,
+    start() {
+      if (running) return;
+      running = true;
+      loop = (async () => {
+        while (running) {
+          try {
+            await pollOnce();
+          } catch (err) {
+            logger.error({ err: (err as Error).message }, 'reading the bounce mailbox failed; trying again at the next poll');
+          }
+          if (running) await sleeper.sleep(config.bounceImapPollMs);
+        }
+      })();
+    },
+    async stop() {
+      running = false;
+      sleeper.wakeAll();
+      await loop;
+    },
+  };
+}

@@ -1,0 +1,97 @@
+import { ImapFlow } from 'imapflow';
+import { createBounceMailbox } from '../../src/mail/bounce-mailbox';
+import { useHarness, TestAccount } from '../support/harness';
+import { header, sendingFixtures, testWorker } from '../support/fixtures-sending';
+import { bounceFixture } from '../support/bounce-fixtures';
+import { Dovecot, startDovecot } from '../support/dovecot';
+import { startSmtpSink, SmtpSink } from '../support/smtp';
+
+describe('the IMAP bounce mailbox', () => {
+  // Without BOUNCE_DOMAIN bounces go back to the From address, whose mailbox this is.
+  const h = useHarness();
+  const f = sendingFixtures(h);
+  let alice: TestAccount;
+  let sink: SmtpSink;
+  let dovecot: Dovecot;
+
+  beforeAll(async () => {
+    alice = await h.account();
+    sink = await startSmtpSink();
+    dovecot = await startDovecot();
+  });
+  afterAll(async () => {
+    await sink.close();
+    await dovecot?.stop();
+  });
+
+  async function withImap<T>(work: (client: ImapFlow) => Promise<T>): Promise<T> {
+    const client = new ImapFlow({ host: '127.0.0.1', port: dovecot.port, secure: false, auth: { user: dovecot.user, pass: dovecot.password }, logger: false });
+    await client.connect();
+    try {
+      return await work(client);
+    } finally {
+      await client.logout();
+    }
+  }
+
+  const inbox = () =>
+    withImap(async (client) => {
+      const lock = await client.getMailboxLock('INBOX');
+      try {
+        const found: Array<{ subject: string; seen: boolean }> = [];
+        for await (const m of client.fetch('1:*', { envelope: true, flags: true })) found.push({ subject: m.envelope?.subject ?? '', seen: m.flags?.has('\\Seen') ?? false });
+        return found.sort((a, b) => a.subject.localeCompare(b.subject));
+      } finally {
+        lock.release();
+      }
+    });
+
+  test('when bounces, a complaint and other mail wait in the mailbox then the reports are recorded and deleted, the rest marked read and left', async () => {
+    const sender = await f.sender(alice.user_id);
+    const group = await f.group(alice.user_id);
+    const type = await f.contactType(alice.user_id, 'Mailbox readers');
+    for (const email of ['gone@example.org', 'moved@example.org', 'angry@example.org', 'away@example.org']) await f.contact(alice.user_id, type, email);
+    const sendId = await f.singleSend(alice.user_id, { senderId: sender, groupId: group, to: [{ contactType: type }] });
+    const { worker, close } = testWorker(h, sink.url);
+    await worker.runOnce().finally(close);
+    const sent = (email: string) => {
+      const m = sink.messages.find((r) => r.to[0] === email)!;
+      expect(m.from).toBe('news@acme.test');
+      return { verp: m.from, token: header(m.raw, 'X-Campaign-Message')!, recipient: email };
+    };
+
+    await withImap(async (client) => {
+      await client.append('INBOX', bounceFixture('postfix-user-unknown.eml', sent('gone@example.org')));
+      await client.append('INBOX', bounceFixture('exchange-online-recipient-not-found.eml', sent('moved@example.org')));
+      await client.append('INBOX', bounceFixture('arf-abuse.eml', sent('angry@example.org')));
+      await client.append('INBOX', bounceFixture('vacation-reply.eml', sent('away@example.org')));
+      await client.append('INBOX', 'From: Sam <sam@example.org>\r\nTo: news@acme.test\r\nSubject: Question about your news\r\n\r\nHello!\r\n');
+    });
+
+    const mailbox = createBounceMailbox({
+      config: { bounceImapUrl: dovecot.url, bounceImapPollMs: 60_000, bounceMaxBytes: 512 * 1024 },
+      feedback: h.runtime.services.feedback,
+      logger: h.runtime.logger,
+    });
+    expect(await mailbox.pollOnce()).toEqual({ recorded: 3, duplicate: 0, ignored: 0, unrecognised: 2, tooLarge: 0 });
+
+    expect(await f.send(sendId)).toMatchObject({ triggered: 4, delivered: 2, bounces: 2, unsubscribes: 1 });
+    const list = (await h.runtime.services.suppressions.list({ userId: alice.user_id })).rows.map((r) => `${r.email_address} ${r.reason} ${r.source}`).sort();
+    expect(list).toEqual(['angry@example.org complaint imap', 'gone@example.org hard_bounce imap', 'moved@example.org hard_bounce imap']);
+    expect(await inbox()).toEqual([
+      { subject: 'Out of Office: November news', seen: true },
+      { subject: 'Question about your news', seen: true },
+    ]);
+    // Read mail is not read again.
+    expect(await mailbox.pollOnce()).toEqual({ recorded: 0, duplicate: 0, ignored: 0, unrecognised: 0, tooLarge: 0 });
+  });
+
+  test('when the mailbox password is wrong then the poll fails (the worker logs it and tries again at the next poll)', async () => {
+    const mailbox = createBounceMailbox({
+      config: { bounceImapUrl: dovecot.url.replace(dovecot.password, 'wrong'), bounceImapPollMs: 60_000, bounceMaxBytes: 512 * 1024 },
+      feedback: h.runtime.services.feedback,
+      logger: h.runtime.logger,
+    });
+    await expect(mailbox.pollOnce()).rejects.toThrow();
+  });
+});
