@@ -1,7 +1,7 @@
 /**
  * bench/send: one single send to N contacts (default 100,000) through an SMTP sink in another
  * process, personalised (the Newsletter template's placeholders) and tracked (pixel, signed
- * links, unsubscribe headers), sent by a real `--role=worker` process (the build in dist/). Prints messages per
+ * links, unsubscribe headers, and click tracking of the template's link plus three more), sent by a real `--role=worker` process (the build in dist/). Prints messages per
  * second, the worker's peak RSS, and the ceiling: bare nodemailer feeding the same sink.
  *
  *   npm run bench:send [-- --recipients 100000 --ceiling 20000]
@@ -39,7 +39,7 @@ async function main(): Promise<void> {
     console.log(`ceiling: bare nodemailer (pool 5, 10 in flight) ${ceiling.toFixed(0)} msgs/s over ${ceilingCount} messages`);
 
     const setupStart = Date.now();
-    const sendId = await createSend(db, recipients);
+    const sendId = await createSend(db, recipients, withLinks(await newsletterHtml(db)));
     console.log(`setup: ${recipients} contacts and a ready send in ${((Date.now() - setupStart) / 1000).toFixed(1)} s`);
 
     const before = await sink.count();
@@ -72,6 +72,8 @@ async function main(): Promise<void> {
     const received = (await sink.count()) - before;
     const total = (end - start) / 1000;
     const sending = (end - firstAt) / 1000;
+    const links = await db('send_links').where({ single_send_id: sendId }).count({ n: '*' }).first();
+    console.log(`click tracking: on, ${Number(links?.n)} tracked links per message (stored once for the send)`);
     console.log(`send: ${delivered} delivered (${received} received by the sink) in ${total.toFixed(1)} s from worker start`);
     console.log(`      worker start + expansion until the first message: ${((firstAt - start) / 1000).toFixed(1)} s`);
     console.log(`rate: ${(delivered / sending).toFixed(0)} msgs/s while sending, ${(delivered / total).toFixed(0)} msgs/s overall`);
@@ -140,7 +142,16 @@ async function newsletterHtml(db: Db): Promise<string> {
   return String((await db('design_templates').where({ id: NEWSLETTER_TEMPLATE_ID }).first('html_code')).html_code);
 }
 
-async function createSend(db: Db, recipients: number): Promise<number> {
+/** The newsletter with three more links before its end, all of them click-tracked. */
+function withLinks(html: string): string {
+  const links = ['https://shop.example/new', 'https://shop.example/sale?utm_source=news&amp;utm_medium=email', 'https://blog.example/post/42']
+    .map((url, i) => `<p><a href="${url}">Link ${i + 1}</a></p>`)
+    .join('');
+  const end = html.search(/<\/body\s*>/i);
+  return end >= 0 ? html.slice(0, end) + links + html.slice(end) : html + links;
+}
+
+async function createSend(db: Db, recipients: number, html: string): Promise<number> {
   const now = nowValue();
   const stamp = { created_at: now, updated_at: now };
   const userId = await insertId(db, 'accounts', {
@@ -167,7 +178,7 @@ async function createSend(db: Db, recipients: number): Promise<number> {
     recipient_id: jsonValue([{ id: String(typeId), table: 'contacts_' }]), exclude_specific_recipient_id: jsonValue([]),
     single_send_name: 'Bench', from_sender: 'news@acme.example', reply_to: 'reply@acme.example', sender_name: 'Acme News',
     subject: 'Hello ((first_name))', preheader: 'News for ((full_name)) at ((company_name))', schedule_type: 0,
-    due_at: now, status: 1, utr: crypto.randomUUID(), ...stamp,
+    due_at: now, status: 1, utr: crypto.randomUUID(), template_html: html, track_opens: 1, track_clicks: 1, ...stamp,
   });
 }
 

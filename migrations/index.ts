@@ -16,6 +16,8 @@ import * as bounceFeedback from './20261122_0700_bounce-feedback';
 import * as suppressionCategories from './20261122_0701_suppression-categories';
 import * as sendAlerts from './20261122_0702_send-alerts';
 import * as sharedRateLimits from './20261123_0760_shared-rate-limits';
+import * as engagement from './20261123_0740_engagement';
+import * as engagementData from './20261123_0741_engagement-data';
 
 /**
  * The ordered list of migrations. A static list (instead of a directory scan) makes the
@@ -40,6 +42,8 @@ export const migrations: ReadonlyArray<[name: string, migration: Knex.Migration]
   ['20261122_0701_suppression-categories', suppressionCategories],
   ['20261122_0702_send-alerts', sendAlerts],
   ['20261123_0760_shared-rate-limits', sharedRateLimits],
+  ['20261123_0740_engagement', engagement],
+  ['20261123_0741_engagement-data', engagementData],
 ];
 
 export const migrationSource: Knex.MigrationSource<[string, Knex.Migration]> = {

@@ -1,8 +1,9 @@
 import type { Request } from 'express';
 import { CAMPAIGN_LIMITS } from '../lib/constants';
-import { isBlank, messages } from '../lib/validation';
+import { isBlank, messages, toFlag } from '../lib/validation';
 import { field, Rule } from './validation';
 import { parseRecipientRef, recipientEntries } from '../services/campaigns/campaign-refs';
+import type { TrackingSwitches } from '../services/campaigns/tracking-switches';
 
 /** Parameters shared by the single-send and automation routes. */
 
@@ -49,4 +50,19 @@ export function templateHtmlField(): Rule {
 export function templateText(value: unknown): string | null {
   if (isBlank(value)) return null;
   return typeof value === 'object' ? JSON.stringify(value) : String(value);
+}
+
+/** `track_opens` / `track_clicks` (extension): 0 or 1; absent means the account's default (create) or unchanged (update). */
+export function trackingFields(): Rule[] {
+  return [field('track_opens').optional().boolean(), field('track_clicks').optional().boolean()];
+}
+
+/** The tracking switches a request gives; a switch not given is left out. */
+export function trackingInput(body: Record<string, unknown>): TrackingSwitches {
+  const out: TrackingSwitches = {};
+  for (const name of ['track_opens', 'track_clicks'] as const) {
+    const flag = isBlank(body[name]) ? undefined : toFlag(body[name]);
+    if (flag !== undefined) out[name] = flag;
+  }
+  return out;
 }

@@ -13,8 +13,8 @@ declare module 'http' {
 
 const REQUEST_ID = /^[\w.-]{1,128}$/;
 
-/** Path segments that are credentials (verification, unsubscribe, tracking, preview links). */
-const TOKEN_PATH = /^((?:\/api\/v1)?\/(?:verify-sender|unsubscribe|one-click|open|preview\/schedule)\/)[^/?]+/;
+/** Path segments that are credentials (verification, unsubscribe, open and click tracking, preview links). */
+const TOKEN_PATH = /^((?:\/api\/v1)?\/(?:verify-sender|unsubscribe|one-click|open|c|preview\/schedule)\/)[^/?]+/;
 
 /** Keeps secrets in links out of the logs. */
 export function redactTokens(url: string | undefined): string | undefined {

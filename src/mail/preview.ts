@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import { MESSAGE_KIND } from '../lib/constants';
 import { emailKey } from '../lib/email-key';
-import { createSigner, TOKEN_PURPOSE } from '../lib/signed-token';
+import { createSigner } from '../lib/signed-token';
 import type { RenderedMessage } from './render';
 import { escapeHtml } from './template';
 import { LedgerRow, MessageSources, sourceKey } from './sources';
@@ -36,14 +36,21 @@ export async function previewSingleSend(db: Knex, secret: string, baseUrl: strin
     payload: null,
   };
   const signer = createSigner(secret);
-  const sources = new MessageSources(db, signer, baseUrl);
+  const sources = new MessageSources(db, signer, baseUrl, { recordLinks: false });
   const { sources: loaded, people } = await sources.prepare([row]);
   const source = loaded.get(sourceKey(row)!);
   if (!source) return undefined;
   const message = sources.build(row, source, people(row));
-  // Looking at a preview is not an open: its pixel becomes a blank image (which the frame's CSP allows).
-  const pixel = `${baseUrl}/open/${signer.sign(TOKEN_PURPOSE.message, row.id)}.gif`;
-  return { subject: message.subject, html: (message.html ?? '').split(escapeHtml(pixel)).join(BLANK_GIF), text: message.text ?? '' };
+  return { subject: message.subject, html: blankOpenPixels(message.html ?? '', baseUrl), text: message.text ?? '' };
 }
 
 const BLANK_GIF = 'data:image/gif;base64,R0lGODlhAQABAAAAACH5BAEKAAEALAAAAAABAAEAAAICTAEAOw==';
+
+/**
+ * Looking at a message in the dashboard (a preview, the Outbox) is not an open: every open
+ * pixel of this service becomes a blank image (which the frame's CSP allows).
+ */
+export function blankOpenPixels(html: string, baseUrl: string): string {
+  const origin = escapeHtml(baseUrl).replace(/[.*+?^$()|[\]{}\\]/g, '\\$&');
+  return html.replace(new RegExp(origin + '/open/[\\w.-]+\\.gif', 'g'), BLANK_GIF);
+}

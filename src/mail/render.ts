@@ -1,4 +1,5 @@
 import { lazy } from '../lib/lazy';
+import { LINK_PLACEHOLDER_PREFIX, trackLinks } from './links';
 import { escapeHtml, parseTemplate, Part, Placeholder, renderParts } from './template';
 
 /**
@@ -10,6 +11,16 @@ export interface CompiledMessage {
   preheader: Part[];
   html: Part[];
   text: Part[];
+  /** Destinations of the tracked links: link n is `links[n - 1]` (empty with click tracking off). */
+  links: string[];
+}
+
+/** What the engine adds to a message: the open pixel, click tracking of its links. */
+export interface TrackingOptions {
+  trackOpens: boolean;
+  trackClicks: boolean;
+  /** Links that are never tracked (the service's own unsubscribe pages). */
+  ownUrlPrefixes?: string[];
 }
 
 /** Loaded by the first send (or preview), not at start: a web process may never need it. */
@@ -20,7 +31,10 @@ const PREHEADER = '((__preheader))';
 const PIXEL = '((__pixel))';
 const UNSUBSCRIBE = 'unsubscribe_preferences';
 
-export function compileMessage(source: { subject: string; preheader: string; html: string }): CompiledMessage {
+export function compileMessage(
+  source: { subject: string; preheader: string; html: string },
+  tracking: TrackingOptions,
+): CompiledMessage {
   const text = htmlToText().convert(source.html, {
     wordwrap: false,
     selectors: [
@@ -31,18 +45,26 @@ export function compileMessage(source: { subject: string; preheader: string; htm
       { selector: 'table', format: 'dataTable', options: { uppercaseHeaderCells: false } },
     ],
   });
+  const tracked = tracking.trackClicks ? trackLinks(source.html, tracking.ownUrlPrefixes) : { html: source.html, urls: [] };
+  const html = parseTemplate(withMarkers(tracked.html, tracking.trackOpens)).map((part) =>
+    typeof part !== 'string' && part.inTag && part.name.startsWith(LINK_PLACEHOLDER_PREFIX)
+      ? { ...part, link: Number(part.name.slice(LINK_PLACEHOLDER_PREFIX.length)) }
+      : part,
+  );
   return {
     subject: parseTemplate(source.subject),
     preheader: parseTemplate(source.preheader),
-    html: parseTemplate(withMarkers(source.html)),
+    html,
     text: parseTemplate(text),
+    links: tracked.urls,
   };
 }
 
-/** Preheader right after <body>, open pixel right before </body> (or at the ends). */
-function withMarkers(html: string): string {
+/** Preheader right after <body>, open pixel (when opens are tracked) right before </body> (or at the ends). */
+function withMarkers(html: string, pixel: boolean): string {
   const open = /<body[^>]*>/i.exec(html);
   let out = open ? html.slice(0, open.index + open[0].length) + PREHEADER + html.slice(open.index + open[0].length) : PREHEADER + html;
+  if (!pixel) return out;
   const close = out.search(/<\/body\s*>/i);
   out = close >= 0 ? out.slice(0, close) + PIXEL + out.slice(close) : out + PIXEL;
   return out;
@@ -53,6 +75,8 @@ export interface RenderInput {
   values: Record<string, string | undefined>;
   unsubscribeUrl: string;
   pixelUrl: string;
+  /** The message's click URL without the link number: `$BASE_URL/c/<token>`. */
+  clickUrl: string;
 }
 
 export interface RenderedMessage {
@@ -65,8 +89,10 @@ export function renderMessage(compiled: CompiledMessage, input: RenderInput): Re
   const plain = (p: Placeholder) => (p.name === UNSUBSCRIBE ? input.unsubscribeUrl : (input.values[p.name] ?? ''));
   const subject = oneLine(renderParts(compiled.subject, plain));
   const preheader = oneLine(renderParts(compiled.preheader, plain));
+  let clickUrl: string | undefined;
   const html = renderParts(compiled.html, (p) => {
     if (p.name === '__preheader') return preheaderHtml(preheader);
+    if (p.link !== undefined) return `${(clickUrl ??= escapeHtml(input.clickUrl))}/${p.link}`;
     if (p.name === '__pixel') return pixelHtml(input.pixelUrl);
     if (p.name === UNSUBSCRIBE && !p.inTag) {
       return `<a href="${escapeHtml(input.unsubscribeUrl)}">Unsubscribe or change your email preferences</a>`;

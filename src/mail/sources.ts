@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
+import { nowValue } from '../db/dialect';
 import { Signer, TOKEN_PURPOSE } from '../lib/signed-token';
-import { compileMessage, CompiledMessage, renderMessage } from './render';
+import { compileMessage, CompiledMessage, renderMessage, TrackingOptions } from './render';
 import { personalValues, SenderValues } from './personal-values';
 import { systemMessage } from './system-mail';
 import type { OutgoingMessage } from './transport';
@@ -64,6 +65,8 @@ export class MessageSources {
     private readonly db: Knex,
     private readonly signer: Signer,
     private readonly baseUrl: string,
+    /** Store each source's tracked links (the worker); a preview stores nothing. */
+    private readonly options: { recordLinks: boolean } = { recordLinks: true },
   ) {
     this.host = new URL(baseUrl).hostname || 'localhost';
   }
@@ -100,6 +103,7 @@ export class MessageSources {
       values: personalValues(person, (id) => this.countries?.get(id), source.sender),
       unsubscribeUrl,
       pixelUrl: `${this.baseUrl}/open/${token}.gif`,
+      clickUrl: `${this.baseUrl}/c/${token}`,
     });
     return {
       from: source.from,
@@ -128,12 +132,17 @@ export class MessageSources {
     if (row.single_send_id) {
       const send = await this.db('single_sends').where({ id: row.single_send_id }).first();
       const sender = await this.db('senders').where({ id: send.sender_id }).first();
-      return {
-        compiled: compileMessage({
+      const compiled = compileMessage(
+        {
           subject: String(send.subject ?? ''),
           preheader: String(send.preheader ?? ''),
           html: await this.templateHtml(send.template_html, send.template_id),
-        }),
+        },
+        this.tracking(send),
+      );
+      await this.storeLinks({ user_id: send.user_id, single_send_id: send.id }, compiled.links);
+      return {
+        compiled,
         from: { name: String(send.sender_name || sender?.from_name || ''), address: String(send.from_sender || sender?.from_email) },
         replyTo: String(send.reply_to || sender?.reply_to_email || send.from_sender),
         sender: {
@@ -146,17 +155,44 @@ export class MessageSources {
     const schedule = await this.db('automation_schedules').where({ id: row.automation_schedule_id }).first();
     const automation = await this.db('automations').where({ id: schedule.automation_id }).first();
     const sender = await this.db('senders').where({ id: schedule.sender_id }).first();
-    return {
-      compiled: compileMessage({
+    const compiled = compileMessage(
+      {
         subject: String(schedule.subject ?? ''),
         preheader: '',
         html: await this.templateHtml(schedule.template_html, schedule.template_id),
-      }),
+      },
+      this.tracking(schedule),
+    );
+    await this.storeLinks({ user_id: schedule.user_id, automation_id: schedule.automation_id, automation_schedule_id: schedule.id }, compiled.links);
+    return {
+      compiled,
       from: { name: String(sender?.from_name ?? ''), address: String(sender?.from_email ?? '') },
       replyTo: String(sender?.reply_to_email || sender?.from_email || ''),
       sender: { sender_name: String(sender?.from_name ?? ''), sender_address: await this.senderAddress(sender) },
       groupId: automation?.unsubscribe_group_id ? Number(automation.unsubscribe_group_id) : null,
     };
+  }
+
+  /** The send's (or step's) tracking switches; the service's own links are never tracked. */
+  private tracking(row: { track_opens?: unknown; track_clicks?: unknown }): TrackingOptions {
+    return {
+      trackOpens: Number(row.track_opens ?? 1) === 1,
+      trackClicks: Number(row.track_clicks ?? 1) === 1,
+      ownUrlPrefixes: [`${this.baseUrl}/unsubscribe/`, `${this.baseUrl}/c/`, `${this.baseUrl}/open/`],
+    };
+  }
+
+  /**
+   * A send's links are stored once, by whichever worker compiles it first: a running send's
+   * content never changes, so every worker numbers its links alike.
+   */
+  private async storeLinks(owner: { user_id: unknown; single_send_id?: unknown; automation_id?: unknown; automation_schedule_id?: unknown }, urls: string[]): Promise<void> {
+    if (!this.options.recordLinks || !urls.length) return;
+    const created_at = nowValue();
+    await this.db('send_links')
+      .insert(urls.map((url, i) => ({ ...owner, n: i + 1, url, created_at })))
+      .onConflict([owner.single_send_id ? 'single_send_id' : 'automation_schedule_id', 'n'])
+      .ignore();
   }
 
   /** The send's own HTML, or its design template's when it has none. */

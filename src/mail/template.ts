@@ -6,6 +6,8 @@ export interface Placeholder {
   name: string;
   /** The placeholder sits inside an HTML tag (an attribute such as href), not in text. */
   inTag: boolean;
+  /** A tracked link's number (from 1): the placeholder stands for its click URL. */
+  link?: number;
 }
 
 export type Part = string | Placeholder;

@@ -28,6 +28,7 @@ import { createSuppressionsService } from './delivery/suppressions';
 import { createFeedbackService } from './delivery/feedback';
 import { createWebhooksService } from './delivery/webhooks';
 import { createRateLimitsService } from './accounts/rate-limits';
+import { createEngagementService } from './campaigns/engagement';
 
 /** The composition root of the domain: every service, built once from its dependencies. */
 export function createServices(deps: ServiceDeps) {
@@ -75,6 +76,7 @@ export function createServices(deps: ServiceDeps) {
     feedback,
     webhooks: createWebhooksService({ ...deps, feedback }),
     rateLimits: createRateLimitsService(deps),
+    engagement: createEngagementService(deps),
   };
 }
 

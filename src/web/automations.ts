@@ -9,6 +9,8 @@ import { onInvalid } from './errors';
 import { pagerOf, pagingOf } from './paging';
 import type { WebRoutes } from './routes';
 import type { Views } from './views';
+import { TRACKING_SWITCHES } from './settings';
+import { engagementOf } from './engagement';
 
 const LIST = { 'automation-list': 'automations/macros.njk#list' } as const;
 const STATE = { 'automation-state': 'automations/macros.njk#state' } as const;
@@ -70,6 +72,11 @@ export function mountAutomations(routes: WebRoutes, services: Services, views: V
       designTemplates.list(),
     ]);
     const shown = present(automation, choice.targetNames);
+    const counts = {
+      delivered: automation.total_delivered, uniqueOpens: automation.total_unique_opens, totalOpens: automation.total_opens,
+      uniqueClicks: automation.total_unique_clicks, totalClicks: automation.total_clicks, unsubscribes: automation.total_unsubscribe, bounces: automation.total_bounces,
+    };
+    const engagement = automation.total_triggered > 0 ? await engagementOf(services, req, { automationId: automation.id }, counts, { opens: true }) : undefined;
     const senderNames = new Map(senderList.rows.map((s) => [s.id, `${s.nickname} — ${s.from_email}`]));
     return {
       title: automation.automation_name,
@@ -79,11 +86,14 @@ export function mountAutomations(routes: WebRoutes, services: Services, views: V
       senders: senderList.rows.map((s) => ({ value: String(s.id), label: `${s.nickname} — ${s.from_email}${s.is_verified ? '' : ' (not verified)'}` })),
       templates: templates.rows.map((t) => ({ value: String(t.id), label: t.template_name })),
       waitingTypes: WAITING_TYPES.map((w) => ({ value: w, label: w === 'instantly' ? 'At once' : `After some ${w}` })),
+      switches: TRACKING_SWITCHES,
+      engagement,
       ...choice,
     };
   };
   const showPage = async (req: Request, res: Response) => {
-    views.page(req, res, 'automations/show.njk', { ...(await showData(req)), values: { waiting_type: 'days', waiting_period: '1' } }, { fragments: STATE });
+    const { track_opens, track_clicks } = req.account!;
+    views.page(req, res, 'automations/show.njk', { ...(await showData(req)), values: { waiting_type: 'days', waiting_period: '1', track_opens, track_clicks } }, { fragments: STATE });
   };
 
   routes.get('/automations', listPage);

@@ -26,6 +26,7 @@ import { mountSenders } from './senders';
 import { mountSettings } from './settings';
 import { mountSingleSends } from './single-sends';
 import { mountUnsubscribeGroups } from './unsubscribe-groups';
+import { mountEngagement } from './engagement';
 import { createViewEnvironment, Views } from './views';
 import { mountSuppressions } from './suppressions';
 
@@ -49,6 +50,7 @@ const PAGE_GROUPS: PageGroup[] = [
   mountApiKeys,
   mountSettings,
   mountSuppressions,
+  mountEngagement,
 ];
 
 export interface Dashboard {

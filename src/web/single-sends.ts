@@ -9,10 +9,12 @@ import { formatRecipientRef, type RecipientRef } from '../services/campaigns/cam
 import { SINGLE_SEND_EDITABLE } from '../services/campaigns/single-send-state';
 import type { OpenBucket } from '../services/campaigns/send-insights';
 import type { SingleSendRecord } from '../services/campaigns/single-sends';
+import { engagementOf } from './engagement';
 import { onInvalid } from './errors';
 import { listFields } from './forms';
 import { MESSAGE_CSP } from './outbox';
 import { pagerOf, pagingOf } from './paging';
+import { TRACKING_SWITCHES } from './settings';
 import type { WebRoutes } from './routes';
 import type { Views } from './views';
 
@@ -65,6 +67,7 @@ export function mountSingleSends(routes: WebRoutes, services: Services, views: V
         ...segmentList.rows.map((g) => ({ ref: `segments_${g.id}`, label: `Segment: ${g.segment_name}`, note: `${g.segment_emails_count} recipients` })),
       ],
       placeholders: designTemplates.dynamicContent(),
+      switches: TRACKING_SWITCHES,
     };
   };
   const newForm = async (req: Request) => ({ title: 'New single send', action: '/single-sends/new', ...(await choices(req)) });
@@ -90,7 +93,8 @@ export function mountSingleSends(routes: WebRoutes, services: Services, views: V
   routes.get('/single-sends/new', async (req, res) => {
     const form = await newForm(req);
     const blank = (await designTemplates.list()).rows.find((t) => t.is_blank === 1);
-    views.page(req, res, 'single-sends/form.njk', { ...form, values: { schedule_type: '0', template_id: blank?.id, template_html: blank?.html_code ?? '' } });
+    const { track_opens, track_clicks } = req.account!;
+    views.page(req, res, 'single-sends/form.njk', { ...form, values: { schedule_type: '0', template_id: blank?.id, template_html: blank?.html_code ?? '', track_opens, track_clicks } });
   });
 
   const recipientLists = listFields('recipient_id', 'exclude_specific_recipient_id');
@@ -109,12 +113,18 @@ export function mountSingleSends(routes: WebRoutes, services: Services, views: V
   routes.get('/single-sends/:utr', async (req, res) => {
     const ctx = ctxOf(req);
     const send = await singleSends.get(ctx, String(req.params.utr));
-    const [types, segmentList, opens, failures] = await Promise.all([
+    const counts = {
+      delivered: send.delivered, uniqueOpens: send.unique_opens, totalOpens: send.total_opens, uniqueClicks: send.unique_clicks,
+      totalClicks: send.total_clicks, unsubscribes: send.unsubscribes, bounces: send.bounces,
+    };
+    const started = send.status >= SINGLE_SEND_STATUS.running;
+    const [types, segmentList, opens, failures, engagement] = await Promise.all([
       contactTypes.list(ctx),
       segments.list(ctx),
       sendInsights.opensOverTime(ctx, send.id),
       // Only asked for when something failed, so a healthy send's page costs no extra round trip.
       send.failed > 0 ? sendInsights.failures(ctx, send.id) : [],
+      started ? engagementOf(services, req, { singleSendId: send.id }, counts, { opens: false }) : undefined,
     ]);
     const names = new Map([
       ...types.rows.map((t): [string, string] => [`contacts_${t.id}`, t.name]),
@@ -125,7 +135,15 @@ export function mountSingleSends(routes: WebRoutes, services: Services, views: V
       req,
       res,
       'single-sends/show.njk',
-      { title: send.single_send_name, send: present(send), opens: opensChart(opens), failures, recipients: send.recipient_id.map(label), excluded: send.exclude_specific_recipient_id.map(label) },
+      {
+        title: send.single_send_name,
+        send: present(send),
+        opens: opensChart(opens),
+        failures,
+        engagement,
+        recipients: send.recipient_id.map(label),
+        excluded: send.exclude_specific_recipient_id.map(label),
+      },
       { fragments: STATS },
     );
   });

@@ -69,6 +69,8 @@ describe('automation schedules', () => {
       updated_at: expect.stringMatching(TIMESTAMP),
       design_url: `${BASE}/api/v1/preview/schedule/${first.utr}`,
       image: `${BASE}/api/v1/templates/welcome.png`,
+      track_opens: 1,
+      track_clicks: 1,
     });
     expect([second.subject, second.waiting_type, second.waiting_period]).toEqual(['Day three', 'days', 3]);
     expect([third.subject, third.waiting_type, third.waiting_period]).toEqual(['Hours later', 'hours', 6]);

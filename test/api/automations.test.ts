@@ -49,6 +49,8 @@ describe('automations', () => {
       total_bounces: 0,
       total_unsubscribe: 0,
       total_failed: 0,
+      total_unique_clicks: 0,
+      total_clicks: 0,
       deleted_at: null,
       created_at: expect.stringMatching(TIMESTAMP),
       updated_at: expect.stringMatching(TIMESTAMP),

@@ -42,6 +42,24 @@ describe('dashboard outbox', () => {
     expect(html.text).toContain('<p>Hello</p>');
   });
 
+  test('when a tracked message is looked at in the outbox then its open pixel is blank and no open is counted', async () => {
+    const transport = createMailTransport(h.runtime.config);
+    const pixel = 'http://campaigns.test/open/1.abcdefghijklmnopqrstuv.gif';
+    const sent = await transport.send({
+      accountId: t.alice.user_id,
+      from: { name: 'Shop', address: 'team@example.com' },
+      to: 'joe@example.org',
+      subject: 'Tracked',
+      html: `<p>Hi</p><img src="${pixel}" width="1" height="1" alt="">`,
+      text: 'Hi',
+    });
+    transport.close();
+    const tracked = sent.response.replace(/^outbox /, '');
+    const html = await t.web.get(`/outbox/${encodeURIComponent(tracked)}/html`).expect(200);
+    expect(html.text).toContain('<img src="data:image/gif;base64,');
+    expect(html.text).not.toContain('/open/');
+  });
+
   test('when another account or a crafted name asks for a message then it is not found', async () => {
     const other = await signIn(h, t.bob);
     const list = await other.get('/outbox').expect(200);

@@ -208,6 +208,17 @@ describe('dashboard pages', () => {
       expect(list.text).toContain(`<td>${tokyo} `);
     });
 
+    test('when tracking is switched off in the settings then new sends default to it and the composer shows it', async () => {
+      const account = await h.account();
+      const client = await signIn(h, account);
+      const refused = await client.post('/settings', { name: 'Shop', time_zone: 'UTC', track_opens: 'sometimes', track_clicks: '0' }).expect(422);
+      expect(refused.text).toContain('The track opens field must be true or false.');
+      await client.post('/settings', { name: 'Shop', time_zone: 'UTC', track_opens: '0', track_clicks: '0' }).expect(303);
+      expect(await h.runtime.services.accounts.get(account.user_id)).toMatchObject({ track_opens: 0, track_clicks: 0 });
+      const composer = await client.get('/single-sends/new').expect(200);
+      expect(composer.text).toMatch(/<select id="field-track_opens" name="track_opens">\s*<option value="1">On<\/option>\s*<option value="0" selected>Off<\/option>/);
+    });
+
     test('when a current zone name or an old alias is chosen then it is accepted and kept under its current name', async () => {
       const account = await h.account();
       const client = await signIn(h, account);

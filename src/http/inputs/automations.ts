@@ -5,7 +5,7 @@ import { field } from '../validation';
 import type { AutomationChanges, AutomationInput } from '../../services/campaigns/automations';
 import type { ScheduleInput } from '../../services/campaigns/automation-schedules';
 import { parseRecipientRef } from '../../services/campaigns/campaign-refs';
-import { templateHtmlField, templateJsonField, templateText, utrField } from '../campaign-params';
+import { templateHtmlField, templateJsonField, templateText, trackingFields, trackingInput, utrField } from '../campaign-params';
 
 /** An optional `contacts_{id}` / `segments_{id}` target. */
 export const targetField = () => field('automation_for').optional().check((v) => parseRecipientRef(v) !== undefined, messages.format('automation_for'));
@@ -68,6 +68,7 @@ export const scheduleFields = () => [
   field('preview_img').required().string().maxLength(LIMITS.string),
   templateJsonField(),
   templateHtmlField(),
+  ...trackingFields(),
 ];
 
 export function scheduleInput(body: Record<string, unknown>): ScheduleInput {
@@ -80,5 +81,6 @@ export function scheduleInput(body: Record<string, unknown>): ScheduleInput {
     preview_img: String(body.preview_img).trim(),
     template_json: templateText(body.template_json),
     template_html: templateText(body.template_html),
+    ...trackingInput(body),
   };
 }

@@ -6,7 +6,7 @@ import { field, Rule } from '../validation';
 import { isCalendarDate, normaliseTime } from '../../lib/zoned-time';
 import { parseRecipientRefs, recipientEntries } from '../../services/campaigns/campaign-refs';
 import type { SingleSendInput } from '../../services/campaigns/single-sends';
-import { recipientList, templateHtmlField, templateJsonField, templateText } from '../campaign-params';
+import { recipientList, templateHtmlField, templateJsonField, templateText, trackingFields, trackingInput } from '../campaign-params';
 
 /** A date or time field that is required, and checked, only when schedule_type is 1. */
 export function whenScheduled(name: string, valid: (value: string) => boolean, invalid: string): Rule {
@@ -35,6 +35,7 @@ export const singleSendFields = () => [
   field('schedule_type').required().boolean(),
   whenScheduled('schedule_date', isCalendarDate, 'The schedule date does not match the format Y-m-d.'),
   whenScheduled('schedule_time', (v) => normaliseTime(v) !== undefined, 'The schedule time must be a time such as 09:30 or 09:30:00.'),
+  ...trackingFields(),
 ];
 
 export function singleSendInput(body: Record<string, unknown>): SingleSendInput {
@@ -53,5 +54,6 @@ export function singleSendInput(body: Record<string, unknown>): SingleSendInput 
     schedule_type: scheduled ? 1 : 0,
     schedule_date: scheduled ? String(body.schedule_date).trim() : ZERO_DATE,
     schedule_time: scheduled ? normaliseTime(String(body.schedule_time)) ?? ZERO_TIME : ZERO_TIME,
+    ...trackingInput(body),
   };
 }

@@ -5,7 +5,7 @@ import { LIMITS, PASSWORD_MIN } from '../../lib/constants';
 import { hashPassword, randomToken, safeEqual, sha256, verifyPassword } from '../../lib/crypto';
 import { FieldErrors, ValidationError } from '../../lib/errors';
 import { currentTimeZone } from '../../lib/time-zones';
-import { isEmail, messages, throwIfAny } from '../../lib/validation';
+import { isEmail, messages, throwIfAny, toFlag } from '../../lib/validation';
 import type { ServiceDeps } from '../context';
 import { KeyCache } from './key-cache';
 
@@ -15,6 +15,9 @@ export interface Account {
   email: string;
   public_key: string;
   time_zone: string;
+  /** Defaults of new single sends and automation steps (each can say otherwise). */
+  track_opens: 0 | 1;
+  track_clicks: 0 | 1;
 }
 
 export interface CreatedAccount {
@@ -34,7 +37,7 @@ function secretKey(): string {
   return `sk_${randomToken(30)}`;
 }
 
-const ACCOUNT_COLUMNS = ['id', 'name', 'email', 'public_key', 'time_zone'];
+const ACCOUNT_COLUMNS = ['id', 'name', 'email', 'public_key', 'time_zone', 'track_opens', 'track_clicks'];
 
 export function createAccountsService({ db, config }: Pick<ServiceDeps, 'db' | 'config'>) {
   const keys = new KeyCache<Account>(config.apiKeyCacheMs);
@@ -102,8 +105,11 @@ export function createAccountsService({ db, config }: Pick<ServiceDeps, 'db' | '
       return secret;
     },
 
-    /** The account's display name and the time zone its schedules are read in. */
-    async updateSettings(id: number, input: { name: unknown; time_zone: unknown }): Promise<void> {
+    /**
+     * The account's display name, the time zone its schedules are read in, and whether new
+     * sends track opens and clicks (a switch not given stays as it is).
+     */
+    async updateSettings(id: number, input: { name: unknown; time_zone: unknown; track_opens?: unknown; track_clicks?: unknown }): Promise<void> {
       const name = typeof input.name === 'string' ? input.name.trim() : '';
       const given = typeof input.time_zone === 'string' ? input.time_zone.trim() : '';
       // Stored under its current name: an alias (Asia/Calcutta) is accepted as Asia/Kolkata.
@@ -113,8 +119,15 @@ export function createAccountsService({ db, config }: Pick<ServiceDeps, 'db' | '
       else if (name.length > LIMITS.string) errors.name = [messages.max('name', LIMITS.string)];
       if (!given) errors.time_zone = [messages.required('time_zone')];
       else if (!timeZone) errors.time_zone = [messages.selected('time_zone')];
+      const switches: Record<string, 0 | 1> = {};
+      for (const flag of ['track_opens', 'track_clicks'] as const) {
+        if (input[flag] === undefined) continue;
+        const value = toFlag(input[flag]);
+        if (value === undefined) errors[flag] = [messages.boolean(flag)];
+        else switches[flag] = value;
+      }
       throwIfAny(errors);
-      await db('accounts').where({ id }).update({ name, time_zone: timeZone, updated_at: nowValue() });
+      await db('accounts').where({ id }).update({ name, time_zone: timeZone, ...switches, updated_at: nowValue() });
       keys.forgetAccount(id);
     },
 

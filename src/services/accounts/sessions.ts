@@ -65,6 +65,8 @@ export function createSessionsService({ db }: Pick<ServiceDeps, 'db'>) {
           'accounts.email',
           'accounts.public_key',
           'accounts.time_zone',
+          'accounts.track_opens',
+          'accounts.track_clicks',
         );
       if (!row) return undefined;
       let expiresAt = new Date(row.expires_at);
@@ -79,6 +81,8 @@ export function createSessionsService({ db }: Pick<ServiceDeps, 'db'>) {
         email: row.email,
         public_key: row.public_key,
         time_zone: row.time_zone,
+        track_opens: Number(row.track_opens) === 1 ? 1 : 0,
+        track_clicks: Number(row.track_clicks) === 1 ? 1 : 0,
       };
       return { account, csrfToken: row.csrf_token, expiresAt, renewed };
     },

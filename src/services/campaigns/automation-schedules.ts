@@ -9,8 +9,9 @@ import type { AutomationsService } from './automations';
 import type { CampaignRefs } from './campaign-refs';
 import type { Ctx, ServiceDeps } from '../context';
 import type { SendersService } from './senders';
+import { accountTracking, switchesOf, TrackingSwitches, withDefaults } from './tracking-switches';
 
-export interface ScheduleInput {
+export interface ScheduleInput extends TrackingSwitches {
   sender_id: number;
   subject: string;
   waiting_period: number;
@@ -50,6 +51,8 @@ export function scheduleRecord(baseUrl: string, row: Record<string, unknown>) {
     created_at: timestamp(row.created_at),
     updated_at: timestamp(row.updated_at),
     ...scheduleLinks(baseUrl, row),
+    // Extensions: open and click tracking of this step (0 or 1).
+    ...switchesOf(row),
   };
 }
 
@@ -99,7 +102,8 @@ export function createAutomationSchedulesService({ db, config, refs, automations
       await checkReferences(ctx, normalised);
       const now = nowValue();
       const utr = newUtr();
-      await insertId(db, 'automation_schedules', { ...normalised, user_id: ctx.userId, automation_id: automationId, utr, created_at: now, updated_at: now });
+      const switches = withDefaults(input, await accountTracking(db, ctx.userId));
+      await insertId(db, 'automation_schedules', { ...normalised, ...switches, user_id: ctx.userId, automation_id: automationId, utr, created_at: now, updated_at: now });
       return utr;
     },
 

@@ -11,13 +11,14 @@ import type { CampaignRefs, RecipientRef } from './campaign-refs';
 import type { Ctx, ServiceDeps } from '../context';
 import type { SenderRecord, SendersService } from './senders';
 import type { TrackingService } from '../delivery/tracking';
+import { accountTracking, switchesOf, TrackingSwitches, withDefaults } from './tracking-switches';
 import { notEditableError, SINGLE_SEND_EDITABLE, SINGLE_SEND_TRANSITIONS, transitionSingleSends } from './single-send-state';
 
 // The worker parses the stored references with the same function.
 export { parseRecipientRef } from './campaign-refs';
 export type { RecipientRef } from './campaign-refs';
 
-export interface SingleSendInput {
+export interface SingleSendInput extends TrackingSwitches {
   template_id: number;
   template_json: string | null;
   template_html: string | null;
@@ -39,10 +40,11 @@ export interface SingleSendInput {
 const COPIED = [
   'template_id', 'template_json', 'template_html', 'sender_id', 'unsubscribe_group_id', 'from_sender', 'reply_to',
   'sender_name', 'sender_address', 'subject', 'preheader', 'schedule_type', 'schedule_date', 'schedule_time',
+  'track_opens', 'track_clicks',
 ] as const;
 
-// `failed` (messages given up after their retries) is an extension of the reference's record.
-const STATISTICS = ['triggered', 'delivered', 'unique_opens', 'total_opens', 'bounces', 'unsubscribes', 'failed'] as const;
+// `failed` (messages given up after their retries), `unique_clicks` and `total_clicks` are extensions of the reference's record.
+const STATISTICS = ['triggered', 'delivered', 'unique_opens', 'total_opens', 'bounces', 'unsubscribes', 'failed', 'unique_clicks', 'total_clicks'] as const;
 
 /**
  * `schedule_date` / `schedule_time` of a scheduled send: its due instant on the account's
@@ -83,6 +85,8 @@ export function singleSendRecord(row: Record<string, unknown>) {
     template_json: text(row.template_json),
     template_html: text(row.template_html),
     ...(Object.fromEntries(STATISTICS.map((name) => [name, Number(row[name] ?? 0)])) as Record<(typeof STATISTICS)[number], number>),
+    // Extensions: open and click tracking of this send (0 or 1).
+    ...switchesOf(row),
     // Filled in by list() and get() from the sending engine (the n-th unique open → that message's token).
     unique_open_token: {} as Record<string, string>,
     sent_at: plainDateTime(row.sent_at),
@@ -182,7 +186,7 @@ export function createSingleSendsService({ db, refs, senders, tracking }: Single
 
     /** Saves a ready send (status 1), due now or at its schedule. Answers its utr. */
     async create(ctx: Ctx, input: SingleSendInput): Promise<string> {
-      const columns = await savedColumns(ctx, input);
+      const columns: Record<string, unknown> = { ...(await savedColumns(ctx, input)), ...withDefaults(input, await accountTracking(db, ctx.userId)) };
       const utr = newUtr();
       await insertId(db, 'single_sends', {
         ...columns,
@@ -198,7 +202,7 @@ export function createSingleSendsService({ db, refs, senders, tracking }: Single
     async update(ctx: Ctx, utr: string, input: SingleSendInput): Promise<string> {
       const row = await requireRow(ctx, utr);
       if (!SINGLE_SEND_EDITABLE.includes(Number(row.status))) throw notEditableError(Number(row.status), 'update');
-      const columns = await savedColumns(ctx, input);
+      const columns = { ...(await savedColumns(ctx, input)), ...withDefaults(input, switchesOf(row)) };
       const changed = await transitionSingleSends(live(ctx).where({ utr }), 'save', columns);
       if (!changed) throw await refusal(ctx, utr, 'update');
       return utr;

@@ -3,6 +3,7 @@ import path from 'node:path';
 import type { ListResult, Paging } from '../../db/paging';
 import { NotFoundError } from '../../lib/errors';
 import { lazy } from '../../lib/lazy';
+import { blankOpenPixels } from '../../mail/preview';
 import { outboxFolder } from '../../mail/transport';
 import type { Ctx, ServiceDeps } from '../context';
 
@@ -67,7 +68,8 @@ export function createOutboxService({ config }: Pick<ServiceDeps, 'config'>) {
 
     async get(ctx: Ctx, name: string): Promise<OutboxMessage> {
       const mail = await read(ctx, name);
-      const html = typeof mail.html === 'string' ? mail.html : null;
+      // Reading it here is not an open.
+      const html = typeof mail.html === 'string' ? blankOpenPixels(mail.html, config.baseUrl) : null;
       return { ...entry(name, mail), html, text: mail.text ?? null, links: linksOf(`${html ?? ''}\n${mail.text ?? ''}`) };
     },
   };

@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import { nowValue } from '../../db/dialect';
+import { isAutomatedOpen } from '../../lib/automated-opens';
 import { createSigner, TOKEN_PURPOSE } from '../../lib/signed-token';
 import type { ServiceDeps } from '../context';
 
@@ -32,9 +33,17 @@ interface Message {
   email_key: string;
   single_send_id: number | null;
   automation_id: number | null;
+  automation_schedule_id: number | null;
+  sent_at: unknown;
   opened_at: unknown;
   unsubscribed_at: unknown;
   group_id: number | null;
+}
+
+/** What the service learns from a request that opens or clicks: who fetched, and when. */
+export interface Fetch {
+  userAgent?: string;
+  at?: Date;
 }
 
 /**
@@ -53,10 +62,40 @@ export function createTrackingService({ db, secret }: Pick<ServiceDeps, 'db' | '
       .leftJoin('automations as a', 'a.id', 'm.automation_id')
       .where('m.id', id)
       .first(
-        'm.id', 'm.user_id', 'm.email', 'm.email_key', 'm.single_send_id', 'm.automation_id', 'm.opened_at', 'm.unsubscribed_at',
+        'm.id', 'm.user_id', 'm.email', 'm.email_key', 'm.single_send_id', 'm.automation_id', 'm.automation_schedule_id', 'm.sent_at',
+        'm.opened_at', 'm.unsubscribed_at',
         trx.raw('coalesce(s.unsubscribe_group_id, a.unsubscribe_group_id) as group_id'),
       );
     return row ? { ...row, group_id: row.group_id === null ? null : Number(row.group_id) } : undefined;
+  }
+
+  /**
+   * Counts an open: every open adds to total_opens, the first of a message to unique_opens
+   * (and makes it the n-th entry of unique_open_token), the first not made by a proxy or
+   * scanner to the opens excluding automated ones.
+   */
+  async function countOpen(trx: Knex.Transaction, message: Message, fetch: Fetch, now: string): Promise<void> {
+    const deliveredAt = message.sent_at ? new Date(message.sent_at as string) : null;
+    const automated = isAutomatedOpen({ userAgent: fetch.userAgent, deliveredAt, at: fetch.at ?? new Date(now) });
+    const first = await trx('send_messages').where({ id: message.id }).whereNull('opened_at').update({ opened_at: now, updated_at: now });
+    const human = automated ? 0 : await trx('send_messages').where({ id: message.id }).whereNull('human_opened_at').update({ human_opened_at: now });
+    const plus = (column: string, by: number) => trx.raw('?? + ?', [column, by]);
+    if (message.single_send_id) {
+      const [counts] = await trx('single_sends')
+        .where({ id: message.single_send_id })
+        .update({ total_opens: plus('total_opens', 1), unique_opens: plus('unique_opens', first), unique_human_opens: plus('unique_human_opens', human) })
+        .returning(['unique_opens']);
+      if (first) await trx('send_messages').where({ id: message.id }).update({ open_seq: counts.unique_opens });
+    }
+    if (message.automation_id) {
+      await trx('automations')
+        .where({ id: message.automation_id })
+        .update({
+          total_opens: plus('total_opens', 1),
+          total_unique_opens: plus('total_unique_opens', first),
+          total_unique_human_opens: plus('total_unique_human_opens', human),
+        });
+    }
   }
 
   /** Adds to the send's (or automation's) `unsubscribes` once per message. */
@@ -78,6 +117,15 @@ export function createTrackingService({ db, secret }: Pick<ServiceDeps, 'db' | '
     return inserted.length > 0;
   }
 
+  /** Link n of the message's send or automation step. */
+  async function linkOf(trx: Knex, message: Message, n: number): Promise<{ id: number; url: string } | undefined> {
+    if (!Number.isSafeInteger(n) || n < 1 || n > 2147483647) return undefined;
+    const owner = message.single_send_id ? { single_send_id: message.single_send_id } : message.automation_schedule_id ? { automation_schedule_id: message.automation_schedule_id } : undefined;
+    if (!owner) return undefined;
+    const row = await trx('send_links').where({ ...owner, n }).first('id', 'url');
+    return row ? { id: Number(row.id), url: String(row.url) } : undefined;
+  }
+
   /** The account's groups shown on preference pages, plus the message's own group. */
   async function shownGroups(trx: Knex, message: Message): Promise<Array<{ id: number; group_name: string; description: string }>> {
     return trx('unsubscribe_groups')
@@ -95,26 +143,53 @@ export function createTrackingService({ db, secret }: Pick<ServiceDeps, 'db' | '
      * Counts an open: every open adds to total_opens, the first of a message to unique_opens,
      * and that message becomes the n-th entry of unique_open_token. False for a bad token.
      */
-    async recordOpen(token: string): Promise<boolean> {
+    async recordOpen(token: string, fetch: Fetch = {}): Promise<boolean> {
       return db.transaction(async (trx) => {
         const message = await messageOf(trx, token);
         if (!message) return false;
-        const now = nowValue();
-        const first = await trx('send_messages').where({ id: message.id }).whereNull('opened_at').update({ opened_at: now, updated_at: now });
-        if (message.single_send_id) {
-          const [counts] = await trx('single_sends')
-            .where({ id: message.single_send_id })
-            .update({ total_opens: trx.raw('total_opens + 1'), unique_opens: trx.raw(first ? 'unique_opens + 1' : 'unique_opens') })
-            .returning(['unique_opens']);
-          if (first) await trx('send_messages').where({ id: message.id }).update({ open_seq: counts.unique_opens });
-        }
-        if (message.automation_id) {
-          await trx('automations')
-            .where({ id: message.automation_id })
-            .update({ total_opens: trx.raw('total_opens + 1'), total_unique_opens: trx.raw(first ? 'total_unique_opens + 1' : 'total_unique_opens') });
-        }
+        await countOpen(trx, message, fetch, nowValue());
         return true;
       });
+    },
+
+    /**
+     * A click on link n of a message: answers the URL stored for that link of the message's
+     * send (or automation step), never one from the request; undefined for a forged token or a
+     * link the send does not have. Counts the click (unique per message, per link and in
+     * total) and, when the message has no open yet, an open too.
+     */
+    async recordClick(token: string, n: number, fetch: Fetch = {}): Promise<string | undefined> {
+      return db.transaction(async (trx) => {
+        const message = await messageOf(trx, token);
+        if (!message) return undefined;
+        const link = await linkOf(trx, message, n);
+        if (!link) return undefined;
+        const now = nowValue();
+        const plus = (column: string, by: number) => trx.raw('?? + ?', [column, by]);
+        const inserted = await trx('link_clicks')
+          .insert({ link_id: link.id, message_id: message.id, clicks: 1, first_at: now, last_at: now })
+          .onConflict(['link_id', 'message_id'])
+          .ignore()
+          .returning('link_id');
+        const firstOfLink = inserted.length > 0 ? 1 : 0;
+        if (!firstOfLink) await trx('link_clicks').where({ link_id: link.id, message_id: message.id }).update({ clicks: plus('clicks', 1), last_at: now });
+        await trx('send_links').where({ id: link.id }).update({ total_clicks: plus('total_clicks', 1), unique_clicks: plus('unique_clicks', firstOfLink) });
+        const first = await trx('send_messages').where({ id: message.id }).whereNull('clicked_at').update({ clicked_at: now });
+        if (message.single_send_id) {
+          await trx('single_sends').where({ id: message.single_send_id }).update({ total_clicks: plus('total_clicks', 1), unique_clicks: plus('unique_clicks', first) });
+        }
+        if (message.automation_id) {
+          await trx('automations').where({ id: message.automation_id }).update({ total_clicks: plus('total_clicks', 1), total_unique_clicks: plus('total_unique_clicks', first) });
+        }
+        if (!message.opened_at) await countOpen(trx, message, fetch, now);
+        return link.url;
+      });
+    },
+
+    /** The URL of link n of a message, counting nothing (a click whose recording failed still goes there). */
+    async linkUrl(token: string, n: number): Promise<string | undefined> {
+      const message = await messageOf(db, token);
+      return message ? (await linkOf(db, message, n))?.url : undefined;
     },
 
     /** What the preference page shows, or undefined for a bad token. Changes nothing. */
