@@ -3,7 +3,7 @@ import type { Config } from '../config';
 import type { Services } from '../services';
 import { ApiRoutes } from './routes';
 import { ctxOf } from '../http/context';
-import { checkUpload, csvUploadParser } from '../http/upload';
+import { checkUpload, csvUploadParser, importOptionsOf } from '../http/upload';
 
 export function mountContactImport(routes: ApiRoutes, { contactImport }: Services, config: Pick<Config, 'dataDir' | 'maxCsvBytes'>): void {
   const csvUpload = csvUploadParser(config);
@@ -17,7 +17,7 @@ export function mountContactImport(routes: ApiRoutes, { contactImport }: Service
     // The file is removed before any answer leaves, success or failure (multer removes it
     // itself when the upload fails).
     try {
-      const summary = await contactImport.importFile(ctxOf(req), checkUpload(req), req.file!.path);
+      const summary = await contactImport.importFile(ctxOf(req), checkUpload(req), req.file!.path, importOptionsOf(req));
       // decisions.md: the reference's success envelope plus `summary`.
       res.status(200).json({ status: 'success', message: 'Imported Successfully', summary });
     } finally {

@@ -64,7 +64,7 @@ describe('dashboard in Chromium: contacts, CSV import and segments', () => {
 
     await h.runtime.db('imports').where({ id }).update({ rows_done: 7, updated_at: new Date().toISOString() });
     await page.getByText('7 of 10 rows processed').waitFor();
-    const summary = { rows: 10, created: 9, updated: 0, skipped: 1, errors: [{ row: 4, reason: 'The email field is required.' }] };
+    const summary = { rows: 10, created: 9, updated: 0, skipped: 1, unsubscribed: 0, errors: [{ row: 4, reason: 'The email field is required.' }] };
     await h.runtime.db('imports').where({ id }).update({ status: 'done', rows_done: 10, summary: JSON.stringify(summary), updated_at: new Date().toISOString() });
     await page.locator('#import-progress').getByText('Done', { exact: true }).waitFor();
     await page.getByRole('cell', { name: 'The email field is required.' }).waitFor();

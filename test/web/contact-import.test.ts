@@ -103,7 +103,7 @@ describe('dashboard CSV import', () => {
     fs.mkdirSync(uploadDir(h.runtime.config), { recursive: true });
     fs.writeFileSync(file, ['email', ...Array.from({ length: 8000 }, (_, i) => `progress${i}@example.com`)].join('\n'));
     const heard: number[] = [];
-    const summary = await h.runtime.services.contactImport.importFile({ userId: t.alice.user_id }, type, file, (n) => heard.push(n));
+    const summary = await h.runtime.services.contactImport.importFile({ userId: t.alice.user_id }, type, file, { progress: (n) => heard.push(n) });
     fs.rmSync(file);
     expect(summary).toMatchObject({ rows: 8000, created: 8000, skipped: 0 });
     expect(heard.length).toBeGreaterThan(2);

@@ -79,12 +79,13 @@ export function createImportJobsService({ db, logger, contactImport, contactType
       await save(id, { rows_total: Math.max(0, (await countLines(job.file)) - 1) });
       let read = 0;
       let written = Date.now();
-      const summary = await contactImport.importFile(ctx, job.contactTypeId, job.file, async (rowsRead) => {
+      const progress = async (rowsRead: number) => {
         read = rowsRead;
         if (Date.now() - written < IMPORT_JOB.progressEveryMs) return;
         written = Date.now();
         await save(id, { rows_done: rowsRead });
-      });
+      };
+      const summary = await contactImport.importFile(ctx, job.contactTypeId, job.file, { progress });
       // The line count was an estimate (blank lines, breaks inside quotes): the bar ends full.
       await save(id, { status: 'done', rows_done: read, rows_total: read, summary: JSON.stringify(summary) });
     } catch (err) {
