@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import type { Request, RequestHandler, Response } from 'express';
 import { checkUpload, csvUploadParser } from '../http/upload';
+import { streamCsv } from '../http/stream';
 import { ctxOf } from '../http/context';
 import type { Config } from '../config';
 import { toId } from '../lib/http';
@@ -63,6 +64,12 @@ export function mountContactImport(routes: WebRoutes, services: Services, views:
     const id = await importJobs.start(ctxOf(req), { contactTypeId, file: req.file!.path, fileName: req.file!.originalname });
     res.locals.uploadTaken = true;
     views.redirect(res, `/contacts/import/${id}`);
+  });
+
+  // Every skipped row (not only the first 100 of the summary), with its reason and values.
+  routes.get('/contacts/import/:id/skipped.csv', async (req, res) => {
+    const id = toId(req.params.id) ?? 0;
+    await streamCsv(res, `skipped-rows-${id}.csv`, importJobs.skippedCsv(ctxOf(req), id));
   });
 
   // The import's page; while it runs, its progress fragment asks for itself again.

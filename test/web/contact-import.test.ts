@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import { uploadDir } from '../../src/http/upload';
 import { addContactType } from '../support/audience';
 import { useHarness } from '../support/harness';
-import { asFragment, useTwoAccounts } from '../support/web';
+import { asFragment, signIn, useTwoAccounts } from '../support/web';
 
 describe('dashboard CSV import', () => {
   const h = useHarness();
@@ -58,6 +58,30 @@ describe('dashboard CSV import', () => {
     expect(emails).toEqual(['one@example.com', 'two@example.com']);
     await noUploadsLeft();
     expect((await t.web.get('/contacts/import').expect(200)).text).toContain(`<a href="/contacts/import/${id}">people.csv</a>`);
+  });
+
+  test('when more than 100 rows are skipped then the page offers all of them as a CSV with their reasons and values', async () => {
+    const lines = ['email,first_name', 'kept@example.com,Kept'];
+    for (let i = 0; i < 150; i += 1) lines.push(`bad-${i},Name ${i}`);
+    lines.push('x@example.com,"never closed');
+    const res = await upload(lines.join('\n')).expect(303);
+    const id = idOf(res.headers.location);
+    const done = await progressUntilDone(id);
+    expect(done).toContain(`<a href="/contacts/import/${id}/skipped.csv" class="button" hx-boost="false" download>Download all 151 skipped rows (CSV)</a>`);
+    expect(done).toContain('The first 100 of 151 skipped rows; the download has all of them with their reasons.');
+
+    const csv = await t.web.get(`/contacts/import/${id}/skipped.csv`).expect(200);
+    expect(csv.headers['content-type']).toBe('text/csv; charset=utf-8');
+    expect(csv.headers['content-disposition']).toBe(`attachment; filename=skipped-rows-${id}.csv`);
+    const rows = csv.text.replace(/^\uFEFF/, '').trimEnd().split('\r\n');
+    expect(rows).toHaveLength(1 + 151);
+    expect(rows[0]).toBe('Row,Reason,email,first_name');
+    expect(rows[1]).toBe('3,The email must be a valid email address.,bad-0,Name 0');
+    expect(rows[150]).toBe('152,The email must be a valid email address.,bad-149,Name 149');
+    expect(rows[151]).toBe('153,"A quote opened in this row is never closed, so the row could not be read (reading went on at the next line)."');
+
+    const bob = await signIn(h, t.bob);
+    await bob.get(`/contacts/import/${id}/skipped.csv`).expect(404);
   });
 
   test('when the file has no email column then the import stops and says why', async () => {

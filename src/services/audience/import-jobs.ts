@@ -6,7 +6,9 @@ import { countLines } from '../../lib/csv';
 import { NotFoundError, ValidationError } from '../../lib/errors';
 import { messages } from '../../lib/validation';
 import { timestamp } from '../../lib/time';
-import type { ContactImportService, ImportSummary } from './contact-import';
+import type { ContactImportService, ImportSummary, SkippedRow } from './contact-import';
+import type { ColumnMapping } from './import-rows';
+import { csvLines } from '../../lib/csv';
 import type { ContactTypesService } from './contact-types';
 import type { Ctx, ServiceDeps } from '../context';
 
@@ -31,7 +33,15 @@ export interface ImportStart {
   /** The stored upload; it is removed when the import ends. */
   file: string;
   fileName: string;
+  /** The column mapping and encoding chosen on the mapping page (see ImportOptions). */
+  mapping?: ColumnMapping;
+  encoding?: string;
 }
+
+/** Skipped rows are written in groups of this many (5 values each, well under SQLite's parameter limit). */
+const SKIPPED_PER_INSERT = 500;
+/** Skipped rows read per query when their CSV is streamed. */
+const SKIPPED_PER_READ = 1000;
 
 const INTERRUPTED = 'The import stopped before it finished (the server was restarted). Upload the file again: rows already imported are updated, not repeated.';
 const UNEXPECTED = 'The import stopped on an unexpected error, which has been logged.';
@@ -85,7 +95,13 @@ export function createImportJobsService({ db, logger, contactImport, contactType
         written = Date.now();
         await save(id, { rows_done: rowsRead });
       };
-      const summary = await contactImport.importFile(ctx, job.contactTypeId, job.file, { progress });
+      const onHeader = (header: string[]) => save(id, { header: JSON.stringify(header) });
+      const onSkipped = async (rows: SkippedRow[]) => {
+        const records = rows.map((r) => ({ import_id: id, row_number: r.row, reason: r.reason.slice(0, 500), cells: r.cells && JSON.stringify(r.cells) }));
+        for (let i = 0; i < records.length; i += SKIPPED_PER_INSERT) await db('import_skipped_rows').insert(records.slice(i, i + SKIPPED_PER_INSERT));
+      };
+      const options = { progress, onHeader, onSkipped, mapping: job.mapping, encoding: job.encoding };
+      const summary = await contactImport.importFile(ctx, job.contactTypeId, job.file, options);
       // The line count was an estimate (blank lines, breaks inside quotes): the bar ends full.
       await save(id, { status: 'done', rows_done: read, rows_total: read, summary: JSON.stringify(summary) });
     } catch (err) {
@@ -132,6 +148,30 @@ export function createImportJobsService({ db, logger, contactImport, contactType
       const rows: Record<string, unknown>[] = await own(ctx).orderBy('id', 'desc').limit(limit);
       const now = Date.now();
       return rows.map((row) => jobRecord(row, now));
+    },
+
+    /**
+     * Every skipped row of an import as CSV text, in pieces (streamed: memory holds one read):
+     * `Row` and `Reason`, then the file's own columns with the row's values, so the rows can
+     * be fixed and imported again.
+     */
+    async *skippedCsv(ctx: Ctx, id: number): AsyncGenerator<string> {
+      const job = await own(ctx).where({ id }).first('id', 'header');
+      if (!job) throw new NotFoundError();
+      const header = parseJson<string[]>(job.header, []);
+      yield '\uFEFF' + csvLines([['Row', 'Reason', ...header]]);
+      let after = 0;
+      for (;;) {
+        const rows: { id: number; row_number: number; reason: string; cells: string | null }[] = await db('import_skipped_rows')
+          .where({ import_id: id })
+          .where('id', '>', after)
+          .orderBy('id')
+          .limit(SKIPPED_PER_READ)
+          .select('id', 'row_number', 'reason', 'cells');
+        if (rows.length === 0) return;
+        after = Number(rows[rows.length - 1].id);
+        yield csvLines(rows.map((r) => [r.row_number, r.reason, ...parseJson<string[]>(r.cells, [])]));
+      }
     },
 
     /** Waits for the imports this process runs (before the database closes). */
