@@ -49,6 +49,15 @@ export function checkUpload(req: Request): number {
   return toId(typeId) ?? 0;
 }
 
+/** The fields of a preview upload (a file, optionally `encoding` and `mapping`), checked. */
+export function checkPreviewUpload(req: Request): void {
+  const errors: FieldErrors = {};
+  if (req.refusedFileType) errors.file = [messages.fileType('file', 'csv')];
+  else if (!req.file) errors.file = [messages.required('file')];
+  Object.assign(errors, importOptionErrors(req));
+  throwIfAny(errors);
+}
+
 /** The optional `encoding` and `mapping[<header>]` of an upload (issue 11), checked. */
 function importOptionErrors(req: Request): FieldErrors {
   const errors: FieldErrors = {};

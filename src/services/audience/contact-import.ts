@@ -1,7 +1,7 @@
 import { bulkWriters, EncodedRow, importBatchRows, rowEncoder, UpsertCount } from '../../db/bulk';
 import { refreshStatistics } from '../../db/dialect';
 import { CSV_IMPORT, CustomFieldType, RESERVED_FIELD_NAMES } from '../../lib/constants';
-import { csvChunks, isBlankRow, isBroken, toCsv } from '../../lib/csv';
+import { csvChunks, CsvDialect, isBlankRow, isBroken, toCsv } from '../../lib/csv';
 import { ValidationError } from '../../lib/errors';
 import { messages } from '../../lib/validation';
 import type { ContactTypesService } from './contact-types';
@@ -10,7 +10,7 @@ import type { ContactsService } from './contacts';
 import type { Ctx, ServiceDeps } from '../context';
 import { loadCountryResolver } from '../reference/country-lookup';
 import { customFieldDefs, CustomFieldSource } from './custom-field-values';
-import { ColumnMapping, planColumns, RowReader, rowReader } from './import-rows';
+import { ColumnMapping, customTarget, planColumns, RowReader, rowReader } from './import-rows';
 
 /** What decisions.md promises next to `message: "Imported Successfully"`, and what issue 11 adds. */
 export interface ImportSummary {
@@ -49,6 +49,18 @@ export interface ImportOptions {
   /** Hears every skipped row (in groups, once per chunk of the file). */
   onSkipped?: (rows: SkippedRow[]) => unknown;
 }
+
+/** What `POST /contacts/csv-preview` answers in `message.preview`. */
+export interface ImportPreview {
+  encoding: string;
+  delimiter: string;
+  header: string[];
+  rows: string[][];
+  mapping: Record<string, string | null>;
+}
+
+/** Data rows a preview shows. */
+export const PREVIEW_ROWS = 5;
 
 const NO_EMAIL_COLUMN = 'The file must have a header row with an email column.';
 
@@ -175,6 +187,39 @@ export function createContactImportService({ db, contactTypes, fields, contacts,
       const header = [...RESERVED_FIELD_NAMES, ...defs.map((d) => d.field_name)];
       const row = [...RESERVED_FIELD_NAMES.map((name) => SAMPLE_ROW[name] ?? ''), ...defs.map((d) => SAMPLE_CUSTOM[d.field_type] ?? '')];
       return toCsv(header, [row]);
+    },
+
+    /**
+     * The first rows of a file and the mapping its columns would get (issue 11, point 2): the
+     * encoding and delimiter found, the header, the first PREVIEW_ROWS data rows (blank and
+     * unreadable ones left out) and header → target (a field name, or null for ignored).
+     * Reads only the first chunks of the file.
+     */
+    async preview(ctx: Ctx, file: string, options: Pick<ImportOptions, 'encoding' | 'mapping'> = {}): Promise<ImportPreview> {
+      const defs = await customFieldDefs(fields, ctx);
+      let dialect: CsvDialect = { encoding: options.encoding ?? 'utf-8', delimiter: ',' };
+      let header: string[] | undefined;
+      const rows: string[][] = [];
+      read: for await (const chunk of csvChunks(file, { encoding: options.encoding, onDialect: (d) => (dialect = d) })) {
+        for (const record of chunk) {
+          if (!header) {
+            if (isBroken(record)) throw ValidationError.of('file', `The header row could not be read: ${record.broken}`);
+            header = record;
+            continue;
+          }
+          if (isBroken(record) || isBlankRow(record)) continue;
+          rows.push(record);
+          if (rows.length >= PREVIEW_ROWS) break read;
+        }
+      }
+      if (!header) throw ValidationError.of('file', 'The file is empty.');
+      const targets = planColumns(header, defs, options.mapping);
+      const mapping: Record<string, string | null> = {};
+      header.forEach((cell, at) => {
+        const key = cell.trim();
+        if (!(key in mapping)) mapping[key] = targets[at] === null ? null : (customTarget(targets[at]) ?? targets[at]);
+      });
+      return { encoding: dialect.encoding, delimiter: dialect.delimiter, header, rows, mapping };
     },
 
     /**
