@@ -6,6 +6,7 @@ import * as sendLedger from './20261122_0500_send-ledger';
 import * as automationEnrolments from './20261122_0501_automation-enrolments';
 import * as imports from './20261122_0800_imports';
 import * as importSkippedRows from './20261123_0720_import-skipped-rows';
+import * as importUploadPath from './20261123_0721_import-upload-path';
 
 /**
  * The ordered list of migrations. A static list (instead of a directory scan) makes the
@@ -20,6 +21,7 @@ export const migrations: ReadonlyArray<[name: string, migration: Knex.Migration]
   ['20261122_0501_automation-enrolments', automationEnrolments],
   ['20261122_0800_imports', imports],
   ['20261123_0720_import-skipped-rows', importSkippedRows],
+  ['20261123_0721_import-upload-path', importUploadPath],
 ];
 
 export const migrationSource: Knex.MigrationSource<[string, Knex.Migration]> = {
