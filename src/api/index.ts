@@ -19,6 +19,7 @@ import { apiRateLimit } from './rate-limit';
 import { mountNotificationRecipients } from './notification-recipients';
 import { ApiRoutes } from './routes';
 import { mountUnsubscribeGroups } from './unsubscribe-groups';
+import { mountExports } from './exports';
 
 /** The JSON API of the reference, mounted at /api/v1. */
 export function createApiRouter(config: Config, services: Services, logger: Logger): Router {
@@ -35,6 +36,7 @@ export function createApiRouter(config: Config, services: Services, logger: Logg
   mountSenders(routes, services);
   mountSingleSends(routes, services);
   mountAutomations(routes, services);
+  mountExports(routes, services);
 
   const api = express.Router();
   // Unknown path or wrong method first, then rate limit and keys, then the routes.

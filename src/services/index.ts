@@ -3,6 +3,7 @@ import { createAudienceEvents } from './audience/audience-events';
 import { createContactTypesService } from './audience/contact-types';
 import { createContactsService } from './audience/contacts';
 import { createContactImportService } from './audience/contact-import';
+import { createContactExportService } from './audience/contact-export';
 import { createSegmentsService } from './audience/segments';
 import { createImportJobsService } from './audience/import-jobs';
 import { createSendInsightsService } from './campaigns/send-insights';
@@ -64,6 +65,7 @@ export function createServices(deps: ServiceDeps) {
     importJobs: createImportJobsService({ ...deps, contactImport, contactTypes }),
     segments,
     sendInsights: createSendInsightsService({ ...deps, singleSends, contacts }),
+    contactExport: createContactExportService({ ...deps, fields, contactTypes, segments, unsubscribeGroups }),
   };
 }
 
