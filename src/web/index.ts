@@ -12,6 +12,7 @@ import { mountContactTypes } from './contact-types';
 import { mountContacts } from './contacts';
 import { mountCustomFields } from './custom-fields';
 import { mountGlobalUnsubscribes } from './global-unsubscribes';
+import { mountExports } from './exports';
 import { Cookies } from './cookies';
 import { mountDesignTemplates } from './design-templates';
 import { verifyCsrf } from './csrf';
@@ -46,6 +47,7 @@ const PAGE_GROUPS: PageGroup[] = [
   mountOutbox,
   mountApiKeys,
   mountSettings,
+  mountExports,
 ];
 
 export interface Dashboard {
