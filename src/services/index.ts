@@ -4,6 +4,7 @@ import { createContactTypesService } from './audience/contact-types';
 import { createContactsService } from './audience/contacts';
 import { createContactImportService } from './audience/contact-import';
 import { createContactExportService } from './audience/contact-export';
+import { createPrivacyService } from './audience/privacy';
 import { createSegmentsService } from './audience/segments';
 import { createImportJobsService } from './audience/import-jobs';
 import { createSendInsightsService } from './campaigns/send-insights';
@@ -66,6 +67,7 @@ export function createServices(deps: ServiceDeps) {
     segments,
     sendInsights: createSendInsightsService({ ...deps, singleSends, contacts }),
     contactExport: createContactExportService({ ...deps, fields, contactTypes, segments, unsubscribeGroups }),
+    privacy: createPrivacyService({ ...deps, fields }),
   };
 }
 

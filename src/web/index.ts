@@ -13,6 +13,7 @@ import { mountContacts } from './contacts';
 import { mountCustomFields } from './custom-fields';
 import { mountGlobalUnsubscribes } from './global-unsubscribes';
 import { mountExports } from './exports';
+import { mountPrivacy } from './privacy';
 import { Cookies } from './cookies';
 import { mountDesignTemplates } from './design-templates';
 import { verifyCsrf } from './csrf';
@@ -48,6 +49,7 @@ const PAGE_GROUPS: PageGroup[] = [
   mountApiKeys,
   mountSettings,
   mountExports,
+  mountPrivacy,
 ];
 
 export interface Dashboard {
