@@ -6,6 +6,8 @@
  * `POST /contacts/upload-csv` of the built server, on a fresh SQLite and a fresh PostgreSQL
  * database. Prints rows/s (upload + import, as the client sees it), the server's peak RSS and
  * CPU seconds. Run: `npm run bench:import` (BENCH_DB=sqlite or postgres for one of them).
+ * BENCH_SEGMENTS=n first saves n rule segments on the type (the three conditions of
+ * bench/segments.ts), which every batch of the import then keeps current.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -17,7 +19,15 @@ import { DbKind, freshDb, machineLine, pgBackendsCpuSeconds, seconds, startServe
 const ROWS = Number(process.env.BENCH_ROWS ?? 1_000_000);
 const KINDS = (process.env.BENCH_DB ?? 'sqlite,postgres').split(',') as DbKind[];
 const FILES = (process.env.BENCH_FILES ?? 'standard,mailchimp,windows-1252').split(',');
+const SEGMENTS = Number(process.env.BENCH_SEGMENTS ?? 0);
 const TARGET = { sqlite: 100_000, postgres: 120_000 };
+/** The rules as indexed form fields (`select_field[0]`, …). */
+const SEGMENT_RULES: Record<string, string> = {
+  ...Object.fromEntries(['city', 'joined', 'age'].map((v, i) => [`select_field[${i}]`, v])),
+  ...Object.fromEntries(['starts with', 'is between', 'greater than'].map((v, i) => [`select_operator[${i}]`, v])),
+  ...Object.fromEntries(['City 1', '2025-03-01', '2025-08-31', '30'].map((v, i) => [`value[${i}]`, v])),
+  query_type: 'and',
+};
 
 async function importOnce(kind: DbKind, csv: string, label = 'standard', extra: Record<string, string> = {}): Promise<void> {
   const db = await freshDb(kind, 'import');
@@ -27,6 +37,9 @@ async function importOnce(kind: DbKind, csv: string, label = 'standard', extra: 
     const [type] = (await callApi(server, 'GET', '/contacts-type')).message.contactTypes;
     await callApi(server, 'POST', '/custom-fields/save', { field_name: 'age', field_type: 'number' });
     await callApi(server, 'POST', '/custom-fields/save', { field_name: 'joined', field_type: 'datetime-local' });
+    for (let i = 0; i < SEGMENTS; i += 1) {
+      await callApi(server, 'POST', '/segment/save', { segment_name: `Segment ${i}`, contact_type_id: String(type.id), ...SEGMENT_RULES });
+    }
     const startPeak = server.peakRssMiB();
     server.resetPeak();
     const cpuBefore = server.cpuSeconds();
@@ -39,7 +52,7 @@ async function importOnce(kind: DbKind, csv: string, label = 'standard', extra: 
     const pgCpu = kind === 'postgres' ? `, PostgreSQL backends CPU ${((await pgBackendsCpuSeconds(db)) - pgBefore).toFixed(1)} s` : '';
     const rate = ROWS / took;
     console.log(
-      `${kind.padEnd(8)} ${label.padEnd(12)} ${ROWS} rows in ${took.toFixed(2)} s = ${Math.round(rate).toLocaleString('en')} rows/s ` +
+      `${kind.padEnd(8)} ${label.padEnd(12)} ${ROWS} rows${SEGMENTS ? ` (${SEGMENTS} rule segments kept current)` : ''} in ${took.toFixed(2)} s = ${Math.round(rate).toLocaleString('en')} rows/s ` +
         `(target ≥${TARGET[kind].toLocaleString('en')}: ${rate >= TARGET[kind] ? 'met' : 'MISSED'}); ` +
         `server peak RSS during the import ${server.peakRssMiB().toFixed(0)} MiB (target ≤250; ${startPeak.toFixed(0)} MiB at start), ` +
         `server CPU ${(server.cpuSeconds() - cpuBefore).toFixed(1)} s${pgCpu}; ` +

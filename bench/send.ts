@@ -67,6 +67,7 @@ async function main(): Promise<void> {
     }
     const end = Date.now();
     peakRss = Math.max(peakRss, rssOf(pid, 'VmHWM'));
+    const cpu = cpuSecondsOf(pid);
     const delivered = Number((await db('single_sends').where({ id: sendId }).first('delivered')).delivered);
     const received = (await sink.count()) - before;
     const total = (end - start) / 1000;
@@ -76,6 +77,7 @@ async function main(): Promise<void> {
     console.log(`rate: ${(delivered / sending).toFixed(0)} msgs/s while sending, ${(delivered / total).toFixed(0)} msgs/s overall`);
     const after = await bareNodemailer(sink.port, ceilingCount, await newsletterHtml(db));
     console.log(`ceiling again after the send: ${after.toFixed(0)} msgs/s (the worker reached ${((100 * delivered) / sending / ((ceiling + after) / 2)).toFixed(0)}% of their mean)`);
+    console.log(`worker CPU: ${cpu.toFixed(1)} s (boot included), ${((1e6 * cpu) / delivered).toFixed(0)} µs per message; on a busy machine the figure that moves least`);
     console.log(`worker RSS: peak ${(sendingRss / 1024).toFixed(0)} MiB while sending; high-water mark ${(peakRss / 1024).toFixed(0)} MiB (boot included)`);
     console.log(`uptime: ${execSync('uptime').toString().trim()}`);
   } finally {
@@ -201,6 +203,16 @@ function rssOf(pid: number, field: 'VmHWM' | 'VmRSS'): number {
   try {
     const match = new RegExp(`${field}:\\s+(\\d+) kB`).exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
     return match ? Number(match[1]) : 0;
+  } catch {
+    return 0;
+  }
+}
+
+/** User + system CPU seconds a process has used (/proc/<pid>/stat, in clock ticks of 1/100 s). */
+function cpuSecondsOf(pid: number): number {
+  try {
+    const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /, '').split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100;
   } catch {
     return 0;
   }

@@ -5,6 +5,13 @@ import * as audienceListOrder from './20261122_0200_audience_list_order';
 import * as sendLedger from './20261122_0500_send-ledger';
 import * as automationEnrolments from './20261122_0501_automation-enrolments';
 import * as imports from './20261122_0800_imports';
+import * as contactTypeDuplicates from './20261123_0630_contact-type-duplicates';
+import * as contactTypeNames from './20261123_0631_contact-type-names';
+import * as idnaEmailKeys from './20261123_0632_idna-email-keys';
+import * as senderVerifyMessage from './20261123_0633_sender-verify-message';
+import * as verificationMailTokens from './20261123_0634_verification-mail-tokens';
+import * as sendFailures from './20261122_0610_send-failures';
+import * as countFailed from './20261122_0611_count-failed';
 import * as importSkippedRows from './20261123_0720_import-skipped-rows';
 import * as importUploadPath from './20261123_0721_import-upload-path';
 
@@ -20,6 +27,13 @@ export const migrations: ReadonlyArray<[name: string, migration: Knex.Migration]
   ['20261122_0500_send-ledger', sendLedger],
   ['20261122_0501_automation-enrolments', automationEnrolments],
   ['20261122_0800_imports', imports],
+  ['20261123_0630_contact-type-duplicates', contactTypeDuplicates],
+  ['20261123_0631_contact-type-names', contactTypeNames],
+  ['20261123_0632_idna-email-keys', idnaEmailKeys],
+  ['20261123_0633_sender-verify-message', senderVerifyMessage],
+  ['20261123_0634_verification-mail-tokens', verificationMailTokens],
+  ['20261122_0610_send-failures', sendFailures],
+  ['20261122_0611_count-failed', countFailed],
   ['20261123_0720_import-skipped-rows', importSkippedRows],
   ['20261123_0721_import-upload-path', importUploadPath],
 ];

@@ -32,11 +32,29 @@ export function redactTokens(url: string | undefined): string | undefined {
   return url?.replace(TOKEN_PATH, '$1[redacted]');
 }
 
+/**
+ * helmet's headers for everything outside the dashboard (which sets its own): the public pages
+ * (preference page, verification), the API and static files. They must work on the origin in
+ * BASE_URL: only an https one may ask browsers to upgrade requests (on a plain-http origin,
+ * `upgrade-insecure-requests` sends the preference form and the stylesheet to an https port
+ * nobody listens on), to remember https (HSTS), or isolate the window (COOP, which browsers
+ * ignore with a console error on an untrustworthy origin).
+ */
+function publicHeaders(config: Config) {
+  const https = config.baseUrl.startsWith('https:');
+  return helmet({
+    contentSecurityPolicy: { directives: { upgradeInsecureRequests: https ? [] : null } },
+    strictTransportSecurity: https,
+    crossOriginOpenerPolicy: https,
+  });
+}
+
 /** Builds the Express app from its parts, without listening (the server and the tests use it). */
 export function createApp({ config, services, logger }: AppDeps): Express {
   const app = express();
   app.disable('x-powered-by');
-  app.set('trust proxy', 'loopback');
+  // The client's address (sign-in limits, logs) is the socket's peer unless TRUST_PROXY names the proxies.
+  app.set('trust proxy', config.trustProxy);
   app.set('query parser', 'extended');
 
   app.use(
@@ -55,7 +73,7 @@ export function createApp({ config, services, logger }: AppDeps): Express {
       },
     }),
   );
-  app.use(helmet());
+  app.use(publicHeaders(config));
   app.use(compression());
 
   // Public files (template previews, email images) are shown by API clients and mail readers on other origins.

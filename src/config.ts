@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import path from 'node:path';
 
 /** Every environment variable the service reads, parsed once and typed. */
@@ -11,6 +12,13 @@ export interface Config {
   baseUrl: string;
   /** `smtp://…` or `smtps://…`; undefined writes `.eml` files to `outboxDir`. */
   smtpUrl: string | undefined;
+  /**
+   * How SMTP is encrypted: `starttls` upgrades when the server offers STARTTLS, `tls` speaks
+   * TLS from the first byte (what `smtps://` means), `none` never encrypts.
+   */
+  smtpTls: SmtpTls;
+  /** Whether the SMTP server's certificate must be valid for its name (false accepts a self-signed one). */
+  smtpTlsVerify: boolean;
   /** From address of the service's own mail (sender verification, notifications). */
   mailFrom: string;
   outboxDir: string;
@@ -29,13 +37,41 @@ export interface Config {
   dkim: { domain: string; selector: string; privateKey: string } | undefined;
   /** API requests allowed per key pair per minute (0 = no limit). */
   apiRateLimitPerMinute: number;
-  /** Failed dashboard sign-ins allowed per email (and 4× per client address) per 15 minutes (0 = no limit). */
+  /** Failed dashboard sign-ins allowed per email and client address (and 4× per client address) per 15 minutes (0 = no limit). */
   loginRateLimit: number;
+  /**
+   * Which proxies' `X-Forwarded-For` to believe, as Express's `trust proxy` takes it: false (none,
+   * the client is the socket's peer), true (any), a number of hops, or addresses/subnets.
+   */
+  trustProxy: boolean | number | string[];
   logLevel: string;
   dataDir: string;
 }
 
 export class ConfigError extends Error {}
+
+export const SMTP_TLS_MODES = ['starttls', 'tls', 'none'] as const;
+export type SmtpTls = (typeof SMTP_TLS_MODES)[number];
+
+function flag(env: NodeJS.ProcessEnv, name: string, fallback: boolean): boolean {
+  const raw = optional(env, name)?.toLowerCase();
+  if (raw === undefined) return fallback;
+  if (raw === 'true' || raw === '1') return true;
+  if (raw === 'false' || raw === '0') return false;
+  throw new ConfigError(`${name} must be true or false, got "${raw}"`);
+}
+
+/** SMTP_TLS, defaulting to what SMTP_URL's scheme says; `smtps://` with anything but `tls` is a contradiction. */
+function smtpTlsOf(env: NodeJS.ProcessEnv, smtpUrl: string | undefined): SmtpTls {
+  const implicit = Boolean(smtpUrl?.startsWith('smtps://'));
+  const raw = optional(env, 'SMTP_TLS')?.toLowerCase();
+  if (raw === undefined) return implicit ? 'tls' : 'starttls';
+  if (!(SMTP_TLS_MODES as readonly string[]).includes(raw)) {
+    throw new ConfigError(`SMTP_TLS must be one of ${SMTP_TLS_MODES.join(', ')}, got "${raw}"`);
+  }
+  if (implicit && raw !== 'tls') throw new ConfigError(`SMTP_URL smtps:// means TLS from the start; use smtp:// with SMTP_TLS=${raw}`);
+  return raw as SmtpTls;
+}
 
 function integer(env: NodeJS.ProcessEnv, name: string, fallback: number, min = 0): number {
   const raw = env[name];
@@ -50,6 +86,33 @@ function integer(env: NodeJS.ProcessEnv, name: string, fallback: number, min = 0
 function optional(env: NodeJS.ProcessEnv, name: string): string | undefined {
   const raw = env[name];
   return raw === undefined || raw.trim() === '' ? undefined : raw.trim();
+}
+
+const PROXY_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal']);
+
+/** An address or subnet Express's `trust proxy` takes: `10.0.0.1`, `10.0.0.0/8`, `::1`, `loopback`. */
+function isProxyAddress(entry: string): boolean {
+  if (PROXY_NAMES.has(entry)) return true;
+  const [address, bits, ...rest] = entry.split('/');
+  const family = isIP(address);
+  if (family === 0 || rest.length > 0) return false;
+  if (bits === undefined) return true;
+  const n = /^\d+$/.test(bits) ? Number(bits) : -1;
+  return n >= 0 && n <= (family === 4 ? 32 : 128);
+}
+
+/** TRUST_PROXY: unset/`false`/`0` = no proxy; `true`; a hop count; or a comma-separated list of addresses. */
+function trustProxy(env: NodeJS.ProcessEnv): Config['trustProxy'] {
+  const raw = optional(env, 'TRUST_PROXY')?.toLowerCase();
+  if (raw === undefined || raw === 'false' || raw === '0') return false;
+  if (raw === 'true') return true;
+  if (/^\d+$/.test(raw)) return Number(raw);
+  const entries = raw.split(',').map((e) => e.trim()).filter(Boolean);
+  const wrong = entries.filter((e) => !isProxyAddress(e));
+  if (entries.length === 0 || wrong.length > 0) {
+    throw new ConfigError(`TRUST_PROXY must be false, true, a number of hops or proxy addresses such as "loopback, 10.0.0.0/8", got "${wrong[0] ?? raw}"`);
+  }
+  return entries;
 }
 
 function hostOf(baseUrl: string): string {
@@ -85,6 +148,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     port,
     baseUrl,
     smtpUrl,
+    smtpTls: smtpTlsOf(env, smtpUrl),
+    smtpTlsVerify: flag(env, 'SMTP_TLS_VERIFY', true),
     mailFrom: optional(env, 'MAIL_FROM') ?? `Campaigns <no-reply@${hostOf(baseUrl)}>`,
     outboxDir: path.resolve(optional(env, 'OUTBOX_DIR') ?? path.join(dataDir, 'outbox')),
     maxCsvBytes: integer(env, 'MAX_CSV_MB', 100, 1) * 1024 * 1024,
@@ -98,6 +163,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       : undefined,
     apiRateLimitPerMinute: integer(env, 'API_RATE_LIMIT', 6000, 0),
     loginRateLimit: integer(env, 'LOGIN_RATE_LIMIT', 10, 0),
+    trustProxy: trustProxy(env),
     logLevel: optional(env, 'LOG_LEVEL') ?? 'info',
     dataDir,
   };

@@ -22,8 +22,8 @@ import { mountUnsubscribeGroups } from './unsubscribe-groups';
 import { mountExports } from './exports';
 import { mountPrivacy } from './privacy';
 
-/** The JSON API of the reference, mounted at /api/v1. */
-export function createApiRouter(config: Config, services: Services, logger: Logger): Router {
+/** The JSON API of the reference, mounted at /api/v1; `table` is its route table (tests walk it). */
+export function createApiRouter(config: Config, services: Services, logger: Logger): Router & { table: ApiRoutes } {
   const routes = new ApiRoutes(config);
   mountContactTypes(routes, services);
   mountContacts(routes, services, config);
@@ -49,5 +49,5 @@ export function createApiRouter(config: Config, services: Services, logger: Logg
   // A path the guard let through but no route matched (`/senders//`): still JSON, never Express's HTML page.
   api.use((_req, res) => sendFailure(res, 404, 'Not Found'));
   api.use(apiErrorHandler(logger));
-  return api;
+  return Object.assign(api, { table: routes });
 }

@@ -16,6 +16,14 @@ export function forUpdate(db: Knex, query: Knex.QueryBuilder): Knex.QueryBuilder
   return isPostgres(db) ? query.forUpdate() : query;
 }
 
+/**
+ * Takes the rows' locks for the rest of the transaction (PostgreSQL, `FOR UPDATE` in the
+ * query's order); on SQLite the transaction holds the only write lock already, so nothing runs.
+ */
+export async function lockRows(db: Knex, query: Knex.QueryBuilder): Promise<void> {
+  if (isPostgres(db)) await query.forUpdate();
+}
+
 export interface ClaimOptions {
   limit: number;
   now: string;

@@ -2,7 +2,7 @@ import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { body, query, ValidationChain, validationResult } from 'express-validator';
 import { LIMITS } from '../lib/constants';
 import { FieldErrors, ValidationError } from '../lib/errors';
-import { isBlank, isEmail, isInteger, isScalar, messages, splitAddresses, toFlag } from '../lib/validation';
+import { hasControlCharacters, isBlank, isEmail, isInteger, isScalar, messages, splitAddresses, toFlag } from '../lib/validation';
 
 /**
  * express-validator chains that speak the reference's Laravel-style sentences:
@@ -12,10 +12,13 @@ import { isBlank, isEmail, isInteger, isScalar, messages, splitAddresses, toFlag
  */
 
 export class Rule {
+  /** Every field starts with the one check all text gets: no control characters (TAB, CR, LF aside). */
   constructor(
     readonly name: string,
     readonly chain: ValidationChain,
-  ) {}
+  ) {
+    this.chain.custom((v) => !containsControlCharacters(v)).withMessage(messages.control(name)).bail();
+  }
 
   /** Missing means undefined, null, blank text or an empty array. Stops this field's other checks. */
   required(message = messages.required(this.name)): this {
@@ -116,6 +119,12 @@ export class Rule {
     this.chain.custom((v) => test(v)).withMessage(message).bail();
     return this;
   }
+}
+
+/** A text, or any text in an array of them (one level: what a form field holds). */
+function containsControlCharacters(value: unknown): boolean {
+  if (typeof value === 'string') return hasControlCharacters(value);
+  return Array.isArray(value) && value.some((v) => typeof v === 'string' && hasControlCharacters(v));
 }
 
 export function field(name: string, location: 'body' | 'query' = 'body'): Rule {

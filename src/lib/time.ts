@@ -16,12 +16,3 @@ export function plainDateTime(value: unknown): string | null {
 
 export const ZERO_DATE = '0000-00-00';
 export const ZERO_TIME = '00:00:00';
-
-/** IANA time zones an account may choose (UTC first), from the runtime's ICU data. */
-export const TIME_ZONES: readonly string[] = ['UTC', ...Intl.supportedValuesOf('timeZone').filter((zone) => zone !== 'UTC')];
-
-const TIME_ZONE_SET = new Set(TIME_ZONES);
-
-export function isTimeZone(value: string): boolean {
-  return TIME_ZONE_SET.has(value);
-}

@@ -1,3 +1,4 @@
+import { emailKey } from './email-key';
 import { FieldErrors, ValidationError } from './errors';
 
 /** `contact_type_id` → `contact type id`; a bracketed key keeps only its last part. */
@@ -32,6 +33,7 @@ export const messages = {
   reserved: (f: string) => `The ${humanName(f)} is reserved.`,
   fileType: (f: string, ext: string) => `The ${humanName(f)} must be a file of type: ${ext}.`,
   boolean: (f: string) => `The ${humanName(f)} field must be true or false.`,
+  control: (f: string) => `The ${humanName(f)} must not contain control characters.`,
   addressMax: (f: string, n: number) => `The ${humanName(f)} may not have more than ${n} addresses.`,
   /** Names the first five invalid entries so a user can find them in a long list. */
   addressInvalid: (f: string, invalid: string[]) =>
@@ -43,13 +45,25 @@ const INTEGER = /^-?\d+$/;
 /** A practical address check: one @, a dotted domain, no spaces (what Laravel's `email` rule accepts in practice). */
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
+/** C0 control characters but TAB, LF and CR (which text may hold): NUL, BEL, ESC, … */
+const CONTROL_CHARACTERS = /[\u0000-\u0008\u000B\u000C\u000E-\u001F]/;
+
+export function hasControlCharacters(text: string): boolean {
+  return CONTROL_CHARACTERS.test(text);
+}
+
+/**
+ * No control character in the local part or the domain (DEL included); also refuses an
+ * address whose key (the domain in ASCII form) would not fit the 320-character columns.
+ */
 export function isEmail(value: string): boolean {
-  return value.length <= 320 && EMAIL.test(value);
+  if (/[\u0000-\u001F\u007F]/.test(value)) return false;
+  return value.length <= 320 && EMAIL.test(value) && emailKey(value).length <= 320;
 }
 
 /**
  * A comma-separated address list (or an array of such strings): trimmed, blanks dropped,
- * de-duplicated case-insensitively keeping the first spelling.
+ * de-duplicated by emailKey() (case and the domain's IDNA form ignored), keeping the first spelling.
  */
 export function splitAddresses(value: unknown): string[] {
   const parts = (Array.isArray(value) ? value : [value]).flatMap((v) => (typeof v === 'string' ? v.split(',') : []));
@@ -57,7 +71,7 @@ export function splitAddresses(value: unknown): string[] {
   const out: string[] = [];
   for (const part of parts) {
     const address = part.trim();
-    const key = address.toLowerCase();
+    const key = emailKey(address);
     if (address === '' || seen.has(key)) continue;
     seen.add(key);
     out.push(address);

@@ -69,3 +69,10 @@ export function zonedToUtc(date: string, time: string, timeZone: string): Date {
   // and reading it with the earlier offset lands the same distance after the jump.
   return new Date(valid.length > 0 ? Math.min(...valid) : wall - before);
 }
+
+/** The wall-clock date (`YYYY-MM-DD`) and time (`HH:MM:SS`) of `instant` in `timeZone` (an unknown zone counts as UTC). */
+export function utcToZoned(instant: Date, timeZone: string): { date: string; time: string } {
+  const offset = isTimeZone(timeZone) ? offsetAt(instant.getTime(), timeZone) : 0;
+  const wall = new Date(Math.floor(instant.getTime() / 1000) * 1000 + offset).toISOString();
+  return { date: wall.slice(0, 10), time: wall.slice(11, 19) };
+}

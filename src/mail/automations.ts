@@ -43,8 +43,8 @@ export function waitingMs(schedule: Schedule): number {
 
 /**
  * One pass over the automations, run by the worker every tick:
- * - notices go-live and pause (events); at the first go-live a welcome automation records the
- *   target's current members as skipped, a custom one enrols them;
+ * - notices go-live and pause (events); the go-live snapshot is set-live's (`recordFirstGoLive`),
+ *   taken here only for an automation that went live without it (set live by an older version);
  * - while live: enrols the target's new members, lets unsubscribed or deleted contacts leave,
  *   and queues each schedule that has come due in the ledger (set-based, per schedule).
  * A paused automation does none of that, so it sends nothing; set-live picks up where it was.
@@ -81,19 +81,46 @@ export async function runAutomations(db: Knex, now: Date, hooks: AutomationHooks
 }
 
 async function noticeStatus(trx: Knex.Transaction, automation: AutomationRow, schedules: Schedule[], at: string): Promise<void> {
-  const firstLive = automation.first_live_at === null && Number(automation.status) === AUTOMATION_STATUS.live;
-  if (firstLive) {
-    const welcome = Number(automation.automation_type) === AUTOMATION_TYPES.welcome;
-    await enrol(trx, automation, schedules, at, welcome ? ENROLMENT_STATE.skipped : ENROLMENT_STATE.active);
+  if (automation.first_live_at === null && Number(automation.status) === AUTOMATION_STATUS.live) {
+    await takeSnapshot(trx, automation, schedules, at, Number(automation.status));
   }
   await trx('automation_runs')
-    .insert({ automation_id: automation.id, seen_status: automation.status, first_live_at: firstLive ? at : null, updated_at: at })
+    .insert({ automation_id: automation.id, seen_status: automation.status, first_live_at: null, updated_at: at })
     .onConflict('automation_id')
-    .merge(firstLive ? ['seen_status', 'first_live_at', 'updated_at'] : ['seen_status', 'updated_at']);
+    .merge(['seen_status', 'updated_at']);
+}
+
+/** What the go-live snapshot needs of an automation. */
+export type GoingLive = Pick<AutomationRow, 'id' | 'user_id' | 'automation_type' | 'automation_for' | 'automation_for_table' | 'unsubscribe_group_id'>;
+
+/**
+ * The first go-live of an automation, called in the transaction that takes it live (set-live),
+ * so that "joined after set-live answered" is exact: a welcome automation records its target's
+ * members of that moment as skipped (only contacts who join later receive it), a custom one
+ * enrols them. Later go-lives (after a pause) take no snapshot. `seenStatus` is the status the
+ * automation had, so the worker still notices the change and sends the go-live notification.
+ * Answers whether this was the first go-live.
+ */
+export async function recordFirstGoLive(trx: Knex.Transaction, automation: GoingLive, seenStatus: number, at: string): Promise<boolean> {
+  const run = await trx('automation_runs').where({ automation_id: automation.id }).first('first_live_at');
+  if (run && run.first_live_at !== null) return false;
+  const schedules: Schedule[] = await trx('automation_schedules').where({ automation_id: automation.id }).orderBy('id').select('id', 'waiting_period', 'waiting_type');
+  await takeSnapshot(trx, automation, schedules, at, seenStatus);
+  return true;
+}
+
+/** Enrols (custom) or skips (welcome) the target's members and stamps the first go-live. */
+async function takeSnapshot(trx: Knex.Transaction, automation: GoingLive, schedules: Schedule[], at: string, seenStatus: number): Promise<void> {
+  const welcome = Number(automation.automation_type) === AUTOMATION_TYPES.welcome;
+  await enrol(trx, automation, schedules, at, welcome ? ENROLMENT_STATE.skipped : ENROLMENT_STATE.active);
+  await trx('automation_runs')
+    .insert({ automation_id: automation.id, seen_status: seenStatus, first_live_at: at, updated_at: at })
+    .onConflict('automation_id')
+    .merge(['first_live_at', 'updated_at']);
 }
 
 /** The automation's target: one contact type or one segment. */
-function targetOf(automation: AutomationRow): Targets {
+function targetOf(automation: GoingLive): Targets {
   const id = Number(automation.automation_for);
   return {
     contactTypeIds: id && automation.automation_for_table === 'contacts_' ? [id] : [],
@@ -102,7 +129,7 @@ function targetOf(automation: AutomationRow): Targets {
 }
 
 /** Adds the target's members that are not enrolled yet (active ones only if they may be written to). */
-async function enrol(trx: Knex.Transaction, automation: AutomationRow, schedules: Schedule[], at: string, state: number): Promise<void> {
+async function enrol(trx: Knex.Transaction, automation: GoingLive, schedules: Schedule[], at: string, state: number): Promise<void> {
   const joiners = membersOf(trx, Number(automation.user_id), targetOf(automation));
   if (!joiners) return;
   const active = state === ENROLMENT_STATE.active;

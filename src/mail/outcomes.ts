@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import { MESSAGE_STATE } from '../lib/constants';
-import { forUpdate } from '../db/locking';
+import { lockRows } from '../db/locking';
 import { transitionSingleSends } from '../services/campaigns/single-send-state';
 
 /** How one claimed ledger row ended this attempt. */
@@ -8,7 +8,20 @@ export type Outcome =
   | { id: number; result: 'sent' }
   | { id: number; result: 'retry'; attempts: number; code: number | null; error: string }
   | { id: number; result: 'bounce'; userId: number; emailKey: string; code: number | null; error: string }
-  | { id: number; result: 'suppressed'; error: string };
+  | { id: number; result: 'suppressed'; error: string }
+  /** Given up at once (it may already have gone out twice: see IN_DOUBT_TWICE). */
+  | { id: number; result: 'failed'; error: string };
+
+/** Why a message that was in flight at two crashes is not sent a third time. */
+export const IN_DOUBT_TWICE =
+  'the sending worker stopped twice while handing this message to the mail server; it may have been delivered, so it was not sent a third time';
+
+/** What one ledger write records: outcomes, and the messages about to be handed to the server. */
+export interface LedgerWrite {
+  outcomes: Outcome[];
+  /** Rows whose transmission starts once this is written (`unconfirmed` + 1, under this worker's lease). */
+  starts?: number[];
+}
 
 export interface OutcomePolicy {
   owner: string;
@@ -18,6 +31,11 @@ export interface OutcomePolicy {
   retryDelayMs(attempts: number): number;
   /** Called inside the transaction that completes a send. */
   onCompleted?(sendId: number, trx: Knex.Transaction): Promise<void>;
+  /**
+   * Leave completion to the caller (completeSends, after its queue ran dry) instead of looking
+   * in every write: a worker writing every few milliseconds would look hundreds of times a second.
+   */
+  deferCompletion?: boolean;
 }
 
 interface Touched {
@@ -27,20 +45,37 @@ interface Touched {
 
 const CHUNK = 500;
 
+export interface LedgerWritten {
+  /** Single sends this completed (status 2 → 3); none when completion is deferred. */
+  completed: number[];
+  /** The starts that were marked (the others are no longer this worker's: not to be sent). */
+  started: Set<number>;
+  /** Single sends whose rows this moved. */
+  sends: number[];
+}
+
+/** Writes a set of outcomes (see writeLedger); returns the single sends this completed. */
+export async function recordOutcomes(db: Knex, outcomes: Outcome[], policy: OutcomePolicy): Promise<number[]> {
+  return (await writeLedger(db, { outcomes }, policy)).completed;
+}
+
 /**
  * Writes a set of outcomes in one transaction, together with the counters they move, so the
- * statistics always agree with the ledger. Only rows still leased by this worker change: a row
- * whose lease expired and was taken over is left to its new owner (and is not counted twice).
- * Returns the single sends that this completed (status 2 → 3).
+ * statistics always agree with the ledger, and marks the rows whose transmission starts next
+ * (so a crash leaves a trace on exactly the messages that may have gone out). Only rows still
+ * leased by this worker change: a row whose lease expired and was taken over is left to its
+ * new owner (and is neither counted twice nor sent by this worker).
  */
-export async function recordOutcomes(db: Knex, outcomes: Outcome[], policy: OutcomePolicy): Promise<number[]> {
-  if (!outcomes.length) return [];
+export async function writeLedger(db: Knex, write: LedgerWrite, policy: OutcomePolicy): Promise<LedgerWritten> {
+  const { outcomes, starts = [] } = write;
+  if (!outcomes.length && !starts.length) return { completed: [], started: new Set(), sends: [] };
   const now = policy.now.toISOString();
   return db.transaction(async (trx) => {
     const mine = () => trx('send_messages').where({ state: MESSAGE_STATE.sending, lease_owner: policy.owner });
-    const done = { available_at: null, lease_owner: null, updated_at: now };
+    const done = { available_at: null, lease_owner: null, updated_at: now, unconfirmed: 0 };
     const delivered: Touched[] = [];
     const bounced: Touched[] = [];
+    const failed: Touched[] = [];
     const touched: Touched[] = [];
     const returning = ['single_send_id', 'automation_id'];
 
@@ -75,34 +110,69 @@ export async function recordOutcomes(db: Knex, outcomes: Outcome[], policy: Outc
           .ignore();
       } else if (o.result === 'retry') {
         const final = o.attempts >= policy.maxAttempts;
-        touched.push(
+        const rows = await mine()
+          .where({ id: o.id })
+          .update({
+            ...done,
+            state: final ? MESSAGE_STATE.failed : MESSAGE_STATE.queued,
+            available_at: final ? null : new Date(policy.now.getTime() + policy.retryDelayMs(o.attempts)).toISOString(),
+            smtp_code: o.code,
+            last_error: o.error.slice(0, 500),
+          })
+          .returning(returning);
+        (final ? failed : touched).push(...rows);
+      } else if (o.result === 'failed') {
+        failed.push(
           ...(await mine()
             .where({ id: o.id })
-            .update({
-              state: final ? MESSAGE_STATE.failed : MESSAGE_STATE.queued,
-              available_at: final ? null : new Date(policy.now.getTime() + policy.retryDelayMs(o.attempts)).toISOString(),
-              lease_owner: null,
-              smtp_code: o.code,
-              last_error: o.error.slice(0, 500),
-              updated_at: now,
-            })
+            .update({ ...done, state: MESSAGE_STATE.failed, last_error: o.error.slice(0, 500) })
             .returning(returning)),
         );
       }
     }
 
+    const started = new Set<number>();
+    for (let i = 0; i < starts.length; i += CHUNK) {
+      const rows = await mine()
+        .whereIn('id', starts.slice(i, i + CHUNK))
+        .update({ unconfirmed: trx.raw('?? + 1', ['unconfirmed']) })
+        .returning(['id']);
+      for (const row of rows) started.add(Number(row.id));
+    }
+
     // Every send and automation row this moves is locked first, in id order, so two workers
     // never wait on each other in a circle; then counters, then completion.
-    const all = [...delivered, ...bounced, ...touched];
+    const all = [...delivered, ...bounced, ...failed, ...touched];
     const sendIds = ids(all.map((r) => r.single_send_id));
-    await forUpdate(trx, trx('single_sends').whereIn('id', sendIds).orderBy('id').select('id'));
-    await forUpdate(trx, trx('automations').whereIn('id', ids(all.map((r) => r.automation_id))).orderBy('id').select('id'));
+    const automationIds = ids(all.map((r) => r.automation_id));
+    if (sendIds.length) await lockRows(trx, trx('single_sends').whereIn('id', sendIds).orderBy('id').select('id'));
+    if (automationIds.length) await lockRows(trx, trx('automations').whereIn('id', automationIds).orderBy('id').select('id'));
     await addCounters(trx, delivered, 'delivered', 'total_delivered');
     await addCounters(trx, bounced, 'bounces', 'total_bounces');
+    await addCounters(trx, failed, 'failed', 'total_failed');
+    if (policy.deferCompletion) return { completed: [], started, sends: sendIds };
     const completed = await completeSingleSends(trx, sendIds, now);
     for (const id of completed) await policy.onCompleted?.(id, trx);
-    return completed;
+    return { completed, started, sends: sendIds };
   });
+}
+
+/**
+ * Completes those of the sends none of whose rows is queued or sending any more, each in its
+ * own short transaction with its completion hook. Run after the outcomes were committed: of
+ * two workers writing a send's last outcomes, the one that commits last then sees them all.
+ */
+export async function completeSends(db: Knex, sendIds: number[], now: Date, onCompleted?: OutcomePolicy['onCompleted']): Promise<number[]> {
+  const completed: number[] = [];
+  for (const id of sendIds) {
+    const done = await db.transaction(async (trx) => {
+      const [sendId] = await completeSingleSends(trx, [id], now.toISOString());
+      if (sendId !== undefined) await onCompleted?.(sendId, trx);
+      return sendId;
+    });
+    if (done !== undefined) completed.push(done);
+  }
+  return completed;
 }
 
 /** Adds the rows' counts to their single sends' and automations' counters. */
@@ -134,7 +204,7 @@ export async function completeSingleSends(trx: Knex.Transaction, sendIds: number
   // Two workers finishing a send's last rows at once: the one that gets the send's row lock
   // second checks after the first committed (a new snapshot per statement), so one of them
   // always sees every row final. (recordOutcomes took the locks already, in id order.)
-  await forUpdate(trx, trx('single_sends').whereIn('id', sendIds).orderBy('id').select('id'));
+  await lockRows(trx, trx('single_sends').whereIn('id', sendIds).orderBy('id').select('id'));
   for (const id of sendIds) {
     const unfinished = trx('send_messages')
       .select(trx.raw('1'))

@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import { MESSAGE_KIND } from '../lib/constants';
+import { emailKey } from '../lib/email-key';
 import { createSigner, TOKEN_PURPOSE } from '../lib/signed-token';
 import type { RenderedMessage } from './render';
 import { escapeHtml } from './template';
@@ -29,8 +30,9 @@ export async function previewSingleSend(db: Knex, secret: string, baseUrl: strin
     contact_id: target.contact?.id ?? null,
     segment_recipient_id: null,
     email,
-    email_key: email.toLowerCase(),
+    email_key: emailKey(email),
     attempts: 0,
+    unconfirmed: 0,
     payload: null,
   };
   const signer = createSigner(secret);

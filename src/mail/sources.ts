@@ -18,12 +18,14 @@ export interface LedgerRow {
   email: string;
   email_key: string;
   attempts: number;
+  /** Transmissions begun and never recorded (the worker died): see migration 0610. */
+  unconfirmed: number;
   payload: string | null;
 }
 
 export const LEDGER_COLUMNS: (keyof LedgerRow)[] = [
   'id', 'kind', 'user_id', 'single_send_id', 'automation_id', 'automation_schedule_id',
-  'contact_id', 'segment_recipient_id', 'email', 'email_key', 'attempts', 'payload',
+  'contact_id', 'segment_recipient_id', 'email', 'email_key', 'attempts', 'unconfirmed', 'payload',
 ];
 
 /** Everything a message of one send (or automation step) shares, compiled once. */
@@ -117,8 +119,9 @@ export class MessageSources {
   }
 
   /** System mail (verification, notifications) carries its whole message in the row. */
-  buildSystem(row: LedgerRow): OutgoingMessage {
-    return systemMessage(row, `<${this.signer.sign(TOKEN_PURPOSE.messageId, Number(row.id))}@${this.host}>`);
+  /** The message of a system ledger row; undefined when it is void (VOID_SYSTEM_MAIL). */
+  buildSystem(row: LedgerRow): Promise<OutgoingMessage | undefined> {
+    return systemMessage(this.db, this.baseUrl, row, `<${this.signer.sign(TOKEN_PURPOSE.messageId, Number(row.id))}@${this.host}>`);
   }
 
   private async loadSource(row: LedgerRow): Promise<MessageSource> {

@@ -6,13 +6,20 @@ import { MESSAGE_KIND, MESSAGE_STATE } from '../lib/constants';
 import { randomToken } from '../lib/crypto';
 import { createSigner, TOKEN_PURPOSE } from '../lib/signed-token';
 import { recordOutcomes } from './outcomes';
+import { verificationBody, VerificationRef } from './sender-verification';
 import { classifySendError, MailTransport, OutgoingMessage } from './transport';
 
 /** System mail (verification, notifications) goes before campaign mail (lower sorts first). */
 const SYSTEM_PRIORITY = 0;
 const MAX_ATTEMPTS = 5;
 
-export type SystemMail = Pick<OutgoingMessage, 'from' | 'to' | 'subject' | 'html' | 'text' | 'replyTo'>;
+export type SystemMail = Pick<OutgoingMessage, 'from' | 'to' | 'subject' | 'html' | 'text' | 'replyTo'> & {
+  /** A sender verification mail: its body (with the link's token) is made when it is sent. */
+  verifySender?: VerificationRef;
+};
+
+/** Why a system message was not sent (systemMessage answered undefined). */
+export const VOID_SYSTEM_MAIL = 'a newer verification mail replaced it, or the sender was verified or deleted';
 
 /**
  * Writes a system message to the send ledger (in the caller's transaction when given): the
@@ -38,10 +45,21 @@ export async function queueSystemMail(db: Knex, userId: number, message: SystemM
   return Number(typeof row === 'object' ? row.id : row);
 }
 
-/** The message of a system ledger row, as the worker (or deliverNow) sends it. */
-export function systemMessage(row: { id: number; user_id: number; email: string; payload: unknown }, messageId: string): OutgoingMessage {
-  const payload = parseJson<Omit<SystemMail, 'to'>>(row.payload, { from: '', subject: '', html: '' });
-  return { ...payload, to: row.email, messageId, accountId: Number(row.user_id) };
+/**
+ * The message of a system ledger row, as the worker (or deliverNow) sends it; undefined when
+ * it is void (VOID_SYSTEM_MAIL) and must not be sent.
+ */
+export async function systemMessage(
+  db: Knex,
+  baseUrl: string,
+  row: { id: number; user_id: number; email: string; payload: unknown },
+  messageId: string,
+): Promise<OutgoingMessage | undefined> {
+  const { verifySender, ...payload } = parseJson<Omit<SystemMail, 'to'>>(row.payload, { from: '', subject: '', html: '' });
+  const message = { ...payload, to: row.email, messageId, accountId: Number(row.user_id) };
+  if (!verifySender) return message;
+  const body = await verificationBody(db, { baseUrl }, Number(row.id), verifySender, row.email);
+  return body && { ...message, ...body };
 }
 
 export function messageIdOf(secret: string, id: number, baseUrl: string): string {
@@ -62,7 +80,7 @@ export interface DeliverNowDeps {
  * in the ledger: a 4xx or a connection failure stays queued and the worker retries it.
  * Answers `taken` when a worker claimed the row first.
  */
-export async function deliverNow(deps: DeliverNowDeps, id: number): Promise<'sent' | 'retry' | 'bounce' | 'taken'> {
+export async function deliverNow(deps: DeliverNowDeps, id: number): Promise<'sent' | 'retry' | 'bounce' | 'taken' | 'void'> {
   const owner = `now-${randomToken(6)}`;
   const now = new Date();
   const [row] = await deps.db('send_messages')
@@ -70,6 +88,8 @@ export async function deliverNow(deps: DeliverNowDeps, id: number): Promise<'sen
     .update({
       state: MESSAGE_STATE.sending,
       attempts: deps.db.raw('attempts + 1'),
+      // Handed to the server right away: a crash before the outcome is written leaves this trace.
+      unconfirmed: deps.db.raw('unconfirmed + 1'),
       lease_owner: owner,
       available_at: new Date(now.getTime() + 60_000).toISOString(),
       updated_at: now.toISOString(),
@@ -78,7 +98,12 @@ export async function deliverNow(deps: DeliverNowDeps, id: number): Promise<'sen
   if (!row) return 'taken';
   const policy = { owner, now, maxAttempts: MAX_ATTEMPTS, retryDelayMs: () => 60_000 };
   try {
-    await deps.mail.send(systemMessage(row, messageIdOf(deps.secret, Number(row.id), deps.baseUrl)));
+    const message = await systemMessage(deps.db, deps.baseUrl, row, messageIdOf(deps.secret, Number(row.id), deps.baseUrl));
+    if (!message) {
+      await recordOutcomes(deps.db, [{ id: Number(row.id), result: 'suppressed', error: VOID_SYSTEM_MAIL }], policy);
+      return 'void';
+    }
+    await deps.mail.send(message);
     await recordOutcomes(deps.db, [{ id: Number(row.id), result: 'sent' }], policy);
     return 'sent';
   } catch (err) {

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import nodemailer from 'nodemailer';
 import type { Logger } from 'pino';
-import type { Config } from '../config';
+import type { Config, SmtpTls } from '../config';
 
 /** A message as the service hands it to the transport. */
 export interface OutgoingMessage {
@@ -54,8 +54,17 @@ export const DKIM_SIGNED_HEADERS = [
   'Content-Type', 'Content-Transfer-Encoding', 'List-Id', 'List-Unsubscribe', 'List-Unsubscribe-Post',
 ].join(':');
 
+/**
+ * nodemailer's TLS options for SMTP_TLS and SMTP_TLS_VERIFY. nodemailer takes `secure` from
+ * the URL's scheme (over any option), so the scheme is set to match the mode.
+ */
+export function smtpTlsOptions(smtpUrl: string, tls: SmtpTls, verify: boolean) {
+  const url = smtpUrl.replace(/^smtps?:/, tls === 'tls' ? 'smtps:' : 'smtp:');
+  return { url, ignoreTLS: tls === 'none', tls: { rejectUnauthorized: verify } };
+}
+
 export function createMailTransport(
-  config: Pick<Config, 'smtpUrl' | 'outboxDir' | 'dkim'>,
+  config: Pick<Config, 'smtpUrl' | 'outboxDir' | 'dkim'> & Partial<Pick<Config, 'smtpTls' | 'smtpTlsVerify'>>,
   logger?: Logger,
   options: TransportOptions = {},
 ): MailTransport {
@@ -70,8 +79,9 @@ export function createMailTransport(
 
   if (config.smtpUrl) {
     const maxConnections = options.maxConnections ?? 5;
+    const tls = config.smtpTls ?? (config.smtpUrl.startsWith('smtps://') ? 'tls' : 'starttls');
     const transporter = nodemailer.createTransport({
-      url: config.smtpUrl,
+      ...smtpTlsOptions(config.smtpUrl, tls, config.smtpTlsVerify ?? true),
       pool: true,
       maxConnections,
       maxMessages: Infinity,

@@ -6,12 +6,14 @@ import { MESSAGE_KIND, MESSAGE_STATE } from '../lib/constants';
 import { randomToken } from '../lib/crypto';
 import { createSigner } from '../lib/signed-token';
 import { AutomationHooks, runAutomations } from './automations';
-import { recordOutcomes, Outcome } from './outcomes';
+import { LedgerWriter, Permits } from './ledger-writer';
+import { completeSends, IN_DOUBT_TWICE, Outcome, writeLedger } from './outcomes';
 import { AccountRateLimiter } from './rate-limit';
 import { Sleeper } from './sleeper';
 import { LEDGER_COLUMNS, LedgerRow, MessageSources, sourceKey } from './sources';
 import { startDueSingleSends, StartHooks } from './start-sends';
 import { suppressedRowIds } from './suppression';
+import { VOID_SYSTEM_MAIL } from './system-mail';
 import { classifySendError, MailTransport } from './transport';
 
 /** Things the worker tells the rest of the service about (events become notification mail). */
@@ -40,8 +42,6 @@ export interface WorkerOptions {
   retryMaxMs?: number;
   /** Idle wait between looks for work. */
   pollMs?: number;
-  /** Outcomes written per ledger transaction. */
-  flushEvery?: number;
   /** How often the background loop looks at automations (enrolment compares whole targets). */
   automationsEveryMs?: number;
   /** The clock (tests move it instead of waiting). */
@@ -67,7 +67,6 @@ export function createSendingWorker(deps: WorkerDeps, options: WorkerOptions = {
   const retryBaseMs = options.retryBaseMs ?? 60_000;
   const retryMaxMs = options.retryMaxMs ?? 3_600_000;
   const pollMs = options.pollMs ?? 1000;
-  const flushEvery = options.flushEvery ?? 100;
   const automationsEveryMs = options.automationsEveryMs ?? 5000;
   let automationsRanAt = 0;
   const now = options.now ?? (() => new Date());
@@ -81,34 +80,52 @@ export function createSendingWorker(deps: WorkerDeps, options: WorkerOptions = {
   // Rows claimed and not yet recorded: their lease is renewed while this worker lives.
   const inHand = new Set<number>();
 
-  // Outcomes are written in small transactions, one after another, while sending goes on.
-  let pending: Outcome[] = [];
-  let writing: Promise<void> = Promise.resolve();
-  const flush = (): Promise<void> => {
-    if (!pending.length) return writing;
-    const batch = pending;
-    pending = [];
-    for (const o of batch) inHand.delete(o.id);
-    writing = writing.then(async () => {
-      try {
-        await recordOutcomes(db, batch, {
-          owner,
-          now: now(),
-          maxAttempts,
-          retryDelayMs: (attempts) => Math.min(retryMaxMs, retryBaseMs * 2 ** Math.max(0, attempts - 1)),
-          onCompleted: hooks.singleSendCompleted,
-        });
-      } catch (err) {
-        // The rows stay leased and are sent again after the lease: at most twice, never lost.
-        logger.error({ err }, 'recording send outcomes failed');
-      }
-    });
-    return writing;
-  };
+  // Sends this worker recorded outcomes of since it last looked whether they are complete.
+  const unchecked = new Set<number>();
+  // Outcomes and the starts of transmissions are written by group commit, a small
+  // transaction every few milliseconds while sending goes on.
+  const writer = new LedgerWriter(
+    async (batch) => {
+      const written = await writeLedger(db, batch, {
+        owner,
+        now: now(),
+        maxAttempts,
+        retryDelayMs: (attempts) => Math.min(retryMaxMs, retryBaseMs * 2 ** Math.max(0, attempts - 1)),
+        deferCompletion: true,
+      });
+      for (const id of written.sends) unchecked.add(id);
+      return written.started;
+    },
+    (err, batch) => {
+      // The rows stay leased until it expires and are then taken over: sent at most twice, never lost.
+      for (const id of batch.starts) inHand.delete(id);
+      logger.error({ err }, 'recording send outcomes failed');
+    },
+  );
   const record = (outcome: Outcome) => {
-    pending.push(outcome);
-    if (pending.length >= flushEvery) void flush();
+    inHand.delete(outcome.id);
+    writer.record(outcome);
   };
+  // One permit per message in flight, shared by the lanes: however many batches overlap, no
+  // more than the transport's concurrency are being sent and not yet recorded at any moment,
+  // which bounds what a crash can send twice.
+  const permits = new Permits(transport.concurrency);
+
+  /**
+   * Completes the sends whose last outcomes this worker wrote. Called when a claim came back
+   * short (the queue is empty for now) and after the batch it got was recorded.
+   */
+  async function completeChecked(): Promise<void> {
+    if (!unchecked.size) return;
+    const sendIds = [...unchecked].sort((a, b) => a - b);
+    unchecked.clear();
+    try {
+      await completeSends(db, sendIds, now(), hooks.singleSendCompleted);
+    } catch (err) {
+      for (const id of sendIds) unchecked.add(id);
+      logger.error({ err }, 'completing sends failed');
+    }
+  }
 
   async function tick(always: boolean): Promise<number> {
     const started = (await startDueSingleSends(db, now(), hooks)).length;
@@ -151,46 +168,68 @@ export function createSendingWorker(deps: WorkerDeps, options: WorkerOptions = {
     const suppressed = await suppressedRowIds(db, rows, groupOf);
 
     let next = 0;
-    const sendNext = async (): Promise<void> => {
-      while (next < rows.length) {
-        const row = rows[next++];
-        const id = Number(row.id);
-        const person = people(row);
-        if (suppressed.has(id) || person.deleted_at) {
-          record({ id, result: 'suppressed', error: 'unsubscribed, bounced or deleted before sending' });
-          continue;
-        }
-        if (row.attempts > maxAttempts) {
-          record({ id, result: 'retry', attempts: row.attempts, code: null, error: 'too many attempts (the worker stopped while sending)' });
-          continue;
-        }
-        try {
-          const key = sourceKey(row);
-          const source = key ? bySource.get(key) : undefined;
-          if (row.kind !== MESSAGE_KIND.system && !source) throw new Error('the message has no source');
-          const message = source ? sources.build(row, source, person) : sources.buildSystem(row);
-          await limiter.take(Number(row.user_id));
-          await transport.send(message);
-          record({ id, result: 'sent' });
-        } catch (err) {
-          const failure = classifySendError(err);
-          if (failure.outcome === 'bounce') {
-            record({ id, result: 'bounce', userId: Number(row.user_id), emailKey: row.email_key, code: failure.code, error: failure.message });
-          } else {
-            record({ id, result: 'retry', attempts: Number(row.attempts), code: failure.code, error: failure.message });
+    // A slot sends one message at a time: the start of its next message is written together
+    // with the outcome of its last one, and nothing goes out before that write is durable.
+    const slot = async (): Promise<void> => {
+      await permits.acquire();
+      try {
+        while (next < rows.length) {
+          const row = rows[next++];
+          const id = Number(row.id);
+          const person = people(row);
+          if (suppressed.has(id) || person.deleted_at) {
+            record({ id, result: 'suppressed', error: 'unsubscribed, bounced or deleted before sending' });
+            continue;
+          }
+          if (row.attempts > maxAttempts) {
+            record({ id, result: 'retry', attempts: row.attempts, code: null, error: 'too many attempts (the worker stopped while sending)' });
+            continue;
+          }
+          if (Number(row.unconfirmed) >= 2) {
+            // In flight at two crashes already: it may have gone out twice; never a third time.
+            record({ id, result: 'failed', error: IN_DOUBT_TWICE });
+            continue;
+          }
+          try {
+            const key = sourceKey(row);
+            const source = key ? bySource.get(key) : undefined;
+            if (row.kind !== MESSAGE_KIND.system && !source) throw new Error('the message has no source');
+            const message = source ? sources.build(row, source, person) : await sources.buildSystem(row);
+            if (!message) {
+              record({ id, result: 'suppressed', error: VOID_SYSTEM_MAIL });
+              continue;
+            }
+            await limiter.take(Number(row.user_id));
+            if (!(await writer.start(id))) {
+              inHand.delete(id);
+              continue;
+            }
+            await transport.send(message);
+            record({ id, result: 'sent' });
+          } catch (err) {
+            const failure = classifySendError(err);
+            if (failure.outcome === 'bounce') {
+              record({ id, result: 'bounce', userId: Number(row.user_id), emailKey: row.email_key, code: failure.code, error: failure.message });
+            } else {
+              record({ id, result: 'retry', attempts: Number(row.attempts), code: failure.code, error: failure.message });
+            }
           }
         }
+        await writer.flush();
+      } finally {
+        permits.release();
       }
     };
-    await Promise.all(Array.from({ length: Math.min(transport.concurrency, rows.length) }, sendNext));
-    await flush();
+    await Promise.all(Array.from({ length: Math.min(transport.concurrency, rows.length) }, slot));
+    await writer.flush();
   }
 
   async function drain(): Promise<void> {
     for (;;) {
       const rows = await claim();
+      if (rows.length) await sendBatch(rows);
+      if (rows.length < batchSize) await completeChecked();
       if (!rows.length) return;
-      await sendBatch(rows);
     }
   }
 
@@ -199,7 +238,8 @@ export function createSendingWorker(deps: WorkerDeps, options: WorkerOptions = {
       try {
         const rows = await claim();
         if (rows.length) await sendBatch(rows);
-        else await sleeper.sleep(pollMs);
+        if (rows.length < batchSize) await completeChecked();
+        if (!rows.length) await sleeper.sleep(pollMs);
       } catch (err) {
         logger.error({ err }, 'sending failed; trying again shortly');
         await sleeper.sleep(pollMs);
@@ -211,8 +251,7 @@ export function createSendingWorker(deps: WorkerDeps, options: WorkerOptions = {
     while (running) {
       await sleeper.sleep(Math.max(100, Math.floor(leaseMs / 3)));
       // In turn with the outcome writes, so the two never wait on each other's rows.
-      writing = writing.then(() => renewLeases().catch((err) => logger.error({ err }, 'renewing leases failed')));
-      await writing;
+      await writer.between(() => renewLeases().catch((err) => logger.error({ err }, 'renewing leases failed')));
     }
   }
 
@@ -233,7 +272,8 @@ export function createSendingWorker(deps: WorkerDeps, options: WorkerOptions = {
     async runOnce() {
       await tick(true);
       await drain();
-      await flush();
+      await writer.flush();
+      await completeChecked();
     },
     start() {
       if (running) return;
@@ -246,7 +286,8 @@ export function createSendingWorker(deps: WorkerDeps, options: WorkerOptions = {
       running = false;
       sleeper.wakeAll();
       await Promise.all(loops);
-      await flush();
+      await writer.flush();
+      await completeChecked();
       logger.info({ owner }, 'sending worker stopped');
     },
   };

@@ -6,6 +6,7 @@ import { createContactImportService } from './audience/contact-import';
 import { createContactExportService } from './audience/contact-export';
 import { createPrivacyService } from './audience/privacy';
 import { createSegmentsService } from './audience/segments';
+import { createSegmentMemberships } from './audience/segment-memberships';
 import { createImportJobsService } from './audience/import-jobs';
 import { createSendInsightsService } from './campaigns/send-insights';
 import type { ServiceDeps } from './context';
@@ -37,9 +38,10 @@ export function createServices(deps: ServiceDeps) {
   const fields = createFieldsService(deps);
   const audienceEvents = createAudienceEvents();
   const segments = createSegmentsService({ ...deps, contactTypes, fields, events: audienceEvents });
+  const memberships = createSegmentMemberships({ fields, events: audienceEvents });
   const refs = createCampaignRefs({ ...deps, contactTypes, unsubscribeGroups, senders, designTemplates, segments });
-  const automations = createAutomationsService({ ...deps, refs });
-  const contacts = createContactsService({ ...deps, contactTypes, fields, events: audienceEvents });
+  const automations = createAutomationsService({ ...deps, refs, segments });
+  const contacts = createContactsService({ ...deps, contactTypes, fields, events: audienceEvents, memberships });
   const contactImport = createContactImportService({ ...deps, contactTypes, fields, contacts, events });
   const singleSends = createSingleSendsService({ ...deps, refs, senders, tracking });
   return {

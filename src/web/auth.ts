@@ -1,5 +1,5 @@
 import type { Request, RequestHandler, Response } from 'express';
-import { rateLimit } from 'express-rate-limit';
+import { ipKeyGenerator, rateLimit } from 'express-rate-limit';
 import { ctxOf } from '../http/context';
 import type { Config } from '../config';
 import { emailKey } from '../lib/email-key';
@@ -10,7 +10,7 @@ import type { SessionsService } from '../services/accounts/sessions';
 import type { Cookies } from './cookies';
 import { verifyCsrf } from './csrf';
 import { onInvalid } from './errors';
-import { SETTINGS_FORM } from './settings';
+import { settingsForm } from './settings';
 import type { WebRoutes } from './routes';
 import type { Views } from './views';
 
@@ -67,22 +67,25 @@ export function mountAuth(routes: WebRoutes, { accounts, sessions }: Services, v
     }, { status });
   };
 
-  const limiter = (limit: number, key?: (req: Request) => string) =>
+  // Only failures count, and per client (its address, as TRUST_PROXY lets Express read it): failures
+  // from elsewhere never lock a user out, and a right password passes unless this client is itself
+  // over a limit: its failures for this email, or all its failures (4×, a client trying many emails).
+  const limiter = (limit: number, key: (req: Request) => string) =>
     rateLimit({
       windowMs: LIMIT_WINDOW_MS,
       limit,
-      // Only failures count: a good password never locks its owner out.
       skipSuccessfulRequests: true,
       standardHeaders: 'draft-7',
       legacyHeaders: false,
-      ...(key ? { keyGenerator: key } : {}),
+      keyGenerator: key,
       handler: (req, res) => signInPage(req, res, 429, SIGN_IN_LIMITED),
       validate: false,
     });
+  const client = (req: Request) => ipKeyGenerator(req.ip ?? '');
   const limits: RequestHandler[] = config.loginRateLimit > 0
     ? [
-        limiter(config.loginRateLimit * 4),
-        limiter(config.loginRateLimit, (req) => `email:${emailKey(String(req.body?.email ?? ''))}`),
+        limiter(config.loginRateLimit * 4, (req) => `client:${client(req)}`),
+        limiter(config.loginRateLimit, (req) => `email:${emailKey(String(req.body?.email ?? ''))}|client:${client(req)}`),
       ]
     : [];
 
@@ -110,7 +113,7 @@ export function mountAuth(routes: WebRoutes, { accounts, sessions }: Services, v
   );
 
   // A new password signs every other browser out: the sessions are replaced by a new one here.
-  routes.post('/settings/password', onInvalid('settings.njk', (req) => ({ ...SETTINGS_FORM, values: req.account })), async (req, res) => {
+  routes.post('/settings/password', onInvalid('settings.njk', (req) => settingsForm(req.account)), async (req, res) => {
     const accountId = ctxOf(req).userId;
     await accounts.changePassword(accountId, req.body);
     await sessions.destroyAll(accountId);

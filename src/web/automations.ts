@@ -22,15 +22,23 @@ const WAITING_LABELS: Record<string, string> = { instantly: 'at once', days: 'da
 
 /** Automations and their steps: the same services and rules as `/automations/*`. */
 export function mountAutomations(routes: WebRoutes, services: Services, views: Views): void {
-  const { automations, automationSchedules, contactTypes, unsubscribeGroups, senders, designTemplates } = services;
+  const { automations, automationSchedules, contactTypes, unsubscribeGroups, senders, designTemplates, segments } = services;
   const utrOfPath = (req: Request) => String(req.params.utr);
 
+  /** What an automation can target: the account's contact types and segments, as `contacts_{id}` / `segments_{id}`. */
+  const targetChoices = async (req: Request) => {
+    const [types, segmentNames] = await Promise.all([contactTypes.list(ctxOf(req)), segments.names(ctxOf(req))]);
+    return [
+      ...types.rows.map((t) => ({ value: `contacts_${t.id}`, label: `Contact type: ${t.name}`, name: t.name })),
+      ...segmentNames.map((g) => ({ value: `segments_${g.id}`, label: `Segment: ${g.segment_name}`, name: `Segment: ${g.segment_name}` })),
+    ];
+  };
   const targets = async (req: Request) => {
-    const [types, groups] = await Promise.all([contactTypes.list(ctxOf(req)), unsubscribeGroups.list(ctxOf(req))]);
+    const [choices, groups] = await Promise.all([targetChoices(req), unsubscribeGroups.list(ctxOf(req))]);
     return {
-      targets: [{ value: '', label: 'No target yet' }, ...types.rows.map((t) => ({ value: `contacts_${t.id}`, label: `Contact type: ${t.name}` }))],
+      targets: [{ value: '', label: 'No target yet' }, ...choices],
       groups: [{ value: '', label: 'No group yet (needed to go live)' }, ...groups.rows.map((g) => ({ value: String(g.id), label: g.group_name }))],
-      targetNames: new Map(types.rows.map((t) => [`contacts_${t.id}`, t.name])),
+      targetNames: new Map(choices.map((c) => [c.value, c.name])),
     };
   };
   const present = (a: AutomationRecord, names: Map<string, string>) => {
@@ -45,8 +53,8 @@ export function mountAutomations(routes: WebRoutes, services: Services, views: V
   };
 
   const listPage = async (req: Request, res: Response) => {
-    const [result, types] = await Promise.all([automations.list(ctxOf(req), pagingOf(req)), contactTypes.list(ctxOf(req))]);
-    const names = new Map(types.rows.map((t) => [`contacts_${t.id}`, t.name]));
+    const [result, choices] = await Promise.all([automations.list(ctxOf(req), pagingOf(req)), targetChoices(req)]);
+    const names = new Map(choices.map((c) => [c.value, c.name]));
     const rows = result.rows.map((a) => present(a, names));
     views.page(req, res, 'automations/index.njk', { title: 'Automations', automations: rows, pager: pagerOf(req, result, '/automations') }, { fragments: LIST });
   };

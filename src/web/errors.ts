@@ -1,5 +1,6 @@
 import type { ErrorRequestHandler, Request, RequestHandler, Response } from 'express';
 import multer from 'multer';
+import { BodyProblem, bodyProblem } from '../http/body';
 import type { Logger } from 'pino';
 import { AppError, ConflictError, FieldErrors, NotFoundError, ValidationError } from '../lib/errors';
 import { shapeOf, PageOptions, Views } from './views';
@@ -24,6 +25,16 @@ export function onInvalid(template: string, data: InvalidForm['data'] = () => ({
   };
 }
 
+const PROBLEM_TITLES: Record<number, string> = { 400: 'Bad request', 413: 'Too large', 415: 'Bad request', 422: 'Please check the form' };
+
+/** A body the server could not read, said for a person filling in a form. */
+function formProblem(err: unknown, problem: BodyProblem): string {
+  if (err instanceof multer.MulterError && (err.code === 'LIMIT_FILE_SIZE' || err.code === 'LIMIT_FIELD_VALUE')) return 'The file is too large.';
+  if (problem.status === 413) return 'The form is too large.';
+  if (problem.status === 400 || problem.status === 415) return 'The form could not be read. Please send it again.';
+  return typeof problem.errors === 'string' ? problem.errors : Object.values(problem.errors).flat().join(' ');
+}
+
 interface Described {
   status: number;
   title: string;
@@ -35,13 +46,8 @@ function describe(err: unknown): Described | undefined {
   if (err instanceof ConflictError) return { status: 409, title: 'Not possible right now', message: err.message };
   if (err instanceof ValidationError) return { status: 422, title: 'Please check the form', message: Object.values(err.fields).flat().join(' ') };
   if (err instanceof AppError) return { status: err.status, title: err.status === 403 ? 'Refused' : 'Request refused', message: err.message };
-  if (err instanceof multer.MulterError) {
-    const tooLarge = err.code === 'LIMIT_FILE_SIZE' || err.code === 'LIMIT_FIELD_VALUE';
-    return { status: tooLarge ? 413 : 422, title: 'Upload refused', message: tooLarge ? 'The file is too large.' : 'The upload is not accepted here.' };
-  }
-  const type = (err as { type?: string } | undefined)?.type;
-  if (type === 'entity.too.large' || type === 'parameters.too.many') return { status: 413, title: 'Too large', message: 'The form is too large.' };
-  if (typeof type === 'string' && /^(entity|encoding|charset)\./.test(type)) return { status: 400, title: 'Bad request', message: 'The form could not be read.' };
+  const problem = bodyProblem(err);
+  if (problem) return { status: problem.status, title: PROBLEM_TITLES[problem.status] ?? 'Request refused', message: formProblem(err, problem) };
   return undefined;
 }
 

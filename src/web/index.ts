@@ -3,6 +3,7 @@ import helmet from 'helmet';
 import type { Logger } from 'pino';
 import type { Config } from '../config';
 import type { Services } from '../services';
+import { formObject } from '../http/body';
 import { vendorAssets } from './assets';
 import { mountAutomations } from './automations';
 import { mountApiKeys } from './api-keys';
@@ -59,6 +60,8 @@ export interface Dashboard {
   notFound: RequestHandler;
   /** Every state-changing path (the tests check each one refuses a missing CSRF token). */
   stateChanging: readonly string[];
+  /** Every route, as `[method, path]`. */
+  routes: readonly (readonly [string, string])[];
 }
 
 /**
@@ -86,6 +89,7 @@ function dashboardHeaders(config: Config): RequestHandler {
       },
     },
     strictTransportSecurity: https,
+    crossOriginOpenerPolicy: https,
     referrerPolicy: { policy: 'same-origin' },
   });
 }
@@ -98,7 +102,7 @@ export function createDashboard(config: Config, services: Services, logger: Logg
   const routes = new WebRoutes({
     headers,
     auth: requireSession(services.sessions, cookies),
-    body: [express.urlencoded({ extended: true, limit: config.maxBodyBytes, parameterLimit: 5000 })],
+    body: [express.urlencoded({ extended: true, limit: config.maxBodyBytes, parameterLimit: 5000 }), formObject],
     csrf: verifyCsrf((_req, res) => res.locals.csrfToken as string | undefined),
   });
 
@@ -109,5 +113,5 @@ export function createDashboard(config: Config, services: Services, logger: Logg
   router.use(...vendorAssets());
   router.use(routes.router);
   router.use(webErrorHandler(views, logger));
-  return { router, notFound: express.Router().use(headers, webNotFound(views)), stateChanging: routes.stateChanging };
+  return { router, notFound: express.Router().use(headers, webNotFound(views)), stateChanging: routes.stateChanging, routes: routes.all };
 }

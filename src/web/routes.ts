@@ -1,4 +1,5 @@
 import express,{ RequestHandler } from 'express';
+import { guarded, plainMultipartOnly } from '../http/body';
 
 export interface WebStages {
   /** Security headers of every dashboard response (the CSP the pages are written for). */
@@ -14,38 +15,47 @@ export interface WebStages {
 /**
  * The dashboard's route table. Every route gets the security headers; private routes get
  * the session check; every state-changing route gets a CSRF check by construction, and is
- * recorded so a test can prove each one refuses a request without its token. Only these
- * paths are answered here: anything else falls through to the app's other routers.
+ * recorded so a test can prove each one refuses a request without its token. Before each
+ * route's own (last) handler, refuseControlCharacters checks every field of the query and the
+ * body (after onInvalid, so a refused form is shown again with the message under its field).
+ * Only these paths are answered here: anything else falls through to the app's other routers.
  */
 export class WebRoutes {
   readonly router = express.Router();
   readonly stateChanging: string[] = [];
+  /** Every route, as `[method, path]` (the fuzz test walks them). */
+  readonly all: ['GET' | 'POST', string][] = [];
 
   constructor(private readonly stages: WebStages) {}
 
   get(path: string, ...handlers: RequestHandler[]): void {
-    this.router.get(path, this.stages.headers, this.stages.auth, ...handlers);
+    this.all.push(['GET', path]);
+    this.router.get(path, this.stages.headers, this.stages.auth, ...guarded(handlers));
   }
 
   post(path: string, ...handlers: RequestHandler[]): void {
     this.stateChanging.push(path);
-    this.router.post(path, this.stages.headers, this.stages.auth, ...this.stages.body, this.stages.csrf, ...handlers);
+    this.all.push(['POST', path]);
+    this.router.post(path, this.stages.headers, this.stages.auth, ...this.stages.body, this.stages.csrf, ...guarded(handlers));
   }
 
   /** A POST whose first handler parses its own multipart body (a file upload). */
   upload(path: string, parser: RequestHandler, ...handlers: RequestHandler[]): void {
     this.stateChanging.push(path);
-    this.router.post(path, this.stages.headers, this.stages.auth, parser, this.stages.csrf, ...handlers);
+    this.all.push(['POST', path]);
+    this.router.post(path, this.stages.headers, this.stages.auth, plainMultipartOnly, parser, this.stages.csrf, ...guarded(handlers));
   }
 
   /** A page anyone may see (the sign-in form). */
   publicGet(path: string, ...handlers: RequestHandler[]): void {
-    this.router.get(path, this.stages.headers, ...handlers);
+    this.all.push(['GET', path]);
+    this.router.get(path, this.stages.headers, ...guarded(handlers));
   }
 
   /** A public form post: it must bring its own CSRF check, there being no session yet. */
   publicPost(path: string, csrf: RequestHandler, ...handlers: RequestHandler[]): void {
     this.stateChanging.push(path);
-    this.router.post(path, this.stages.headers, ...this.stages.body, csrf, ...handlers);
+    this.all.push(['POST', path]);
+    this.router.post(path, this.stages.headers, ...this.stages.body, csrf, ...guarded(handlers));
   }
 }

@@ -109,7 +109,13 @@ export function mountSingleSends(routes: WebRoutes, services: Services, views: V
   routes.get('/single-sends/:utr', async (req, res) => {
     const ctx = ctxOf(req);
     const send = await singleSends.get(ctx, String(req.params.utr));
-    const [types, segmentList, opens] = await Promise.all([contactTypes.list(ctx), segments.list(ctx), sendInsights.opensOverTime(ctx, send.id)]);
+    const [types, segmentList, opens, failures] = await Promise.all([
+      contactTypes.list(ctx),
+      segments.list(ctx),
+      sendInsights.opensOverTime(ctx, send.id),
+      // Only asked for when something failed, so a healthy send's page costs no extra round trip.
+      send.failed > 0 ? sendInsights.failures(ctx, send.id) : [],
+    ]);
     const names = new Map([
       ...types.rows.map((t): [string, string] => [`contacts_${t.id}`, t.name]),
       ...segmentList.rows.map((g): [string, string] => [`segments_${g.id}`, `Segment: ${g.segment_name}`]),
@@ -119,7 +125,7 @@ export function mountSingleSends(routes: WebRoutes, services: Services, views: V
       req,
       res,
       'single-sends/show.njk',
-      { title: send.single_send_name, send: present(send), opens: opensChart(opens), recipients: send.recipient_id.map(label), excluded: send.exclude_specific_recipient_id.map(label) },
+      { title: send.single_send_name, send: present(send), opens: opensChart(opens), failures, recipients: send.recipient_id.map(label), excluded: send.exclude_specific_recipient_id.map(label) },
       { fragments: STATS },
     );
   });

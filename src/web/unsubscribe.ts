@@ -1,6 +1,7 @@
 import express,{ Request,Response,Router } from 'express';
 import multer from 'multer';
 import type { Logger } from 'pino';
+import { plainMultipartOnly } from '../http/body';
 import { createViews } from '../lib/views';
 import type { Services } from '../services';
 import { plainErrorHandler } from './plain-error';
@@ -14,7 +15,7 @@ import { plainErrorHandler } from './plain-error';
 export function createUnsubscribeRouter({ tracking }: Services, logger: Logger): Router {
   const views = createViews();
   const router = express.Router();
-  const forms = [express.urlencoded({ extended: false, limit: '16kb' }), multer({ limits: { fields: 200, files: 0, fieldSize: 4096 } }).none()];
+  const forms = [express.urlencoded({ extended: false, limit: '16kb' }), plainMultipartOnly, multer({ limits: { fields: 200, files: 0, fieldSize: 4096 } }).none()];
 
   const notFound = (res: Response) => res.status(404).type('html').send(views.render('public/not-found.njk', {}));
   const page = async (req: Request, res: Response, notice?: string) => {

@@ -48,6 +48,7 @@ describe('automations', () => {
       total_opens: 0,
       total_bounces: 0,
       total_unsubscribe: 0,
+      total_failed: 0,
       deleted_at: null,
       created_at: expect.stringMatching(TIMESTAMP),
       updated_at: expect.stringMatching(TIMESTAMP),

@@ -1,3 +1,5 @@
+import { up as renameDuplicates } from '../../migrations/20261123_0630_contact-type-duplicates';
+import { nowValue } from '../../src/db/dialect';
 import { TIMESTAMP, useHarness, TestAccount } from '../support/harness';
 
 describe('contact types', () => {
@@ -41,6 +43,42 @@ describe('contact types', () => {
     expect(missing.body).toEqual({ status: 'failed', errors: { name: ['The name field is required.'] } });
     const short = await h.api(alice).post('/contacts-type/add').field('name', 'a').expect(422);
     expect(short.body).toEqual({ status: 'failed', errors: { name: ['The name must be at least 2 characters.'] } });
+  });
+
+  test('when a name the account already has is added or given in an update then 422 and nothing changes', async () => {
+    const dana = await h.account();
+    const id = await addType(dana, 'Buyers');
+    const other = await addType(dana, 'Sellers');
+    const taken = { status: 'failed', errors: { name: ['The name has already been taken.'] } };
+    expect((await h.api(dana).post('/contacts-type/add').field('name', 'Buyers').expect(422)).body).toEqual(taken);
+    expect((await h.api(dana).post('/contacts-type/add').field('name', '  BUYERS ').expect(422)).body).toEqual(taken);
+    const rename = await h.api(dana).post('/contacts-type/update').type('form').send({ id: other, name: 'buyers' }).expect(422);
+    expect(rename.body).toEqual(taken);
+    const list = await h.api(dana).get('/contacts-type').expect(200);
+    expect(list.body.message.contactTypes.map((t: { name: string }) => t.name)).toEqual(['Sellers', 'Buyers']);
+
+    // Its own name (another case included), another account's names and deleted types' names stay free.
+    await h.api(dana).post('/contacts-type/update').type('form').send({ id, name: 'BUYERS' }).expect(200);
+    await addType(await h.account(), 'Buyers');
+    await h.api(dana).delete(`/contacts-type/delete?contact_type_id=${other}`).expect(200);
+    await h.api(dana).post('/contacts-type/add').field('name', 'Sellers').expect(200);
+  });
+
+  test('when duplicate names were saved before the rule then the migration appends the id to each later one', async () => {
+    const erin = await h.account();
+    const now = nowValue();
+    const row = (name: string, deleted = false) => ({ user_id: erin.user_id, name, created_at: now, updated_at: now, deleted_at: deleted ? now : null });
+    // The unique index stands in the way of duplicates now: drop it for the old state, then rebuild it.
+    await h.runtime.db.raw('drop index contact_types_name_live');
+    try {
+      await h.runtime.db('contact_types').insert([row('Staff'), row('staff '), row('Staff', true), row('Other'), row('STAFF')]);
+      await renameDuplicates(h.runtime.db);
+    } finally {
+      await h.runtime.db.raw('create unique index contact_types_name_live on contact_types (user_id, lower(name)) where deleted_at is null');
+    }
+    const rows = await h.runtime.db('contact_types').where({ user_id: erin.user_id }).orderBy('id').select('id', 'name');
+    const [, second, , , third] = rows;
+    expect(rows.map((r) => r.name)).toEqual(['Staff', `staff (${second.id})`, 'Staff', 'Other', `STAFF (${third.id})`]);
   });
 
   test('when viewed then the type comes without contacts_count', async () => {

@@ -302,4 +302,39 @@ describe('segments', () => {
       },
     });
   });
+
+  test('when contacts are added, updated, imported or deleted then rule segments follow them without being saved again', async () => {
+    const erin = await h.account();
+    const members = await addContactType(h, erin, 'Members');
+    const others = await addContactType(h, erin, 'Others');
+    await addCustomField(h, erin, 'plan', 'text');
+    const fr = await countryId(h, 'FR');
+    const paris = await saveSegment(erin, [['city', 'is', 'Paris']], { contactTypeId: members });
+    const gold = await saveSegment(erin, [['plan', 'is', 'gold'], ['country', 'is', 'FR']], { contactTypeId: members });
+    const othersInParis = await saveSegment(erin, [['city', 'is', 'Paris']], { contactTypeId: others });
+    const all = async () => ({ paris: await memberEmails(erin, paris), gold: await memberEmails(erin, gold), othersInParis: await memberEmails(erin, othersInParis) });
+
+    const ann = await addContact(h, erin, { contact_type_id: members, email: 'ann@example.com', country: fr, city: 'Paris' });
+    const ben = await addContact(h, erin, { contact_type_id: members, email: 'ben@example.com', country: fr, city: 'Lyon' });
+    expect(await all()).toEqual({ paris: ['ann@example.com'], gold: [], othersInParis: [] });
+
+    const update = (id: number, fields: Record<string, unknown>) => h.api(erin).post('/contacts/update').send({ contact_id: id, country: fr, ...fields }).expect(200);
+    await update(ben, { contact_type_id: members, email: 'ben@example.com', city: 'Paris', custom_field: { plan: 'gold' } });
+    await update(ann, { contact_type_id: members, email: 'ann@example.com', city: 'Lyon' });
+    expect(await all()).toEqual({ paris: ['ben@example.com'], gold: ['ben@example.com'], othersInParis: [] });
+    // Moving to another type leaves that type's segments and joins the other's; a new email replaces the old.
+    await update(ben, { contact_type_id: others, email: 'ben.new@example.com', city: 'Paris' });
+    expect(await all()).toEqual({ paris: [], gold: [], othersInParis: ['ben.new@example.com'] });
+
+    const csv = 'email,city,country,plan\nann@example.com,Paris,FR,\ncid@example.com,Paris,FR,gold\ndee@example.com,Nice,DE,gold\n';
+    const imported = await h.api(erin).post('/contacts/upload-csv').field('contact_type_id', String(members)).attach('file', Buffer.from(csv), 'c.csv').expect(200);
+    expect(imported.body.summary).toMatchObject({ rows: 3, created: 2, updated: 1, skipped: 0 });
+    expect(await all()).toEqual({ paris: ['ann@example.com', 'cid@example.com'], gold: ['cid@example.com'], othersInParis: ['ben.new@example.com'] });
+
+    const cid = await h.runtime.db('contacts').where({ user_id: erin.user_id, email_key: 'cid@example.com' }).first('id');
+    await h.api(erin).delete(`/contacts/delete?contact_id=${cid.id}`).expect(200);
+    expect(await all()).toEqual({ paris: ['ann@example.com'], gold: [], othersInParis: ['ben.new@example.com'] });
+    const counts = (await h.api(erin).get('/segment/list').expect(200)).body.message.segments.map((g: { segment_emails_count: number }) => g.segment_emails_count);
+    expect(counts).toEqual([1, 0, 1]);
+  });
 });

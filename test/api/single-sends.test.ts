@@ -72,6 +72,7 @@ describe('single sends', () => {
       total_opens: 0,
       bounces: 0,
       unsubscribes: 0,
+      failed: 0,
       unique_open_token: {},
       sent_at: null,
       created_at: expect.stringMatching(TIMESTAMP),
@@ -225,6 +226,26 @@ describe('single sends', () => {
 
     const immediate = await create({ schedule_type: 0, schedule_date: '2027-01-15', schedule_time: '18:00:00' });
     expect(await details(immediate)).toMatchObject({ schedule_type: 0, schedule_date: '0000-00-00', schedule_time: '00:00:00' });
+  });
+
+  test('when the account time zone changes then a scheduled send keeps its instant and shows it on the new clock', async () => {
+    const erin = await h.account();
+    await h.runtime.db('accounts').where({ id: erin.user_id }).update({ time_zone: 'Europe/Berlin' });
+    const e = await audienceOf(h, erin, place);
+    const utr = await create({ schedule_type: 1, schedule_date: '2027-07-01', schedule_time: '23:30' }, erin, e);
+    expect(await details(utr, erin)).toMatchObject({ schedule_date: '2027-07-01', schedule_time: '23:30:00' });
+
+    await h.runtime.services.accounts.updateSettings(erin.user_id, { name: 'Erin', time_zone: 'Asia/Tokyo' });
+    // 23:30 in Berlin (UTC+2 in summer) is 21:30 UTC, 06:30 the next day in Tokyo.
+    expect(new Date((await row(utr)).due_at).toISOString()).toBe('2027-07-01T21:30:00.000Z');
+    expect(await details(utr, erin)).toMatchObject({ schedule_type: 1, schedule_date: '2027-07-02', schedule_time: '06:30:00' });
+    const listed = (await h.api(erin).get('/single-send/list').expect(200)).body.message.singleSends;
+    expect(listed.find((s: { utr: string }) => s.utr === utr)).toMatchObject({ schedule_date: '2027-07-02', schedule_time: '06:30:00' });
+
+    // A copy keeps the schedule as the account's clock shows it now.
+    await h.api(erin).get(`/single/send/duplicate?utr=${utr}`).expect(200);
+    const [copy] = (await h.api(erin).get('/single-send/list')).body.message.singleSends;
+    expect(copy).toMatchObject({ status: 0, schedule_date: '2027-07-02', schedule_time: '06:30:00' });
   });
 
   test('when listed then every live send of the account comes newest first', async () => {

@@ -4,8 +4,8 @@ import { Browser, chromium, Page } from 'playwright-core';
 import type { Harness, TestAccount } from '../support/harness';
 
 /**
- * Debian's Chromium, never a downloaded browser (`apt-get install chromium`; .ci/run installs
- * it when missing). Headless, sandbox off (CI runs as root), and no network of its own.
+ * Debian's Chromium, never a downloaded browser (`apt-get install chromium`; `npm test`'s
+ * pretest step, scripts/find-chromium.sh, finds the same path or installs it). Headless, sandbox off (CI runs as root), and no network of its own.
  */
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 export const CHROMIUM_ARGS = [
@@ -18,8 +18,17 @@ export const CHROMIUM_ARGS = [
   '--no-first-run',
 ];
 
-export function launchChromium(): Promise<Browser> {
-  return chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS, headless: true });
+export function launchChromium(extraArgs: string[] = []): Promise<Browser> {
+  return chromium.launch({ executablePath: CHROMIUM, args: [...CHROMIUM_ARGS, ...extraArgs], headless: true });
+}
+
+export interface BrowserOptions {
+  /**
+   * Serve the app to the browser as this origin (e.g. `http://host.example`, port 80 implied)
+   * instead of 127.0.0.1: Chromium's `--host-resolver-rules` maps its host and port to the test
+   * server, with no hosts file. Browsers treat 127.0.0.1 as a secure origin; a name is not.
+   */
+  origin?: string;
 }
 
 export interface BrowserHarness {
@@ -33,7 +42,7 @@ export interface BrowserHarness {
 }
 
 /** Serves the harness's app on 127.0.0.1, port 0, and opens one browser for the file. */
-export function useBrowser(h: Harness): BrowserHarness {
+export function useBrowser(h: Harness, options: BrowserOptions = {}): BrowserHarness {
   let server: Server;
   const b = { problems: [] as string[] } as BrowserHarness;
 
@@ -41,8 +50,15 @@ export function useBrowser(h: Harness): BrowserHarness {
     server = await new Promise<Server>((resolve) => {
       const s = h.runtime.app.listen(0, '127.0.0.1', () => resolve(s));
     });
-    b.baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    b.browser = await launchChromium();
+    const port = (server.address() as AddressInfo).port;
+    if (options.origin) {
+      const url = new URL(options.origin);
+      b.baseUrl = url.origin;
+      b.browser = await launchChromium([`--host-resolver-rules=MAP ${url.hostname} 127.0.0.1:${port}`]);
+    } else {
+      b.baseUrl = `http://127.0.0.1:${port}`;
+      b.browser = await launchChromium();
+    }
   });
 
   afterAll(async () => {

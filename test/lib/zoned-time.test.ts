@@ -1,4 +1,4 @@
-import { isCalendarDate, normaliseTime, zonedToUtc } from '../../src/lib/zoned-time';
+import { isCalendarDate, normaliseTime, utcToZoned, zonedToUtc } from '../../src/lib/zoned-time';
 
 describe('zoned time', () => {
   const utc = (date: string, time: string, zone: string) => zonedToUtc(date, time, zone).toISOString();
@@ -33,5 +33,13 @@ describe('zoned time', () => {
     expect(normaliseTime('24:00')).toBeUndefined();
     expect(normaliseTime('12:60')).toBeUndefined();
     expect(normaliseTime('noon')).toBeUndefined();
+  });
+
+  test('when an instant is shown on a zone\'s clock then the offset of that day applies', () => {
+    expect(utcToZoned(new Date('2027-07-01T21:30:00.000Z'), 'Asia/Tokyo')).toEqual({ date: '2027-07-02', time: '06:30:00' });
+    expect(utcToZoned(new Date('2027-01-15T17:00:00.000Z'), 'Europe/Berlin')).toEqual({ date: '2027-01-15', time: '18:00:00' });
+    expect(utcToZoned(new Date('2027-07-01T07:30:00.000Z'), 'Europe/Berlin')).toEqual({ date: '2027-07-01', time: '09:30:00' });
+    expect(utcToZoned(new Date('2027-07-01T07:30:00.000Z'), 'Asia/Kolkata')).toEqual({ date: '2027-07-01', time: '13:00:00' });
+    expect(utcToZoned(new Date('2027-07-01T07:30:00.000Z'), 'Nowhere/Else')).toEqual({ date: '2027-07-01', time: '07:30:00' });
   });
 });

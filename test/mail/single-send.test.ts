@@ -3,6 +3,7 @@ import { startDueSingleSends } from '../../src/mail/start-sends';
 import { useHarness, TestAccount } from '../support/harness';
 import { header, manualClock, sendingFixtures, testWorker } from '../support/fixtures-sending';
 import { startSmtpSink, SmtpSink } from '../support/smtp';
+import { signIn } from '../support/web';
 
 describe('sending a single send', () => {
   const h = useHarness();
@@ -16,6 +17,7 @@ describe('sending a single send', () => {
       onRecipient: (address) => {
         if (address.startsWith('gone@')) return { code: 550, message: '5.1.1 No such user' };
         if (address.startsWith('busy@') && busyRefusals-- > 0) return { code: 451, message: '4.3.0 Try again later' };
+        if (address.startsWith('stuck@')) return { code: 452, message: '4.2.2 Mailbox full' };
         return undefined;
       },
     });
@@ -193,6 +195,37 @@ describe('sending a single send', () => {
     const again = testWorker(h, sink.url, { now: clock.now });
     await again.worker.runOnce().finally(again.close);
     expect((await f.ledger(next)).map((r) => r.email).sort()).toEqual(['busy@example.org', 'fine@example.org']);
+  });
+
+  test('when a message is refused with 4xx until its retries run out then it counts as failed: in the API record and on the send’s page, with the reason', async () => {
+    const clock = manualClock(new Date(Date.now() + 14_400_000));
+    const sender = await f.sender(alice.user_id);
+    const group = await f.group(alice.user_id);
+    const type = await f.contactType(alice.user_id, 'Full mailboxes');
+    for (const email of ['stuck@example.org', 'ok1@example.org', 'ok2@example.org', 'ok3@example.org']) await f.contact(alice.user_id, type, email);
+    const sendId = await f.singleSend(alice.user_id, { senderId: sender, groupId: group, to: [{ contactType: type }], dueAt: clock.now() });
+
+    const { worker, close } = testWorker(h, sink.url, { now: clock.now, maxAttempts: 2, retryBaseMs: 60_000 });
+    try {
+      await worker.runOnce();
+      expect(await f.send(sendId)).toMatchObject({ status: 2, triggered: 4, delivered: 3, failed: 0 });
+      clock.advance(60_000);
+      await worker.runOnce();
+    } finally {
+      await close();
+    }
+    const stuck = (await f.ledger(sendId)).find((r) => r.email === 'stuck@example.org')!;
+    expect(stuck).toMatchObject({ state: MESSAGE_STATE.failed, attempts: 2, smtp_code: 452 });
+
+    const { utr } = await h.runtime.db('single_sends').where({ id: sendId }).first('utr');
+    const details = (await h.api(alice).get(`/single-send/details?utr=${utr}`).expect(200)).body.message.singleSend[0];
+    expect(details).toMatchObject({ status: 3, triggered: 4, delivered: 3, bounces: 0, failed: 1 });
+
+    const web = await signIn(h, alice);
+    const page = await web.get(`/single-sends/${utr}`).expect(200);
+    expect(page.text).toContain('<p class="stat-label">Failed</p><p class="stat-value">1</p>');
+    expect(page.text).toContain('Why 1 message could not be delivered');
+    expect(page.text).toMatch(/<li><span class="failure-count">1 ×<\/span> [^<]*4\.2\.2 Mailbox full<\/li>/);
   });
 
   test('when an address unsubscribes or its contact is deleted after the send started then its queued message is suppressed, not sent', async () => {

@@ -1,3 +1,4 @@
+import { emailKey } from '../../src/lib/email-key';
 import type { Harness, TestAccount } from './harness';
 
 /** Small fixtures for contacts, custom fields and segments. */
@@ -22,6 +23,6 @@ export async function countryId(h: Harness, iso2: string): Promise<number> {
 export async function addContact(h: Harness, account: TestAccount, fields: Record<string, unknown>): Promise<number> {
   const res = await h.api(account).post('/contacts/add').send(fields);
   if (res.status !== 200) throw new Error(`add contact failed: ${res.status} ${JSON.stringify(res.body)}`);
-  const row = await h.runtime.db('contacts').where({ user_id: account.user_id, email_key: String(fields.email).toLowerCase() }).whereNull('deleted_at').first('id');
+  const row = await h.runtime.db('contacts').where({ user_id: account.user_id, email_key: emailKey(String(fields.email)) }).whereNull('deleted_at').first('id');
   return Number(row.id);
 }

@@ -82,7 +82,7 @@ describe('dashboard sign-in', () => {
     await request(h.runtime.app).post('/login').type('form').send({ _csrf: token, email: alice.email, password: PASSWORD }).expect(403);
   });
 
-  test('when an email fails too often then further attempts are refused, with a message that says nothing about the account', async () => {
+  test('when an email fails too often from one client then that client is refused, even the right password, with a message that says nothing about the account', async () => {
     const carol = await h.account();
     const { agent, token } = await signInForm();
     const attempt = (email: string, password: string) => agent.post('/login').type('form').send({ _csrf: token, email, password });
@@ -122,3 +122,54 @@ describe('dashboard sign-in', () => {
     await web.get('/').expect(303);
   });
 });
+
+describe('sign-in limits per client', () => {
+  const PROXIED = { LOGIN_RATE_LIMIT: '3', TRUST_PROXY: 'loopback' };
+
+  async function signInAttempts(app: Parameters<typeof request.agent>[0], forwardedFor?: string) {
+    const agent = request.agent(app);
+    const page = await agent.get('/login').expect(200);
+    const token = metaCsrf(page.text);
+    return (email: string, password: string) => {
+      const test = agent.post('/login').type('form');
+      if (forwardedFor) test.set('X-Forwarded-For', forwardedFor);
+      return test.send({ _csrf: token, email, password });
+    };
+  }
+
+  describe('behind a trusted proxy', () => {
+    const h = useHarness(PROXIED);
+
+    test('when another client fails too often for an email then its owner still signs in from their own client', async () => {
+      const dora = await h.account();
+      const attacker = await signInAttempts(h.runtime.app, '203.0.113.9');
+      for (let i = 0; i < 3; i += 1) await attacker(dora.email, 'guess').expect(401);
+      expect((await attacker(dora.email, 'guess').expect(429)).text).toContain(SIGN_IN_LIMITED);
+      // The attacker learns nothing from the right password either.
+      await attacker(dora.email, PASSWORD).expect(429);
+
+      const owner = await signInAttempts(h.runtime.app, '198.51.100.7');
+      const res = await owner(dora.email, PASSWORD).expect(303);
+      expect(setCookie(res, 'cc_session')).toBeDefined();
+    });
+
+    test('when one client fails for many emails then it is refused altogether, and other clients are not', async () => {
+      const erin = await h.account();
+      const sprayer = await signInAttempts(h.runtime.app, '203.0.113.10');
+      for (let i = 0; i < 12; i += 1) await sprayer(`victim${i}@example.com`, 'guess').expect(401);
+      await sprayer(erin.email, PASSWORD).expect(429);
+      await (await signInAttempts(h.runtime.app, '198.51.100.8'))(erin.email, PASSWORD).expect(303);
+    });
+  });
+
+  describe('with no proxy configured', () => {
+    const h = useHarness({ LOGIN_RATE_LIMIT: '3' });
+
+    test('when a client changes X-Forwarded-For then it is still the same client, held to its limit', async () => {
+      const fay = await h.account();
+      for (let i = 0; i < 12; i += 1) await (await signInAttempts(h.runtime.app, `203.0.113.${20 + i}`))(`victim${i}@example.com`, 'guess').expect(401);
+      await (await signInAttempts(h.runtime.app, '198.51.100.9'))(fay.email, PASSWORD).expect(429);
+    });
+  });
+});
+

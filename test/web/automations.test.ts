@@ -99,4 +99,24 @@ describe('dashboard automations', () => {
     await bob.post(`/automations/${mine}/delete`).expect(404);
     expect((await h.runtime.services.automations.get({ userId: t.alice.user_id }, mine)).automation_name).toBe('Alice only');
   });
+
+  test('when the account has segments then the forms offer them as targets and the pages name the chosen one', async () => {
+    const ctx = { userId: t.alice.user_id };
+    const segment = await h.runtime.services.segments.save(ctx, { segment_name: 'Trials in <Paris>', contact_type_id: refs.type, select_field: ['city'], select_operator: ['is'], value: ['Paris'], query_type: 'and' });
+    const form = await t.web.get('/automations/new').expect(200);
+    expect(form.text).toContain(`<option value="contacts_${refs.type}">Contact type: Trials</option>`);
+    expect(form.text).toContain(`<option value="segments_${segment}">Segment: Trials in &lt;Paris&gt;</option>`);
+
+    const utr = await create({ automation_name: 'Parisian trials', automation_for: `segments_${segment}` });
+    expect(await h.runtime.services.automations.get(ctx, utr)).toMatchObject({ automation_for: segment, automation_for_table: 'segments_' });
+    const page = await t.web.get(`/automations/${utr}`).expect(200);
+    expect(page.text).toContain(`<option value="segments_${segment}" selected>Segment: Trials in &lt;Paris&gt;</option>`);
+    const list = await t.web.get('/automations').expect(200);
+    expect(list.text).toMatch(/<td>Welcome<\/td>\s*<td>Segment: Trials in &lt;Paris&gt;<\/td>/);
+
+    // Another account's segment is refused like any reference outside the account.
+    const bobSegment = await h.runtime.services.segments.save({ userId: t.bob.user_id }, { segment_name: 'Bob’s', contact_type_id: await h.runtime.services.contactTypes.add({ userId: t.bob.user_id }, { name: 'B' }), select_field: [], select_operator: [], value: [], query_type: 'and' });
+    const refused = await t.web.post(`/automations/${utr}/settings`, { utr, automation_name: 'Parisian trials', automation_for: `segments_${bobSegment}`, unsubscribe_group_id: '' }).expect(422);
+    expect(refused.text).toContain('<p class="field-error" id="automation_for-error">The selected automation for is invalid.</p>');
+  });
 });

@@ -22,4 +22,23 @@ describe('dashboard behind https', () => {
       .expect(303);
     expect(setCookie(res, '__Host-cc_session')).toMatch(/; Path=\/; Expires=.+; HttpOnly; Secure; SameSite=Lax$/);
   });
+
+  test('when BASE_URL is https then the public pages ask browsers to upgrade requests and to remember https', async () => {
+    const res = await request(h.runtime.app).get('/unsubscribe/not-a-token').expect(404);
+    expect(res.headers['content-security-policy']).toMatch(/;upgrade-insecure-requests$/);
+    expect(res.headers['strict-transport-security']).toMatch(/^max-age=\d+/);
+    expect(res.headers['cross-origin-opener-policy']).toBe('same-origin');
+  });
+});
+
+describe('public pages on a plain-http BASE_URL', () => {
+  const h = useHarness({ BASE_URL: 'http://host.example' });
+
+  test('when BASE_URL is plain http then no page asks browsers to upgrade requests to https', async () => {
+    for (const path of ['/unsubscribe/not-a-token', '/verify-sender/not-a-token', '/login', '/api/v1/contacts-type']) {
+      const res = await request(h.runtime.app).get(path);
+      expect({ path, csp: res.headers['content-security-policy'] ?? '' }).toEqual({ path, csp: expect.not.stringContaining('upgrade-insecure-requests') });
+      expect({ path, hsts: res.headers['strict-transport-security'] }).toEqual({ path, hsts: undefined });
+    }
+  });
 });

@@ -109,6 +109,17 @@ describe('dashboard pages', () => {
       expect(missing.text).toContain('The name field is required.');
     });
 
+    test('when a name the account already has is entered then the form comes back (422) saying so', async () => {
+      await addType(t.alice, 'Twice');
+      const res = await t.web.post('/contact-types/new', { name: 'twice' }).expect(422);
+      expect(res.text).toContain('<p class="field-error" id="name-error">The name has already been taken.</p>');
+      const id = await addType(t.alice, 'Once');
+      const edit = await t.web.post(`/contact-types/${id}/edit`, { name: 'Twice' }).expect(422);
+      expect(edit.text).toContain('<p class="field-error" id="name-error">The name has already been taken.</p>');
+      const names = (await h.runtime.services.contactTypes.list({ userId: t.alice.user_id })).rows.map((r) => r.name);
+      expect(names.filter((n) => n.toLowerCase() === 'twice')).toEqual(['Twice']);
+    });
+
     test('when a name holds markup then every page shows it escaped', async () => {
       const name = '<script>alert("x")</script>';
       await t.web.post('/contact-types/new', { name }).expect(303);
@@ -188,13 +199,39 @@ describe('dashboard pages', () => {
       expect(await h.runtime.services.accounts.get(account.user_id)).toMatchObject({ name: 'Shop', time_zone: 'Asia/Tokyo' });
       const page = await client.get('/settings').expect(200);
       expect(page.text).toContain('Settings saved.');
-      expect(page.text).toContain('<option value="Asia/Tokyo" selected>Asia/Tokyo</option>');
+      expect(page.text).toContain('<option value="Asia/Tokyo" selected>Asia/Tokyo (UTC+09:00)</option>');
 
       const created = new Date();
       await h.runtime.services.contactTypes.add({ userId: account.user_id }, { name: 'Zoned' });
       const list = await client.get('/contact-types').expect(200);
       const tokyo = new Date(created.getTime() + 9 * 3600_000).toISOString().slice(0, 10);
       expect(list.text).toContain(`<td>${tokyo} `);
+    });
+
+    test('when a current zone name or an old alias is chosen then it is accepted and kept under its current name', async () => {
+      const account = await h.account();
+      const client = await signIn(h, account);
+      const zone = async () => (await h.runtime.services.accounts.get(account.user_id))?.time_zone;
+      for (const current of ['Asia/Kolkata', 'Europe/Kyiv', 'Asia/Ho_Chi_Minh', 'America/Ciudad_Juarez', 'Pacific/Kanton', 'UTC']) {
+        await client.post('/settings', { name: 'Shop', time_zone: current }).expect(303);
+        expect(await zone()).toBe(current);
+      }
+      for (const [alias, current] of [['Asia/Calcutta', 'Asia/Kolkata'], ['Europe/Kiev', 'Europe/Kyiv'], ['Asia/Saigon', 'Asia/Ho_Chi_Minh'], ['US/Eastern', 'America/New_York'], ['Etc/UTC', 'UTC']]) {
+        await client.post('/settings', { name: 'Shop', time_zone: alias }).expect(303);
+        expect(await zone()).toBe(current);
+      }
+    });
+
+    test('when the settings page shows the picker then it lists current names with their offset, and a stored alias as its current name', async () => {
+      const account = await h.account();
+      await h.runtime.db('accounts').where({ id: account.user_id }).update({ time_zone: 'Asia/Calcutta' });
+      const page = await (await signIn(h, account)).get('/settings').expect(200);
+      expect(page.text).toContain('<option value="Asia/Kolkata" selected>Asia/Kolkata (UTC+05:30)</option>');
+      expect(page.text).toContain('<option value="Asia/Ho_Chi_Minh">Asia/Ho_Chi_Minh (UTC+07:00)</option>');
+      expect(page.text).toMatch(/<option value="Europe\/Kyiv">Europe\/Kyiv \(UTC\+0[23]:00\)<\/option>/);
+      expect(page.text).toMatch(/<select id="field-time_zone" name="time_zone" required>\s*<option value="UTC">UTC \(UTC\+00:00\)<\/option>/);
+      expect(page.text).not.toContain('value="Asia/Calcutta"');
+      expect(page.text).not.toContain('value="Europe/Kiev"');
     });
 
     test('when the password is changed then the old one and the other sessions stop working, and this browser stays in', async () => {

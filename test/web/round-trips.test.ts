@@ -68,8 +68,8 @@ describe('dashboard round trips', () => {
     expect(await queriesOf(path)).toBe(expected);
   });
 
-  test('when the automations list is shown then it takes 4 round trips (a page, its total, and the target names)', async () => {
-    expect(await queriesOf('/automations')).toBe(4);
+  test('when the automations list is shown then it takes 5 round trips (a page, its total, and the names of contact types and segments)', async () => {
+    expect(await queriesOf('/automations')).toBe(5);
   });
 
   test('when a single send’s page is shown then it takes 6 round trips (the send with its open tokens, the audience names, its opens over time)', async () => {

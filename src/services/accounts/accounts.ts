@@ -4,7 +4,7 @@ import { emailKey } from '../../lib/email-key';
 import { LIMITS, PASSWORD_MIN } from '../../lib/constants';
 import { hashPassword, randomToken, safeEqual, sha256, verifyPassword } from '../../lib/crypto';
 import { FieldErrors, ValidationError } from '../../lib/errors';
-import { isTimeZone } from '../../lib/time';
+import { currentTimeZone } from '../../lib/time-zones';
 import { isEmail, messages, throwIfAny } from '../../lib/validation';
 import type { ServiceDeps } from '../context';
 
@@ -99,12 +99,14 @@ export function createAccountsService({ db }: Pick<ServiceDeps, 'db'>) {
     /** The account's display name and the time zone its schedules are read in. */
     async updateSettings(id: number, input: { name: unknown; time_zone: unknown }): Promise<void> {
       const name = typeof input.name === 'string' ? input.name.trim() : '';
-      const timeZone = typeof input.time_zone === 'string' ? input.time_zone.trim() : '';
+      const given = typeof input.time_zone === 'string' ? input.time_zone.trim() : '';
+      // Stored under its current name: an alias (Asia/Calcutta) is accepted as Asia/Kolkata.
+      const timeZone = currentTimeZone(given);
       const errors: FieldErrors = {};
       if (!name) errors.name = [messages.required('name')];
       else if (name.length > LIMITS.string) errors.name = [messages.max('name', LIMITS.string)];
-      if (!timeZone) errors.time_zone = [messages.required('time_zone')];
-      else if (!isTimeZone(timeZone)) errors.time_zone = [messages.selected('time_zone')];
+      if (!given) errors.time_zone = [messages.required('time_zone')];
+      else if (!timeZone) errors.time_zone = [messages.selected('time_zone')];
       throwIfAny(errors);
       await db('accounts').where({ id }).update({ name, time_zone: timeZone, updated_at: nowValue() });
     },

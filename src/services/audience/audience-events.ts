@@ -39,6 +39,10 @@ export function createAudienceEvents() {
     hasContactTypeListeners(): boolean {
       return typeListeners.length > 0;
     },
+    /** Lets writers skip finding which segments contacts joined when nobody listens. */
+    hasSegmentListeners(): boolean {
+      return segmentListeners.length > 0;
+    },
     async contactTypeJoined(event: ContactTypeJoin, trx: Knex.Transaction): Promise<void> {
       if (event.contactIds.length === 0) return;
       for (const listener of typeListeners) await listener(event, trx);

@@ -1,7 +1,8 @@
-import { insertId, nowValue, toCount } from '../../db/dialect';
+import { insertId, isUniqueViolation, nowValue, toCount } from '../../db/dialect';
 import { listPage, Paging } from '../../db/paging';
-import { NotFoundError } from '../../lib/errors';
+import { NotFoundError, ValidationError } from '../../lib/errors';
 import { timestamp } from '../../lib/time';
+import { messages } from '../../lib/validation';
 import type { Ctx, ServiceDeps } from '../context';
 import { dropRuleMemberships } from './segment-memberships';
 
@@ -26,6 +27,16 @@ export function contactTypeRecord(row: Record<string, unknown>): ContactTypeReco
   };
   if (row.contacts_count !== undefined) record.contacts_count = toCount(row.contacts_count);
   return record;
+}
+
+/** The unique index on (user_id, lower(name)) of live types decides, also between concurrent saves. */
+async function uniqueName<T>(write: () => Promise<T>): Promise<T> {
+  try {
+    return await write();
+  } catch (err) {
+    if (isUniqueViolation(err)) throw ValidationError.of('name', messages.taken('name'));
+    throw err;
+  }
 }
 
 export function createContactTypesService({ db }: Pick<ServiceDeps, 'db'>) {
@@ -53,13 +64,14 @@ export function createContactTypesService({ db }: Pick<ServiceDeps, 'db'>) {
       return Boolean(await live(ctx).where({ id }).first('id'));
     },
 
+    /** A name another live type of the account has (ignoring case) is a 422 on `name`. */
     async add(ctx: Ctx, input: { name: string }): Promise<number> {
       const now = nowValue();
-      return insertId(db, 'contact_types', { user_id: ctx.userId, name: input.name.trim(), created_at: now, updated_at: now });
+      return uniqueName(() => insertId(db, 'contact_types', { user_id: ctx.userId, name: input.name.trim(), created_at: now, updated_at: now }));
     },
 
     async update(ctx: Ctx, id: number, input: { name: string }): Promise<void> {
-      const changed = await live(ctx).where({ id }).update({ name: input.name.trim(), updated_at: nowValue() });
+      const changed = await uniqueName(() => live(ctx).where({ id }).update({ name: input.name.trim(), updated_at: nowValue() }));
       if (!changed) throw new NotFoundError();
     },
 

@@ -11,7 +11,7 @@ import { contactListQuery, contactRecord, ContactRecord } from './contact-record
 import type { ContactTypesService } from './contact-types';
 import type { Ctx, ServiceDeps } from '../context';
 import { countryExists } from '../reference/country-lookup';
-import { dropRuleMemberships } from './segment-memberships';
+import { dropRuleMemberships, SegmentMemberships } from './segment-memberships';
 import { addUnsubscribers } from './unsubscribers';
 import { checkCustomValue, CustomFieldDef, customFieldDefs, CustomFieldSource, StoredCustomFields } from './custom-field-values';
 
@@ -30,9 +30,10 @@ interface Deps extends Pick<ServiceDeps, 'db'> {
   fields: CustomFieldSource;
   contactTypes: Pick<ContactTypesService, 'exists'>;
   events: AudienceEvents;
+  memberships: Pick<SegmentMemberships, 'refreshContacts'>;
 }
 
-export function createContactsService({ db, contactTypes, fields, events }: Deps) {
+export function createContactsService({ db, contactTypes, fields, events, memberships }: Deps) {
   const live = (ctx: Ctx, q: Knex | Knex.Transaction = db) => q('contacts').where({ user_id: ctx.userId }).whereNull('deleted_at');
 
   /** Checks what needs the database; every failing field is reported at once. */
@@ -125,6 +126,7 @@ export function createContactsService({ db, contactTypes, fields, events }: Deps
             created_at: now,
             updated_at: now,
           });
+          await memberships.refreshContacts(ctx, [id], trx);
           await events.contactTypeJoined({ userId: ctx.userId, contactTypeId: input.contact_type_id, contactIds: [id] }, trx);
           return id;
         }),
@@ -142,6 +144,7 @@ export function createContactsService({ db, contactTypes, fields, events }: Deps
             .where({ id })
             .update({ ...columns(input), custom_fields: jsonValue(merged), updated_at: nowValue() });
           if (!changed) throw new NotFoundError();
+          await memberships.refreshContacts(ctx, [id], trx);
           if (Number(current.contact_type_id) !== input.contact_type_id) {
             await events.contactTypeJoined({ userId: ctx.userId, contactTypeId: input.contact_type_id, contactIds: [id] }, trx);
           }
@@ -151,7 +154,8 @@ export function createContactsService({ db, contactTypes, fields, events }: Deps
 
     /**
      * Upserts one batch of imported contacts by email in its own transaction, moving existing
-     * ones into the type, and announces those that joined it. Every bulk write of contacts
+     * ones into the type, brings their rule segment memberships up to date, and announces
+     * those that joined the type. Every bulk write of contacts
      * goes through here, as every single one goes through `add` / `update`.
      */
     async upsertBatch(
@@ -167,8 +171,8 @@ export function createContactsService({ db, contactTypes, fields, events }: Deps
         const members = events.hasContactTypeListeners()
           ? new Set<string>(await livingKeys().where({ contact_type_id: contactTypeId }).pluck('email_key'))
           : undefined;
-        const now = nowValue();
-        const count = await upsertContacts(trx, { userId: ctx.userId, contactTypeId, now, columns, rows }, durable);
+        const count = await upsertContacts(trx, { userId: ctx.userId, contactTypeId, now: nowValue(), columns, rows }, durable);
+        await memberships.refreshContacts(ctx, livingKeys().select('id'), trx);
         // Rows an export marks unsubscribed, cleaned, bounced or blocklisted (README, CSV import: statuses).
         if (unsubscribe.length > 0) await addUnsubscribers(trx, 'global_unsubscribes', ['user_id', 'email_key'], { user_id: ctx.userId, unsubscribe_groups_id: null }, unsubscribe);
         if (members) {

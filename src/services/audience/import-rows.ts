@@ -3,7 +3,7 @@ import { emailKey } from '../../lib/email-key';
 import { CONTACT_TEXT_COLUMNS, RESERVED_FIELD_NAMES } from '../../lib/constants';
 import { aliasKey, aliasTarget, IGNORE, isFilledFlag, isUnsubscribedStatus, SPECIAL_TARGETS, splitFullName } from '../../lib/import-columns';
 import { ValidationError } from '../../lib/errors';
-import { isEmail, messages } from '../../lib/validation';
+import { hasControlCharacters, isEmail, messages } from '../../lib/validation';
 import type { CountryResolver } from '../reference/country-lookup';
 import { checkCustomValue, CustomFieldDef } from './custom-field-values';
 
@@ -130,6 +130,12 @@ export function rowReader(header: string[], targets: ColumnTarget[], defs: Custo
     return raw.includes('\uFFFD') ? undefined : raw;
   };
 
+  // The cells this import reads, named for the reason of a skipped row (the control-character guard).
+  const named: [number, string][] = [[emailAt, 'email']];
+  targets.forEach((target, at) => {
+    if (target !== null && target !== 'email') named.push([at, labelOf(at)]);
+  });
+
   const reader: RowReader = {
     columns,
     unsubscribed: false,
@@ -138,6 +144,7 @@ export function rowReader(header: string[], targets: ColumnTarget[], defs: Custo
       if (cells.length !== width && !(cells.length > width && cells.slice(width).every((c) => c.trim() === ''))) {
         return `This row has ${cells.length} values where the header has ${width}.`;
       }
+      for (const [at, name] of named) if (hasControlCharacters(cells[at] ?? '')) return messages.control(name);
       const email = cell(cells, emailAt);
       if (email === undefined) return UNREADABLE('email');
       if (email === '') return messages.required('email');

@@ -9,6 +9,7 @@ import type { ContactTypesService } from './contact-types';
 import type { Ctx, ServiceDeps } from '../context';
 import { CountryResolver, loadCountryResolver } from '../reference/country-lookup';
 import { customFieldDefs, CustomFieldSource } from './custom-field-values';
+import { storedRules } from './segment-memberships';
 import { checkRules, compileRules, SegmentField, SegmentRules, segmentFields } from './segment-rules';
 import {
 recipientListQuery,
@@ -95,7 +96,7 @@ export function createSegmentsService({ db, contactTypes, fields, events }: Deps
     if (!trx) return db.transaction((t) => refresh(ctx, segmentId, t));
     const segment = await liveSegment(ctx, segmentId, trx);
     const [defs, countryOf] = await Promise.all([customFieldDefs(fields, ctx, trx), loadCountryResolver(trx)]);
-    const rules = checkStored(segment);
+    const rules = storedRules(segment);
     const where = compileRules(trx, rules, segmentFields(defs), countryOf);
     const scope = contactScope(ctx, Number(segment.contact_type_id));
     // Written so that no plan can turn them quadratic. PostgreSQL estimates a few conditions
@@ -132,6 +133,12 @@ export function createSegmentsService({ db, contactTypes, fields, events }: Deps
     async list(ctx: Ctx, paging?: Paging) {
       const query = live(ctx).select('segments.*', segmentEmailsCount(db)).orderBy('id', 'desc');
       return listPage(query, paging, segmentRecord);
+    },
+
+    /** Ids and names of the live segments, newest first (for pickers and labels; no member counts). */
+    async names(ctx: Ctx): Promise<{ id: number; segment_name: string }[]> {
+      const rows = await live(ctx).orderBy('id', 'desc').select('id', 'segment_name');
+      return rows.map((r: Record<string, unknown>) => ({ id: Number(r.id), segment_name: String(r.segment_name) }));
     },
 
     /** True when the id names a live segment of this account. */
@@ -260,12 +267,6 @@ export function createSegmentsService({ db, contactTypes, fields, events }: Deps
       if (!changed) throw new NotFoundError();
     },
   };
-}
-
-/** The rules stored with a segment (they were checked when it was saved). */
-function checkStored(segment: Record<string, unknown>): SegmentRules {
-  const record = segmentRecord(segment);
-  return { fields: record.select_field, operators: record.select_operator, values: record.value, queryType: record.query_type === 'or' ? 'or' : 'and' };
 }
 
 export type SegmentsService = ReturnType<typeof createSegmentsService>;

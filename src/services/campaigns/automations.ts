@@ -6,7 +6,9 @@ import { ConflictError, FieldErrors, NotFoundError } from '../../lib/errors';
 import { plainDateTime, timestamp } from '../../lib/time';
 import { isUtr, newUtr } from '../../lib/utr';
 import { throwIfAny } from '../../lib/validation';
+import { recordFirstGoLive, GoingLive } from '../../mail/automations';
 import { copySchedules } from './schedule-copy';
+import type { SegmentsService } from '../audience/segments';
 import type { CampaignRefs, RecipientRef } from './campaign-refs';
 import type { Ctx, ServiceDeps } from '../context';
 
@@ -23,7 +25,8 @@ export const AUTOMATION_TRANSITIONS = {
 /** The reference's exact sentence for set-live without a group. */
 export const NO_GROUP_TO_GO_LIVE = 'Unsubscribe group require to live automation';
 
-const TOTALS = ['total_triggered', 'total_delivered', 'total_unique_opens', 'total_opens', 'total_bounces', 'total_unsubscribe'] as const;
+// `total_failed` (messages given up after their retries) is an extension of the reference's record.
+const TOTALS = ['total_triggered', 'total_delivered', 'total_unique_opens', 'total_opens', 'total_bounces', 'total_unsubscribe', 'total_failed'] as const;
 
 export function automationRecord(row: Record<string, unknown>) {
   const record = {
@@ -63,6 +66,7 @@ export type AutomationChanges = Partial<Omit<AutomationInput, 'automation_type'>
 
 interface AutomationDeps extends Pick<ServiceDeps, 'db'> {
   refs: CampaignRefs;
+  segments: Pick<SegmentsService, 'refresh'>;
 }
 
 /** The columns in which an automation stores its target. */
@@ -71,13 +75,22 @@ function targetColumns(ref: RecipientRef | null | undefined): Record<string, unk
   return ref === null ? { automation_for: null, automation_for_table: null } : { automation_for: Number(ref.id), automation_for_table: ref.table };
 }
 
-export function createAutomationsService({ db, refs }: AutomationDeps) {
+export function createAutomationsService({ db, refs, segments }: AutomationDeps) {
   const live = (ctx: Ctx, q: Knex | Knex.Transaction = db) => q('automations').where({ user_id: ctx.userId }).whereNull('deleted_at');
 
   async function requireRow(ctx: Ctx, utr: string): Promise<Record<string, unknown>> {
     const row = isUtr(utr) ? await live(ctx).where({ utr }).first() : undefined;
     if (!row) throw new NotFoundError();
     return row;
+  }
+
+  /** Brings a segment target's rule members up to date; a segment deleted since has none. */
+  async function refreshTarget(ctx: Ctx, segmentId: number, trx: Knex.Transaction): Promise<void> {
+    try {
+      await segments.refresh(ctx, segmentId, trx);
+    } catch (err) {
+      if (!(err instanceof NotFoundError)) throw err;
+    }
   }
 
   /** The target and group, when given, must be the account's own. */
@@ -168,14 +181,24 @@ export function createAutomationsService({ db, refs }: AutomationDeps) {
       return copyUtr;
     },
 
-    /** Takes a draft or paused automation live; a live one stays as it is. */
+    /**
+     * Takes a draft or paused automation live; a live one stays as it is. The first go-live
+     * takes the target's snapshot in the same transaction (a segment target refreshed first):
+     * a welcome automation reaches exactly the contacts who join after this answers.
+     */
     async setLive(ctx: Ctx, utr: string): Promise<void> {
       const row = await requireRow(ctx, utr);
       if (row.unsubscribe_group_id === null || row.unsubscribe_group_id === undefined) throw new ConflictError(NO_GROUP_TO_GO_LIVE);
       if (Number(row.status) === A.live) return;
       const { from, to } = AUTOMATION_TRANSITIONS.setLive;
       const now = nowValue();
-      const changed = await live(ctx).where({ id: row.id }).whereIn('status', [...from]).update({ status: to, live_at: now, updated_at: now });
+      const changed = await db.transaction(async (trx) => {
+        const updated = await live(ctx, trx).where({ id: row.id }).whereIn('status', [...from]).update({ status: to, live_at: now, updated_at: now });
+        if (!updated) return false;
+        if (row.automation_for_table === 'segments_' && row.automation_for !== null) await refreshTarget(ctx, Number(row.automation_for), trx);
+        await recordFirstGoLive(trx, row as unknown as GoingLive, Number(row.status), now);
+        return true;
+      });
       // Nothing changed: another request took it live meanwhile (fine) or deleted it.
       if (!changed) await requireRow(ctx, utr);
     },

@@ -1,5 +1,6 @@
 import { toCount } from '../../db/dialect';
 import { utcHour } from '../../db/time-buckets';
+import { MESSAGE_STATE } from '../../lib/constants';
 import { previewSingleSend } from '../../mail/preview';
 import type { RenderedMessage } from '../../mail/render';
 import type { ContactsService } from '../audience/contacts';
@@ -10,6 +11,12 @@ import type { SingleSendsService } from './single-sends';
 export interface OpenBucket {
   start: string;
   opens: number;
+}
+
+/** Messages of a send that failed for one reason. */
+export interface FailureReason {
+  reason: string;
+  messages: number;
 }
 
 /** Hours are grouped into days once the opens span more than this many. */
@@ -29,6 +36,18 @@ export function createSendInsightsService({ db, config, secret, singleSends, con
       const target = { userId: ctx.userId, singleSendId: send.id, contact: contact && { id: contact.id, email: contact.email } };
       const message = await previewSingleSend(db, secret, config.baseUrl, target);
       return { ...(message ?? { subject: send.subject, html: '', text: '' }), to: contact?.email ?? '' };
+    },
+
+    /** Why the send's failed messages failed: the most frequent reasons first (at most `limit`). */
+    async failures(ctx: Ctx, singleSendId: number, limit = 10): Promise<FailureReason[]> {
+      const rows = (await db('send_messages')
+        .where({ single_send_id: singleSendId, user_id: ctx.userId, state: MESSAGE_STATE.failed })
+        .select({ reason: 'last_error' })
+        .count({ n: '*' })
+        .groupBy('last_error')
+        .orderBy([{ column: 'n', order: 'desc' }, { column: 'reason' }])
+        .limit(limit)) as unknown as { reason: string | null; n: unknown }[];
+      return rows.map((r) => ({ reason: r.reason ?? 'unknown', messages: toCount(r.n) }));
     },
 
     /**

@@ -2,12 +2,11 @@ import crypto from 'node:crypto';
 import { insertId, nowValue } from '../../db/dialect';
 import { emailKey } from '../../lib/email-key';
 import { listPage, Paging } from '../../db/paging';
-import { randomToken, sha256 } from '../../lib/crypto';
+import { sha256 } from '../../lib/crypto';
 import { ConflictError, FieldErrors, NotFoundError, ServiceUnavailableError } from '../../lib/errors';
 import { plainDateTime, timestamp } from '../../lib/time';
 import { messages, throwIfAny } from '../../lib/validation';
-import { createViews } from '../../lib/views';
-import { senderVerificationMessage } from '../../mail/sender-verification';
+import { queuedVerification } from '../../mail/sender-verification';
 import { deliverNow, queueSystemMail } from '../../mail/system-mail';
 import type { Ctx, ServiceDeps } from '../context';
 import type { EventsService } from '../delivery/events';
@@ -74,7 +73,6 @@ interface SendersDeps extends ServiceDeps {
 }
 
 export function createSendersService({ db, config, logger, mail, secret, events }: SendersDeps) {
-  const views = createViews();
   const live = (ctx: Ctx) => db('senders').where({ user_id: ctx.userId }).whereNull('deleted_at');
 
   /** Country, state and city must exist and belong together. */
@@ -97,15 +95,16 @@ export function createSendersService({ db, config, logger, mail, secret, events 
   }
 
   /**
-   * The one place that sends a verification mail: a fresh single-use token replaces any
-   * earlier one (only its hash is stored), and the link is written to the send ledger in the
-   * same transaction, then delivered at once; a failed attempt stays in the ledger for the worker.
+   * The one place that sends a verification mail. It is written to the send ledger without its
+   * link, as the sender's latest verification mail (which voids any earlier link and any earlier
+   * mail still waiting), then delivered at once; the link's single-use token is made as it goes
+   * out and only its sha256 is stored. A failed attempt stays in the ledger for the worker.
    */
   async function sendVerification(ctx: Ctx, id: number, sender: Pick<SenderInput, 'from_name' | 'from_email'>): Promise<void> {
-    const token = randomToken(32);
     const messageId = await db.transaction(async (trx) => {
-      await trx('senders').where({ id }).update({ verify_token_hash: sha256(token) });
-      return queueSystemMail(trx, ctx.userId, senderVerificationMessage(config, views, sender, token));
+      const queued = await queueSystemMail(trx, ctx.userId, queuedVerification(config, { ...sender, id }));
+      await trx('senders').where({ id }).update({ verify_token_hash: null, verify_message_id: queued });
+      return queued;
     });
     const outcome = await deliverNow({ db, mail, logger, secret, baseUrl: config.baseUrl }, messageId);
     if (outcome === 'retry' || outcome === 'bounce') {

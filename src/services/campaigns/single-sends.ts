@@ -6,7 +6,7 @@ import { ConflictError, FieldErrors, NotFoundError } from '../../lib/errors';
 import { plainDateTime, timestamp } from '../../lib/time';
 import { isUtr, newUtr } from '../../lib/utr';
 import { throwIfAny } from '../../lib/validation';
-import { zonedToUtc } from '../../lib/zoned-time';
+import { utcToZoned, zonedToUtc } from '../../lib/zoned-time';
 import type { CampaignRefs, RecipientRef } from './campaign-refs';
 import type { Ctx, ServiceDeps } from '../context';
 import type { SenderRecord, SendersService } from './senders';
@@ -41,10 +41,25 @@ const COPIED = [
   'sender_name', 'sender_address', 'subject', 'preheader', 'schedule_type', 'schedule_date', 'schedule_time',
 ] as const;
 
-const STATISTICS = ['triggered', 'delivered', 'unique_opens', 'total_opens', 'bounces', 'unsubscribes'] as const;
+// `failed` (messages given up after their retries) is an extension of the reference's record.
+const STATISTICS = ['triggered', 'delivered', 'unique_opens', 'total_opens', 'bounces', 'unsubscribes', 'failed'] as const;
+
+/**
+ * `schedule_date` / `schedule_time` of a scheduled send: its due instant on the account's
+ * clock now (`account_time_zone`, selected with the row), so a changed time zone shows the
+ * same instant in the new zone. A copy not yet saved has no instant and keeps what it copied.
+ */
+function scheduleOf(row: Record<string, unknown>): { date: string; time: string } {
+  if (Number(row.schedule_type) === 1 && row.due_at && row.account_time_zone) {
+    const instant = new Date(row.due_at as string | Date);
+    if (!Number.isNaN(instant.getTime())) return utcToZoned(instant, String(row.account_time_zone));
+  }
+  return { date: String(row.schedule_date), time: String(row.schedule_time) };
+}
 
 export function singleSendRecord(row: Record<string, unknown>) {
   const text = (value: unknown) => (value === null || value === undefined ? null : String(value));
+  const schedule = scheduleOf(row);
   return {
     id: Number(row.id),
     user_id: Number(row.user_id),
@@ -61,13 +76,13 @@ export function singleSendRecord(row: Record<string, unknown>) {
     subject: String(row.subject),
     preheader: String(row.preheader),
     schedule_type: Number(row.schedule_type),
-    schedule_date: String(row.schedule_date),
-    schedule_time: String(row.schedule_time),
+    schedule_date: schedule.date,
+    schedule_time: schedule.time,
     status: Number(row.status),
     utr: String(row.utr),
     template_json: text(row.template_json),
     template_html: text(row.template_html),
-    ...Object.fromEntries(STATISTICS.map((name) => [name, Number(row[name] ?? 0)])),
+    ...(Object.fromEntries(STATISTICS.map((name) => [name, Number(row[name] ?? 0)])) as Record<(typeof STATISTICS)[number], number>),
     // Filled in by list() and get() from the sending engine (the n-th unique open → that message's token).
     unique_open_token: {} as Record<string, string>,
     sent_at: plainDateTime(row.sent_at),
@@ -87,9 +102,11 @@ interface SingleSendDeps extends Pick<ServiceDeps, 'db'> {
 
 export function createSingleSendsService({ db, refs, senders, tracking }: SingleSendDeps) {
   const live = (ctx: Ctx, q: Knex | Knex.Transaction = db) => q('single_sends').where({ user_id: ctx.userId }).whereNull('deleted_at');
+  /** The row's columns and the account's time zone, which its schedule is shown in (one query). */
+  const withZone = (ctx: Ctx) => ['single_sends.*', db('accounts').where('accounts.id', ctx.userId).select('time_zone').as('account_time_zone')];
 
   async function findRow(ctx: Ctx, utr: string): Promise<Record<string, unknown> | undefined> {
-    return isUtr(utr) ? live(ctx).where({ utr }).first() : undefined;
+    return isUtr(utr) ? live(ctx).where({ utr }).first(withZone(ctx)) : undefined;
   }
 
   async function requireRow(ctx: Ctx, utr: string): Promise<Record<string, unknown>> {
@@ -151,7 +168,7 @@ export function createSingleSendsService({ db, refs, senders, tracking }: Single
 
   return {
     async list(ctx: Ctx, paging?: Paging) {
-      const result = await listPage(live(ctx).select('*').orderBy('id', 'desc'), paging, singleSendRecord);
+      const result = await listPage(live(ctx).select(withZone(ctx)).orderBy('id', 'desc'), paging, singleSendRecord);
       const tokens = await tracking.uniqueOpenTokens(result.rows.map((r) => r.id));
       for (const record of result.rows) record.unique_open_token = tokens.get(record.id) ?? {};
       return result;
@@ -192,8 +209,12 @@ export function createSingleSendsService({ db, refs, senders, tracking }: Single
       const row = await requireRow(ctx, utr);
       const now = nowValue();
       const copyUtr = newUtr();
+      // The copy has no instant yet: it keeps the schedule as the account's clock shows it now.
+      const schedule = scheduleOf(row);
       await insertId(db, 'single_sends', {
         ...Object.fromEntries(COPIED.map((name) => [name, row[name]])),
+        schedule_date: schedule.date,
+        schedule_time: schedule.time,
         recipient_id: jsonValue(parseJson(row.recipient_id, [])),
         exclude_specific_recipient_id: jsonValue(parseJson(row.exclude_specific_recipient_id, [])),
         user_id: ctx.userId,

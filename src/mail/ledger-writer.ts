@@ -1,0 +1,111 @@
+import type { LedgerWrite, Outcome } from './outcomes';
+
+/**
+ * Group commit for the send ledger. Outcomes and the starts of the next transmissions are
+ * gathered while one write runs and go into the next one, as soon as it finishes: a write
+ * every few milliseconds under load, each as small as the traffic since the last one.
+ * Writes (and jobs such as lease renewal) run one after another, never beside each other.
+ */
+export class LedgerWriter {
+  private outcomes: Outcome[] = [];
+  private starts: number[] = [];
+  private waiters: Array<(started: ReadonlySet<number>) => void> = [];
+  private jobs: Array<() => Promise<void>> = [];
+  private running: Promise<void> | null = null;
+
+  constructor(
+    /** Writes one batch in one transaction; answers the starts it marked. */
+    private readonly write: (batch: Required<LedgerWrite>) => Promise<ReadonlySet<number>>,
+    /** A write that failed: its outcomes are not recorded and none of its starts is marked. */
+    private readonly onError: (err: unknown, batch: Required<LedgerWrite>) => void,
+  ) {}
+
+  /** Hands in an outcome; it is written with the next batch. */
+  record(outcome: Outcome): void {
+    this.outcomes.push(outcome);
+    this.kick();
+  }
+
+  /**
+   * Marks that the message's transmission starts, together with every outcome handed in so
+   * far; resolves true once that is durable, false when the row is no longer this worker's
+   * (its lease was taken over) or the write failed: then it must not be sent.
+   */
+  start(id: number): Promise<boolean> {
+    this.starts.push(id);
+    return new Promise((resolve) => {
+      this.waiters.push((started) => resolve(started.has(id)));
+      this.kick();
+    });
+  }
+
+  /** Resolves once everything handed in so far is written. */
+  flush(): Promise<void> {
+    if (!this.running && !this.outcomes.length && !this.starts.length) return Promise.resolve();
+    return new Promise((resolve) => {
+      this.waiters.push(() => resolve());
+      this.kick();
+    });
+  }
+
+  /** Runs `job` between two writes (it never overlaps one); resolves when it ran. */
+  between(job: () => Promise<void>): Promise<void> {
+    return new Promise((resolve) => {
+      this.jobs.push(() => job().finally(resolve));
+      this.kick();
+    });
+  }
+
+  private kick(): void {
+    if (!this.running) this.running = this.loop();
+  }
+
+  private async loop(): Promise<void> {
+    // Lets the callbacks of the same turn add theirs to the first batch.
+    await new Promise((resolve) => setImmediate(resolve));
+    while (this.outcomes.length || this.starts.length || this.waiters.length || this.jobs.length) {
+      const jobs = this.jobs;
+      this.jobs = [];
+      for (const job of jobs) await job().catch(() => undefined);
+      const batch = { outcomes: this.outcomes, starts: this.starts };
+      const waiters = this.waiters;
+      this.outcomes = [];
+      this.starts = [];
+      this.waiters = [];
+      let started: ReadonlySet<number> = new Set();
+      if (batch.outcomes.length || batch.starts.length) {
+        try {
+          started = await this.write(batch);
+        } catch (err) {
+          this.onError(err, batch);
+        }
+      }
+      for (const waiter of waiters) waiter(started);
+    }
+    this.running = null;
+  }
+}
+
+/** At most `size` holders at once; the others wait in turn. */
+export class Permits {
+  private free: number;
+  private readonly queue: Array<() => void> = [];
+
+  constructor(size: number) {
+    this.free = size;
+  }
+
+  async acquire(): Promise<void> {
+    if (this.free > 0) {
+      this.free -= 1;
+      return;
+    }
+    await new Promise<void>((resolve) => this.queue.push(resolve));
+  }
+
+  release(): void {
+    const next = this.queue.shift();
+    if (next) next();
+    else this.free += 1;
+  }
+}

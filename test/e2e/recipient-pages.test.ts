@@ -1,0 +1,50 @@
+import { header, sendingFixtures, testWorker } from '../support/fixtures-sending';
+import { useHarness, TestAccount } from '../support/harness';
+import { startSmtpSink, SmtpSink } from '../support/smtp';
+import { useBrowser } from './browser';
+
+const ORIGIN = 'http://host.example';
+
+/** The recipient's pages in Chromium, served on a plain-http origin that is not localhost. */
+describe('preference page in Chromium on a plain-http BASE_URL', () => {
+  const h = useHarness({ BASE_URL: ORIGIN });
+  const b = useBrowser(h, { origin: ORIGIN });
+  const f = sendingFixtures(h);
+  let alice: TestAccount;
+  let sink: SmtpSink;
+  let news: number;
+
+  beforeAll(async () => {
+    alice = await h.account();
+    sink = await startSmtpSink();
+    const sender = await f.sender(alice.user_id);
+    news = await f.group(alice.user_id, 'News', 1);
+    const type = await f.contactType(alice.user_id, 'Readers');
+    await f.contact(alice.user_id, type, 'ann@example.org');
+    await f.singleSend(alice.user_id, { senderId: sender, groupId: news, to: [{ contactType: type }] });
+    const { worker, close } = testWorker(h, sink.url);
+    await worker.runOnce().finally(close);
+  });
+  afterAll(() => sink.close());
+
+  test('when the recipient follows the link and opts out of everything then the page is styled, the form is sent and they are unsubscribed', async () => {
+    const link = /^<([^>]+)>/.exec(header(sink.messages[0].raw, 'List-Unsubscribe')!)![1];
+    expect(link.startsWith(`${ORIGIN}/unsubscribe/`)).toBe(true);
+    const page = await b.page();
+    await page.goto(link);
+    await page.getByRole('heading', { name: 'Email preferences' }).waitFor();
+    // The stylesheet loaded from the same plain-http origin.
+    const background = await page.locator('button[type=submit]').evaluate(
+      (el) => (globalThis as unknown as { getComputedStyle(e: unknown): { backgroundColor: string } }).getComputedStyle(el).backgroundColor,
+    );
+    expect(background).toBe('rgb(15, 118, 110)');
+
+    await page.getByLabel(/Unsubscribe from all emails/).check();
+    await page.getByRole('button', { name: 'Save preferences' }).click();
+    await page.getByText('Your preferences have been saved.').waitFor();
+    expect(page.url()).toBe(link);
+    const global = await h.runtime.db('global_unsubscribes').where({ user_id: alice.user_id }).pluck('email_address');
+    expect(global).toEqual(['ann@example.org']);
+    expect(b.problems).toEqual([]);
+  });
+});
