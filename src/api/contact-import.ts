@@ -7,7 +7,7 @@ import { checkPreviewUpload, checkUpload, csvUploadParser, importOptionsOf } fro
 import { sendSuccess } from '../lib/envelope';
 
 export function mountContactImport(routes: ApiRoutes, { contactImport }: Services, config: Pick<Config, 'dataDir' | 'maxCsvBytes'>): void {
-  const csvUpload = csvUploadParser(config);
+  const csvUpload = csvUploadParser(config, { fields: 1000 });
 
   routes.get('/contacts/csv-sample/download', async (req, res) => {
     const csv = await contactImport.sample(ctxOf(req));

@@ -23,11 +23,11 @@ export function uploadDir(config: Pick<Config, 'dataDir'>): string {
 }
 
 /** The multipart parser of a CSV upload (`file`), stored under uploadDir; the API and the dashboard share it. */
-export function csvUploadParser(config: Pick<Config, 'dataDir' | 'maxCsvBytes'>): RequestHandler {
+export function csvUploadParser(config: Pick<Config, 'dataDir' | 'maxCsvBytes'>, { fields = 20 } = {}): RequestHandler {
   return multer({
     storage: multer.diskStorage({ destination: uploadDir(config) }),
-    // Fields: the contact type, the encoding and one `mapping[<header>]` per column.
-    limits: { fileSize: config.maxCsvBytes, files: 1, fields: 1000, fieldSize: 1024 },
+    // The API's upload takes one `mapping[<header>]` per column besides the contact type and encoding.
+    limits: { fileSize: config.maxCsvBytes, files: 1, fields, fieldSize: 1024 },
     fileFilter(req, file, accept) {
       const isCsv = path.extname(file.originalname).toLowerCase() === '.csv';
       if (!isCsv) req.refusedFileType = true;
