@@ -1,6 +1,8 @@
 /**
  * CSV import over HTTP: a generated file of BENCH_ROWS rows (default 1,000,000: every reserved
- * column plus two custom fields, 10% updating earlier emails, 1% invalid) is uploaded to
+ * column plus two custom fields, 10% updating earlier emails, 1% invalid), then a Mailchimp-style
+ * export uploaded with a column mapping and a Windows-1252 semicolon file (BENCH_FILES picks
+ * among standard,mailchimp,windows-1252), each uploaded to
  * `POST /contacts/upload-csv` of the built server, on a fresh SQLite and a fresh PostgreSQL
  * database. Prints rows/s (upload + import, as the client sees it), the server's peak RSS and
  * CPU seconds. Run: `npm run bench:import` (BENCH_DB=sqlite or postgres for one of them).
@@ -8,12 +10,15 @@
  * bench/segments.ts), which every batch of the import then keeps current.
  */
 import fs from 'node:fs';
-import { withContactsCsv } from './lib/contacts-csv';
+import os from 'node:os';
+import path from 'node:path';
+import { ImportStyle, withContactsCsv, writeStyledCsv } from './lib/contacts-csv';
 import { callApi, uploadFile } from './lib/http';
 import { DbKind, freshDb, machineLine, pgBackendsCpuSeconds, seconds, startServer } from './lib/server';
 
 const ROWS = Number(process.env.BENCH_ROWS ?? 1_000_000);
 const KINDS = (process.env.BENCH_DB ?? 'sqlite,postgres').split(',') as DbKind[];
+const FILES = (process.env.BENCH_FILES ?? 'standard,mailchimp,windows-1252').split(',');
 const SEGMENTS = Number(process.env.BENCH_SEGMENTS ?? 0);
 const TARGET = { sqlite: 100_000, postgres: 120_000 };
 /** The rules as indexed form fields (`select_field[0]`, …). */
@@ -24,7 +29,7 @@ const SEGMENT_RULES: Record<string, string> = {
   query_type: 'and',
 };
 
-async function importOnce(kind: DbKind, csv: string): Promise<void> {
+async function importOnce(kind: DbKind, csv: string, label = 'standard', extra: Record<string, string> = {}): Promise<void> {
   const db = await freshDb(kind, 'import');
   const server = await startServer(db, { MAX_CSV_MB: '1024' });
   try {
@@ -40,18 +45,22 @@ async function importOnce(kind: DbKind, csv: string): Promise<void> {
     const cpuBefore = server.cpuSeconds();
     const pgBefore = await pgBackendsCpuSeconds(db);
     const start = process.hrtime.bigint();
-    const reply = await uploadFile(server, '/contacts/upload-csv', { contact_type_id: String(type.id) }, csv);
+    const reply = await uploadFile(server, '/contacts/upload-csv', { contact_type_id: String(type.id), ...extra }, csv);
     const took = seconds(start);
     if (reply.status !== 200) throw new Error(`import answered ${reply.status}: ${reply.body.toString().slice(0, 500)}`);
     const { summary } = JSON.parse(reply.body.toString());
     const pgCpu = kind === 'postgres' ? `, PostgreSQL backends CPU ${((await pgBackendsCpuSeconds(db)) - pgBefore).toFixed(1)} s` : '';
     const rate = ROWS / took;
     console.log(
-      `${kind.padEnd(8)} ${ROWS} rows${SEGMENTS ? ` (${SEGMENTS} rule segments kept current)` : ''} in ${took.toFixed(2)} s = ${Math.round(rate).toLocaleString('en')} rows/s ` +
+      `${kind.padEnd(8)} ${label.padEnd(12)} ${ROWS} rows${SEGMENTS ? ` (${SEGMENTS} rule segments kept current)` : ''} in ${took.toFixed(2)} s = ${Math.round(rate).toLocaleString('en')} rows/s ` +
         `(target ≥${TARGET[kind].toLocaleString('en')}: ${rate >= TARGET[kind] ? 'met' : 'MISSED'}); ` +
         `server peak RSS during the import ${server.peakRssMiB().toFixed(0)} MiB (target ≤250; ${startPeak.toFixed(0)} MiB at start), ` +
         `server CPU ${(server.cpuSeconds() - cpuBefore).toFixed(1)} s${pgCpu}; ` +
         `created ${summary.created}, updated ${summary.updated}, skipped ${summary.skipped}`,
+    );
+    if (summary.rows !== ROWS) throw new Error(`summary.rows ${summary.rows} is not ${ROWS}`);
+    console.log(
+      `         rows/s per server CPU-second ${Math.round(ROWS / (server.cpuSeconds() - cpuBefore)).toLocaleString('en')}`,
     );
     console.log(`         ${machineLine()}`);
   } finally {
@@ -63,10 +72,24 @@ async function importOnce(kind: DbKind, csv: string): Promise<void> {
 async function main(): Promise<void> {
   console.log(machineLine());
   const start = process.hrtime.bigint();
-  await withContactsCsv(ROWS, {}, async (csv) => {
-    console.log(`generated ${ROWS} rows (${(fs.statSync(csv).size / 2 ** 20).toFixed(0)} MiB) in ${seconds(start).toFixed(1)} s`);
-    for (const kind of KINDS) await importOnce(kind, csv);
-  });
+  if (FILES.includes('standard')) {
+    await withContactsCsv(ROWS, {}, async (csv) => {
+      console.log(`generated ${ROWS} rows (${(fs.statSync(csv).size / 2 ** 20).toFixed(0)} MiB) in ${seconds(start).toFixed(1)} s`);
+      for (const kind of KINDS) await importOnce(kind, csv);
+    });
+  }
+  for (const style of ['mailchimp', 'windows-1252'] as ImportStyle[]) {
+    if (!FILES.includes(style)) continue;
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-styled-'));
+    try {
+      const csv = path.join(dir, `${style}.csv`);
+      const extra = await writeStyledCsv(csv, ROWS, style);
+      console.log(`generated ${ROWS} ${style} rows (${(fs.statSync(csv).size / 2 ** 20).toFixed(0)} MiB)`);
+      for (const kind of KINDS) await importOnce(kind, csv, style, extra);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  }
 }
 
 main().catch((err) => {

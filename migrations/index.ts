@@ -18,6 +18,8 @@ import * as sendAlerts from './20261122_0702_send-alerts';
 import * as sharedRateLimits from './20261123_0760_shared-rate-limits';
 import * as engagement from './20261123_0740_engagement';
 import * as engagementData from './20261123_0741_engagement-data';
+import * as importSkippedRows from './20261123_0720_import-skipped-rows';
+import * as importUploadPath from './20261123_0721_import-upload-path';
 
 /**
  * The ordered list of migrations. A static list (instead of a directory scan) makes the
@@ -44,6 +46,8 @@ export const migrations: ReadonlyArray<[name: string, migration: Knex.Migration]
   ['20261123_0760_shared-rate-limits', sharedRateLimits],
   ['20261123_0740_engagement', engagement],
   ['20261123_0741_engagement-data', engagementData],
+  ['20261123_0720_import-skipped-rows', importSkippedRows],
+  ['20261123_0721_import-upload-path', importUploadPath],
 ];
 
 export const migrationSource: Knex.MigrationSource<[string, Knex.Migration]> = {

@@ -46,3 +46,39 @@ export async function withContactsCsv(
     fs.rmSync(dir, { recursive: true, force: true });
   }
 }
+
+/** The other files `bench:import` uploads (issue 11): a Mailchimp-style export with a mapping, and a European Excel file. */
+export type ImportStyle = 'mailchimp' | 'windows-1252';
+
+/**
+ * Writes `rows` data rows in a style: `mailchimp` is a subscribed-members export (quoted
+ * headers, MEMBER_RATING mapped to the `age` custom field, the rest by alias or ignored);
+ * `windows-1252` is `E-mail;First name;Surname;Zip;City` with accented names, in Windows-1252.
+ * Answers the upload's extra fields (the mapping).
+ */
+export async function writeStyledCsv(file: string, rows: number, style: ImportStyle): Promise<Record<string, string>> {
+  const iconv = await import('iconv-lite');
+  const out = fs.createWriteStream(file);
+  const encode = (text: string) => (style === 'windows-1252' ? iconv.encode(text, 'windows-1252') : Buffer.from(text));
+  out.write(
+    encode(
+      style === 'mailchimp'
+        ? '"Email Address","First Name","Last Name",Address,"Phone Number",MEMBER_RATING,OPTIN_TIME,CONFIRM_TIME,LATITUDE,LONGITUDE,CC,REGION,LAST_CHANGED,LEID,EUID,NOTES,TAGS\n'
+        : 'E-mail;First name;Surname;Zip;City\r\n',
+    ),
+  );
+  let buffer = '';
+  for (let i = 0; i < rows; i += 1) {
+    buffer +=
+      style === 'mailchimp'
+        ? `member${i}@example.com,José${i},"García ${i % 1000}","${i} Main St  Springfield  IL  62701  US",555-0100,${i % 5},"2023-01-05 10:00:00","2023-01-05 10:01:12",39.78,-89.65,US,IL,"2024-03-01 09:00:00",${100000 + i},e${i},,"""Newsletter"""\n`
+        : `kunde${i}@example.de;Jörg${i};Weiß ${i % 1000};${10000 + (i % 89999)};Köln\r\n`;
+    if (buffer.length > 1 << 16) {
+      if (!out.write(encode(buffer))) await once(out, 'drain');
+      buffer = '';
+    }
+  }
+  out.end(encode(buffer));
+  await once(out, 'finish');
+  return style === 'mailchimp' ? { 'mapping[MEMBER_RATING]': 'age', 'mapping[Phone Number]': 'ignore' } : {};
+}

@@ -3,21 +3,33 @@ import type { Config } from '../config';
 import type { Services } from '../services';
 import { ApiRoutes } from './routes';
 import { ctxOf } from '../http/context';
-import { checkUpload, csvUploadParser } from '../http/upload';
+import { checkPreviewUpload, checkUpload, csvUploadParser, importOptionsOf } from '../http/upload';
+import { sendSuccess } from '../lib/envelope';
 
 export function mountContactImport(routes: ApiRoutes, { contactImport }: Services, config: Pick<Config, 'dataDir' | 'maxCsvBytes'>): void {
-  const csvUpload = csvUploadParser(config);
+  const csvUpload = csvUploadParser(config, { fields: 1000 });
 
   routes.get('/contacts/csv-sample/download', async (req, res) => {
     const csv = await contactImport.sample(ctxOf(req));
     res.status(200).attachment('contacts-sample.csv').type('text/csv; charset=utf-8').send(csv);
   });
 
+  // Extension (issue 11): what an upload would read, before importing it.
+  routes.upload('/contacts/csv-preview', csvUpload, async (req, res) => {
+    try {
+      checkPreviewUpload(req);
+      const preview = await contactImport.preview(ctxOf(req), req.file!.path, importOptionsOf(req));
+      sendSuccess(res, { preview });
+    } finally {
+      if (req.file?.path) await fs.promises.rm(req.file.path, { force: true });
+    }
+  });
+
   routes.upload('/contacts/upload-csv', csvUpload, async (req, res) => {
     // The file is removed before any answer leaves, success or failure (multer removes it
     // itself when the upload fails).
     try {
-      const summary = await contactImport.importFile(ctxOf(req), checkUpload(req), req.file!.path);
+      const summary = await contactImport.importFile(ctxOf(req), checkUpload(req), req.file!.path, importOptionsOf(req));
       // decisions.md: the reference's success envelope plus `summary`.
       res.status(200).json({ status: 'success', message: 'Imported Successfully', summary });
     } finally {

@@ -20,6 +20,8 @@ import { mountNotificationRecipients } from './notification-recipients';
 import { ApiRoutes } from './routes';
 import { mountUnsubscribeGroups } from './unsubscribe-groups';
 import { mountSuppressions } from './suppressions';
+import { mountExports } from './exports';
+import { mountPrivacy } from './privacy';
 
 /** The JSON API of the reference, mounted at /api/v1; `table` is its route table (tests walk it). */
 export function createApiRouter(config: Config, services: Services, logger: Logger): Router & { table: ApiRoutes } {
@@ -37,6 +39,8 @@ export function createApiRouter(config: Config, services: Services, logger: Logg
   mountSingleSends(routes, services);
   mountAutomations(routes, services);
   mountSuppressions(routes, services);
+  mountExports(routes, services);
+  mountPrivacy(routes, services);
 
   const api = express.Router();
   // Unknown path or wrong method first, then rate limit and keys, then the routes.

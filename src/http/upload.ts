@@ -3,6 +3,7 @@ import type { Request, RequestHandler } from 'express';
 import multer from 'multer';
 import type { Config } from '../config';
 import { FieldErrors } from '../lib/errors';
+import { isKnownEncoding } from '../lib/csv-decode';
 import { toId } from '../lib/http';
 import { isBlank, isInteger, messages, throwIfAny } from '../lib/validation';
 
@@ -22,10 +23,11 @@ export function uploadDir(config: Pick<Config, 'dataDir'>): string {
 }
 
 /** The multipart parser of a CSV upload (`file`), stored under uploadDir; the API and the dashboard share it. */
-export function csvUploadParser(config: Pick<Config, 'dataDir' | 'maxCsvBytes'>): RequestHandler {
+export function csvUploadParser(config: Pick<Config, 'dataDir' | 'maxCsvBytes'>, { fields = 20 } = {}): RequestHandler {
   return multer({
     storage: multer.diskStorage({ destination: uploadDir(config) }),
-    limits: { fileSize: config.maxCsvBytes, files: 1, fields: 20, fieldSize: 1024 },
+    // The API's upload takes one `mapping[<header>]` per column besides the contact type and encoding.
+    limits: { fileSize: config.maxCsvBytes, files: 1, fields, fieldSize: 1024 },
     fileFilter(req, file, accept) {
       const isCsv = path.extname(file.originalname).toLowerCase() === '.csv';
       if (!isCsv) req.refusedFileType = true;
@@ -42,6 +44,40 @@ export function checkUpload(req: Request): number {
   else if (!isInteger(typeId)) errors.contact_type_id = [messages.integer('contact_type_id')];
   if (req.refusedFileType) errors.file = [messages.fileType('file', 'csv')];
   else if (!req.file) errors.file = [messages.required('file')];
+  Object.assign(errors, importOptionErrors(req));
   throwIfAny(errors);
   return toId(typeId) ?? 0;
+}
+
+/** The fields of a preview upload (a file, optionally `encoding` and `mapping`), checked. */
+export function checkPreviewUpload(req: Request): void {
+  const errors: FieldErrors = {};
+  if (req.refusedFileType) errors.file = [messages.fileType('file', 'csv')];
+  else if (!req.file) errors.file = [messages.required('file')];
+  Object.assign(errors, importOptionErrors(req));
+  throwIfAny(errors);
+}
+
+/** The optional `encoding` and `mapping[<header>]` of an upload (issue 11), checked. */
+function importOptionErrors(req: Request): FieldErrors {
+  const errors: FieldErrors = {};
+  const { encoding, mapping } = req.body ?? {};
+  if (!isBlank(encoding) && (typeof encoding !== 'string' || !isKnownEncoding(encoding.trim()))) errors.encoding = [messages.selected('encoding')];
+  if (mapping !== undefined && (mapping === null || typeof mapping !== 'object' || Array.isArray(mapping))) {
+    errors.mapping = ['The mapping must name columns of the file: mapping[<column>]=<field or ignore>.'];
+  } else if (mapping) {
+    for (const [column, target] of Object.entries(mapping as Record<string, unknown>)) {
+      if (typeof target !== 'string') errors[`mapping[${column}]`] = [messages.string(`mapping[${column}]`)];
+    }
+  }
+  return errors;
+}
+
+/** The options of an import read from a checked upload: the encoding override and the column mapping. */
+export function importOptionsOf(req: Request): { encoding?: string; mapping?: Record<string, string> } {
+  const { encoding, mapping } = req.body ?? {};
+  return {
+    encoding: isBlank(encoding) ? undefined : String(encoding).trim(),
+    mapping: mapping && typeof mapping === 'object' ? (mapping as Record<string, string>) : undefined,
+  };
 }

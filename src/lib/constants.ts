@@ -134,8 +134,13 @@ export const SEGMENT_QUERY_TYPES = ['and', 'or'] as const;
 export const CSV_IMPORT = { reportedErrors: 100 } as const;
 
 /** Dashboard CSV imports: their states, and how long one may go without progress before it counts as interrupted. */
-export const IMPORT_JOB = { statuses: ['running', 'done', 'failed'] as const, staleMs: 10 * 60_000, progressEveryMs: 250 };
-
+export const IMPORT_JOB = {
+  statuses: ['mapping', 'running', 'done', 'failed'] as const,
+  staleMs: 10 * 60_000,
+  progressEveryMs: 250,
+  /** An upload left waiting for its columns this long is removed. */
+  waitingMs: 24 * 60 * 60_000,
+};
 /** Why an address is on an account's suppression list (the `reason` of a suppression record). */
 export const SUPPRESSION_REASONS = ['hard_bounce', 'soft_bounce', 'complaint', 'manual'] as const;
 export type SuppressionReason = (typeof SUPPRESSION_REASONS)[number];

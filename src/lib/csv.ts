@@ -1,47 +1,146 @@
 import fs from 'node:fs';
 import Papa from 'papaparse';
+import { chunkDecoder, detectEncoding } from './csv-decode';
+
+/** The delimiters an uploaded file may use; the first lines decide which one it does. */
+export const CSV_DELIMITERS = [',', ';', '\t', '|'];
 
 /**
- * Reads a CSV file as arrays of rows, one array per chunk read from disk, with papaparse's
- * parser. The file is read as it is consumed (an async generator), so memory holds one chunk
- * whatever the file's size, and a slow consumer slows the reading. Driving papaparse's Parser
- * from our own reads, rather than through its Node stream (one object per row), parses about
- * twice as fast; the chunk logic is papaparse's own: parse all but the last, possibly partial,
- * row and carry that over to the next chunk.
+ * A record longer than this is taken for a quote that is never closed: the parser would
+ * otherwise hold the rest of the file as one value (memory growing with the file) and drop
+ * it at the end.
  */
-export async function* csvChunks(file: string, chunkBytes = 1 << 16): AsyncGenerator<string[][]> {
-  const stream = fs.createReadStream(file, { encoding: 'utf8', highWaterMark: chunkBytes });
+export const MAX_RECORD_CHARS = 1 << 20;
+
+export interface CsvDialect {
+  encoding: string;
+  delimiter: string;
+}
+
+/** A record that could not be read as values; `reason` says why, in plain words. */
+export interface BrokenRecord {
+  broken: string;
+}
+
+/** A record of the file: its values, or why it could not be read. */
+export type CsvRecord = string[] | BrokenRecord;
+
+export const UNCLOSED_QUOTE = 'A quote opened in this row is never closed, so the row could not be read (reading went on at the next line).';
+export const MISPLACED_QUOTE = 'A quote in this row is misplaced (a quote inside a value must be doubled), so the row could not be read.';
+const TOO_LONG = 'The row is longer than 1 MiB, so it could not be read (reading went on at the next line).';
+
+export interface CsvReadOptions {
+  /** Overrides the detected encoding (an iconv-lite name; checked by the caller). */
+  encoding?: string;
+  chunkBytes?: number;
+  /** Hears the encoding and delimiter once they are known, before the first records. */
+  onDialect?: (dialect: CsvDialect) => void;
+}
+
+export function isBroken(record: CsvRecord): record is BrokenRecord {
+  return !Array.isArray(record);
+}
+
+/**
+ * Reads a CSV file as arrays of records, one array per chunk read from disk, with papaparse's
+ * parser. The file is read and decoded as it is consumed (an async generator), so memory
+ * holds one chunk whatever the file's size, and a slow consumer slows the reading. Driving
+ * papaparse's Parser from our own reads, rather than through its Node stream (one object per
+ * row), parses about twice as fast; the chunk logic is papaparse's own: parse all but the
+ * last, possibly partial, record and carry that over to the next chunk. A carried record
+ * that grows past MAX_RECORD_CHARS, or that is still open at the end of the file, is a quote
+ * never closed: it becomes one BrokenRecord and reading resumes at the next line.
+ */
+export async function* csvChunks(file: string, options: CsvReadOptions = {}): AsyncGenerator<CsvRecord[]> {
+  const { chunkBytes = 1 << 16 } = options;
+  const stream = fs.createReadStream(file, { highWaterMark: chunkBytes });
+  let decoder: ReturnType<typeof chunkDecoder> | undefined;
   let parser: Papa.Parser | undefined;
   let carry = '';
+  let head: Buffer | undefined;
+  const start = (sample: string) => {
+    const dialect = dialectOf(sample);
+    options.onDialect?.({ encoding: decoder!.encoding, delimiter: dialect.delimiter as string });
+    return new Papa.Parser(dialect);
+  };
   try {
-    for await (const chunk of stream as AsyncIterable<string>) {
-      const input = parser || carry ? carry + chunk : chunk.replace(/^\uFEFF/, '');
+    for await (const bytes of stream as AsyncIterable<Buffer>) {
+      if (!decoder) {
+        // The encoding is told from the first 4 KiB at least (a chunk may be smaller in tests).
+        head = head ? Buffer.concat([head, bytes]) : bytes;
+        if (head.length < 4096) continue;
+        decoder = chunkDecoder(options.encoding ?? detectEncoding(head), { fallback: options.encoding === undefined });
+      }
+      const text = decoder.write(head ?? bytes);
+      head = undefined;
+      const input = carry + text;
       if (!parser) {
         // Guess the dialect from a whole first line (or 64 KiB of one).
         carry = input;
         if (!input.includes('\n') && input.length < 64 * 1024) continue;
-        parser = newParser(input);
+        parser = start(input);
       }
-      const result = parser.parse(input, 0, true);
-      carry = input.slice(result.meta.cursor);
-      if (result.data.length > 0) yield result.data as string[][];
+      const records = parseSome(parser, input, false);
+      carry = records.carry;
+      if (records.rows.length > 0) yield records.rows;
     }
+    if (!decoder) {
+      if (!head) return;
+      decoder = chunkDecoder(options.encoding ?? detectEncoding(head), { fallback: options.encoding === undefined });
+      carry += decoder.write(head);
+    }
+    carry += decoder.end();
     if (carry !== '') {
-      const result = (parser ?? newParser(carry)).parse(carry, 0, false);
-      if (result.data.length > 0) yield result.data as string[][];
+      const records = parseSome(parser ?? start(carry), carry, true);
+      if (records.rows.length > 0) yield records.rows;
     }
   } finally {
     stream.destroy();
   }
 }
 
-function newParser(sample: string): Papa.Parser {
-  return new Papa.Parser(dialectOf(sample));
+/**
+ * Parses the complete records of `input` (all of it when `final`), answering them and the
+ * unparsed rest. A rest that cannot be a record (too long, or open at the end) is cut at its
+ * first line break and reported as broken, and parsing goes on after it.
+ */
+function parseSome(parser: Papa.Parser, input: string, final: boolean): { rows: CsvRecord[]; carry: string } {
+  const rows: CsvRecord[] = [];
+  let rest = input;
+  for (;;) {
+    const result = parser.parse(rest, 0, true);
+    appendRows(rows, result);
+    rest = rest.slice(result.meta.cursor);
+    if (rest === '') return { rows, carry: '' };
+    if (!final && rest.length <= MAX_RECORD_CHARS) return { rows, carry: rest };
+    // The last record: complete at the end of the file, or cut off.
+    const last = parser.parse(rest, 0, false);
+    const open = last.errors.some((e: Papa.ParseError) => e.code === 'MissingQuotes');
+    if (final && !open) {
+      appendRows(rows, last);
+      return { rows, carry: '' };
+    }
+    rows.push({ broken: open ? UNCLOSED_QUOTE : TOO_LONG });
+    const lineEnd = rest.indexOf('\n');
+    if (lineEnd < 0) return { rows, carry: '' };
+    rest = rest.slice(lineEnd + 1);
+  }
 }
 
-/** Delimiter (comma, semicolon or tab) and line ending, guessed by papaparse from the start of the file. */
+/** Adds parsed rows, a row with a misplaced quote as broken. */
+function appendRows(rows: CsvRecord[], result: Papa.ParseResult<unknown>): void {
+  const data = result.data as string[][];
+  if (result.errors.length === 0) {
+    for (const row of data) rows.push(row);
+    return;
+  }
+  const misplaced = new Set(result.errors.filter((e) => e.code === 'InvalidQuotes').map((e) => e.row));
+  data.forEach((row, at) => rows.push(misplaced.has(at) ? { broken: MISPLACED_QUOTE } : row));
+}
+
+/** Delimiter and line ending, guessed by papaparse from the start of the file. */
 function dialectOf(sample: string): Papa.ParseConfig {
-  const { meta } = Papa.parse(sample.slice(0, 64 * 1024), { preview: 2, delimitersToGuess: [',', ';', '\t'] });
+  const { meta } = Papa.parse(sample.slice(0, 64 * 1024), { preview: 10, skipEmptyLines: true, delimitersToGuess: CSV_DELIMITERS });
   return { delimiter: meta.delimiter || ',', newline: (meta.linebreak || '\n') as Papa.ParseConfig['newline'] };
 }
 
@@ -53,6 +152,11 @@ export function isBlankRow(row: string[]): boolean {
 /** A CSV text from a header and rows (quoted where needed). */
 export function toCsv(fields: string[], rows: unknown[][]): string {
   return Papa.unparse({ fields, data: rows }, { newline: '\r\n' }) + '\r\n';
+}
+
+/** CSV lines of rows without a header (quoted where needed), each ending in CRLF. */
+export function csvLines(rows: unknown[][]): string {
+  return rows.length === 0 ? '' : Papa.unparse(rows, { newline: '\r\n' }) + '\r\n';
 }
 
 /**

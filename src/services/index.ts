@@ -3,6 +3,8 @@ import { createAudienceEvents } from './audience/audience-events';
 import { createContactTypesService } from './audience/contact-types';
 import { createContactsService } from './audience/contacts';
 import { createContactImportService } from './audience/contact-import';
+import { createContactExportService } from './audience/contact-export';
+import { createPrivacyService } from './audience/privacy';
 import { createSegmentsService } from './audience/segments';
 import { createSegmentMemberships } from './audience/segment-memberships';
 import { createImportJobsService } from './audience/import-jobs';
@@ -77,6 +79,8 @@ export function createServices(deps: ServiceDeps) {
     webhooks: createWebhooksService({ ...deps, feedback }),
     rateLimits: createRateLimitsService(deps),
     engagement: createEngagementService(deps),
+    contactExport: createContactExportService({ ...deps, fields, contactTypes, segments, unsubscribeGroups }),
+    privacy: createPrivacyService({ ...deps, fields }),
   };
 }
 

@@ -1,9 +1,12 @@
 import fs from 'node:fs';
 import type { Request, RequestHandler, Response } from 'express';
 import { checkUpload, csvUploadParser } from '../http/upload';
+import { streamCsv } from '../http/stream';
 import { ctxOf } from '../http/context';
 import type { Config } from '../config';
 import { toId } from '../lib/http';
+import { RESERVED_FIELD_NAMES } from '../lib/constants';
+import { IGNORE, SPECIAL_TARGETS } from '../lib/import-columns';
 import type { Services } from '../services';
 import type { ImportJob } from '../services/audience/import-jobs';
 import { onInvalid } from './errors';
@@ -25,6 +28,33 @@ function uploadOwnedByRequest(parser: RequestHandler): RequestHandler {
   };
 }
 
+const DELIMITER_NAMES: Record<string, string> = { ',': 'commas', ';': 'semicolons', '\t': 'tabs', '|': 'vertical bars' };
+
+/** Labels of the reserved fields on the mapping page (plain words, never field names). */
+const RESERVED_LABELS: Record<string, string> = {
+  email: 'Email',
+  first_name: 'First name',
+  last_name: 'Last name',
+  alt_email: 'Other email',
+  country: 'Country',
+  state: 'State',
+  city: 'City',
+  address_line1: 'Address line 1',
+  address_line2: 'Address line 2',
+  state_province_region: 'State, province or region',
+  postal_code: 'Postal code',
+};
+
+/** The choices of each column's select: ignore, the contact's fields, the special targets, the custom fields. */
+function targetOptions(customNames: string[]) {
+  return [
+    { label: 'Skip', options: [{ value: IGNORE, label: 'Do not import this column' }] },
+    { label: 'Contact fields', options: RESERVED_FIELD_NAMES.map((name) => ({ value: name, label: RESERVED_LABELS[name] ?? name })) },
+    { label: 'Special', options: Object.entries(SPECIAL_TARGETS).map(([value, label]) => ({ value, label })) },
+    ...(customNames.length ? [{ label: 'Your custom fields', options: customNames.map((name) => ({ value: name, label: name })) }] : []),
+  ];
+}
+
 /** What the progress fragment shows: the share done, capped by the (estimated) total. */
 function present(job: ImportJob) {
   const total = job.rows_total;
@@ -37,7 +67,7 @@ function present(job: ImportJob) {
  * import-jobs service (the same import the API runs), while its page polls the progress.
  */
 export function mountContactImport(routes: WebRoutes, services: Services, views: Views, config: Config): void {
-  const { contactImport, importJobs, contactTypes } = services;
+  const { contactImport, importJobs, contactTypes, fields } = services;
 
   const formData = async (req: Request) => {
     const ctx = ctxOf(req);
@@ -58,17 +88,75 @@ export function mountContactImport(routes: WebRoutes, services: Services, views:
     res.status(200).attachment('contacts-sample.csv').type('text/csv; charset=utf-8').send(csv);
   });
 
+  // The upload waits for its columns to be chosen on the next page.
   routes.upload('/contacts/import', uploadOwnedByRequest(csvUploadParser(config)), onInvalid('contacts/import.njk', formData), async (req: Request, res: Response) => {
     const contactTypeId = checkUpload(req);
-    const id = await importJobs.start(ctxOf(req), { contactTypeId, file: req.file!.path, fileName: req.file!.originalname });
+    const id = await importJobs.upload(ctxOf(req), { contactTypeId, file: req.file!.path, fileName: req.file!.originalname });
     res.locals.uploadTaken = true;
+    views.redirect(res, `/contacts/import/${id}/columns`);
+  });
+
+  /** The mapping page's data: the file's first rows and one choice per column, pre-filled from the aliases. */
+  const columnsData = async (req: Request) => {
+    const ctx = ctxOf(req);
+    const id = toId(req.params.id) ?? 0;
+    const { job, preview } = await importJobs.columns(ctx, id);
+    const [defs, type] = await Promise.all([fields.listCustom(ctx), contactTypes.get(ctx, job.contact_type_id).catch(() => undefined)]);
+    const chosen = Array.isArray(req.body?.column) ? (req.body.column as unknown[]).map(String) : undefined;
+    return {
+      title: `Columns of ${job.file_name}`,
+      job,
+      typeName: type?.name,
+      preview,
+      columns: preview.header.map((name, at) => ({
+        at,
+        name,
+        examples: preview.rows.map((row) => row[at] ?? '').filter((v) => v.trim() !== '').slice(0, 3),
+        target: chosen?.[at] ?? preview.mapping[name.trim()] ?? IGNORE,
+      })),
+      targets: targetOptions(defs.map((d) => d.field_name)),
+      delimiterName: DELIMITER_NAMES[preview.delimiter] ?? preview.delimiter,
+    };
+  };
+
+  routes.get('/contacts/import/:id/columns', async (req, res) => {
+    const job = await importJobs.get(ctxOf(req), toId(req.params.id) ?? 0);
+    if (job.status !== 'mapping') return views.redirect(res, `/contacts/import/${job.id}`);
+    views.page(req, res, 'contacts/import-columns.njk', await columnsData(req));
+  });
+
+  routes.post('/contacts/import/:id/cancel', async (req, res) => {
+    const ctx = ctxOf(req);
+    const job = await importJobs.get(ctx, toId(req.params.id) ?? 0);
+    await importJobs.cancel(ctx, job.id);
+    views.redirect(res, `/contacts/import?contact_type_id=${job.contact_type_id}`, 'The upload was removed.');
+  });
+
+  routes.post('/contacts/import/:id/columns', onInvalid('contacts/import-columns.njk', columnsData), async (req, res) => {
+    const ctx = ctxOf(req);
+    const id = toId(req.params.id) ?? 0;
+    const { preview } = await importJobs.columns(ctx, id);
+    const chosen = Array.isArray(req.body?.column) ? (req.body.column as unknown[]) : [];
+    const mapping: Record<string, string> = {};
+    preview.header.forEach((name, at) => {
+      const key = name.trim();
+      if (!(key in mapping)) mapping[key] = typeof chosen[at] === 'string' && chosen[at] !== '' ? (chosen[at] as string) : IGNORE;
+    });
+    await importJobs.begin(ctx, id, { mapping });
     views.redirect(res, `/contacts/import/${id}`);
+  });
+
+  // Every skipped row (not only the first 100 of the summary), with its reason and values.
+  routes.get('/contacts/import/:id/skipped.csv', async (req, res) => {
+    const id = toId(req.params.id) ?? 0;
+    await streamCsv(res, `skipped-rows-${id}.csv`, importJobs.skippedCsv(ctxOf(req), id));
   });
 
   // The import's page; while it runs, its progress fragment asks for itself again.
   routes.get('/contacts/import/:id', async (req, res) => {
     const ctx = ctxOf(req);
     const job = await importJobs.get(ctx, toId(req.params.id) ?? 0);
+    if (job.status === 'mapping') return views.redirect(res, `/contacts/import/${job.id}/columns`);
     const type = await contactTypes.get(ctx, job.contact_type_id).catch(() => undefined);
     views.page(req, res, 'contacts/import-status.njk', { title: `Import of ${job.file_name}`, job: present(job), typeName: type?.name }, { fragments: PROGRESS });
   });

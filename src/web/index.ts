@@ -13,6 +13,8 @@ import { mountContactTypes } from './contact-types';
 import { mountContacts } from './contacts';
 import { mountCustomFields } from './custom-fields';
 import { mountGlobalUnsubscribes } from './global-unsubscribes';
+import { mountExports } from './exports';
+import { mountPrivacy } from './privacy';
 import { Cookies } from './cookies';
 import { mountDesignTemplates } from './design-templates';
 import { verifyCsrf } from './csrf';
@@ -51,6 +53,8 @@ const PAGE_GROUPS: PageGroup[] = [
   mountSettings,
   mountSuppressions,
   mountEngagement,
+  mountExports,
+  mountPrivacy,
 ];
 
 export interface Dashboard {

@@ -41,7 +41,7 @@ describe('CSV sample and import', () => {
     const bobType = await addContactType(h, bob, 'From sample');
     const sample = await h.api(bob).get('/contacts/csv-sample/download').expect(200);
     const res = await upload(bob, bobType, sample.text).expect(200);
-    expect(res.body.summary).toEqual({ rows: 1, created: 1, updated: 0, skipped: 0, errors: [] });
+    expect(res.body.summary).toEqual({ rows: 1, created: 1, updated: 0, skipped: 0, unsubscribed: 0, errors: [] });
     const [contact] = (await h.api(bob).get('/contacts/list').expect(200)).body.message.contacts;
     expect(contact).toMatchObject({ email: 'john.doe@example.com', alt_email: 'john@example.org', country: 'United States', address_line2: 'Suite 100', postal_code: '94105' });
   });
@@ -58,7 +58,7 @@ describe('CSV sample and import', () => {
     expect(res.body).toEqual({
       status: 'success',
       message: 'Imported Successfully',
-      summary: { rows: 3, created: 3, updated: 0, skipped: 0, errors: [] },
+      summary: { rows: 3, created: 3, updated: 0, skipped: 0, unsubscribed: 0, errors: [] },
     });
     const contacts = (await h.api(alice).get('/contacts/list').expect(200)).body.message.contacts;
     const zoe = contacts.find((c: { email: string }) => c.email === 'zoe@example.com');
@@ -84,7 +84,7 @@ describe('CSV sample and import', () => {
     const ivan = await h.account();
     const ivanType = await addContactType(h, ivan, 'Escapes');
     const res = await upload(ivan, ivanType, 'email,address_line1,city\nesc@example.com,"1 Main St\r\nApt \\N 4","C:\\dir\tx ""quoted"""\n').expect(200);
-    expect(res.body.summary).toEqual({ rows: 1, created: 1, updated: 0, skipped: 0, errors: [] });
+    expect(res.body.summary).toEqual({ rows: 1, created: 1, updated: 0, skipped: 0, unsubscribed: 0, errors: [] });
     const [contact] = (await h.api(ivan).get('/contacts/list').expect(200)).body.message.contacts;
     expect(contact).toMatchObject({ address_line1: '1 Main St\r\nApt \\N 4', city: 'C:\\dir\tx "quoted"' });
   });
@@ -105,7 +105,7 @@ describe('CSV sample and import', () => {
     });
 
     const res = await upload(carol, newType, 'email,first_name,age\nKNOWN@example.com,After,31\nfresh@example.com,New,\nfresh@EXAMPLE.com,Newer,5\n').expect(200);
-    expect(res.body.summary).toEqual({ rows: 3, created: 1, updated: 2, skipped: 0, errors: [] });
+    expect(res.body.summary).toEqual({ rows: 3, created: 1, updated: 2, skipped: 0, unsubscribed: 0, errors: [] });
 
     const known = (await h.api(carol).get(`/contacts/details?contact_id=${existing}`).expect(200)).body.message.contact;
     expect(known).toMatchObject({ email: 'KNOWN@example.com', first_name: 'After', city: 'Lyon', contact_type_id: newType });
@@ -138,6 +138,7 @@ describe('CSV sample and import', () => {
       created: 2,
       updated: 0,
       skipped: 5,
+      unsubscribed: 0,
       errors: [
         { row: 3, reason: 'The email field is required.' },
         { row: 4, reason: 'The email must be a valid email address.' },
@@ -153,14 +154,14 @@ describe('CSV sample and import', () => {
     const erin = await h.account();
     const erinType = await addContactType(h, erin, 'Excel');
     const res = await upload(erin, erinType, '\uFEFFFirst Name;Email;Country\r\nÉmile;emile@example.com;France\r\n').expect(200);
-    expect(res.body.summary).toEqual({ rows: 1, created: 1, updated: 0, skipped: 0, errors: [] });
+    expect(res.body.summary).toEqual({ rows: 1, created: 1, updated: 0, skipped: 0, unsubscribed: 0, errors: [] });
     const [contact] = (await h.api(erin).get('/contacts/list').expect(200)).body.message.contacts;
     expect(contact).toMatchObject({ first_name: 'Émile', email: 'emile@example.com', country: 'France' });
   });
 
   test('when the file has a header row only then nothing is imported', async () => {
     const res = await upload(alice, type, `${HEADER}\n`).expect(200);
-    expect(res.body).toEqual({ status: 'success', message: 'Imported Successfully', summary: { rows: 0, created: 0, updated: 0, skipped: 0, errors: [] } });
+    expect(res.body).toEqual({ status: 'success', message: 'Imported Successfully', summary: { rows: 0, created: 0, updated: 0, skipped: 0, unsubscribed: 0, errors: [] } });
   });
 
   test('when the file has no email column or is empty then 422 on file', async () => {
@@ -206,7 +207,7 @@ describe('CSV sample and import', () => {
     const lines = ['email,first_name'];
     for (let i = 0; i < 12_000; i += 1) lines.push(i === repeat ? 'ROW100@example.com,Latest' : `row${i}@example.com,Row ${i}`);
     const res = await upload(gina, ginaType, lines.join('\n')).expect(200);
-    expect(res.body.summary).toEqual({ rows: 12_000, created: 11_998, updated: 2, skipped: 0, errors: [] });
+    expect(res.body.summary).toEqual({ rows: 12_000, created: 11_998, updated: 2, skipped: 0, unsubscribed: 0, errors: [] });
     const count = await h.runtime.db('contacts').where({ user_id: gina.user_id }).whereNull('deleted_at').count({ n: '*' }).first();
     expect(Number(count?.n)).toBe(11_999);
     expect(new Set(announced).size).toBe(11_998);

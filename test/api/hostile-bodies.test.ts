@@ -138,6 +138,7 @@ describe('hostile request bodies', () => {
       created: 2,
       updated: 0,
       skipped: 2,
+      unsubscribed: 0,
       errors: [
         { row: 3, reason: 'The first name must not contain control characters.' },
         { row: 4, reason: 'The city must not contain control characters.' },

@@ -1,3 +1,5 @@
+import fs from 'node:fs';
+import path from 'node:path';
 import { countryId } from '../support/audience';
 import { useHarness } from '../support/harness';
 import type { Page } from 'playwright-core';
@@ -30,7 +32,10 @@ describe('dashboard in Chromium: contacts, CSV import and segments', () => {
     await page.getByRole('link', { name: 'Import CSV' }).first().click();
     await page.getByLabel('Import into contact type').selectOption({ label: 'Newsletter' });
     await page.getByLabel('CSV file').setInputFiles({ name: 'readers.csv', mimeType: 'text/csv', buffer: Buffer.from(csv) });
-    await page.getByRole('button', { name: 'Upload and import' }).click();
+    await page.getByRole('button', { name: 'Upload and choose columns' }).click();
+    await page.getByRole('heading', { name: 'Columns of readers.csv' }).waitFor();
+    expect(await page.getByLabel('email', { exact: true }).inputValue()).toBe('email');
+    await page.getByRole('button', { name: 'Import', exact: true }).click();
     await page.getByRole('heading', { name: 'Import of readers.csv' }).waitFor();
 
     const progress = page.locator('#import-progress');
@@ -49,6 +54,39 @@ describe('dashboard in Chromium: contacts, CSV import and segments', () => {
     expect(b.problems).toEqual([]);
   });
 
+  test('when a Mailchimp export is imported through the mapping step then names are right, a changed choice is kept and the contact type stays chosen for the next file', async () => {
+    const account = await h.account();
+    await h.runtime.services.contactTypes.add({ userId: account.user_id }, { name: 'Other' });
+    await h.runtime.services.contactTypes.add({ userId: account.user_id }, { name: 'From Mailchimp' });
+    const file = fs.readFileSync(path.join(__dirname, '..', 'fixtures', 'imports', 'subscribed_members_export_4f2a9c1b7e.csv'));
+    const page = await b.page();
+    await b.signIn(page, account);
+    await page.goto(`${b.baseUrl}/contacts/import`);
+    await page.getByLabel('Import into contact type').selectOption({ label: 'From Mailchimp' });
+    await page.getByLabel('CSV file').setInputFiles({ name: 'subscribed_members_export_4f2a9c1b7e.csv', mimeType: 'text/csv', buffer: file });
+    await page.getByRole('button', { name: 'Upload and choose columns' }).click();
+    await page.getByRole('heading', { name: 'Columns of subscribed_members_export_4f2a9c1b7e.csv' }).waitFor();
+    await page.locator('table.import-rows').getByRole('cell', { name: 'García', exact: true }).waitFor();
+    expect(await page.getByLabel('Email Address').inputValue()).toBe('email');
+    expect(await page.getByLabel('First Name').inputValue()).toBe('first_name');
+    expect(await page.getByLabel('Last Name').inputValue()).toBe('last_name');
+    expect(await page.getByLabel('MEMBER_RATING').inputValue()).toBe('ignore');
+    // The street address is not wanted here.
+    await page.getByLabel('Address', { exact: true }).selectOption('ignore');
+    await page.getByRole('button', { name: 'Import', exact: true }).click();
+    const progress = page.locator('#import-progress');
+    await progress.getByText('Done', { exact: true }).waitFor({ timeout: 30_000 });
+    await progress.getByText('2 of 2 rows processed').waitFor();
+
+    const anna = await h.runtime.db('contacts').where({ user_id: account.user_id, email_key: 'anna.schmidt@example.com' }).first('first_name', 'last_name', 'address_line1');
+    expect(anna).toMatchObject({ first_name: 'Anna', last_name: 'Schmidt' });
+    expect(anna.address_line1 ?? '').toBe('');
+    await page.getByRole('link', { name: 'Import another file' }).click();
+    await page.getByRole('heading', { name: 'Import contacts' }).waitFor();
+    expect(await page.getByLabel('Import into contact type').locator('option:checked').textContent()).toBe('From Mailchimp');
+    expect(b.problems).toEqual([]);
+  });
+
   test('when an import is still running then its page polls until it is done, then stops', async () => {
     const account = await h.account();
     const typeId = await h.runtime.services.contactTypes.add({ userId: account.user_id }, { name: 'Slow' });
@@ -64,7 +102,7 @@ describe('dashboard in Chromium: contacts, CSV import and segments', () => {
 
     await h.runtime.db('imports').where({ id }).update({ rows_done: 7, updated_at: new Date().toISOString() });
     await page.getByText('7 of 10 rows processed').waitFor();
-    const summary = { rows: 10, created: 9, updated: 0, skipped: 1, errors: [{ row: 4, reason: 'The email field is required.' }] };
+    const summary = { rows: 10, created: 9, updated: 0, skipped: 1, unsubscribed: 0, errors: [{ row: 4, reason: 'The email field is required.' }] };
     await h.runtime.db('imports').where({ id }).update({ status: 'done', rows_done: 10, summary: JSON.stringify(summary), updated_at: new Date().toISOString() });
     await page.locator('#import-progress').getByText('Done', { exact: true }).waitFor();
     await page.getByRole('cell', { name: 'The email field is required.' }).waitFor();

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import { uploadDir } from '../../src/http/upload';
 import { addContactType } from '../support/audience';
 import { useHarness } from '../support/harness';
-import { asFragment, useTwoAccounts } from '../support/web';
+import { asFragment, signIn, useTwoAccounts } from '../support/web';
 
 describe('dashboard CSV import', () => {
   const h = useHarness();
@@ -24,7 +24,26 @@ describe('dashboard CSV import', () => {
     for (let i = 0; i < 100 && leftoverUploads().length > 0; i += 1) await new Promise((resolve) => setTimeout(resolve, 10));
     expect(leftoverUploads()).toEqual([]);
   }
-  const idOf = (location: string) => Number(/^\/contacts\/import\/(\d+)$/.exec(location)?.[1]);
+  const idOf = (location: string) => Number(/^\/contacts\/import\/(\d+)(\/columns)?$/.exec(location)?.[1]);
+
+  /** The choices the mapping page shows pre-selected, one per column. */
+  async function proposedColumns(id: number): Promise<string[]> {
+    const page = await t.web.get(`/contacts/import/${id}/columns`).expect(200);
+    return [...page.text.matchAll(/<select id="column-(\d+)" name="column\[\d+\]">([\s\S]*?)<\/select>/g)].map(
+      (m) => /<option value="([^"]*)" selected>/.exec(m[2])?.[1] ?? '',
+    );
+  }
+
+  /** Uploads a file and confirms the columns as proposed: answers the import's id. */
+  async function uploadAndImport(csv: string): Promise<number> {
+    const res = await upload(csv).expect(303);
+    expect(res.headers.location).toMatch(/^\/contacts\/import\/\d+\/columns$/);
+    const id = idOf(res.headers.location);
+    const form: Record<string, string> = {};
+    (await proposedColumns(id)).forEach((target, at) => (form[`column[${at}]`] = target));
+    await t.web.post(`/contacts/import/${id}/columns`, form).expect(303).expect('location', `/contacts/import/${id}`);
+    return id;
+  }
 
   /** Polls the progress fragment as the page does, until it stops asking for itself. */
   async function progressUntilDone(id: number): Promise<string> {
@@ -38,9 +57,8 @@ describe('dashboard CSV import', () => {
 
   test('when a CSV is uploaded then its page polls the progress until done, then shows the summary with the skipped rows', async () => {
     const csv = ['email,first_name', 'one@example.com,One', 'not-an-email,Bad', 'two@example.com,Two', ',Nobody', 'one@example.com,One again'].join('\n');
-    const res = await upload(csv).expect(303);
-    const id = idOf(res.headers.location);
-    const page = await t.web.get(res.headers.location).expect(200);
+    const id = await uploadAndImport(csv);
+    const page = await t.web.get(`/contacts/import/${id}`).expect(200);
     expect(page.text).toContain('Import of people.csv');
     expect(page.text).toContain('Into Imported');
 
@@ -60,12 +78,72 @@ describe('dashboard CSV import', () => {
     expect((await t.web.get('/contacts/import').expect(200)).text).toContain(`<a href="/contacts/import/${id}">people.csv</a>`);
   });
 
-  test('when the file has no email column then the import stops and says why', async () => {
-    const res = await upload('name\nNobody').expect(303);
-    const done = await progressUntilDone(idOf(res.headers.location));
-    expect(done).toContain('<span class="badge danger">Stopped</span>');
-    expect(done).toContain('The file must have a header row with an email column.');
+  test('when more than 100 rows are skipped then the page offers all of them as a CSV with their reasons and values', async () => {
+    const lines = ['email,first_name', 'kept@example.com,Kept'];
+    for (let i = 0; i < 150; i += 1) lines.push(`bad-${i},Name ${i}`);
+    lines.push('x@example.com,"never closed');
+    const id = await uploadAndImport(lines.join('\n'));
+    const done = await progressUntilDone(id);
+    expect(done).toContain(`<a href="/contacts/import/${id}/skipped.csv" class="button" hx-boost="false" download>Download all 151 skipped rows (CSV)</a>`);
+    expect(done).toContain('The first 100 of 151 skipped rows; the download has all of them with their reasons.');
+
+    const csv = await t.web.get(`/contacts/import/${id}/skipped.csv`).expect(200);
+    expect(csv.headers['content-type']).toBe('text/csv; charset=utf-8');
+    expect(csv.headers['content-disposition']).toBe(`attachment; filename=skipped-rows-${id}.csv`);
+    const rows = csv.text.replace(/^\uFEFF/, '').trimEnd().split('\r\n');
+    expect(rows).toHaveLength(1 + 151);
+    expect(rows[0]).toBe('Row,Reason,email,first_name');
+    expect(rows[1]).toBe('3,The email must be a valid email address.,bad-0,Name 0');
+    expect(rows[150]).toBe('152,The email must be a valid email address.,bad-149,Name 149');
+    expect(rows[151]).toBe('153,"A quote opened in this row is never closed, so the row could not be read (reading went on at the next line)."');
+
+    const bob = await signIn(h, t.bob);
+    await bob.get(`/contacts/import/${id}/skipped.csv`).expect(404);
+  });
+
+  test('when a Mailchimp export is uploaded then the mapping page shows its first rows with each column pre-filled, and the choices are imported', async () => {
+    const mailchimp = fs.readFileSync(`${__dirname}/../fixtures/imports/subscribed_members_export_4f2a9c1b7e.csv`, 'utf8');
+    const res = await upload(mailchimp).expect(303);
+    const id = idOf(res.headers.location);
+    const page = await t.web.get(`/contacts/import/${id}/columns`).expect(200);
+    expect(page.text).toContain('Read as utf-8, separated by commas.');
+    expect(page.text).toContain('<label for="column-0">Email Address</label>');
+    expect(page.text).toContain('<td>José</td>');
+    const proposed = await proposedColumns(id);
+    expect(proposed.slice(0, 5)).toEqual(['email', 'first_name', 'last_name', 'address_line1', 'ignore']);
+    // The job waits for the choice: the status page sends there.
+    await t.web.get(`/contacts/import/${id}`).expect(303).expect('location', `/contacts/import/${id}/columns`);
+
+    // Choosing no email column is refused on the page, which keeps the choices.
+    const noEmail: Record<string, string> = {};
+    proposed.forEach((target, at) => (noEmail[`column[${at}]`] = at === 0 ? 'ignore' : target));
+    const refused = await t.web.post(`/contacts/import/${id}/columns`, noEmail).expect(422);
+    expect(refused.text).toContain('Choose the column that holds the email addresses.');
+
+    const form: Record<string, string> = {};
+    proposed.forEach((target, at) => (form[`column[${at}]`] = at === 3 ? 'ignore' : target));
+    await t.web.post(`/contacts/import/${id}/columns`, form).expect(303);
+    await progressUntilDone(id);
+    const anna = await h.runtime.db('contacts').where({ user_id: t.alice.user_id, email_key: 'anna.schmidt@example.com' }).first('first_name', 'last_name', 'address_line1');
+    expect(anna).toMatchObject({ first_name: 'Anna', last_name: 'Schmidt' });
+    expect(anna.address_line1 ?? '').toBe('');
+    // Started once: the mapping page of a started import sends to its status.
+    await t.web.get(`/contacts/import/${id}/columns`).expect(303).expect('location', `/contacts/import/${id}`);
+    const status = await t.web.get(`/contacts/import/${id}`).expect(200);
+    expect(status.text).toContain(`<a href="/contacts/import?contact_type_id=${type}" class="button">Import another file</a>`);
     await noUploadsLeft();
+  });
+
+  test('when the file has no email column then the mapping page proposes none and refuses to start', async () => {
+    const res = await upload('name\nNobody').expect(303);
+    const id = idOf(res.headers.location);
+    expect(await proposedColumns(id)).toEqual(['full_name']);
+    const refused = await t.web.post(`/contacts/import/${id}/columns`, { 'column[0]': 'full_name' }).expect(422);
+    expect(refused.text).toContain('Choose the column that holds the email addresses.');
+    // Cancelling removes the waiting upload and goes back to the form for the same contact type.
+    await t.web.post(`/contacts/import/${id}/cancel`).expect(303).expect('location', `/contacts/import?contact_type_id=${type}`);
+    await noUploadsLeft();
+    expect((await t.web.get(`/contacts/import/${id}`).expect(200)).text).toContain('The upload was cancelled before its columns were chosen.');
   });
 
   test('when the upload is refused then the form shows the shared messages next to its fields and keeps no file', async () => {
@@ -103,7 +181,7 @@ describe('dashboard CSV import', () => {
     fs.mkdirSync(uploadDir(h.runtime.config), { recursive: true });
     fs.writeFileSync(file, ['email', ...Array.from({ length: 8000 }, (_, i) => `progress${i}@example.com`)].join('\n'));
     const heard: number[] = [];
-    const summary = await h.runtime.services.contactImport.importFile({ userId: t.alice.user_id }, type, file, (n) => heard.push(n));
+    const summary = await h.runtime.services.contactImport.importFile({ userId: t.alice.user_id }, type, file, { progress: (n) => heard.push(n) });
     fs.rmSync(file);
     expect(summary).toMatchObject({ rows: 8000, created: 8000, skipped: 0 });
     expect(heard.length).toBeGreaterThan(2);

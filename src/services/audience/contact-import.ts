@@ -1,116 +1,68 @@
-import { bulkWriters, EncodedRow, importBatchRows, rowEncoder, UpsertColumn, UpsertCount } from '../../db/bulk';
+import { bulkWriters, EncodedRow, importBatchRows, rowEncoder, UpsertCount } from '../../db/bulk';
 import { refreshStatistics } from '../../db/dialect';
-import { emailKey } from '../../lib/email-key';
-import { CONTACT_TEXT_COLUMNS, CSV_IMPORT, CustomFieldType, RESERVED_FIELD_NAMES } from '../../lib/constants';
-import { csvChunks, isBlankRow, toCsv } from '../../lib/csv';
+import { CSV_IMPORT, CustomFieldType, RESERVED_FIELD_NAMES } from '../../lib/constants';
+import { csvChunks, CsvDialect, isBlankRow, isBroken, toCsv } from '../../lib/csv';
 import { ValidationError } from '../../lib/errors';
-import { hasControlCharacters, isEmail, messages } from '../../lib/validation';
+import { messages } from '../../lib/validation';
 import type { ContactTypesService } from './contact-types';
 import type { EventsService } from '../delivery/events';
 import type { ContactsService } from './contacts';
 import type { Ctx, ServiceDeps } from '../context';
-import { CountryResolver, loadCountryResolver } from '../reference/country-lookup';
-import { checkCustomValue, CustomFieldDef, customFieldDefs, CustomFieldSource } from './custom-field-values';
+import { loadCountryResolver } from '../reference/country-lookup';
+import { customFieldDefs, CustomFieldSource } from './custom-field-values';
+import { ColumnMapping, customTarget, planColumns, RowReader, rowReader } from './import-rows';
 
-/** What decisions.md promises next to `message: "Imported Successfully"`. */
+/** What decisions.md promises next to `message: "Imported Successfully"`, and what issue 11 adds. */
 export interface ImportSummary {
+  /** Every data record of the file (blank lines are not records). */
   rows: number;
   created: number;
   updated: number;
   skipped: number;
+  /** Rows whose status put their address on the global unsubscribe list. */
+  unsubscribed: number;
   /** The first skipped rows; `row` counts the header as row 1. */
   errors: { row: number; reason: string }[];
+  /** Keys of a listmonk `attributes` column that are no custom field of the account (only with such a column). */
+  ignored_attributes?: string[];
 }
 
 /** Hears how many data rows have been read (blank and skipped ones included). */
 export type ImportProgress = (rowsRead: number) => unknown;
 
-type Slot =
-  | { kind: 'text'; at: number; column: UpsertColumn; max: number }
-  | { kind: 'alt_email'; at: number }
-  | { kind: 'country'; at: number }
-  | { kind: 'custom'; at: number; def: CustomFieldDef };
-
-interface RowReader {
-  columns: UpsertColumn[];
-  /** The row's values in `columns` order, or the reason it is skipped. */
-  read(cells: string[]): unknown[] | string;
+/** A skipped record: its number (the header is row 1), why, and its values (null when it could not be read). */
+export interface SkippedRow {
+  row: number;
+  reason: string;
+  cells: string[] | null;
 }
 
-/** `First Name` → `first_name`: headers are matched leniently. */
-function headerKey(cell: string): string {
-  return cell.trim().toLowerCase().replace(/[\s-]+/g, '_');
+export interface ImportOptions {
+  /** Hears the number of data rows read so far after each chunk of the file, and once more at the end. */
+  progress?: ImportProgress;
+  /** header → target (reserved field, custom field, special target or `ignore`): overrides the aliases. */
+  mapping?: ColumnMapping;
+  /** Overrides the detected encoding. */
+  encoding?: string;
+  /** Hears the header once read. */
+  onHeader?: (header: string[]) => unknown;
+  /** Hears every skipped row (in groups, once per chunk of the file). */
+  onSkipped?: (rows: SkippedRow[]) => unknown;
 }
 
-/**
- * Maps the header to contact columns (reserved names and the account's custom fields;
- * unknown columns are ignored, the first of repeated ones wins) and returns a reader for
- * the rows. Undefined when there is no email column.
- */
-function rowReader(header: string[], defs: CustomFieldDef[], countryOf: CountryResolver): RowReader | undefined {
-  const exact = new Map(defs.map((d) => [d.field_name, d]));
-  const loose = new Map(defs.map((d) => [d.field_name.toLowerCase(), d]));
-  const seen = new Set<string>();
-  const slots: Slot[] = [];
-  let emailAt = -1;
-  header.forEach((cell, at) => {
-    const key = headerKey(cell);
-    const def = exact.get(cell.trim()) ?? loose.get(key);
-    const name = def ? `custom:${def.field_name}` : key;
-    if (seen.has(name)) return;
-    seen.add(name);
-    if (def) slots.push({ kind: 'custom', at, def });
-    else if (key === 'email') emailAt = at;
-    else if (key === 'alt_email') slots.push({ kind: 'alt_email', at });
-    else if (key === 'country') slots.push({ kind: 'country', at });
-    else if (key in CONTACT_TEXT_COLUMNS) slots.push({ kind: 'text', at, column: key as UpsertColumn, max: CONTACT_TEXT_COLUMNS[key as keyof typeof CONTACT_TEXT_COLUMNS] });
-    else seen.delete(name);
-  });
-  if (emailAt < 0) return undefined;
-
-  const plain = slots.filter((s) => s.kind !== 'custom');
-  const custom = slots.filter((s): s is Extract<Slot, { kind: 'custom' }> => s.kind === 'custom');
-  const columns: UpsertColumn[] = ['email', 'email_key', ...plain.map((s) => (s.kind === 'text' ? s.column : s.kind))];
-  if (custom.length > 0) columns.push('custom_fields');
-
-  // The cells this import reads, named for the reason of a skipped row.
-  const named: [number, string][] = [[emailAt, 'email'], ...slots.map((s): [number, string] => [s.at, s.kind === 'text' ? s.column : s.kind === 'custom' ? s.def.field_name : s.kind])];
-
-  return {
-    columns,
-    read(cells) {
-      for (const [at, name] of named) if (hasControlCharacters(cells[at] ?? '')) return messages.control(name);
-      const email = (cells[emailAt] ?? '').trim();
-      if (email === '') return messages.required('email');
-      if (!isEmail(email)) return messages.email('email');
-      const values: unknown[] = [email, emailKey(email)];
-      for (const slot of plain) {
-        const raw = (cells[slot.at] ?? '').trim();
-        if (slot.kind === 'text') {
-          if (raw.length > slot.max) return messages.max(slot.column, slot.max);
-          values.push(raw);
-        } else if (slot.kind === 'alt_email') {
-          if (raw !== '' && !isEmail(raw)) return messages.email('alt_email');
-          values.push(raw === '' ? null : raw);
-        } else {
-          const id = raw === '' ? null : countryOf(raw);
-          if (id === undefined) return messages.selected('country');
-          values.push(id);
-        }
-      }
-      if (custom.length > 0) {
-        const object: Record<string, string | null> = {};
-        for (const slot of custom) {
-          const checked = checkCustomValue(slot.def, cells[slot.at]);
-          if ('error' in checked) return checked.error;
-          object[slot.def.field_name] = checked.value;
-        }
-        values.push(object);
-      }
-      return values;
-    },
-  };
+/** What `POST /contacts/csv-preview` answers in `message.preview`. */
+export interface ImportPreview {
+  encoding: string;
+  delimiter: string;
+  header: string[];
+  rows: string[][];
+  mapping: Record<string, string | null>;
 }
+
+/** Data rows a preview shows. */
+export const PREVIEW_ROWS = 5;
+
+const NO_EMAIL_COLUMN = 'The file must have a header row with an email column.';
 
 /**
  * Collects rows into batches (a repeated email replaces its earlier row in the batch, as
@@ -119,7 +71,7 @@ function rowReader(header: string[], defs: CustomFieldDef[], countryOf: CountryR
  * while the database and the parser work at the same time. A full batch is sent only when the next
  * row arrives, so the last batch is never empty: it alone is written durably (see bulk.ts).
  */
-type WriteBatch = (rows: EncodedRow[], keys: string[], durable: boolean) => Promise<UpsertCount>;
+type WriteBatch = (rows: EncodedRow[], keys: string[], durable: boolean, unsubscribe: string[]) => Promise<UpsertCount>;
 
 interface WriterOptions {
   keyAt: number;
@@ -131,19 +83,21 @@ interface WriterOptions {
 function batchWriter(write: WriteBatch, { keyAt, batchRows, parallel, encode }: WriterOptions, summary: ImportSummary) {
   let rows: EncodedRow[] = [];
   let positions = new Map<string, number>();
+  /** Addresses of the batch that go on the global unsubscribe list (by key). */
+  let unsubscribe = new Map<string, string>();
   let lastKey = '';
   let repeats = 0;
   const inFlight: Promise<void>[] = [];
   let previousKeys = new Map<string, number>();
 
   /** A later row of the file must win: a batch sharing an email with the one still being written waits for it. */
-  async function send(batch: EncodedRow[], keys: Map<string, number>, repeated: number, durable: boolean): Promise<void> {
+  async function send(batch: EncodedRow[], keys: Map<string, number>, repeated: number, durable: boolean, unsubs: Map<string, string>): Promise<void> {
     while (inFlight.length > 0 && inFlight.length >= parallel) await inFlight.shift();
     if (inFlight.length > 0 && [...keys.keys()].some((key) => previousKeys.has(key))) {
       while (inFlight.length > 0) await inFlight.shift();
     }
     previousKeys = keys;
-    const writing = write(batch, [...keys.keys()], durable).then((count) => {
+    const writing = write(batch, [...keys.keys()], durable, [...unsubs.values()]).then((count) => {
       summary.created += count.created;
       summary.updated += count.updated + repeated;
     });
@@ -156,8 +110,10 @@ function batchWriter(write: WriteBatch, { keyAt, batchRows, parallel, encode }: 
 
   return {
     /** Adds a row (values in column order); true when a full batch waits to be sent with `sendFull`. */
-    add(values: unknown[]): boolean {
+    add(values: unknown[], unsubscribed: boolean): boolean {
       const key = values[keyAt] as string;
+      // An unsubscribed row stays so even when a later row of the file repeats its address.
+      if (unsubscribed) unsubscribe.set(key, values[0] as string);
       const earlier = positions.get(key);
       if (earlier === undefined) {
         positions.set(key, rows.length);
@@ -173,17 +129,23 @@ function batchWriter(write: WriteBatch, { keyAt, batchRows, parallel, encode }: 
     async sendFull(): Promise<void> {
       // The held-back row is the newest: the batch filled up when it was appended (a repeat adds no row).
       const next = rows.pop();
-      const [batch, keys, repeated] = [rows, positions, repeats];
+      const [batch, keys, repeated, unsubs] = [rows, positions, repeats, unsubscribe];
       keys.delete(lastKey);
       rows = [next];
       positions = new Map([[lastKey, 0]]);
       repeats = 0;
-      await send(batch, keys, repeated, false);
+      unsubscribe = new Map();
+      const held = unsubs.get(lastKey);
+      if (held !== undefined) {
+        unsubs.delete(lastKey);
+        unsubscribe.set(lastKey, held);
+      }
+      await send(batch, keys, repeated, false, unsubs);
     },
     async finish(): Promise<void> {
       // The durable last batch goes alone, after every other one has committed.
       while (inFlight.length > 0) await inFlight.shift();
-      if (rows.length > 0) await send(rows, positions, repeats, true);
+      if (rows.length > 0) await send(rows, positions, repeats, true, unsubscribe);
       while (inFlight.length > 0) await inFlight.shift();
     },
     /** Waits for writes still running (after a failure elsewhere), ignoring their outcome. */
@@ -228,48 +190,102 @@ export function createContactImportService({ db, contactTypes, fields, contacts,
     },
 
     /**
-     * Imports a CSV file into a contact type of the account; see decisions.md §3, CSV import.
-     * `progress`, when given, hears the number of data rows read so far after each chunk of
-     * the file and once more at the end (the dashboard's progress bar).
+     * The first rows of a file and the mapping its columns would get (issue 11, point 2): the
+     * encoding and delimiter found, the header, the first PREVIEW_ROWS data rows (blank and
+     * unreadable ones left out) and header → target (a field name, or null for ignored).
+     * Reads only the first chunks of the file.
      */
-    async importFile(ctx: Ctx, contactTypeId: number, file: string, progress?: ImportProgress): Promise<ImportSummary> {
+    async preview(ctx: Ctx, file: string, options: Pick<ImportOptions, 'encoding' | 'mapping'> = {}): Promise<ImportPreview> {
+      const defs = await customFieldDefs(fields, ctx);
+      let dialect: CsvDialect = { encoding: options.encoding ?? 'utf-8', delimiter: ',' };
+      let header: string[] | undefined;
+      const rows: string[][] = [];
+      read: for await (const chunk of csvChunks(file, { encoding: options.encoding, onDialect: (d) => (dialect = d) })) {
+        for (const record of chunk) {
+          if (!header) {
+            if (isBroken(record)) throw ValidationError.of('file', `The header row could not be read: ${record.broken}`);
+            header = record;
+            continue;
+          }
+          if (isBroken(record) || isBlankRow(record)) continue;
+          rows.push(record);
+          if (rows.length >= PREVIEW_ROWS) break read;
+        }
+      }
+      if (!header) throw ValidationError.of('file', 'The file is empty.');
+      const targets = planColumns(header, defs, options.mapping);
+      const mapping: Record<string, string | null> = {};
+      header.forEach((cell, at) => {
+        const key = cell.trim();
+        if (!(key in mapping)) mapping[key] = targets[at] === null ? null : (customTarget(targets[at]) ?? targets[at]);
+      });
+      return { encoding: dialect.encoding, delimiter: dialect.delimiter, header, rows, mapping };
+    },
+
+    /**
+     * Imports a CSV file into a contact type of the account; see decisions.md §3, CSV import,
+     * and the README (aliases, encodings, statuses). Every record of the file is counted in
+     * `rows`; each one that is not imported is skipped with its reason (the first 100 in the
+     * summary, all of them to `onSkipped`).
+     */
+    async importFile(ctx: Ctx, contactTypeId: number, file: string, options: ImportOptions = {}): Promise<ImportSummary> {
+      const { progress, onSkipped } = options;
       if (!(await contactTypes.exists(ctx, contactTypeId))) {
         throw ValidationError.of('contact_type_id', messages.selected('contact_type_id'));
       }
       const [defs, countryOf] = await Promise.all([customFieldDefs(fields, ctx), loadCountryResolver(db)]);
-      const summary: ImportSummary = { rows: 0, created: 0, updated: 0, skipped: 0, errors: [] };
+      const summary: ImportSummary = { rows: 0, created: 0, updated: 0, skipped: 0, unsubscribed: 0, errors: [] };
       let reader: RowReader | undefined;
       let writer: ReturnType<typeof batchWriter> | undefined;
       let rowNumber = 0;
+      let skipped: SkippedRow[] = [];
+      const skip = (reason: string, cells: string[] | null) => {
+        summary.skipped += 1;
+        if (summary.errors.length < CSV_IMPORT.reportedErrors) summary.errors.push({ row: rowNumber, reason });
+        if (onSkipped) skipped.push({ row: rowNumber, reason, cells });
+      };
       try {
-        for await (const chunk of csvChunks(file)) {
-          for (const cells of chunk) {
+        for await (const chunk of csvChunks(file, { encoding: options.encoding })) {
+          for (const record of chunk) {
             rowNumber += 1;
             if (!reader) {
-              reader = rowReader(cells, defs, countryOf);
-              if (!reader) throw ValidationError.of('file', 'The file must have a header row with an email column.');
+              if (isBroken(record)) throw ValidationError.of('file', `The header row could not be read: ${record.broken}`);
+              reader = rowReader(record, planColumns(record, defs, options.mapping), defs, countryOf);
+              if (!reader) throw ValidationError.of('file', NO_EMAIL_COLUMN);
+              await options.onHeader?.(record);
               const columns = reader.columns;
-              const write: WriteBatch = (rows, keys, durable) => contacts.upsertBatch(ctx, contactTypeId, { columns, rows, keys }, { durable });
-              const options = { keyAt: columns.indexOf('email_key'), batchRows: importBatchRows(db), parallel: bulkWriters(db), encode: rowEncoder(db) };
-              writer = batchWriter(write, options, summary);
+              const write: WriteBatch = (rows, keys, durable, unsubscribe) =>
+                contacts.upsertBatch(ctx, contactTypeId, { columns, rows, keys, unsubscribe }, { durable });
+              const batching = { keyAt: columns.indexOf('email_key'), batchRows: importBatchRows(db), parallel: bulkWriters(db), encode: rowEncoder(db) };
+              writer = batchWriter(write, batching, summary);
               continue;
             }
-            if (isBlankRow(cells)) continue;
+            if (isBroken(record)) {
+              summary.rows += 1;
+              skip(record.broken, null);
+              continue;
+            }
+            if (isBlankRow(record)) continue;
             summary.rows += 1;
-            const values = reader.read(cells);
+            const values = reader.read(record);
             if (typeof values === 'string') {
-              summary.skipped += 1;
-              if (summary.errors.length < CSV_IMPORT.reportedErrors) summary.errors.push({ row: rowNumber, reason: values });
+              skip(values, record);
               continue;
             }
-            if (writer!.add(values)) await writer!.sendFull();
+            if (reader.unsubscribed) summary.unsubscribed += 1;
+            if (writer!.add(values, reader.unsubscribed)) await writer!.sendFull();
+          }
+          if (skipped.length > 0) {
+            await onSkipped!(skipped);
+            skipped = [];
           }
           if (progress && rowNumber > 1) await progress(rowNumber - 1);
         }
-        if (!reader) throw ValidationError.of('file', 'The file must have a header row with an email column.');
+        if (!reader) throw ValidationError.of('file', NO_EMAIL_COLUMN);
         await writer!.finish();
         if (summary.created + summary.updated >= 10_000) await refreshStatistics(db, 'contacts');
-        await progress?.(rowNumber - 1);
+        if (reader.ignoredAttributes) summary.ignored_attributes = [...reader.ignoredAttributes].sort();
+        await progress?.(Math.max(0, rowNumber - 1));
       } finally {
         await writer?.settle();
       }

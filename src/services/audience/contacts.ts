@@ -12,6 +12,7 @@ import type { ContactTypesService } from './contact-types';
 import type { Ctx, ServiceDeps } from '../context';
 import { countryExists } from '../reference/country-lookup';
 import { dropRuleMemberships, SegmentMemberships } from './segment-memberships';
+import { addUnsubscribers } from './unsubscribers';
 import { checkCustomValue, CustomFieldDef, customFieldDefs, CustomFieldSource, StoredCustomFields } from './custom-field-values';
 
 /** What add and update take; on update an absent optional value keeps the stored one. */
@@ -160,10 +161,10 @@ export function createContactsService({ db, contactTypes, fields, events, member
     async upsertBatch(
       ctx: Ctx,
       contactTypeId: number,
-      batch: { columns: UpsertColumn[]; rows: EncodedRow[]; keys: string[] },
+      batch: { columns: UpsertColumn[]; rows: EncodedRow[]; keys: string[]; unsubscribe?: string[] },
       { durable = true } = {},
     ): Promise<UpsertCount> {
-      const { columns, rows, keys } = batch;
+      const { columns, rows, keys, unsubscribe = [] } = batch;
       return db.transaction(async (trx) => {
         const livingKeys = () => live(ctx, trx).whereIn('email_key', keys);
         // Who was already in the type is only worth asking when someone listens for joins.
@@ -172,6 +173,8 @@ export function createContactsService({ db, contactTypes, fields, events, member
           : undefined;
         const { ids, ...count } = await upsertContacts(trx, { userId: ctx.userId, contactTypeId, now: nowValue(), columns, rows }, durable);
         await memberships.refreshContacts(ctx, ids, trx);
+        // Rows an export marks unsubscribed, cleaned, bounced or blocklisted (README, CSV import: statuses).
+        if (unsubscribe.length > 0) await addUnsubscribers(trx, 'global_unsubscribes', ['user_id', 'email_key'], { user_id: ctx.userId, unsubscribe_groups_id: null }, unsubscribe);
         if (members) {
           const after: { id: number; email_key: string }[] = await livingKeys().select('id', 'email_key');
           const contactIds = after.filter((r) => !members.has(r.email_key)).map((r) => Number(r.id));

@@ -1,0 +1,141 @@
+import type { Knex } from 'knex';
+import { likePattern } from '../../db/expressions';
+import { ENROLMENT_STATE, MESSAGE_STATE } from '../../lib/constants';
+import { hmac } from '../../lib/crypto';
+import { emailKey } from '../../lib/email-key';
+import { timestamp } from '../../lib/time';
+import type { Ctx, ServiceDeps } from '../context';
+import { contactRecord, ContactRecord } from './contact-records';
+import { customFieldDefs, CustomFieldSource } from './custom-field-values';
+
+/**
+ * What the account holds about one address, and its erasure (issue 11, point 10). Erasure
+ * deletes the contact rows and the segment rows of the address and replaces it by a keyed
+ * hash in the send ledger and the automation enrolments, so every count of sends, opens and
+ * unsubscribes stays right while the address is gone. Global and group unsubscribes and the
+ * bounce suppression are kept: they are what keeps the address from being mailed again.
+ */
+
+const STATE_NAMES = Object.fromEntries(Object.entries(MESSAGE_STATE).map(([name, value]) => [value, name])) as Record<number, string>;
+const ENROLMENT_NAMES = Object.fromEntries(Object.entries(ENROLMENT_STATE).map(([name, value]) => [value, name])) as Record<number, string>;
+
+export interface PrivacyExport {
+  email: string;
+  contacts: ContactRecord[];
+  segments: { segment_id: number; segment_name: string; source: string; created_at: string | null }[];
+  unsubscribe_groups: { unsubscribe_groups_id: number; group_name: string; created_at: string | null }[];
+  global_unsubscribe: { created_at: string | null } | null;
+  suppressed: { reason: string; created_at: string | null } | null;
+  automations: { automation_id: number; automation_name: string; state: string; enrolled_at: string | null }[];
+  messages: {
+    id: number;
+    single_send_id: number | null;
+    automation_id: number | null;
+    state: string;
+    sent_at: string | null;
+    opened_at: string | null;
+    unsubscribed_at: string | null;
+    created_at: string | null;
+  }[];
+  opens: { message_id: number; opened_at: string | null }[];
+  unsubscribes: { message_id: number; unsubscribed_at: string | null }[];
+}
+
+export interface ErasureCount {
+  contacts: number;
+  segment_recipients: number;
+  messages: number;
+  automation_enrolments: number;
+  skipped_import_rows: number;
+}
+
+interface Deps extends Pick<ServiceDeps, 'db' | 'secret'> {
+  fields: CustomFieldSource;
+}
+
+const num = (v: unknown) => (v === null || v === undefined ? null : Number(v));
+
+export function createPrivacyService({ db, secret, fields }: Deps) {
+  /** The address an erased one becomes: the same for the same account and address, so uniqueness holds. */
+  const erasedAddress = (ctx: Ctx, key: string) => `erased-${hmac(secret, `${ctx.userId}:${key}`).slice(0, 32).toLowerCase()}@erased.invalid`;
+
+  return {
+    async export(ctx: Ctx, email: string): Promise<PrivacyExport> {
+      const key = emailKey(email);
+      const mine = (table: string, q: Knex = db) => q(table).where({ [`${table}.user_id`]: ctx.userId, [`${table}.email_key`]: key });
+      const [defs, contacts, segments, groups, globalRow, suppressedRow, enrolments, messages] = await Promise.all([
+        customFieldDefs(fields, ctx),
+        mine('contacts').orderBy('id'),
+        mine('segment_recipients').join('segments', 'segments.id', 'segment_recipients.segment_id').orderBy('segment_recipients.id')
+          .select('segment_recipients.segment_id', 'segments.segment_name', 'segment_recipients.source', 'segment_recipients.created_at'),
+        mine('unsubscribe_group_recipients').join('unsubscribe_groups', 'unsubscribe_groups.id', 'unsubscribe_group_recipients.unsubscribe_groups_id')
+          .orderBy('unsubscribe_group_recipients.id').select('unsubscribe_group_recipients.unsubscribe_groups_id', 'unsubscribe_groups.group_name', 'unsubscribe_group_recipients.created_at'),
+        mine('global_unsubscribes').first('created_at'),
+        mine('suppressed_addresses').first('reason', 'created_at'),
+        mine('automation_enrolments').join('automations', 'automations.id', 'automation_enrolments.automation_id').orderBy('automation_enrolments.id')
+          .select('automation_enrolments.automation_id', 'automations.automation_name', 'automation_enrolments.state', 'automation_enrolments.enrolled_at'),
+        mine('send_messages').orderBy('id').select('id', 'single_send_id', 'automation_id', 'state', 'sent_at', 'opened_at', 'unsubscribed_at', 'created_at'),
+      ]);
+      const shapedMessages = messages.map((m: Record<string, unknown>) => ({
+        id: Number(m.id),
+        single_send_id: num(m.single_send_id),
+        automation_id: num(m.automation_id),
+        state: STATE_NAMES[Number(m.state)] ?? String(m.state),
+        sent_at: timestamp(m.sent_at),
+        opened_at: timestamp(m.opened_at),
+        unsubscribed_at: timestamp(m.unsubscribed_at),
+        created_at: timestamp(m.created_at),
+      }));
+      return {
+        email,
+        contacts: contacts.map((row: Record<string, unknown>) => contactRecord(row, defs, 'details')),
+        segments: segments.map((r: Record<string, unknown>) => ({ segment_id: Number(r.segment_id), segment_name: String(r.segment_name), source: String(r.source), created_at: timestamp(r.created_at) })),
+        unsubscribe_groups: groups.map((r: Record<string, unknown>) => ({ unsubscribe_groups_id: Number(r.unsubscribe_groups_id), group_name: String(r.group_name), created_at: timestamp(r.created_at) })),
+        global_unsubscribe: globalRow ? { created_at: timestamp(globalRow.created_at) } : null,
+        suppressed: suppressedRow ? { reason: String(suppressedRow.reason), created_at: timestamp(suppressedRow.created_at) } : null,
+        automations: enrolments.map((r: Record<string, unknown>) => ({
+          automation_id: Number(r.automation_id),
+          automation_name: String(r.automation_name),
+          state: ENROLMENT_NAMES[Number(r.state)] ?? String(r.state),
+          enrolled_at: timestamp(r.enrolled_at),
+        })),
+        messages: shapedMessages,
+        opens: shapedMessages.filter((m) => m.opened_at).map((m) => ({ message_id: m.id, opened_at: m.opened_at })),
+        unsubscribes: shapedMessages.filter((m) => m.unsubscribed_at).map((m) => ({ message_id: m.id, unsubscribed_at: m.unsubscribed_at })),
+      };
+    },
+
+    /** Erases the address from the account in one transaction (see above); answers what changed. */
+    async erase(ctx: Ctx, email: string): Promise<ErasureCount> {
+      const key = emailKey(email);
+      const gone = erasedAddress(ctx, key);
+      return db.transaction(async (trx) => {
+        const contactIds: number[] = (await trx('contacts').where({ user_id: ctx.userId, email_key: key }).pluck('id')).map(Number);
+        const segmentRows = await trx('segment_recipients')
+          .where({ user_id: ctx.userId })
+          .where((q) => {
+            q.where({ email_key: key });
+            if (contactIds.length) q.orWhereIn('contact_id', contactIds);
+          })
+          .del();
+        // Queued mail to the address is not sent any more.
+        await trx('send_messages').where({ user_id: ctx.userId, email_key: key, state: MESSAGE_STATE.queued }).update({ state: MESSAGE_STATE.suppressed });
+        const messages = await trx('send_messages')
+          .where({ user_id: ctx.userId, email_key: key })
+          .update({ email: gone, email_key: gone, contact_id: null, segment_recipient_id: null, payload: null });
+        await trx('automation_enrolments').where({ user_id: ctx.userId, email_key: key, state: ENROLMENT_STATE.active }).update({ state: ENROLMENT_STATE.left });
+        const enrolments = await trx('automation_enrolments')
+          .where({ user_id: ctx.userId, email_key: key })
+          .update({ email: gone, email_key: gone, contact_id: null, segment_recipient_id: null });
+        const skipped = await trx('import_skipped_rows')
+          .whereIn('import_id', trx('imports').where({ user_id: ctx.userId }).select('id'))
+          .whereRaw("lower(cells) like ? escape '\\'", [likePattern(JSON.stringify(key).slice(1, -1), 'contains')])
+          .del();
+        const contacts = await trx('contacts').where({ user_id: ctx.userId, email_key: key }).del();
+        return { contacts, segment_recipients: segmentRows, messages, automation_enrolments: enrolments, skipped_import_rows: skipped };
+      });
+    },
+  };
+}
+
+export type PrivacyService = ReturnType<typeof createPrivacyService>;
