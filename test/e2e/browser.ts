@@ -69,8 +69,9 @@ export function useBrowser(h: Harness, options: BrowserOptions = {}): BrowserHar
   b.page = async () => {
     const context = await b.browser.newContext({ baseURL: b.baseUrl, viewport: { width: 1280, height: 800 } });
     const page = await context.newPage();
-    // Shorter than jest's test timeout, so a stuck step names itself.
-    page.setDefaultTimeout(8000);
+    // Shorter than jest's test timeout (30 s), so a stuck step names itself; long enough for a
+    // PostgreSQL save while the crash test's worker processes hold both cores.
+    page.setDefaultTimeout(20_000);
     b.problems.length = 0;
     page.on('console', (message) => {
       // A refused form or sign-in answers 4xx on purpose; the browser logs each one.
@@ -102,7 +103,7 @@ export function useBrowser(h: Harness, options: BrowserOptions = {}): BrowserHar
  * Polls a condition from the test side (a string page.waitForFunction would be evaluated in
  * the page, which the dashboard's CSP forbids).
  */
-export async function eventually(what: string, check: () => Promise<boolean>, timeoutMs = 8000): Promise<void> {
+export async function eventually(what: string, check: () => Promise<boolean>, timeoutMs = 20_000): Promise<void> {
   const end = Date.now() + timeoutMs;
   while (!(await check())) {
     if (Date.now() > end) throw new Error(`still not true after ${timeoutMs} ms: ${what}`);
