@@ -1,5 +1,6 @@
 import { lazy } from '../lib/lazy';
 import { LINK_PLACEHOLDER_PREFIX, trackLinks } from './links';
+import { encodeParts } from './quoted-printable';
 import { escapeHtml, parseTemplate, Part, Placeholder, renderParts } from './template';
 
 /**
@@ -86,11 +87,27 @@ export interface RenderedMessage {
 }
 
 export function renderMessage(compiled: CompiledMessage, input: RenderInput): RenderedMessage {
+  const value = placeholderValues(compiled, input);
+  return { subject: value.subject, html: renderParts(compiled.html, value.html), text: renderParts(compiled.text, value.plain) };
+}
+
+/**
+ * The same message with its HTML and text parts already quoted-printable encoded, for the
+ * transport to send as is: the template's literal parts are encoded once per send, so one
+ * message costs the encoding of its personal values only.
+ */
+export function renderEncoded(compiled: CompiledMessage, input: RenderInput): RenderedMessage {
+  const value = placeholderValues(compiled, input);
+  return { subject: value.subject, html: encodeParts(compiled.html, value.html), text: encodeParts(compiled.text, value.plain) };
+}
+
+/** What each placeholder of one recipient's message stands for, in text and in HTML. */
+function placeholderValues(compiled: CompiledMessage, input: RenderInput) {
   const plain = (p: Placeholder) => (p.name === UNSUBSCRIBE ? input.unsubscribeUrl : (input.values[p.name] ?? ''));
   const subject = oneLine(renderParts(compiled.subject, plain));
   const preheader = oneLine(renderParts(compiled.preheader, plain));
   let clickUrl: string | undefined;
-  const html = renderParts(compiled.html, (p) => {
+  const html = (p: Placeholder): string => {
     if (p.name === '__preheader') return preheaderHtml(preheader);
     if (p.link !== undefined) return `${(clickUrl ??= escapeHtml(input.clickUrl))}/${p.link}`;
     if (p.name === '__pixel') return pixelHtml(input.pixelUrl);
@@ -98,8 +115,8 @@ export function renderMessage(compiled: CompiledMessage, input: RenderInput): Re
       return `<a href="${escapeHtml(input.unsubscribeUrl)}">Unsubscribe or change your email preferences</a>`;
     }
     return escapeHtml(plain(p));
-  });
-  return { subject, html, text: renderParts(compiled.text, plain) };
+  };
+  return { subject, plain, html };
 }
 
 function oneLine(value: string): string {

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import { nowValue } from '../db/dialect';
 import { Signer, TOKEN_PURPOSE } from '../lib/signed-token';
-import { compileMessage, CompiledMessage, renderMessage, TrackingOptions } from './render';
+import { compileMessage, CompiledMessage, renderEncoded, renderMessage, TrackingOptions } from './render';
 import { personalValues, SenderValues } from './personal-values';
 import { systemMessage } from './system-mail';
 import type { OutgoingMessage } from './transport';
@@ -95,11 +95,14 @@ export class MessageSources {
     };
   }
 
-  /** The message for one ledger row of a send or automation step. */
-  build(row: LedgerRow, source: MessageSource, person: Record<string, unknown>): OutgoingMessage {
+  /**
+   * The message for one ledger row of a send or automation step; `encoded`: its HTML and text
+   * come quoted-printable encoded, for the transport to send as built (the worker).
+   */
+  build(row: LedgerRow, source: MessageSource, person: Record<string, unknown>, encoded = false): OutgoingMessage {
     const token = this.signer.sign(TOKEN_PURPOSE.message, Number(row.id));
     const unsubscribeUrl = `${this.baseUrl}/unsubscribe/${token}`;
-    const rendered = renderMessage(source.compiled, {
+    const rendered = (encoded ? renderEncoded : renderMessage)(source.compiled, {
       values: personalValues(person, (id) => this.countries?.get(id), source.sender),
       unsubscribeUrl,
       pixelUrl: `${this.baseUrl}/open/${token}.gif`,
@@ -112,6 +115,7 @@ export class MessageSources {
       subject: rendered.subject,
       html: rendered.html,
       text: rendered.text,
+      encoded,
       messageId: `<${this.signer.sign(TOKEN_PURPOSE.messageId, Number(row.id))}@${this.host}>`,
       // Without SMTP_URL the outbox files it under the account (its dashboard Outbox page).
       accountId: Number(row.user_id),

@@ -1,8 +1,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import nodemailer from 'nodemailer';
+import nodemailer, { type SendMailOptions } from 'nodemailer';
 import type { Logger } from 'pino';
 import type { Config, SmtpTls } from '../config';
+import { rawMessage } from './mime-message';
 
 /** A message as the service hands it to the transport. */
 export interface OutgoingMessage {
@@ -12,6 +13,8 @@ export interface OutgoingMessage {
   subject: string;
   html: string;
   text?: string;
+  /** `html` and `text` are already quoted-printable encoded (renderEncoded): sent as built. */
+  encoded?: boolean;
   /** Extra headers, for example List-Unsubscribe. */
   headers?: Record<string, string>;
   messageId?: string;
@@ -97,7 +100,7 @@ export function createMailTransport(
       kind: 'smtp',
       concurrency: maxConnections * 2,
       async send({ accountId: _accountId, ...message }) {
-        const info = await transporter.sendMail(message);
+        const info = await transporter.sendMail(mailOptions(message));
         return { messageId: info.messageId, response: String(info.response ?? '') };
       },
       close: () => transporter.close(),
@@ -110,7 +113,7 @@ export function createMailTransport(
     kind: 'outbox',
     concurrency: 4,
     async send({ accountId, ...message }) {
-      const info = (await transporter.sendMail(message)) as unknown as { messageId: string; message: Buffer };
+      const info = (await transporter.sendMail(mailOptions(message))) as unknown as { messageId: string; message: Buffer };
       const stamp = new Date().toISOString().replace(/[:.]/g, '-');
       const safeId = info.messageId.replace(/[^\w.@-]/g, '');
       const folder = outboxFolder(config.outboxDir, accountId);
@@ -122,6 +125,13 @@ export function createMailTransport(
     },
     close: () => transporter.close(),
   };
+}
+
+/** nodemailer's options for a message: a pre-encoded one goes as `raw`, built once here. */
+function mailOptions({ encoded, ...message }: Omit<OutgoingMessage, 'accountId'>): SendMailOptions {
+  if (!encoded) return message;
+  const built = rawMessage({ ...message, text: message.text ?? '' });
+  return { envelope: built.envelope, raw: built.raw, messageId: built.messageId };
 }
 
 /** What to do with a message whose send failed. */

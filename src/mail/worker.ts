@@ -196,7 +196,7 @@ export function createSendingWorker(deps: WorkerDeps, options: WorkerOptions = {
             const key = sourceKey(row);
             const source = key ? bySource.get(key) : undefined;
             if (row.kind !== MESSAGE_KIND.system && !source) throw new Error('the message has no source');
-            const message = source ? sources.build(row, source, person) : await sources.buildSystem(row);
+            const message = source ? sources.build(row, source, person, true) : await sources.buildSystem(row);
             if (!message) {
               record({ id, result: 'suppressed', error: VOID_SYSTEM_MAIL });
               continue;
