@@ -18,8 +18,12 @@ import type { UnsubscribeGroupsService } from './unsubscribe-groups';
  * the country by name, so an exported file imports back unchanged.
  */
 
-/** Rows read per query. */
-const CHUNK = 2000;
+/**
+ * Rows read per query. 500, not 2,000: a chunk lives until the client has taken its text, long
+ * enough to be promoted out of V8's young generation, and 2,000-row chunks grew the server by
+ * 118 MiB over a 1,000,000-contact export (bench:export; 29 MiB with 500, and faster).
+ */
+const CHUNK = 500;
 
 interface Deps extends Pick<ServiceDeps, 'db'> {
   fields: CustomFieldSource;
