@@ -44,6 +44,8 @@ export interface ContactUpsert {
   columns: UpsertColumn[];
   /** Rows as `encodeRow` made them, emails unique within the batch. */
   rows: EncodedRow[];
+  /** Answer the ids of the batch's contacts (only needed to keep rule segments current). */
+  withIds: boolean;
 }
 
 /** A row of values (one per column; `custom_fields` an object or null) in the form its database path writes. */
@@ -54,7 +56,7 @@ export interface UpsertCount {
   updated: number;
 }
 
-/** A written batch: its counts and the ids of its contacts (created or updated), for set-based follow-ups. */
+/** A written batch: its counts and (when asked) the ids of its contacts (created or updated), for set-based follow-ups. */
 export interface UpsertResult extends UpsertCount {
   ids: number[];
 }
@@ -141,7 +143,7 @@ async function upsertPostgres(trx: Knex.Transaction, batch: ContactUpsert, durab
       select ?::integer, ?::integer, ?::timestamptz, ?::timestamptz, ${list} from ${STAGING} order by email_key
       ${conflictUpdate(trx, columns)}
       returning id, (xmax = 0) as inserted)
-    select count(*) filter (where inserted) as created, count(*) as total, coalesce(json_agg(id), '[]') as ids from up`,
+    select count(*) filter (where inserted) as created, count(*) as total, ${batch.withIds ? "coalesce(json_agg(id), '[]')" : "'[]'::json"} as ids from up`,
     [batch.userId, batch.contactTypeId, batch.now, batch.now],
   );
   const { created, total, ids } = result.rows[0];
@@ -204,6 +206,7 @@ async function upsertSqlite(trx: Knex.Transaction, batch: ContactUpsert): Promis
   const params = new Array(width);
   for (; i < batch.rows.length; i += 1) one.run(fill(params, i, 1), named);
   const created = Number(prepared(conn, 'select count(*) as n from contacts where id > ?').get(firstId).n);
+  if (!batch.withIds) return { created, updated: batch.rows.length - created, ids: [] };
   const keyAt = columns.indexOf('email_key');
   const keys = JSON.stringify(batch.rows.map((row) => (row as unknown[])[keyAt]));
   const ids = prepared(conn, 'select c.id from json_each(?) k cross join contacts c on c.user_id = ? and c.email_key = k.value and c.deleted_at is null')

@@ -30,7 +30,7 @@ interface Deps extends Pick<ServiceDeps, 'db'> {
   fields: CustomFieldSource;
   contactTypes: Pick<ContactTypesService, 'exists'>;
   events: AudienceEvents;
-  memberships: Pick<SegmentMemberships, 'refreshContacts'>;
+  memberships: Pick<SegmentMemberships, 'refreshContacts' | 'hasSegments'>;
 }
 
 export function createContactsService({ db, contactTypes, fields, events, memberships }: Deps) {
@@ -171,7 +171,9 @@ export function createContactsService({ db, contactTypes, fields, events, member
         const members = events.hasContactTypeListeners()
           ? new Set<string>(await livingKeys().where({ contact_type_id: contactTypeId }).pluck('email_key'))
           : undefined;
-        const { ids, ...count } = await upsertContacts(trx, { userId: ctx.userId, contactTypeId, now: nowValue(), columns, rows }, durable);
+        // The batch's ids are only looked up (one more index probe a row) when segments need them.
+        const withIds = await memberships.hasSegments(ctx, trx);
+        const { ids, ...count } = await upsertContacts(trx, { userId: ctx.userId, contactTypeId, now: nowValue(), columns, rows, withIds }, durable);
         await memberships.refreshContacts(ctx, ids, trx);
         // Rows an export marks unsubscribed, cleaned, bounced or blocklisted (README, CSV import: statuses).
         if (unsubscribe.length > 0) await addUnsubscribers(trx, 'global_unsubscribes', ['user_id', 'email_key'], { user_id: ctx.userId, unsubscribe_groups_id: null }, unsubscribe);

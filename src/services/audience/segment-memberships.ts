@@ -48,6 +48,11 @@ interface Deps {
  */
 export function createSegmentMemberships({ fields, events }: Deps) {
   return {
+    /** Whether the account has a segment whose memberships writes of contacts must keep current. */
+    async hasSegments(ctx: Ctx, trx: Knex.Transaction): Promise<boolean> {
+      return !!(await trx('segments').where({ user_id: ctx.userId }).whereNull('deleted_at').first('id'));
+    },
+
     /**
      * Brings the rule memberships of the given contacts of the account up to date: they leave
      * the segments they no longer match (or whose contact type they left), and join the ones
