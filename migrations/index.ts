@@ -20,6 +20,7 @@ import * as engagement from './20261123_0740_engagement';
 import * as engagementData from './20261123_0741_engagement-data';
 import * as importSkippedRows from './20261123_0720_import-skipped-rows';
 import * as importUploadPath from './20261123_0721_import-upload-path';
+import * as contactsReferenceChecks from './20261124_0950_contacts-reference-checks';
 
 /**
  * The ordered list of migrations. A static list (instead of a directory scan) makes the
@@ -48,6 +49,7 @@ export const migrations: ReadonlyArray<[name: string, migration: Knex.Migration]
   ['20261123_0741_engagement-data', engagementData],
   ['20261123_0720_import-skipped-rows', importSkippedRows],
   ['20261123_0721_import-upload-path', importUploadPath],
+  ['20261124_0950_contacts-reference-checks', contactsReferenceChecks],
 ];
 
 export const migrationSource: Knex.MigrationSource<[string, Knex.Migration]> = {

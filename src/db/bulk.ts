@@ -87,11 +87,14 @@ function conflictUpdate(db: Knex, columns: UpsertColumn[]): string {
  * Rows per batch (one transaction each). Rows wait in memory until their batch is written, and
  * a batch that outlives a couple of young-generation collections is promoted to the old heap,
  * where it stays as garbage until a full collection: small batches keep the server's memory
- * flat. SQLite writes a batch in one 500-row statement; PostgreSQL pays a few round trips per
- * batch, and its rows wait as COPY text (see `encodeRow`), not as objects.
+ * flat. SQLite writes a batch in one 500-row statement; PostgreSQL pays six round trips per
+ * batch, each waiting for the event loop that also parses the file (about 5 ms each, against
+ * 36 ms for the merge of 5,000 rows), and its rows wait as COPY text (see `encodeRow`), not as
+ * objects: 10,000 rows a batch (bench:import, 500,000 rows: 68.8k rows/s with 5,000, 77.8k
+ * with 10,000, peak RSS 206 → 220 MiB).
  */
 export function importBatchRows(db: Knex): number {
-  return isPostgres(db) ? 5000 : SQLITE_ROWS_PER_STATEMENT;
+  return isPostgres(db) ? 10_000 : SQLITE_ROWS_PER_STATEMENT;
 }
 
 /** Turns a row into what its batch holds until written: one COPY text line on PostgreSQL, the values on SQLite. */

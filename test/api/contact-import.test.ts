@@ -194,6 +194,27 @@ describe('CSV sample and import', () => {
     expect(leftoverUploads()).toEqual([]);
   });
 
+  // PostgreSQL has no foreign keys on contacts (migration 0950): these checks are the only guard.
+  test('when the contact type was deleted or never existed then 422, and no contact refers to a missing or deleted type', async () => {
+    const ivy = await h.account();
+    const gone = await addContactType(h, ivy, 'Gone');
+    await h.api(ivy).delete(`/contacts-type/delete?contact_type_id=${gone}`).expect(200);
+    for (const id of [gone, 987654]) {
+      const res = await upload(ivy, id, 'email\nlost@example.com\n').expect(422);
+      expect(res.body).toEqual({ status: 'failed', errors: { contact_type_id: ['The selected contact type id is invalid.'] } });
+      await h.api(ivy).post('/contacts/add').send({ contact_type_id: id, email: 'lost@example.com', country: await countryId(h, 'FR') }).expect(422);
+    }
+    expect(await emailsOf(ivy)).toEqual([]);
+    const orphans = await h.runtime.db('contacts as c')
+      .leftJoin('contact_types as t', 't.id', 'c.contact_type_id')
+      .leftJoin('accounts as a', 'a.id', 'c.user_id')
+      .whereNull('c.deleted_at')
+      .where((q) => q.whereNull('t.id').orWhereNull('a.id').orWhereNotNull('t.deleted_at').orWhereRaw('t.user_id <> c.user_id'))
+      .count({ n: '*' })
+      .first();
+    expect(Number(orphans?.n)).toBe(0);
+  });
+
   test('when a file spans several batches then every row lands once and the joins are announced', async () => {
     const gina = await h.account();
     const ginaType = await addContactType(h, gina, 'Many');
