@@ -59,6 +59,12 @@ export function mountAutomations(routes: ApiRoutes, { automations, automationSch
     sendSuccess(res, 'Schedule Added');
   });
 
+  // Extension (issue 14): `utr` in the query is the schedule's own, as for delete.
+  routes.post('/automations/schedule/update', validate(...scheduleFields()), async (req: Request, res) => {
+    await automationSchedules.update(ctxOf(req), utrOf(req), scheduleInput(req.body));
+    sendSuccess(res, 'Schedule Updated');
+  });
+
   routes.delete('/automations/schedule/delete', validate(utrField()), async (req, res) => {
     await automationSchedules.remove(ctxOf(req), utrOf(req));
     sendSuccess(res, 'Deleted Successfully');

@@ -39,6 +39,11 @@ export interface MessageSource {
   groupId: number | null;
 }
 
+/** A stored time as text to the millisecond (PostgreSQL answers a Date, whose String() drops them). */
+function savedAt(value: unknown): string {
+  return value instanceof Date ? value.toISOString() : String(value);
+}
+
 /** The key of a row's source in the cache: one per single send, one per automation step. */
 export function sourceKey(row: LedgerRow): string | undefined {
   if (row.single_send_id) return `s${row.single_send_id}`;
@@ -58,6 +63,8 @@ const SEGMENT_RECIPIENT_COLUMNS = ['id', 'first_name', 'last_name', 'email', 'co
  */
 export class MessageSources {
   private readonly cache = new Map<string, MessageSource>();
+  /** When each cached automation step was last saved: a step can be edited while it runs. */
+  private readonly versions = new Map<string, string>();
   private countries?: Map<number, string>;
   private readonly host: string;
 
@@ -73,6 +80,7 @@ export class MessageSources {
 
   async prepare(rows: LedgerRow[]): Promise<{ sources: Map<string, MessageSource>; people: (row: LedgerRow) => Record<string, unknown> }> {
     await this.loadCountries();
+    await this.dropEditedSteps(rows);
     for (const row of rows) {
       const key = sourceKey(row);
       if (!key || this.cache.has(key)) continue;
@@ -157,6 +165,7 @@ export class MessageSources {
       };
     }
     const schedule = await this.db('automation_schedules').where({ id: row.automation_schedule_id }).first();
+    this.versions.set(`a${schedule.id}`, savedAt(schedule.updated_at));
     const automation = await this.db('automations').where({ id: schedule.automation_id }).first();
     const sender = await this.db('senders').where({ id: schedule.sender_id }).first();
     const compiled = compileMessage(
@@ -167,9 +176,9 @@ export class MessageSources {
       },
       this.tracking(schedule),
     );
-    await this.storeLinks({ user_id: schedule.user_id, automation_id: schedule.automation_id, automation_schedule_id: schedule.id }, compiled.links);
+    const numbers = await this.stepLinkNumbers({ user_id: schedule.user_id, automation_id: schedule.automation_id, automation_schedule_id: schedule.id }, compiled.links);
     return {
-      compiled,
+      compiled: { ...compiled, html: compiled.html.map((part) => (typeof part !== 'string' && part.link !== undefined ? { ...part, link: numbers[part.link - 1] } : part)) },
       from: { name: String(sender?.from_name ?? ''), address: String(sender?.from_email ?? '') },
       replyTo: String(sender?.reply_to_email || sender?.from_email || ''),
       sender: { sender_name: String(sender?.from_name ?? ''), sender_address: await this.senderAddress(sender) },
@@ -190,13 +199,47 @@ export class MessageSources {
    * A send's links are stored once, by whichever worker compiles it first: a running send's
    * content never changes, so every worker numbers its links alike.
    */
-  private async storeLinks(owner: { user_id: unknown; single_send_id?: unknown; automation_id?: unknown; automation_schedule_id?: unknown }, urls: string[]): Promise<void> {
+  private async storeLinks(owner: { user_id: unknown; single_send_id: unknown }, urls: string[]): Promise<void> {
     if (!this.options.recordLinks || !urls.length) return;
     const created_at = nowValue();
     await this.db('send_links')
       .insert(urls.map((url, i) => ({ ...owner, n: i + 1, url, created_at })))
-      .onConflict([owner.single_send_id ? 'single_send_id' : 'automation_schedule_id', 'n'])
+      .onConflict(['single_send_id', 'n'])
       .ignore();
+  }
+
+  /**
+   * The numbers of an automation step's links. A step can be edited while it runs, so links are
+   * numbered by URL, not by place: a URL the step had before keeps its number and a new one
+   * takes the next free number, so the links of mail already sent still lead where they did.
+   * Workers compiling the same edit at once may pick the same number for different URLs: only
+   * one insert wins, and the loser reads the numbers again.
+   */
+  private async stepLinkNumbers(owner: { user_id: unknown; automation_id: unknown; automation_schedule_id: unknown }, urls: string[]): Promise<number[]> {
+    for (let attempt = 0; ; attempt += 1) {
+      const stored: { n: number; url: string }[] = urls.length ? await this.db('send_links').where({ automation_schedule_id: owner.automation_schedule_id }).orderBy('n').select('n', 'url') : [];
+      const known = new Map<string, number>();
+      for (const link of stored) if (!known.has(link.url)) known.set(link.url, Number(link.n));
+      const last = stored.reduce((max, link) => Math.max(max, Number(link.n)), 0);
+      const missing = [...new Set(urls.filter((url) => !known.has(url)))];
+      if (!missing.length || !this.options.recordLinks) return urls.map((url) => known.get(url) ?? last + 1 + missing.indexOf(url));
+      if (attempt === 5) throw new Error('the links of an automation step could not be numbered');
+      const created_at = nowValue();
+      await this.db('send_links')
+        .insert(missing.map((url, i) => ({ ...owner, n: last + 1 + i, url, created_at })))
+        .onConflict(['automation_schedule_id', 'n'])
+        .ignore();
+    }
+  }
+
+  /** Forgets the cached automation steps of these rows that were saved since they were compiled. */
+  private async dropEditedSteps(rows: LedgerRow[]): Promise<void> {
+    const ids = [...new Set(rows.filter((row) => !row.single_send_id && row.automation_schedule_id && this.cache.has(`a${row.automation_schedule_id}`)).map((row) => Number(row.automation_schedule_id)))];
+    if (!ids.length) return;
+    for (const step of await this.db('automation_schedules').whereIn('id', ids).select('id', 'updated_at')) {
+      const key = `a${step.id}`;
+      if (this.versions.get(key) !== savedAt(step.updated_at)) this.cache.delete(key);
+    }
   }
 
   /** The send's own HTML, or its design template's when it has none. */
@@ -226,6 +269,10 @@ export class MessageSources {
   /** Keeps the sources of the current batch; the rest are compiled again when next needed. */
   private trimCache(rows: LedgerRow[]): void {
     const keep = new Set(rows.map(sourceKey));
-    for (const key of this.cache.keys()) if (!keep.has(key)) this.cache.delete(key);
+    for (const key of this.cache.keys()) {
+      if (keep.has(key)) continue;
+      this.cache.delete(key);
+      this.versions.delete(key);
+    }
   }
 }

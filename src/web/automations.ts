@@ -5,6 +5,7 @@ import { AUTOMATION_STATUS, AUTOMATION_TYPES, WAITING_TYPES } from '../lib/const
 import { validate } from '../http/validation';
 import type { Services } from '../services';
 import type { AutomationRecord } from '../services/campaigns/automations';
+import { NotFoundError } from '../lib/errors';
 import { onInvalid } from './errors';
 import { pagerOf, pagingOf } from './paging';
 import type { WebRoutes } from './routes';
@@ -20,7 +21,12 @@ const TYPE_CHOICES = [
   { value: 'welcome', label: 'Welcome: each contact who joins the target after it goes live' },
   { value: 'custom', label: 'Custom: every member when it goes live, then each new one' },
 ];
-const WAITING_LABELS: Record<string, string> = { instantly: 'at once', days: 'days', hours: 'hours' };
+/** "1 day", "2 days": the wait of a step in words. */
+function waitingLabel(type: string, period: number): string {
+  if (type === 'instantly') return 'at once';
+  const unit = type === 'days' ? 'day' : type === 'hours' ? 'hour' : type;
+  return `${period} ${unit}${period === 1 ? '' : 's'}`;
+}
 
 /** Automations and their steps: the same services and rules as `/automations/*`. */
 export function mountAutomations(routes: WebRoutes, services: Services, views: Views): void {
@@ -82,7 +88,7 @@ export function mountAutomations(routes: WebRoutes, services: Services, views: V
       title: automation.automation_name,
       automation: shown,
       settings: { automation_name: shown.automation_name, automation_for: shown.target, unsubscribe_group_id: shown.unsubscribe_group_id ?? '' },
-      schedules: schedules.map((s) => ({ ...s, senderName: senderNames.get(s.sender_id) ?? `#${s.sender_id}`, waitingLabel: WAITING_LABELS[s.waiting_type] ?? s.waiting_type })),
+      schedules: schedules.map((s) => ({ ...s, senderName: senderNames.get(s.sender_id) ?? `#${s.sender_id}`, waitingLabel: waitingLabel(s.waiting_type, s.waiting_period) })),
       senders: senderList.rows.map((s) => ({ value: String(s.id), label: `${s.nickname} — ${s.from_email}${s.is_verified ? '' : ' (not verified)'}` })),
       templates: templates.rows.map((t) => ({ value: String(t.id), label: t.template_name })),
       waitingTypes: WAITING_TYPES.map((w) => ({ value: w, label: w === 'instantly' ? 'At once' : `After some ${w}` })),
@@ -125,14 +131,57 @@ export function mountAutomations(routes: WebRoutes, services: Services, views: V
     await views.changed(req, res, `/automations/${utrOfPath(req)}`, 'The automation is paused.', () => showPage(req, res));
   });
 
-  routes.post('/automations/:utr/steps', onInvalid('automations/show.njk', showData), async (req, res, next) => {
-    // The template's preview image is what the API asks clients to send as preview_img.
+  /** The template's preview image is what the API asks clients to send as preview_img. */
+  const withPreviewImage = async (req: Request, _res: Response, next: () => void) => {
     const template = await designTemplates.get(Number(req.body.template_id) || 0).catch(() => undefined);
     req.body.preview_img = template?.preview_image ?? '';
     next();
-  }, validate(...scheduleFields()), async (req, res) => {
+  };
+
+  routes.post('/automations/:utr/steps', onInvalid('automations/show.njk', showData), withPreviewImage, validate(...scheduleFields()), async (req, res) => {
     await automationSchedules.create(ctxOf(req), utrOfPath(req), scheduleInput(req.body));
     views.redirect(res, `/automations/${utrOfPath(req)}`, 'Step added.');
+  });
+
+  /** A step of this automation (404 for a step of another one, or of another account). */
+  const stepOf = async (req: Request) => {
+    const automation = await automations.get(ctxOf(req), utrOfPath(req));
+    const step = await automationSchedules.get(ctxOf(req), String(req.params.step));
+    if (step.automation_id !== automation.id) throw new NotFoundError();
+    return { automation, step };
+  };
+  const stepData = async (req: Request) => {
+    const { automation, step } = await stepOf(req);
+    const [senderList, templates] = await Promise.all([senders.list(ctxOf(req)), designTemplates.list()]);
+    return {
+      title: `Step: ${step.subject}`,
+      automation,
+      step,
+      senders: senderList.rows.map((s) => ({ value: String(s.id), label: `${s.nickname} — ${s.from_email}${s.is_verified ? '' : ' (not verified)'}` })),
+      templates: templates.rows.map((t) => ({ value: String(t.id), label: t.template_name })),
+      waitingTypes: WAITING_TYPES.map((w) => ({ value: w, label: w === 'instantly' ? 'At once' : `After some ${w}` })),
+      switches: TRACKING_SWITCHES,
+    };
+  };
+
+  routes.get('/automations/:utr/steps/:step', async (req, res) => {
+    const data = await stepData(req);
+    const s = data.step;
+    const values = {
+      subject: s.subject, sender_id: s.sender_id, template_id: s.template_id, waiting_type: s.waiting_type, waiting_period: s.waiting_period,
+      template_html: s.template_html, track_opens: s.track_opens, track_clicks: s.track_clicks,
+    };
+    views.page(req, res, 'automations/step.njk', { ...data, values });
+  });
+
+  // The API's rules read the schedule's utr from the body: the step's own, from the path.
+  routes.post('/automations/:utr/steps/:step', onInvalid('automations/step.njk', stepData), async (req, _res, next) => {
+    req.body.utr = String(req.params.step);
+    next();
+  }, withPreviewImage, validate(...scheduleFields()), async (req, res) => {
+    await stepOf(req);
+    await automationSchedules.update(ctxOf(req), String(req.params.step), scheduleInput(req.body));
+    views.redirect(res, `/automations/${utrOfPath(req)}`, 'Step saved. Messages not sent yet go out as edited.');
   });
 
   routes.post('/automations/:utr/steps/:step/delete', async (req, res) => {

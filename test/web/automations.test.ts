@@ -81,6 +81,35 @@ describe('dashboard automations', () => {
     expect(after.map((s) => s.subject)).toEqual(['Day two tips']);
   });
 
+  test('when a step is edited then its page shows the saved values and the list says "1 day"; invalid input stays in the form; other accounts get 404', async () => {
+    const utr = await create({ automation_name: 'Editable' });
+    await t.web.post(`/automations/${utr}/steps`, { utr, subject: 'First <news>', sender_id: String(refs.sender), template_id: String(refs.template), waiting_type: 'days', waiting_period: '2' }).expect(303);
+    const [step] = await h.runtime.services.automationSchedules.list({ userId: t.alice.user_id }, utr);
+    const show = await t.web.get(`/automations/${utr}`).expect(200);
+    expect(show.text).toContain(`href="/automations/${utr}/steps/${step.utr}"`);
+
+    const form = await t.web.get(`/automations/${utr}/steps/${step.utr}`).expect(200);
+    expect(form.text).toContain('value="First &lt;news&gt;"');
+    const save = (fields: Record<string, string>) =>
+      t.web.post(`/automations/${utr}/steps/${step.utr}`, { subject: 'Edited', sender_id: String(refs.sender), template_id: String(refs.template), waiting_type: 'days', waiting_period: '1', template_html: '<p>Hi ((first_name))</p>', ...fields });
+    const bad = await save({ subject: '', waiting_period: '-1' }).expect(422);
+    expect(bad.text).toContain('<p class="field-error" id="subject-error">The subject field is required.</p>');
+    expect(bad.text).toContain('&lt;p&gt;Hi ((first_name))&lt;/p&gt;');
+    await save({}).expect(303);
+    const [saved] = await h.runtime.services.automationSchedules.list({ userId: t.alice.user_id }, utr);
+    expect(saved).toMatchObject({ utr: step.utr, subject: 'Edited', waiting_period: 1, template_html: '<p>Hi ((first_name))</p>', preview_img: 'welcome.png' });
+    const page = await t.web.get(`/automations/${utr}`).expect(200);
+    expect(page.text).toContain('Step saved. Messages not sent yet go out as edited.');
+    expect(page.text).toContain('1 day after the contact joins');
+    expect(page.text).not.toContain('1 days');
+
+    const bob = await signIn(h, t.bob);
+    await bob.get(`/automations/${utr}/steps/${step.utr}`).expect(404);
+    await bob.post(`/automations/${utr}/steps/${step.utr}`, { subject: 'Taken', sender_id: '1', template_id: '1', waiting_type: 'days', waiting_period: '1' }).expect(404);
+    const other = await create({ automation_name: 'Other' });
+    await t.web.get(`/automations/${other}/steps/${step.utr}`).expect(404);
+  });
+
   test('when an automation is duplicated and deleted then the list follows; another account’s is a 404', async () => {
     const utr = await create({ automation_name: 'Twin' });
     const copy = await asFragment(t.web.post(`/automations/${utr}/duplicate`), 'automation-list').expect(200);

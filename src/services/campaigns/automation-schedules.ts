@@ -95,6 +95,13 @@ export function createAutomationSchedulesService({ db, config, refs, automations
       return rows.map((row) => scheduleRecord(config.baseUrl, row));
     },
 
+    /** One schedule of a live automation of the account, by its own utr. */
+    async get(ctx: Ctx, utr: string): Promise<ScheduleRecord> {
+      const row = isUtr(utr) ? await owned(ctx).where('automation_schedules.utr', utr).first('automation_schedules.*') : undefined;
+      if (!row) throw new NotFoundError();
+      return scheduleRecord(config.baseUrl, row);
+    },
+
     /** Appends a schedule to the automation named by `automationUtr`. */
     async create(ctx: Ctx, automationUtr: string, input: ScheduleInput): Promise<string> {
       const automationId = await automations.idOf(ctx, automationUtr);
@@ -105,6 +112,22 @@ export function createAutomationSchedulesService({ db, config, refs, automations
       const switches = withDefaults(input, await accountTracking(db, ctx.userId));
       await insertId(db, 'automation_schedules', { ...normalised, ...switches, user_id: ctx.userId, automation_id: automationId, utr, created_at: now, updated_at: now });
       return utr;
+    },
+
+    /**
+     * Replaces a schedule's parameters (extension: `POST /automations/schedule/update?utr=`, the
+     * schedule's own utr). Allowed in any state of the automation: the workers pick the new
+     * content up at their next batch, so messages not yet sent go out as edited; the links of
+     * mail already sent keep leading where they did (see MessageSources). Tracking switches
+     * not given keep their values.
+     */
+    async update(ctx: Ctx, utr: string, input: ScheduleInput): Promise<void> {
+      const row = isUtr(utr) ? await owned(ctx).where('automation_schedules.utr', utr).first('automation_schedules.*') : undefined;
+      if (!row) throw new NotFoundError();
+      const normalised = { ...input, preview_img: path.posix.basename(input.preview_img) };
+      await checkReferences(ctx, normalised);
+      const switches = withDefaults(input, switchesOf(row));
+      await db('automation_schedules').where({ id: row.id }).update({ ...normalised, ...switches, updated_at: nowValue() });
     },
 
     /** Deletes one schedule, addressed by its own utr. */

@@ -1,0 +1,87 @@
+import request from 'supertest';
+import { manualClock, sendingFixtures, testWorker } from '../support/fixtures-sending';
+import { TestAccount, useHarness } from '../support/harness';
+import { startSmtpSink, SmtpSink } from '../support/smtp';
+
+/** Editing an automation step (issue 14, point 5): `POST /automations/schedule/update?utr=`. */
+describe('editing an automation step', () => {
+  const h = useHarness();
+  const f = sendingFixtures(h);
+  let alice: TestAccount;
+  let sink: SmtpSink;
+  let sender: number;
+  let group: number;
+
+  beforeAll(async () => {
+    alice = await h.account();
+    sink = await startSmtpSink();
+    sender = await f.sender(alice.user_id);
+    group = await f.group(alice.user_id);
+  });
+  afterAll(() => sink.close());
+
+  const stepUtr = async (id: number) => String((await h.runtime.db('automation_schedules').where({ id }).first('utr')).utr);
+  const params = (subject: string, html: string) => ({ sender_id: sender, subject, waiting_period: 1, waiting_type: 'instantly', template_id: 1, preview_img: 'blank.png', template_html: html });
+  const links = (html: string) => [...html.matchAll(/href="([^"]+\/c\/[^"]+)"/g)].map((m) => new URL(m[1]).pathname);
+  const target = async (path: string) => (await request(h.runtime.app).get(path).expect(302)).headers.location;
+
+  test('when a live step is edited then the next message has the new content, and the links of mail already sent still lead where they did', async () => {
+    const clock = manualClock(new Date(Date.now() + 86_400_000));
+    const type = await f.contactType(alice.user_id, 'Readers');
+    const automation = await f.automation(alice.user_id, { type: 'welcome', contactType: type, groupId: group });
+    const step = await f.schedule(alice.user_id, automation, {
+      senderId: sender, subject: 'Welcome ((first_name))', waitingPeriod: 1, waitingType: 'instantly',
+      html: '<html><body><p>Hi ((first_name))</p><a href="https://shop.example/a">A</a></body></html>',
+    });
+    await f.setAutomationStatus(automation, 1);
+    const { worker, close } = testWorker(h, sink.url, { now: clock.now });
+    try {
+      await worker.runOnce();
+      await f.contact(alice.user_id, type, 'first@example.org', { first_name: 'Fay' });
+      clock.advance(60_000);
+      await worker.runOnce();
+      const [before] = await sink.waitFor(1);
+      expect(before.parsed.subject).toBe('Welcome Fay');
+
+      const edited = await h.api(alice)
+        .post(`/automations/schedule/update?utr=${await stepUtr(step)}`)
+        .send(params('Hello again ((first_name))', '<html><body><a href="https://shop.example/b">B</a> <a href="https://shop.example/a">A</a></body></html>'))
+        .expect(200);
+      expect(edited.body).toEqual({ status: 'success', message: 'Schedule Updated' });
+
+      // The same worker, which compiled the step before the edit.
+      await f.contact(alice.user_id, type, 'second@example.org', { first_name: 'Sam' });
+      clock.advance(60_000);
+      await worker.runOnce();
+      const after = (await sink.waitFor(2)).find((m) => m.to[0] === 'second@example.org')!;
+      expect(after.parsed.subject).toBe('Hello again Sam');
+      const [toB, toA] = links(String(after.parsed.html));
+      expect(await target(toB)).toBe('https://shop.example/b');
+      expect(await target(toA)).toBe('https://shop.example/a');
+      const [old] = links(String(before.parsed.html));
+      expect(await target(old)).toBe('https://shop.example/a');
+    } finally {
+      await close();
+    }
+    const listed = await h.api(alice).get(`/automations/schedule?utr=${String((await h.runtime.db('automations').where({ id: automation }).first('utr')).utr)}`).expect(200);
+    expect(listed.body.message.automation_schedules).toEqual([expect.objectContaining({ subject: 'Hello again ((first_name))', template_html: expect.stringContaining('shop.example/b') })]);
+  });
+
+  test('when the step is unknown, another account\'s, or the parameters are invalid then 404 or 422 and nothing changes', async () => {
+    const type = await f.contactType(alice.user_id, 'Others');
+    const automation = await f.automation(alice.user_id, { type: 'welcome', contactType: type, groupId: group });
+    const step = await f.schedule(alice.user_id, automation, { senderId: sender, subject: 'Kept', waitingPeriod: 1, waitingType: 'instantly' });
+    const utr = await stepUtr(step);
+    const bob = await h.account();
+    await h.api(bob).post(`/automations/schedule/update?utr=${utr}`).send(params('Taken', '<p>x</p>')).expect(404);
+    await h.api(alice).post('/automations/schedule/update?utr=00000000-0000-4000-8000-000000000000').send(params('Nobody', '<p>x</p>')).expect(404);
+    const invalid = await h.api(alice).post(`/automations/schedule/update?utr=${utr}`).send({ ...params('', '<p>x</p>'), waiting_type: 'weeks' }).expect(422);
+    expect(invalid.body).toEqual({
+      status: 'failed',
+      errors: { subject: ['The subject field is required.'], waiting_type: ['The selected waiting type is invalid.'] },
+    });
+    const missing = await h.api(alice).post('/automations/schedule/update').send(params('No utr', '<p>x</p>')).expect(422);
+    expect(missing.body.errors).toEqual({ utr: ['The utr field is required.'] });
+    expect((await h.runtime.db('automation_schedules').where({ id: step }).first('subject')).subject).toBe('Kept');
+  });
+});
