@@ -9,7 +9,7 @@ import { ctxOf } from '../http/context';
 import { listMessage, pagingOf } from '../http/paging';
 import { singleSendFields, singleSendInput } from '../http/inputs/single-sends';
 
-export function mountSingleSends(routes: ApiRoutes, { singleSends }: Services): void {
+export function mountSingleSends(routes: ApiRoutes, { singleSends, sendControls }: Services): void {
   routes.get('/single-send/list', async (req, res) => {
     sendSuccess(res, listMessage('singleSends', await singleSends.list(ctxOf(req), pagingOf(req))));
   });
@@ -35,6 +35,20 @@ export function mountSingleSends(routes: ApiRoutes, { singleSends }: Services): 
 
   routes.post('/single/send/update', validate(utrField(), ...singleSendFields()), async (req, res) => {
     sendSuccess(res, { utr: await singleSends.update(ctxOf(req), utrOf(req), singleSendInput(req.body)) });
+  });
+
+  // Extensions (issue 14): pause, resume and cancel a scheduled or running send.
+  routes.get('/single/send/pause', validate(utrField()), async (req, res) => {
+    await sendControls.pause(ctxOf(req), utrOf(req));
+    sendSuccess(res, 'Single Send Paused');
+  });
+  routes.get('/single/send/resume', validate(utrField()), async (req, res) => {
+    await sendControls.resume(ctxOf(req), utrOf(req));
+    sendSuccess(res, 'Single Send Resumed');
+  });
+  routes.get('/single/send/cancel', validate(utrField()), async (req, res) => {
+    await sendControls.cancel(ctxOf(req), utrOf(req));
+    sendSuccess(res, 'Single Send Cancelled');
   });
 
   routes.delete('/single/send/delete', validate(utrField()), async (req, res) => {

@@ -57,9 +57,10 @@ export const DYNAMIC_CONTENT = [
   'unsubscribe_preferences',
 ] as const;
 
-export const SINGLE_SEND_STATUS = { initiate: 0, ready: 1, running: 2, completed: 3 } as const;
+/** 4 and 5 are extensions (issue 14): a paused send, and one cancelled after it was scheduled or started. */
+export const SINGLE_SEND_STATUS = { initiate: 0, ready: 1, running: 2, completed: 3, paused: 4, cancelled: 5 } as const;
 /** States of a send-ledger row (send_messages.state); 0 and 1 are the claimable ones. */
-export const MESSAGE_STATE = { queued: 0, sending: 1, sent: 2, failed: 3, bounced: 4, suppressed: 5 } as const;
+export const MESSAGE_STATE = { queued: 0, sending: 1, sent: 2, failed: 3, bounced: 4, suppressed: 5, paused: 6, cancelled: 7 } as const;
 /** What a ledger row belongs to. */
 export const MESSAGE_KIND = { single: 1, automation: 2, system: 3 } as const;
 /** States of an automation enrolment; `skipped`: a welcome automation's member from before go-live. */

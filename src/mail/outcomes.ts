@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
-import { MESSAGE_STATE } from '../lib/constants';
-import { lockRows } from '../db/locking';
+import { MESSAGE_STATE, SINGLE_SEND_STATUS } from '../lib/constants';
+import { forUpdate, lockRows } from '../db/locking';
 import { transitionSingleSends } from '../services/campaigns/single-send-state';
 import { suppressAddress } from './suppression';
 
@@ -80,6 +80,16 @@ export async function writeLedger(db: Knex, write: LedgerWrite, policy: OutcomeP
     const touched: Touched[] = [];
     const returning = ['single_send_id', 'automation_id'];
 
+    // The sends of every row this write touches are locked first, in id order (PostgreSQL), so
+    // a pause or resume (which locks the send, then its rows) waits for this write or this write
+    // for it, never both for each other, and the statuses read below stay true until commit.
+    const touchedIds = [...outcomes.map((o) => o.id), ...starts];
+    const sends: { id: number; status: number }[] = [];
+    for (let i = 0; i < touchedIds.length; i += CHUNK) {
+      const ofRows = trx('send_messages').whereIn('id', touchedIds.slice(i, i + CHUNK)).whereNotNull('single_send_id').select('single_send_id');
+      sends.push(...(await forUpdate(trx, trx('single_sends').whereIn('id', ofRows).orderBy('id').select('id', 'status'))));
+    }
+
     const sentIds = outcomes.filter((o) => o.result === 'sent').map((o) => o.id);
     for (let i = 0; i < sentIds.length; i += CHUNK) {
       const rows = await mine()
@@ -130,6 +140,15 @@ export async function writeLedger(db: Knex, write: LedgerWrite, policy: OutcomeP
       }
     }
 
+    // Claimed rows of a send paused or cancelled since the claim do not start: parked or dropped
+    // (the claim's attempt is given back: nothing was attempted).
+    for (const [status, state] of [[SINGLE_SEND_STATUS.paused, MESSAGE_STATE.paused], [SINGLE_SEND_STATUS.cancelled, MESSAGE_STATE.cancelled]] as const) {
+      const halted = sends.filter((send) => Number(send.status) === status).map((send) => Number(send.id));
+      if (!halted.length || !starts.length) continue;
+      for (let i = 0; i < starts.length; i += CHUNK) {
+        await mine().whereIn('id', starts.slice(i, i + CHUNK)).whereIn('single_send_id', halted).update({ state, lease_owner: null, available_at: now, updated_at: now, attempts: trx.raw('?? - 1', ['attempts']) });
+      }
+    }
     const started = new Set<number>();
     for (let i = 0; i < starts.length; i += CHUNK) {
       const rows = await mine()

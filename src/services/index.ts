@@ -31,6 +31,7 @@ import { createFeedbackService } from './delivery/feedback';
 import { createWebhooksService } from './delivery/webhooks';
 import { createRateLimitsService } from './accounts/rate-limits';
 import { createEngagementService } from './campaigns/engagement';
+import { createSendControlsService } from './campaigns/send-controls';
 
 /** The composition root of the domain: every service, built once from its dependencies. */
 export function createServices(deps: ServiceDeps) {
@@ -61,6 +62,7 @@ export function createServices(deps: ServiceDeps) {
     geography: createGeographyService(deps),
     senders,
     singleSends,
+    sendControls: createSendControlsService(deps),
     automations,
     automationSchedules: createAutomationSchedulesService({ ...deps, refs, automations, senders }),
     sessions: createSessionsService(deps),

@@ -25,6 +25,21 @@ const STATUS_LABELS: Record<number, string> = {
   [SINGLE_SEND_STATUS.ready]: 'Scheduled',
   [SINGLE_SEND_STATUS.running]: 'Sending',
   [SINGLE_SEND_STATUS.completed]: 'Sent',
+  [SINGLE_SEND_STATUS.paused]: 'Paused',
+  [SINGLE_SEND_STATUS.cancelled]: 'Cancelled',
+};
+
+const CANCEL = { action: 'cancel', label: 'Cancel send', danger: true, confirm: 'Cancel this send? Messages not sent yet will never be sent; this cannot be undone.' };
+/** The buttons a send's page offers in each status (`/single/send/pause|resume|cancel`). */
+const CONTROLS: Record<number, Array<{ action: string; label: string; danger?: boolean; confirm?: string }>> = {
+  [SINGLE_SEND_STATUS.ready]: [{ action: 'pause', label: 'Pause' }, CANCEL],
+  [SINGLE_SEND_STATUS.running]: [{ action: 'pause', label: 'Pause' }, CANCEL],
+  [SINGLE_SEND_STATUS.paused]: [{ action: 'resume', label: 'Resume' }, CANCEL],
+};
+const CONTROL_DONE: Record<string, string> = {
+  pause: 'Paused: nothing more is sent until you resume. Messages already on their way finish.',
+  resume: 'Resumed: sending continues where it stopped.',
+  cancel: 'Cancelled: messages not sent yet will never be sent.',
 };
 
 export function withStatusLabel<T extends { status: number }>(send: T): T & { statusLabel: string } {
@@ -36,7 +51,7 @@ function present(send: SingleSendRecord) {
   const editable = SINGLE_SEND_EDITABLE.includes(send.status);
   // A ready send due at once, or a running one, changes by itself: its page polls.
   const live = send.status === SINGLE_SEND_STATUS.running || (send.status === SINGLE_SEND_STATUS.ready && send.schedule_type === 0);
-  return { ...withStatusLabel(send), editable, live };
+  return { ...withStatusLabel(send), editable, live, controls: CONTROLS[send.status] ?? [] };
 }
 
 /** The opens-over-time chart's columns, labelled in the page's time zone by the view. */
@@ -149,6 +164,13 @@ export function mountSingleSends(routes: WebRoutes, services: Services, views: V
   });
 
   // The preview for a contact found by name or email (the first match; the others to pick from).
+  for (const action of ['pause', 'resume', 'cancel'] as const) {
+    routes.post(`/single-sends/:utr/${action}`, async (req, res) => {
+      await services.sendControls[action](ctxOf(req), String(req.params.utr));
+      views.redirect(res, `/single-sends/${String(req.params.utr)}`, CONTROL_DONE[action]);
+    });
+  }
+
   routes.get('/single-sends/:utr/recipient-preview', async (req, res) => {
     const ctx = ctxOf(req);
     const send = await singleSends.get(ctx, String(req.params.utr));

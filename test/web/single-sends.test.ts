@@ -143,3 +143,41 @@ describe('dashboard single sends', () => {
     expect((await bob.get('/single-sends').expect(200)).text).not.toContain('Alice only');
   });
 });
+
+describe('dashboard single sends: pause, resume, cancel', () => {
+  const h = useHarness();
+  const t = useTwoAccounts(h);
+
+  test('when a scheduled send is paused, resumed and cancelled from its page then the buttons follow its status; another account gets 404', async () => {
+    const ctx = { userId: t.alice.user_id };
+    const { services } = h.runtime;
+    const sender = await addVerifiedSender(h, t.alice, await berlin(h), { nickname: 'News', from_email: 'news@acme.example' });
+    const group = await services.unsubscribeGroups.add(ctx, { group_name: 'Newsletter', description: 'News', is_display: 1 });
+    const type = await services.contactTypes.add(ctx, { name: 'Customers' });
+    const template = (await services.designTemplates.list()).rows.find((r) => r.is_blank === 0)!.id;
+    const created = await t.web.post('/single-sends/new', {
+      single_send_name: 'Later', subject: 'Hi', preheader: 'Soon', sender_id: String(sender), unsubscribe_group_id: String(group), template_id: String(template),
+      template_html: '<p>Hi</p>', recipient_id: `contacts_${type}`, schedule_type: '1', schedule_date: '2031-01-15', schedule_time: '09:30',
+    }).expect(303);
+    const utr = /^\/single-sends\/([\w-]+)$/.exec(created.headers.location)![1];
+    const buttons = (html: string) => [...html.matchAll(/action="\/single-sends\/[\w-]+\/(pause|resume|cancel)"/g)].map((m) => m[1]);
+
+    expect(buttons((await t.web.get(`/single-sends/${utr}`).expect(200)).text)).toEqual(['pause', 'cancel']);
+    await t.web.post(`/single-sends/${utr}/pause`).expect(303);
+    const paused = await t.web.get(`/single-sends/${utr}`).expect(200);
+    expect(paused.text).toContain('Paused: nothing more is sent until you resume.');
+    expect(paused.text).toContain('>Paused</span>');
+    expect(buttons(paused.text)).toEqual(['resume', 'cancel']);
+    await t.web.post(`/single-sends/${utr}/resume`).expect(303);
+    expect((await services.singleSends.get(ctx, utr)).status).toBe(SINGLE_SEND_STATUS.ready);
+
+    const bob = await signIn(h, t.bob);
+    await bob.post(`/single-sends/${utr}/cancel`).expect(404);
+    await t.web.post(`/single-sends/${utr}/cancel`).expect(303);
+    const cancelled = await t.web.get(`/single-sends/${utr}`).expect(200);
+    expect(cancelled.text).toContain('Cancelled: messages not sent yet will never be sent.');
+    expect(buttons(cancelled.text)).toEqual([]);
+    const again = await t.web.post(`/single-sends/${utr}/pause`).expect(409);
+    expect(again.text).toContain('Only a scheduled or sending single send can be paused.');
+  });
+});

@@ -17,6 +17,14 @@ export const SINGLE_SEND_TRANSITIONS = {
   complete: { from: [S.running], to: S.completed },
   /** delete: the send is soft-deleted and never sends; its status stays */
   cancel: { from: [S.initiate, S.ready], to: undefined },
+  /** pause (extension): its queued messages wait; those in flight finish */
+  pause: { from: [S.ready, S.running], to: S.paused },
+  /** resume (extension) a send that had started: its messages are queued again */
+  resumeStarted: { from: [S.paused], to: S.running },
+  /** resume (extension) a send paused before it started: it starts when due */
+  resumeUnstarted: { from: [S.paused], to: S.ready },
+  /** cancel sending (extension): what was not sent never is; the counts so far stay */
+  stop: { from: [S.ready, S.running, S.paused], to: S.cancelled },
 } as const;
 
 export type SingleSendTransition = keyof typeof SINGLE_SEND_TRANSITIONS;
