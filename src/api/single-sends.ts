@@ -38,18 +38,13 @@ export function mountSingleSends(routes: ApiRoutes, { singleSends, sendControls 
   });
 
   // Extensions (issue 14): pause, resume and cancel a scheduled or running send.
-  routes.get('/single/send/pause', validate(utrField()), async (req, res) => {
-    await sendControls.pause(ctxOf(req), utrOf(req));
-    sendSuccess(res, 'Single Send Paused');
-  });
-  routes.get('/single/send/resume', validate(utrField()), async (req, res) => {
-    await sendControls.resume(ctxOf(req), utrOf(req));
-    sendSuccess(res, 'Single Send Resumed');
-  });
-  routes.get('/single/send/cancel', validate(utrField()), async (req, res) => {
-    await sendControls.cancel(ctxOf(req), utrOf(req));
-    sendSuccess(res, 'Single Send Cancelled');
-  });
+  const controls = { pause: 'Single Send Paused', resume: 'Single Send Resumed', cancel: 'Single Send Cancelled' } as const;
+  for (const [action, answer] of Object.entries(controls) as Array<[keyof typeof controls, string]>) {
+    routes.get(`/single/send/${action}`, validate(utrField()), async (req, res) => {
+      await sendControls[action](ctxOf(req), utrOf(req));
+      sendSuccess(res, answer);
+    });
+  }
 
   routes.delete('/single/send/delete', validate(utrField()), async (req, res) => {
     await singleSends.remove(ctxOf(req), utrOf(req));
