@@ -200,6 +200,18 @@ describe('single sends', () => {
     expect(JSON.parse((await details(object)).template_json)).toEqual({ version: 1, blocks: [{ type: 'text' }] });
   });
 
+  test('when the schedule is more than a minute in the past then 422 on schedule_date and nothing is saved or sent', async () => {
+    const before = Number((await h.runtime.db('single_sends').where({ user_id: alice.user_id }).count({ n: '*' }).first())?.n);
+    const past = new Date(Date.now() - 5 * 60_000);
+    const [date, time] = past.toISOString().slice(0, 16).split('T');
+    const res = await h.api(alice).post('/single/send/create').send(singleSendBody(a, { schedule_type: 1, schedule_date: date, schedule_time: time })).expect(422);
+    expect(res.body).toEqual({ status: 'failed', errors: { schedule_date: ['The schedule date must be a date after now.'] } });
+    expect(Number((await h.runtime.db('single_sends').where({ user_id: alice.user_id }).count({ n: '*' }).first())?.n)).toBe(before);
+    // Within the minute's grace (a form that took a while) it is still accepted, and due at once.
+    const [nowDate, nowTime] = new Date().toISOString().slice(0, 16).split('T');
+    await create({ schedule_type: 1, schedule_date: nowDate, schedule_time: nowTime });
+  });
+
   test('when scheduled then date and time are required and valid, and due_at is read in the account time zone', async () => {
     const missing = await h.api(alice).post('/single/send/create').send(singleSendBody(a, { schedule_type: 1 })).expect(422);
     expect(missing.body.errors).toEqual({

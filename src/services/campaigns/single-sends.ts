@@ -97,6 +97,10 @@ export function singleSendRecord(row: Record<string, unknown>) {
 
 export type SingleSendRecord = ReturnType<typeof singleSendRecord>;
 
+/** The answer to a schedule more than PAST_SCHEDULE_GRACE_MS in the past (extension, issue 14). */
+export const SCHEDULE_IN_PAST = 'The schedule date must be a date after now.';
+const PAST_SCHEDULE_GRACE_MS = 60_000;
+
 interface SingleSendDeps extends Pick<ServiceDeps, 'db'> {
   refs: CampaignRefs;
   senders: Pick<SendersService, 'postalAddress'>;
@@ -120,7 +124,7 @@ export function createSingleSendsService({ db, refs, senders, tracking }: Single
   }
 
   /** Every reference checked against the account at once; answers the (verified) sender. */
-  async function checkReferences(ctx: Ctx, input: SingleSendInput): Promise<SenderRecord> {
+  async function checkReferences(ctx: Ctx, input: SingleSendInput, due: string): Promise<SenderRecord> {
     const [template, sender, group, recipients, excluded] = await Promise.all([
       refs.templateError(input.template_id),
       refs.sender(ctx, input.sender_id, true),
@@ -137,6 +141,8 @@ export function createSingleSendsService({ db, refs, senders, tracking }: Single
     if (group) errors.unsubscribe_group_id = [group];
     if (recipients) errors.recipient_id = [recipients];
     if (excluded) errors.exclude_specific_recipient_id = [excluded];
+    // A schedule in the past would send at once (issue 14): a minute's grace for a slow form.
+    if (input.schedule_type === 1 && Date.parse(due) < Date.now() - PAST_SCHEDULE_GRACE_MS) errors.schedule_date = [SCHEDULE_IN_PAST];
     throwIfAny(errors);
     return sender.sender!;
   }
@@ -150,7 +156,8 @@ export function createSingleSendsService({ db, refs, senders, tracking }: Single
 
   /** The stored columns of a saved send: the input, the sender's addresses and the due instant. */
   async function savedColumns(ctx: Ctx, input: SingleSendInput): Promise<Record<string, unknown>> {
-    const sender = await checkReferences(ctx, input);
+    const due = await dueAt(ctx, input);
+    const sender = await checkReferences(ctx, input, due);
     return {
       ...input,
       recipient_id: jsonValue(input.recipient_id),
@@ -159,7 +166,7 @@ export function createSingleSendsService({ db, refs, senders, tracking }: Single
       reply_to: sender.reply_to_email,
       sender_name: sender.from_name,
       sender_address: await senders.postalAddress(sender),
-      due_at: await dueAt(ctx, input),
+      due_at: due,
       updated_at: nowValue(),
     };
   }
