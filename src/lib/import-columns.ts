@@ -10,8 +10,10 @@ export const SPECIAL_TARGETS = {
   full_name: 'Full name (split into first and last name)',
   /** A status word (listmonk `status`, Mailchimp `STATUS`): see UNSUBSCRIBED_STATUSES. */
   status: 'Status (unsubscribed, cleaned, bounced, blocklisted)',
-  /** Any value other than empty, 0, false or no marks the address unsubscribed (UNSUB_TIME, CLEAN_TIME, blacklist flags). */
+  /** Any value other than empty, 0, false or no marks the address unsubscribed (UNSUB_TIME, blacklist flags). */
   unsubscribed: 'Unsubscribed when filled in',
+  /** The same for an address the other tool removed as undeliverable (Mailchimp's CLEAN_TIME): suppressed as a bounce. */
+  cleaned: 'Bounced (cleaned) when filled in',
   /** listmonk's JSON object: its keys fill the custom fields of the same name. */
   attributes: 'Attributes (JSON, keys fill custom fields)',
 } as const;
@@ -22,6 +24,12 @@ export const IGNORE = 'ignore';
 
 /** Status words of exports that mean "do not mail this address" (compared case-insensitively). */
 export const UNSUBSCRIBED_STATUSES: readonly string[] = ['unsubscribed', 'cleaned', 'bounced', 'blocklisted', 'blacklisted'];
+/** Those of them that mean the address does not take mail: it goes on the suppression list as a bounce, not on the unsubscribe list. */
+export const BOUNCED_STATUSES: readonly string[] = ['cleaned', 'bounced'];
+
+export function isBouncedStatus(value: string): boolean {
+  return BOUNCED_STATUSES.includes(value.trim().toLowerCase());
+}
 
 /** Values of an "unsubscribed when filled in" column that do not mark it. */
 const FALSE_WORDS = new Set(['', '0', 'false', 'no', 'n', 'off']);
@@ -63,8 +71,9 @@ export const HEADER_ALIASES: Readonly<Record<string, readonly string[]>> = {
   postal_code: ['Postal Code', 'Zip', 'ZIP code', 'Zip/Postal Code', 'Postcode', 'Post Code', 'Home Postal Code', 'Business Postal Code', 'Address 1 - Postal Code', 'PLZ'],
   country: ['Country', 'Country/Region', 'Home Country/Region', 'Business Country/Region', 'Home Country', 'Address 1 - Country', 'Country Code'],
   status: ['Status', 'STATUS', 'Subscription Status', 'Email Status'],
+  cleaned: ['CLEAN_TIME', 'Cleaned', 'Bounced'],
   unsubscribed: [
-    'UNSUB_TIME', 'CLEAN_TIME', 'Blacklisted', 'EMAIL_BLACKLISTED', 'Email Blacklisted', 'Blocklisted', 'Email Blocklisted',
+    'UNSUB_TIME', 'Blacklisted', 'EMAIL_BLACKLISTED', 'Email Blacklisted', 'Blocklisted', 'Email Blocklisted',
     'Unsubscribed from all email', 'Unsubscribed', 'Opted Out', 'Email Opt Out',
   ],
   attributes: ['attributes', 'attribs'],

@@ -42,8 +42,13 @@ describe('CSV import of other tools’ exports', () => {
 
   const unsubscribedOf = async (account: TestAccount): Promise<string[]> =>
     (await h.api(account).get('/global-unsubscribes').expect(200)).body.message.unSubscribers.map((u: { email_address: string }) => u.email_address).sort();
+  /** The account's suppression list as `address reason source`. */
+  const suppressedOf = async (account: TestAccount): Promise<string[]> =>
+    (await h.api(account).get('/suppressions').expect(200)).body.message.suppressions
+      .map((s: { email_address: string; reason: string; source: string }) => `${s.email_address} ${s.reason} ${s.source}`)
+      .sort();
 
-  test('when Mailchimp’s subscribed, unsubscribed and cleaned exports are imported then names are right and the unsubscribed and cleaned addresses are unsubscribed', async () => {
+  test('when Mailchimp’s subscribed, unsubscribed and cleaned exports are imported then names are right, the unsubscribed address is unsubscribed and the cleaned one suppressed as a bounce', async () => {
     const { account, type } = await freshAccount();
     const subscribed = await upload(account, type, fixture('subscribed_members_export_4f2a9c1b7e.csv'), 'subscribed_members_export_4f2a9c1b7e.csv').expect(200);
     expect(subscribed.body.summary).toEqual({ rows: 2, created: 2, updated: 0, skipped: 0, unsubscribed: 0, errors: [] });
@@ -57,7 +62,8 @@ describe('CSV import of other tools’ exports', () => {
     expect(contacts.get('jose.garcia@example.com')).toMatchObject({ first_name: 'José', last_name: 'García' });
     expect(contacts.get('leaving@example.com')).toMatchObject({ first_name: 'Lea', last_name: 'Ving' });
     expect(contacts.get('gone@example.com')).toMatchObject({ first_name: 'Gon', last_name: 'Away' });
-    expect(await unsubscribedOf(account)).toEqual(['gone@example.com', 'leaving@example.com']);
+    expect(await unsubscribedOf(account)).toEqual(['leaving@example.com']);
+    expect(await suppressedOf(account)).toEqual(['gone@example.com hard_bounce import']);
   });
 
   test('when a Brevo export is imported then FIRSTNAME and LASTNAME fill the names and a blacklisted address is unsubscribed', async () => {
@@ -133,12 +139,13 @@ describe('CSV import of other tools’ exports', () => {
     expect((await contactsOf(account)).get('naoko@example.jp')).toMatchObject({ first_name: '直子', last_name: '山田' });
   });
 
-  test('when a status column says unsubscribed, cleaned, bounced, blocklisted or blacklisted then those addresses are unsubscribed', async () => {
+  test('when a status column says unsubscribed, blocklisted or blacklisted then those addresses are unsubscribed; cleaned or bounced ones are suppressed as bounces', async () => {
     const { account, type } = await freshAccount();
     const csv = ['Email Address,STATUS', 'a@example.com,subscribed', 'b@example.com,Unsubscribed', 'c@example.com,cleaned', 'd@example.com,bounced', 'e@example.com,blocklisted', 'f@example.com,blacklisted', 'g@example.com,pending'].join('\n');
     const res = await upload(account, type, csv, 'status.csv').expect(200);
     expect(res.body.summary).toEqual({ rows: 7, created: 7, updated: 0, skipped: 0, unsubscribed: 5, errors: [] });
-    expect(await unsubscribedOf(account)).toEqual(['b@example.com', 'c@example.com', 'd@example.com', 'e@example.com', 'f@example.com']);
+    expect(await unsubscribedOf(account)).toEqual(['b@example.com', 'e@example.com', 'f@example.com']);
+    expect(await suppressedOf(account)).toEqual(['c@example.com hard_bounce import', 'd@example.com hard_bounce import']);
   });
 
   test('when a 2 MB file has an unclosed quote on row 13 then that row is reported, every record is counted and the rest is imported', async () => {

@@ -71,7 +71,12 @@ const NO_EMAIL_COLUMN = 'The file must have a header row with an email column.';
  * while the database and the parser work at the same time. A full batch is sent only when the next
  * row arrives, so the last batch is never empty: it alone is written durably (see bulk.ts).
  */
-type WriteBatch = (rows: EncodedRow[], keys: string[], durable: boolean, unsubscribe: string[]) => Promise<UpsertCount>;
+/** An address a row of the file marks: unsubscribed (global unsubscribe list) or bounced/cleaned (suppression list). */
+export interface MarkedAddress {
+  address: string;
+  bounced: boolean;
+}
+type WriteBatch = (rows: EncodedRow[], keys: string[], durable: boolean, marked: MarkedAddress[]) => Promise<UpsertCount>;
 
 interface WriterOptions {
   keyAt: number;
@@ -83,15 +88,15 @@ interface WriterOptions {
 function batchWriter(write: WriteBatch, { keyAt, batchRows, parallel, encode }: WriterOptions, summary: ImportSummary) {
   let rows: EncodedRow[] = [];
   let positions = new Map<string, number>();
-  /** Addresses of the batch that go on the global unsubscribe list (by key). */
-  let unsubscribe = new Map<string, string>();
+  /** Addresses of the batch that go on the global unsubscribe or the suppression list (by key). */
+  let unsubscribe = new Map<string, MarkedAddress>();
   let lastKey = '';
   let repeats = 0;
   const inFlight: Promise<void>[] = [];
   let previousKeys = new Map<string, number>();
 
   /** A later row of the file must win: a batch sharing an email with the one still being written waits for it. */
-  async function send(batch: EncodedRow[], keys: Map<string, number>, repeated: number, durable: boolean, unsubs: Map<string, string>): Promise<void> {
+  async function send(batch: EncodedRow[], keys: Map<string, number>, repeated: number, durable: boolean, unsubs: Map<string, MarkedAddress>): Promise<void> {
     while (inFlight.length > 0 && inFlight.length >= parallel) await inFlight.shift();
     if (inFlight.length > 0 && [...keys.keys()].some((key) => previousKeys.has(key))) {
       while (inFlight.length > 0) await inFlight.shift();
@@ -110,10 +115,10 @@ function batchWriter(write: WriteBatch, { keyAt, batchRows, parallel, encode }: 
 
   return {
     /** Adds a row (values in column order); true when a full batch waits to be sent with `sendFull`. */
-    add(values: unknown[], unsubscribed: boolean): boolean {
+    add(values: unknown[], mark: { unsubscribed: boolean; bounced: boolean }): boolean {
       const key = values[keyAt] as string;
-      // An unsubscribed row stays so even when a later row of the file repeats its address.
-      if (unsubscribed) unsubscribe.set(key, values[0] as string);
+      // A marked row stays so even when a later row of the file repeats its address.
+      if (mark.unsubscribed || mark.bounced) unsubscribe.set(key, { address: values[0] as string, bounced: mark.bounced || !!unsubscribe.get(key)?.bounced });
       const earlier = positions.get(key);
       if (earlier === undefined) {
         positions.set(key, rows.length);
@@ -254,8 +259,8 @@ export function createContactImportService({ db, contactTypes, fields, contacts,
               if (!reader) throw ValidationError.of('file', NO_EMAIL_COLUMN);
               await options.onHeader?.(record);
               const columns = reader.columns;
-              const write: WriteBatch = (rows, keys, durable, unsubscribe) =>
-                contacts.upsertBatch(ctx, contactTypeId, { columns, rows, keys, unsubscribe }, { durable });
+              const write: WriteBatch = (rows, keys, durable, marked) =>
+                contacts.upsertBatch(ctx, contactTypeId, { columns, rows, keys, marked }, { durable });
               const batching = { keyAt: columns.indexOf('email_key'), batchRows: importBatchRows(db), parallel: bulkWriters(db), encode: rowEncoder(db) };
               writer = batchWriter(write, batching, summary);
               continue;
@@ -272,8 +277,8 @@ export function createContactImportService({ db, contactTypes, fields, contacts,
               skip(values, record);
               continue;
             }
-            if (reader.unsubscribed) summary.unsubscribed += 1;
-            if (writer!.add(values, reader.unsubscribed)) await writer!.sendFull();
+            if (reader.unsubscribed || reader.bounced) summary.unsubscribed += 1;
+            if (writer!.add(values, reader)) await writer!.sendFull();
           }
           if (skipped.length > 0) {
             await onSkipped!(skipped);

@@ -12,7 +12,7 @@ import type { ContactTypesService } from './contact-types';
 import type { Ctx, ServiceDeps } from '../context';
 import { countryExists } from '../reference/country-lookup';
 import { dropRuleMemberships, SegmentMemberships } from './segment-memberships';
-import { addUnsubscribers } from './unsubscribers';
+import { addUnsubscribers, suppressImported } from './unsubscribers';
 import { checkCustomValue, CustomFieldDef, customFieldDefs, CustomFieldSource, StoredCustomFields } from './custom-field-values';
 
 /** What add and update take; on update an absent optional value keeps the stored one. */
@@ -161,10 +161,10 @@ export function createContactsService({ db, contactTypes, fields, events, member
     async upsertBatch(
       ctx: Ctx,
       contactTypeId: number,
-      batch: { columns: UpsertColumn[]; rows: EncodedRow[]; keys: string[]; unsubscribe?: string[] },
+      batch: { columns: UpsertColumn[]; rows: EncodedRow[]; keys: string[]; marked?: Array<{ address: string; bounced: boolean }> },
       { durable = true } = {},
     ): Promise<UpsertCount> {
-      const { columns, rows, keys, unsubscribe = [] } = batch;
+      const { columns, rows, keys, marked = [] } = batch;
       return db.transaction(async (trx) => {
         const livingKeys = () => live(ctx, trx).whereIn('email_key', keys);
         // Who was already in the type is only worth asking when someone listens for joins.
@@ -175,8 +175,12 @@ export function createContactsService({ db, contactTypes, fields, events, member
         const withIds = await memberships.hasSegments(ctx, trx);
         const { ids, ...count } = await upsertContacts(trx, { userId: ctx.userId, contactTypeId, now: nowValue(), columns, rows, withIds }, durable);
         await memberships.refreshContacts(ctx, ids, trx);
-        // Rows an export marks unsubscribed, cleaned, bounced or blocklisted (README, CSV import: statuses).
+        // Rows an export marks unsubscribed or blocklisted go on the global unsubscribe list; bounced
+        // or cleaned ones on the suppression list, as bounces (README, CSV import: statuses).
+        const unsubscribe = marked.filter((m) => !m.bounced).map((m) => m.address);
+        const bounced = marked.filter((m) => m.bounced).map((m) => m.address);
         if (unsubscribe.length > 0) await addUnsubscribers(trx, 'global_unsubscribes', ['user_id', 'email_key'], { user_id: ctx.userId, unsubscribe_groups_id: null }, unsubscribe);
+        if (bounced.length > 0) await suppressImported(trx, ctx.userId, bounced);
         if (members) {
           const after: { id: number; email_key: string }[] = await livingKeys().select('id', 'email_key');
           const contactIds = after.filter((r) => !members.has(r.email_key)).map((r) => Number(r.id));

@@ -1,7 +1,7 @@
 import type { UpsertColumn } from '../../db/bulk';
 import { emailKey } from '../../lib/email-key';
 import { CONTACT_TEXT_COLUMNS, RESERVED_FIELD_NAMES } from '../../lib/constants';
-import { aliasKey, aliasTarget, IGNORE, isFilledFlag, isUnsubscribedStatus, SPECIAL_TARGETS, splitFullName } from '../../lib/import-columns';
+import { aliasKey, aliasTarget, IGNORE, isBouncedStatus, isFilledFlag, isUnsubscribedStatus, SPECIAL_TARGETS, splitFullName } from '../../lib/import-columns';
 import { ValidationError } from '../../lib/errors';
 import { hasControlCharacters, isEmail, messages } from '../../lib/validation';
 import type { CountryResolver } from '../reference/country-lookup';
@@ -80,6 +80,8 @@ export interface RowReader {
   columns: UpsertColumn[];
   /** Set by `read`: the row marks its address unsubscribed. */
   unsubscribed: boolean;
+  /** Set by `read`: the row marks its address bounced or cleaned; it goes on the suppression list instead. */
+  bounced: boolean;
   /** Attribute keys of the file that are no custom field (listmonk). */
   ignoredAttributes: Set<string> | undefined;
   /** The row's values in `columns` order, or the reason it is skipped. */
@@ -99,6 +101,7 @@ export function rowReader(header: string[], targets: ColumnTarget[], defs: Custo
   const custom: { at: number; def: CustomFieldDef }[] = [];
   const statusAt: number[] = [];
   const flagAt: number[] = [];
+  const cleanedAt: number[] = [];
   let attributesAt = -1;
   targets.forEach((target, at) => {
     if (target === null || target === 'email') return;
@@ -109,6 +112,7 @@ export function rowReader(header: string[], targets: ColumnTarget[], defs: Custo
     else if (target === 'full_name') slots.push({ kind: 'full_name', at });
     else if (target === 'status') statusAt.push(at);
     else if (target === 'unsubscribed') flagAt.push(at);
+    else if (target === 'cleaned') cleanedAt.push(at);
     else if (target === 'attributes') attributesAt = at;
     else if (target in CONTACT_TEXT_COLUMNS) slots.push({ kind: 'text', at, column: target as UpsertColumn, max: CONTACT_TEXT_COLUMNS[target as keyof typeof CONTACT_TEXT_COLUMNS] });
   });
@@ -139,6 +143,7 @@ export function rowReader(header: string[], targets: ColumnTarget[], defs: Custo
   const reader: RowReader = {
     columns,
     unsubscribed: false,
+    bounced: false,
     ignoredAttributes: attributesAt >= 0 ? new Set() : undefined,
     read(cells) {
       if (cells.length !== width && !(cells.length > width && cells.slice(width).every((c) => c.trim() === ''))) {
@@ -171,8 +176,11 @@ export function rowReader(header: string[], targets: ColumnTarget[], defs: Custo
         }
       }
       let unsubscribed = false;
+      let bounced = false;
       for (const at of statusAt) if (isUnsubscribedStatus(cells[at] ?? '')) unsubscribed = true;
       for (const at of flagAt) if (isFilledFlag(cells[at] ?? '')) unsubscribed = true;
+      for (const at of statusAt) if (isBouncedStatus(cells[at] ?? '')) bounced = true;
+      for (const at of cleanedAt) if (isFilledFlag(cells[at] ?? '')) bounced = true;
       if (hasCustom) {
         const object: Record<string, string | null> = {};
         if (attributesAt >= 0) {
@@ -191,7 +199,8 @@ export function rowReader(header: string[], targets: ColumnTarget[], defs: Custo
         }
         values.push(object);
       }
-      reader.unsubscribed = unsubscribed;
+      reader.unsubscribed = unsubscribed && !bounced;
+      reader.bounced = bounced;
       return values;
     },
   };

@@ -45,3 +45,22 @@ export async function addUnsubscribers(
   }));
   await db.transaction((trx) => insertIgnoringDuplicates(trx, table, rows, conflict));
 }
+
+/**
+ * Puts addresses an imported file marks bounced or cleaned (Mailchimp's cleaned members, a
+ * `bounced` status) on the account's suppression list as hard bounces, learnt from the import;
+ * one already there keeps its first record.
+ */
+export async function suppressImported(trx: Knex.Transaction, userId: number, addresses: string[]): Promise<void> {
+  const now = nowValue();
+  const rows = addresses.map((address) => ({
+    user_id: userId,
+    email_address: address,
+    email_key: emailKey(address),
+    category: 'hard_bounce',
+    source: 'import',
+    reason: 'marked bounced or cleaned in the imported file',
+    created_at: now,
+  }));
+  await insertIgnoringDuplicates(trx, 'suppressed_addresses', rows, ['user_id', 'email_key']);
+}
