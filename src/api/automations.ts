@@ -8,8 +8,9 @@ import { ApiRoutes } from './routes';
 import { ctxOf } from '../http/context';
 import { listMessage, pagingOf } from '../http/paging';
 import { changesOf, createFields, createInput, scheduleFields, scheduleInput, updateFields } from '../http/inputs/automations';
+import { testSendFields, testSendInput } from '../http/inputs/single-sends';
 
-export function mountAutomations(routes: ApiRoutes, { automations, automationSchedules }: Services): void {
+export function mountAutomations(routes: ApiRoutes, { automations, automationSchedules, testSends }: Services): void {
   routes.get('/automations', async (req, res) => {
     sendSuccess(res, listMessage('automations', await automations.list(ctxOf(req), pagingOf(req))));
   });
@@ -63,6 +64,13 @@ export function mountAutomations(routes: ApiRoutes, { automations, automationSch
   routes.post('/automations/schedule/update', validate(...scheduleFields()), async (req: Request, res) => {
     await automationSchedules.update(ctxOf(req), utrOf(req), scheduleInput(req.body));
     sendSuccess(res, 'Schedule Updated');
+  });
+
+  // Extension (issue 14): a step's message for one contact, to up to 10 addresses; `utr` is the schedule's.
+  routes.post('/automations/schedule/test', validate(utrField(), ...testSendFields()), async (req: Request, res) => {
+    const { addresses, contactId } = testSendInput(req.body);
+    await testSends.automationStep(ctxOf(req), utrOf(req), addresses, contactId);
+    sendSuccess(res, 'Test Email Sent');
   });
 
   routes.delete('/automations/schedule/delete', validate(utrField()), async (req, res) => {

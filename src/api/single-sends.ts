@@ -7,9 +7,9 @@ import { bulkDelete } from './crud';
 import { ApiRoutes } from './routes';
 import { ctxOf } from '../http/context';
 import { listMessage, pagingOf } from '../http/paging';
-import { singleSendFields, singleSendInput } from '../http/inputs/single-sends';
+import { singleSendFields, singleSendInput, testSendFields, testSendInput } from '../http/inputs/single-sends';
 
-export function mountSingleSends(routes: ApiRoutes, { singleSends, sendControls }: Services): void {
+export function mountSingleSends(routes: ApiRoutes, { singleSends, sendControls, testSends }: Services): void {
   routes.get('/single-send/list', async (req, res) => {
     sendSuccess(res, listMessage('singleSends', await singleSends.list(ctxOf(req), pagingOf(req))));
   });
@@ -45,6 +45,13 @@ export function mountSingleSends(routes: ApiRoutes, { singleSends, sendControls 
       sendSuccess(res, answer);
     });
   }
+
+  // Extension (issue 14): the message for one contact, to up to 10 addresses, marked [Test].
+  routes.post('/single/send/test', validate(utrField(), ...testSendFields()), async (req, res) => {
+    const { addresses, contactId } = testSendInput(req.body);
+    await testSends.singleSend(ctxOf(req), utrOf(req), addresses, contactId);
+    sendSuccess(res, 'Test Email Sent');
+  });
 
   routes.delete('/single/send/delete', validate(utrField()), async (req, res) => {
     await singleSends.remove(ctxOf(req), utrOf(req));

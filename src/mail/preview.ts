@@ -8,25 +8,28 @@ import { LedgerRow, MessageSources, sourceKey } from './sources';
 
 export interface PreviewTarget {
   userId: number;
-  singleSendId: number;
+  /** The single send, or the automation step (schedule), whose message it is. */
+  singleSendId?: number;
+  scheduleId?: number;
   /** A contact of the account (checked by the caller), or none: placeholders render empty. */
   contact?: { id: number; email: string };
 }
 
 /**
- * A single send's message exactly as the worker would build it for one contact: the same
- * sources, personal values and renderer. It is built for a message that does not exist
- * (id 0), so its unsubscribe links answer 404 and record nothing; the open pixel is left out.
+ * A single send's (or automation step's) message exactly as the worker would build it for one
+ * contact: the same sources, personal values and renderer. It is built for a message that does
+ * not exist (id 0), so its unsubscribe links answer 404 and record nothing; the open pixel is
+ * left out. `untracked` (a test send): no pixel, and links as written instead of click links.
  */
-export async function previewSingleSend(db: Knex, secret: string, baseUrl: string, target: PreviewTarget): Promise<RenderedMessage | undefined> {
+export async function previewMessage(db: Knex, secret: string, baseUrl: string, target: PreviewTarget, options: { untracked?: boolean } = {}): Promise<RenderedMessage | undefined> {
   const email = target.contact?.email ?? '';
   const row: LedgerRow = {
     id: 0,
-    kind: MESSAGE_KIND.single,
+    kind: target.scheduleId ? MESSAGE_KIND.automation : MESSAGE_KIND.single,
     user_id: target.userId,
-    single_send_id: target.singleSendId,
+    single_send_id: target.singleSendId ?? null,
     automation_id: null,
-    automation_schedule_id: null,
+    automation_schedule_id: target.scheduleId ?? null,
     contact_id: target.contact?.id ?? null,
     segment_recipient_id: null,
     email,
@@ -36,12 +39,17 @@ export async function previewSingleSend(db: Knex, secret: string, baseUrl: strin
     payload: null,
   };
   const signer = createSigner(secret);
-  const sources = new MessageSources(db, signer, baseUrl, { recordLinks: false });
+  const sources = new MessageSources(db, signer, baseUrl, { recordLinks: false, untracked: options.untracked });
   const { sources: loaded, people } = await sources.prepare([row]);
   const source = loaded.get(sourceKey(row)!);
   if (!source) return undefined;
   const message = sources.build(row, source, people(row));
   return { subject: message.subject, html: blankOpenPixels(message.html ?? '', baseUrl), text: message.text ?? '' };
+}
+
+/** A single send's message for one contact (see previewMessage). */
+export function previewSingleSend(db: Knex, secret: string, baseUrl: string, target: PreviewTarget & { singleSendId: number }): Promise<RenderedMessage | undefined> {
+  return previewMessage(db, secret, baseUrl, target);
 }
 
 const BLANK_GIF = 'data:image/gif;base64,R0lGODlhAQABAAAAACH5BAEKAAEALAAAAAABAAEAAAICTAEAOw==';

@@ -73,7 +73,8 @@ export class MessageSources {
     private readonly signer: Signer,
     private readonly baseUrl: string,
     /** Store each source's tracked links (the worker); a preview stores nothing. */
-    private readonly options: { recordLinks: boolean } = { recordLinks: true },
+    /** recordLinks: store each source's tracked links (the worker); untracked: no pixel, links as written (a test send). */
+    private readonly options: { recordLinks: boolean; untracked?: boolean } = { recordLinks: true },
   ) {
     this.host = new URL(baseUrl).hostname || 'localhost';
   }
@@ -189,8 +190,8 @@ export class MessageSources {
   /** The send's (or step's) tracking switches; the service's own links are never tracked. */
   private tracking(row: { track_opens?: unknown; track_clicks?: unknown }): TrackingOptions {
     return {
-      trackOpens: Number(row.track_opens ?? 1) === 1,
-      trackClicks: Number(row.track_clicks ?? 1) === 1,
+      trackOpens: !this.options.untracked && Number(row.track_opens ?? 1) === 1,
+      trackClicks: !this.options.untracked && Number(row.track_clicks ?? 1) === 1,
       ownUrlPrefixes: [`${this.baseUrl}/unsubscribe/`, `${this.baseUrl}/c/`, `${this.baseUrl}/open/`],
     };
   }

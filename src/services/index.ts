@@ -32,6 +32,7 @@ import { createWebhooksService } from './delivery/webhooks';
 import { createRateLimitsService } from './accounts/rate-limits';
 import { createEngagementService } from './campaigns/engagement';
 import { createSendControlsService } from './campaigns/send-controls';
+import { createTestSendsService } from './campaigns/test-sends';
 
 /** The composition root of the domain: every service, built once from its dependencies. */
 export function createServices(deps: ServiceDeps) {
@@ -63,6 +64,7 @@ export function createServices(deps: ServiceDeps) {
     senders,
     singleSends,
     sendControls: createSendControlsService(deps),
+    testSends: createTestSendsService({ ...deps, singleSends }),
     automations,
     automationSchedules: createAutomationSchedulesService({ ...deps, refs, automations, senders }),
     sessions: createSessionsService(deps),

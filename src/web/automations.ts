@@ -1,5 +1,6 @@
 import type { Request, Response } from 'express';
 import { changesOf, createFields, createInput, scheduleFields, scheduleInput, updateFields } from '../http/inputs/automations';
+import { testSendFields, testSendInput } from '../http/inputs/single-sends';
 import { ctxOf } from '../http/context';
 import { AUTOMATION_STATUS, AUTOMATION_TYPES, WAITING_TYPES } from '../lib/constants';
 import { validate } from '../http/validation';
@@ -182,6 +183,13 @@ export function mountAutomations(routes: WebRoutes, services: Services, views: V
     await stepOf(req);
     await automationSchedules.update(ctxOf(req), String(req.params.step), scheduleInput(req.body));
     views.redirect(res, `/automations/${utrOfPath(req)}`, 'Step saved. Messages not sent yet go out as edited.');
+  });
+
+  routes.post('/automations/:utr/steps/:step/test', onInvalid('automations/step.njk', stepData), validate(...testSendFields()), async (req, res) => {
+    const { step } = await stepOf(req);
+    const { addresses, contactId } = testSendInput(req.body);
+    await services.testSends.automationStep(ctxOf(req), step.utr, addresses, contactId);
+    views.redirect(res, `/automations/${utrOfPath(req)}/steps/${step.utr}`, `Test sent to ${addresses.join(', ')}. It is not counted in the statistics.`);
   });
 
   routes.post('/automations/:utr/steps/:step/delete', async (req, res) => {

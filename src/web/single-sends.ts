@@ -1,6 +1,6 @@
 import type { Request, Response } from 'express';
 import { ctxOf } from '../http/context';
-import { singleSendFields, singleSendInput } from '../http/inputs/single-sends';
+import { singleSendFields, singleSendInput, testSendFields, testSendInput } from '../http/inputs/single-sends';
 import { SINGLE_SEND_STATUS } from '../lib/constants';
 import { toId } from '../lib/http';
 import { validate } from '../http/validation';
@@ -125,7 +125,7 @@ export function mountSingleSends(routes: WebRoutes, services: Services, views: V
     views.fragment(res, 'single-sends/macros.njk#body', { values: { template_html: template.html_code } });
   });
 
-  routes.get('/single-sends/:utr', async (req, res) => {
+  const showData = async (req: Request) => {
     const ctx = ctxOf(req);
     const send = await singleSends.get(ctx, String(req.params.utr));
     const counts = {
@@ -146,21 +146,25 @@ export function mountSingleSends(routes: WebRoutes, services: Services, views: V
       ...segmentList.rows.map((g): [string, string] => [`segments_${g.id}`, `Segment: ${g.segment_name}`]),
     ]);
     const label = (ref: RecipientRef) => names.get(formatRecipientRef(ref)) ?? formatRecipientRef(ref);
-    views.page(
-      req,
-      res,
-      'single-sends/show.njk',
-      {
-        title: send.single_send_name,
-        send: present(send),
-        opens: opensChart(opens),
-        failures,
-        engagement,
-        recipients: send.recipient_id.map(label),
-        excluded: send.exclude_specific_recipient_id.map(label),
-      },
-      { fragments: STATS },
-    );
+    return {
+      title: send.single_send_name,
+      send: present(send),
+      opens: opensChart(opens),
+      failures,
+      engagement,
+      recipients: send.recipient_id.map(label),
+      excluded: send.exclude_specific_recipient_id.map(label),
+    };
+  };
+
+  routes.get('/single-sends/:utr', async (req, res) => {
+    views.page(req, res, 'single-sends/show.njk', await showData(req), { fragments: STATS });
+  });
+
+  routes.post('/single-sends/:utr/test', onInvalid('single-sends/show.njk', showData), validate(...testSendFields()), async (req, res) => {
+    const { addresses, contactId } = testSendInput(req.body);
+    await services.testSends.singleSend(ctxOf(req), String(req.params.utr), addresses, contactId);
+    views.redirect(res, `/single-sends/${String(req.params.utr)}`, `Test sent to ${addresses.join(', ')}. It is not counted in the statistics.`);
   });
 
   // The preview for a contact found by name or email (the first match; the others to pick from).

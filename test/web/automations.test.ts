@@ -103,7 +103,15 @@ describe('dashboard automations', () => {
     expect(page.text).toContain('1 day after the contact joins');
     expect(page.text).not.toContain('1 days');
 
+    await t.web.post(`/automations/${utr}/steps/${step.utr}/test`, { email_address: 'me@example.net' }).expect(303);
+    const tested = await t.web.get(`/automations/${utr}/steps/${step.utr}`).expect(200);
+    expect(tested.text).toContain('Test sent to me@example.net. It is not counted in the statistics.');
+    expect(Number((await h.runtime.db('send_messages').where({ user_id: t.alice.user_id, email: 'me@example.net' }).count({ n: '*' }).first())?.n)).toBe(1);
+    const noAddress = await t.web.post(`/automations/${utr}/steps/${step.utr}/test`, { email_address: '' }).expect(422);
+    expect(noAddress.text).toContain('<p class="field-error" id="email_address-error">The email address field is required.</p>');
+
     const bob = await signIn(h, t.bob);
+    await bob.post(`/automations/${utr}/steps/${step.utr}/test`, { email_address: 'me@example.net' }).expect(404);
     await bob.get(`/automations/${utr}/steps/${step.utr}`).expect(404);
     await bob.post(`/automations/${utr}/steps/${step.utr}`, { subject: 'Taken', sender_id: '1', template_id: '1', waiting_type: 'days', waiting_period: '1' }).expect(404);
     const other = await create({ automation_name: 'Other' });

@@ -181,3 +181,33 @@ describe('dashboard single sends: pause, resume, cancel', () => {
     expect(again.text).toContain('Only a scheduled or sending single send can be paused.');
   });
 });
+
+describe('dashboard single sends: test send', () => {
+  const h = useHarness();
+  const t = useTwoAccounts(h);
+
+  test('when a test is sent from the page then it is queued as system mail and the page says so; a bad address stays in the form with a plain message', async () => {
+    const ctx = { userId: t.alice.user_id };
+    const { services } = h.runtime;
+    const sender = await addVerifiedSender(h, t.alice, await berlin(h), { nickname: 'News', from_email: 'news@acme.example' });
+    const group = await services.unsubscribeGroups.add(ctx, { group_name: 'Newsletter', description: 'News', is_display: 1 });
+    const type = await services.contactTypes.add(ctx, { name: 'Customers' });
+    const template = (await services.designTemplates.list()).rows.find((r) => r.is_blank === 0)!.id;
+    const created = await t.web.post('/single-sends/new', {
+      single_send_name: 'Tested', subject: 'Hi', preheader: 'Soon', sender_id: String(sender), unsubscribe_group_id: String(group), template_id: String(template),
+      template_html: '<p>Hi</p>', recipient_id: `contacts_${type}`, schedule_type: '1', schedule_date: '2031-01-15', schedule_time: '09:30',
+    }).expect(303);
+    const utr = /^\/single-sends\/([\w-]+)$/.exec(created.headers.location)![1];
+    const bad = await t.web.post(`/single-sends/${utr}/test`, { email_address: 'me@example.net, not an address' }).expect(422);
+    expect(bad.text).toContain('value="me@example.net, not an address"');
+    expect(bad.text).toMatch(/<p class="field-error" id="email_address-error">[^<]*not an address/);
+    await t.web.post(`/single-sends/${utr}/test`, { email_address: 'me@example.net' }).expect(303);
+    const page = await t.web.get(`/single-sends/${utr}`).expect(200);
+    expect(page.text).toContain('Test sent to me@example.net. It is not counted in the statistics.');
+    const queued = await h.runtime.db('send_messages').where({ user_id: t.alice.user_id, email: 'me@example.net' }).first('payload');
+    const payload = typeof queued.payload === 'string' ? JSON.parse(queued.payload) : queued.payload;
+    expect(payload.subject).toBe('[Test] Hi');
+    const bob = await signIn(h, t.bob);
+    await bob.post(`/single-sends/${utr}/test`, { email_address: 'me@example.net' }).expect(404);
+  });
+});

@@ -1,7 +1,7 @@
 import { CAMPAIGN_LIMITS, LIMITS } from '../../lib/constants';
 import { toId } from '../../lib/http';
 import { ZERO_DATE, ZERO_TIME } from '../../lib/time';
-import { humanName, isBlank, toFlag } from '../../lib/validation';
+import { humanName, isBlank, splitAddresses, toFlag } from '../../lib/validation';
 import { field, Rule } from '../validation';
 import { isCalendarDate, normaliseTime } from '../../lib/zoned-time';
 import { parseRecipientRefs, recipientEntries } from '../../services/campaigns/campaign-refs';
@@ -56,4 +56,15 @@ export function singleSendInput(body: Record<string, unknown>): SingleSendInput 
     schedule_time: scheduled ? normaliseTime(String(body.schedule_time)) ?? ZERO_TIME : ZERO_TIME,
     ...trackingInput(body),
   };
+}
+
+/** Test sends (extension): up to 10 comma-separated addresses, and optionally the contact to render for. */
+export const TEST_SEND_ADDRESSES = 10;
+export const testSendFields = () => [
+  field('email_address').required().addressList(TEST_SEND_ADDRESSES),
+  field('contact_id').optional().integer(1),
+];
+
+export function testSendInput(body: Record<string, unknown>): { addresses: string[]; contactId?: number } {
+  return { addresses: splitAddresses(body.email_address), contactId: toId(body.contact_id) };
 }
