@@ -144,22 +144,32 @@ describe('dashboard single sends', () => {
   });
 });
 
-describe('dashboard single sends: pause, resume, cancel', () => {
+describe('dashboard single sends: pause, resume, cancel, test send', () => {
   const h = useHarness();
   const t = useTwoAccounts(h);
+  const refs = { sender: 0, group: 0, type: 0, template: 0 };
+
+  beforeAll(async () => {
+    const ctx = { userId: t.alice.user_id };
+    const { services } = h.runtime;
+    refs.sender = await addVerifiedSender(h, t.alice, await berlin(h), { nickname: 'News', from_email: 'news@acme.example' });
+    refs.group = await services.unsubscribeGroups.add(ctx, { group_name: 'Newsletter', description: 'News', is_display: 1 });
+    refs.type = await services.contactTypes.add(ctx, { name: 'Customers' });
+    refs.template = (await services.designTemplates.list()).rows.find((r) => r.is_blank === 0)!.id;
+  });
+
+  /** A send scheduled for 2031 through the composer; answers its utr. */
+  const scheduledSend = async (name: string) => {
+    const created = await t.web.post('/single-sends/new', {
+      single_send_name: name, subject: 'Hi', preheader: 'Soon', sender_id: String(refs.sender), unsubscribe_group_id: String(refs.group), template_id: String(refs.template),
+      template_html: '<p>Hi</p>', recipient_id: `contacts_${refs.type}`, schedule_type: '1', schedule_date: '2031-01-15', schedule_time: '09:30',
+    }).expect(303);
+    return /^\/single-sends\/([\w-]+)$/.exec(created.headers.location)![1];
+  };
 
   test('when a scheduled send is paused, resumed and cancelled from its page then the buttons follow its status; another account gets 404', async () => {
     const ctx = { userId: t.alice.user_id };
-    const { services } = h.runtime;
-    const sender = await addVerifiedSender(h, t.alice, await berlin(h), { nickname: 'News', from_email: 'news@acme.example' });
-    const group = await services.unsubscribeGroups.add(ctx, { group_name: 'Newsletter', description: 'News', is_display: 1 });
-    const type = await services.contactTypes.add(ctx, { name: 'Customers' });
-    const template = (await services.designTemplates.list()).rows.find((r) => r.is_blank === 0)!.id;
-    const created = await t.web.post('/single-sends/new', {
-      single_send_name: 'Later', subject: 'Hi', preheader: 'Soon', sender_id: String(sender), unsubscribe_group_id: String(group), template_id: String(template),
-      template_html: '<p>Hi</p>', recipient_id: `contacts_${type}`, schedule_type: '1', schedule_date: '2031-01-15', schedule_time: '09:30',
-    }).expect(303);
-    const utr = /^\/single-sends\/([\w-]+)$/.exec(created.headers.location)![1];
+    const utr = await scheduledSend('Later');
     const buttons = (html: string) => [...html.matchAll(/action="\/single-sends\/[\w-]+\/(pause|resume|cancel)"/g)].map((m) => m[1]);
 
     expect(buttons((await t.web.get(`/single-sends/${utr}`).expect(200)).text)).toEqual(['pause', 'cancel']);
@@ -169,7 +179,7 @@ describe('dashboard single sends: pause, resume, cancel', () => {
     expect(paused.text).toContain('>Paused</span>');
     expect(buttons(paused.text)).toEqual(['resume', 'cancel']);
     await t.web.post(`/single-sends/${utr}/resume`).expect(303);
-    expect((await services.singleSends.get(ctx, utr)).status).toBe(SINGLE_SEND_STATUS.ready);
+    expect((await h.runtime.services.singleSends.get(ctx, utr)).status).toBe(SINGLE_SEND_STATUS.ready);
 
     const bob = await signIn(h, t.bob);
     await bob.post(`/single-sends/${utr}/cancel`).expect(404);
@@ -180,24 +190,9 @@ describe('dashboard single sends: pause, resume, cancel', () => {
     const again = await t.web.post(`/single-sends/${utr}/pause`).expect(409);
     expect(again.text).toContain('Only a scheduled or sending single send can be paused.');
   });
-});
-
-describe('dashboard single sends: test send', () => {
-  const h = useHarness();
-  const t = useTwoAccounts(h);
 
   test('when a test is sent from the page then it is queued as system mail and the page says so; a bad address stays in the form with a plain message', async () => {
-    const ctx = { userId: t.alice.user_id };
-    const { services } = h.runtime;
-    const sender = await addVerifiedSender(h, t.alice, await berlin(h), { nickname: 'News', from_email: 'news@acme.example' });
-    const group = await services.unsubscribeGroups.add(ctx, { group_name: 'Newsletter', description: 'News', is_display: 1 });
-    const type = await services.contactTypes.add(ctx, { name: 'Customers' });
-    const template = (await services.designTemplates.list()).rows.find((r) => r.is_blank === 0)!.id;
-    const created = await t.web.post('/single-sends/new', {
-      single_send_name: 'Tested', subject: 'Hi', preheader: 'Soon', sender_id: String(sender), unsubscribe_group_id: String(group), template_id: String(template),
-      template_html: '<p>Hi</p>', recipient_id: `contacts_${type}`, schedule_type: '1', schedule_date: '2031-01-15', schedule_time: '09:30',
-    }).expect(303);
-    const utr = /^\/single-sends\/([\w-]+)$/.exec(created.headers.location)![1];
+    const utr = await scheduledSend('Tested');
     const bad = await t.web.post(`/single-sends/${utr}/test`, { email_address: 'me@example.net, not an address' }).expect(422);
     expect(bad.text).toContain('value="me@example.net, not an address"');
     expect(bad.text).toMatch(/<p class="field-error" id="email_address-error">[^<]*not an address/);
