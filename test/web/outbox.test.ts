@@ -1,7 +1,7 @@
 import { createMailTransport } from '../../src/mail/transport';
 import { createOutboxService } from '../../src/services/delivery/outbox';
 import { useHarness } from '../support/harness';
-import { signIn, useTwoAccounts } from '../support/web';
+import { asFragment, signIn, useTwoAccounts } from '../support/web';
 
 describe('dashboard outbox', () => {
   const h = useHarness();
@@ -58,6 +58,34 @@ describe('dashboard outbox', () => {
     const html = await t.web.get(`/outbox/${encodeURIComponent(tracked)}/html`).expect(200);
     expect(html.text).toContain('<img src="data:image/gif;base64,');
     expect(html.text).not.toContain('/open/');
+  });
+
+  test('when a message has a namespace and text links in brackets then only the links a reader can follow are listed', async () => {
+    const transport = createMailTransport(h.runtime.config);
+    const sent = await transport.send({
+      accountId: t.alice.user_id,
+      from: { name: 'Shop', address: 'team@example.com' },
+      to: 'links@example.org',
+      subject: 'Newsletter with links',
+      html: '<!DOCTYPE html><html xmlns="http://www.w3.org/1999/xhtml"><body><a class="btn" href="https://shop.example/sale?a=1&amp;b=2">Sale</a> <a href="mailto:x@example.org">Mail</a></body></html>',
+      text: 'Sale [https://shop.example/sale?a=1&b=2]',
+    });
+    transport.close();
+    const page = await t.web.get(`/outbox/${encodeURIComponent(sent.response.replace(/^outbox /, ''))}`).expect(200);
+    const listed = [...page.text.matchAll(/<a href="([^"]+)" target="_blank" rel="noopener noreferrer">/g)].map((m) => m[1]);
+    expect(listed).toEqual(['https://shop.example/sale?a=1&amp;b=2']);
+  });
+
+  test('when the outbox is searched by address or subject then only matching messages are listed, and the list alone is swapped', async () => {
+    const bySubject = await t.web.get('/outbox?search=VERIFY').expect(200);
+    expect(bySubject.text).toContain('Please verify &lt;your&gt; address');
+    expect(bySubject.text).not.toContain('<td>joe@example.org</td>');
+    const byAddress = await t.web.get('/outbox?search=joe@example').expect(200);
+    expect(byAddress.text).toContain('<td>joe@example.org</td>');
+    expect(byAddress.text).not.toContain('Please verify');
+    const none = await asFragment(t.web.get('/outbox?search=nobody'), 'outbox-list').expect(200);
+    expect(none.text.trimStart()).toMatch(/^<div id="outbox-list">/);
+    expect(none.text).toContain('No message matches “nobody”.');
   });
 
   test('when another account or a crafted name asks for a message then it is not found', async () => {

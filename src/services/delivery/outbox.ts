@@ -58,28 +58,54 @@ export function createOutboxService({ config }: Pick<ServiceDeps, 'config'>) {
     /** False when mail goes out through SMTP: nothing is kept then. */
     enabled: !config.smtpUrl,
 
-    async list(ctx: Ctx, paging: Paging): Promise<ListResult<OutboxEntry>> {
-      // Only names are held for the whole folder; messages are parsed for one page.
+    /**
+     * One page of the messages, newest first; `search` keeps those whose subject, sender or
+     * recipients contain it (any case). Without a search only the page's messages are parsed;
+     * with one every message is, one at a time, keeping the matching entries only.
+     */
+    async list(ctx: Ctx, paging: Paging, search?: string): Promise<ListResult<OutboxEntry>> {
       const names = (await fs.promises.readdir(folder(ctx)).catch(() => [] as string[])).filter((n) => FILE_NAME.test(n)).sort().reverse();
-      const pageNames = names.slice((paging.page - 1) * paging.perPage, paging.page * paging.perPage);
-      const rows = await Promise.all(pageNames.map(async (name) => entry(name, await read(ctx, name))));
-      return { rows, pagination: { page: paging.page, per_page: paging.perPage, total: names.length } };
+      const from = (paging.page - 1) * paging.perPage;
+      if (!search) {
+        const rows = await Promise.all(names.slice(from, from + paging.perPage).map(async (name) => entry(name, await read(ctx, name))));
+        return { rows, pagination: { page: paging.page, per_page: paging.perPage, total: names.length } };
+      }
+      const needle = search.toLowerCase();
+      const rows: OutboxEntry[] = [];
+      let total = 0;
+      for (const name of names) {
+        const found = entry(name, await read(ctx, name));
+        if (![found.subject, found.from, found.to].some((text) => text.toLowerCase().includes(needle))) continue;
+        if (total >= from && rows.length < paging.perPage) rows.push(found);
+        total += 1;
+      }
+      return { rows, pagination: { page: paging.page, per_page: paging.perPage, total } };
     },
 
     async get(ctx: Ctx, name: string): Promise<OutboxMessage> {
       const mail = await read(ctx, name);
       // Reading it here is not an open.
       const html = typeof mail.html === 'string' ? blankOpenPixels(mail.html, config.baseUrl) : null;
-      return { ...entry(name, mail), html, text: mail.text ?? null, links: linksOf(`${html ?? ''}\n${mail.text ?? ''}`) };
+      return { ...entry(name, mail), html, text: mail.text ?? null, links: linksOf(html, mail.text ?? null) };
     },
   };
 }
 
-function linksOf(content: string): string[] {
+/**
+ * The links a reader can follow: the http(s) targets of the HTML's anchors, or, for a message
+ * without HTML, the web addresses in its text. Not every URL-looking string: a namespace in
+ * `<html xmlns="http://www.w3.org/1999/xhtml">` is no link, and a text link's closing bracket
+ * or full stop is not part of it.
+ */
+function linksOf(html: string | null, text: string | null): string[] {
   const found = new Set<string>();
-  for (const match of content.matchAll(/href\s*=\s*["']([^"']+)["']|(https?:\/\/[^\s<>"']+)/gi)) {
-    const link = (match[1] ?? match[2]).replace(/&amp;/g, '&').trim();
-    if (/^https?:\/\//i.test(link)) found.add(link);
+  if (html) {
+    for (const match of html.matchAll(/<a\b[^>]*?\shref\s*=\s*(?:"([^"]*)"|'([^']*)')/gi)) {
+      const link = (match[1] ?? match[2]).replace(/&amp;/g, '&').trim();
+      if (/^https?:\/\//i.test(link)) found.add(link);
+    }
+  } else if (text) {
+    for (const match of text.matchAll(/https?:\/\/[^\s<>"'\[\]]+/gi)) found.add(match[0].replace(/[.,;:!?)}]+$/, ''));
   }
   return [...found];
 }
