@@ -22,21 +22,10 @@ export interface ExpandableSend {
  * Returns the number of ledger rows the send has.
  */
 export async function expandSingleSend(trx: Knex.Transaction, send: ExpandableSend, now: string): Promise<number> {
-  const userId = Number(send.user_id);
-  const targets = parseTargets(send.recipient_id);
-  const excluded = parseTargets(send.exclude_specific_recipient_id);
-
-  const recipients = membersOf(trx, userId, targets);
+  const recipients = recipientsOf(trx, send);
   if (recipients) {
-    withoutUnsubscribed(recipients, trx, userId, send.unsubscribe_group_id, 't.email_key');
-    if (excluded.contactTypeIds.length) {
-      recipients.whereNotExists(contactsOf(trx, userId, excluded.contactTypeIds).select(trx.raw('1')).whereRaw('c.email_key = t.email_key'));
-    }
-    if (excluded.segmentIds.length) {
-      recipients.whereNotExists(segmentMembersOf(trx, userId, excluded.segmentIds).select(trx.raw('1')).whereRaw('sr.email_key = t.email_key'));
-    }
     await insertSelect(trx, 'send_messages', {
-      user_id: typedParam(trx, userId, 'integer'),
+      user_id: typedParam(trx, Number(send.user_id), 'integer'),
       kind: typedParam(trx, MESSAGE_KIND.single, 'smallint'),
       single_send_id: typedParam(trx, send.id, 'integer'),
       contact_id: 't.contact_id',
@@ -50,6 +39,34 @@ export async function expandSingleSend(trx: Knex.Transaction, send: ExpandableSe
     }, recipients);
   }
   const row = await trx('send_messages').where({ single_send_id: send.id }).count({ n: '*' }).first();
+  return toCount(row?.n);
+}
+
+/**
+ * A send's recipients as rows under the alias `t` (see membersOf), without its excluded lists'
+ * addresses, unsubscribers and suppressed addresses; undefined when nothing is targeted. An
+ * address may come more than once (the ledger's unique index keeps one).
+ */
+function recipientsOf(db: Knex, send: Omit<ExpandableSend, 'id'>): Knex.QueryBuilder | undefined {
+  const userId = Number(send.user_id);
+  const excluded = parseTargets(send.exclude_specific_recipient_id);
+  const recipients = membersOf(db, userId, parseTargets(send.recipient_id));
+  if (!recipients) return undefined;
+  withoutUnsubscribed(recipients, db, userId, send.unsubscribe_group_id, 't.email_key');
+  if (excluded.contactTypeIds.length) {
+    recipients.whereNotExists(contactsOf(db, userId, excluded.contactTypeIds).select(db.raw('1')).whereRaw('c.email_key = t.email_key'));
+  }
+  if (excluded.segmentIds.length) {
+    recipients.whereNotExists(segmentMembersOf(db, userId, excluded.segmentIds).select(db.raw('1')).whereRaw('sr.email_key = t.email_key'));
+  }
+  return recipients;
+}
+
+/** How many addresses a send would go to now, after exclusions, unsubscribes and suppressions. */
+export async function countRecipients(db: Knex, send: Omit<ExpandableSend, 'id'>): Promise<number> {
+  const recipients = recipientsOf(db, send);
+  if (!recipients) return 0;
+  const row = await recipients.countDistinct({ n: 't.email_key' }).first();
   return toCount(row?.n);
 }
 

@@ -29,6 +29,7 @@ const STATUS_LABELS: Record<number, string> = {
   [SINGLE_SEND_STATUS.cancelled]: 'Cancelled',
 };
 
+const DRAFT_SAVED = 'Draft saved. Send yourself a test, then send it or schedule it: nothing goes out before you confirm.';
 const CANCEL = { action: 'cancel', label: 'Cancel send', danger: true, confirm: 'Cancel this send? Messages not sent yet will never be sent; this cannot be undone.' };
 /** The buttons a send's page offers in each status (`/single/send/pause|resume|cancel`). */
 const CONTROLS: Record<number, Array<{ action: string; label: string; danger?: boolean; confirm?: string }>> = {
@@ -115,8 +116,8 @@ export function mountSingleSends(routes: WebRoutes, services: Services, views: V
   const recipientLists = listFields('recipient_id', 'exclude_specific_recipient_id');
 
   routes.post('/single-sends/new', onInvalid('single-sends/form.njk', newForm), recipientLists, validate(...singleSendFields()), async (req, res) => {
-    const utr = await singleSends.create(ctxOf(req), singleSendInput(req.body));
-    views.redirect(res, `/single-sends/${utr}`, 'Single send saved.');
+    const utr = await singleSends.create(ctxOf(req), singleSendInput(req.body), { draft: true });
+    views.redirect(res, `/single-sends/${utr}`, DRAFT_SAVED);
   });
 
   // The body editor, filled with a template's HTML when another template is picked.
@@ -168,6 +169,22 @@ export function mountSingleSends(routes: WebRoutes, services: Services, views: V
   });
 
   // The preview for a contact found by name or email (the first match; the others to pick from).
+  // Confirm before sending (issue 14): the number of recipients, then one button.
+  const whenOf = (req: Request) => (String(req.query.when ?? req.body?.when) === 'schedule' ? 'schedule' : 'now');
+  routes.get('/single-sends/:utr/confirm', async (req, res) => {
+    const ctx = ctxOf(req);
+    const send = present(await singleSends.get(ctx, String(req.params.utr)));
+    if (send.status !== SINGLE_SEND_STATUS.initiate) return views.redirect(res, `/single-sends/${send.utr}`);
+    const count = await services.sendControls.recipientCount(ctx, send.utr);
+    views.page(req, res, 'single-sends/confirm.njk', { title: `Send ${send.single_send_name}`, send, count, when: whenOf(req) });
+  });
+  routes.post('/single-sends/:utr/confirm', async (req, res) => {
+    const utr = String(req.params.utr);
+    const when = whenOf(req);
+    await services.sendControls.confirm(ctxOf(req), utr, when);
+    views.redirect(res, `/single-sends/${utr}`, when === 'now' ? 'Sending has started.' : 'Scheduled. You can pause or cancel it until it starts.');
+  });
+
   for (const action of ['pause', 'resume', 'cancel'] as const) {
     routes.post(`/single-sends/:utr/${action}`, async (req, res) => {
       await services.sendControls[action](ctxOf(req), String(req.params.utr));
@@ -192,8 +209,8 @@ export function mountSingleSends(routes: WebRoutes, services: Services, views: V
   });
 
   routes.post('/single-sends/:utr/edit', onInvalid('single-sends/form.njk', editForm), recipientLists, validate(...singleSendFields()), async (req, res) => {
-    const utr = await singleSends.update(ctxOf(req), String(req.params.utr), singleSendInput(req.body));
-    views.redirect(res, `/single-sends/${utr}`, 'Single send saved.');
+    const utr = await singleSends.update(ctxOf(req), String(req.params.utr), singleSendInput(req.body), { draft: true });
+    views.redirect(res, `/single-sends/${utr}`, DRAFT_SAVED);
   });
 
   // The message as the sending engine renders it for a contact of the account (or for nobody:

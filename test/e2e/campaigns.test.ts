@@ -28,7 +28,7 @@ describe('dashboard in Chromium: single sends and automations', () => {
     await eventually('the editor holds the template', async () => (await page.locator('#field-template_html').inputValue()).includes('Welcome aboard'));
     await page.getByLabel('Customers').first().check();
     await page.getByRole('button', { name: 'Save single send' }).click();
-    await page.getByText('Single send saved.').waitFor();
+    await page.getByText('Draft saved.', { exact: false }).waitFor();
     await page.getByRole('heading', { name: 'Launch' }).waitFor();
     await page.locator('svg.chart').waitFor();
     await page.frameLocator('iframe.message-frame').getByText('Welcome aboard').first().waitFor();

@@ -47,7 +47,12 @@ describe('dashboard in Chromium: a single send to a segment, delivered by the wo
     const stats = page.locator('#send-stats');
     await withWorker(async () => {
       await page.getByRole('button', { name: 'Save single send' }).click();
-      await page.getByText('Single send saved.').waitFor();
+      // A draft: nothing goes out before the confirm step, which counts the recipients.
+      await page.getByText('Draft saved.', { exact: false }).waitFor();
+      await page.getByRole('link', { name: 'Send now…' }).click();
+      await page.getByText('It goes to 2 recipients now.').waitFor();
+      await page.getByRole('button', { name: 'Send to 2 recipients' }).click();
+      await page.getByText('Sending has started.').waitFor();
       // The counters poll while the worker sends, and stop at Sent.
       await stats.getByText('Sent', { exact: true }).waitFor({ timeout: 20_000 });
       await stats.locator('.stat', { hasText: 'Delivered' }).getByText('2', { exact: true }).waitFor();

@@ -1,6 +1,7 @@
 import { SINGLE_SEND_STATUS } from '../../src/lib/constants';
 import { addSender, addVerifiedSender, berlin } from '../support/campaign';
 import { useHarness } from '../support/harness';
+import { addContact, countryId } from '../support/audience';
 import { asFragment, signIn, useTwoAccounts } from '../support/web';
 
 describe('dashboard single sends', () => {
@@ -46,25 +47,44 @@ describe('dashboard single sends', () => {
     expect(res.text).toContain('<code>((first_name))</code>');
   });
 
-  test('when a send is saved with one audience ticked then its page shows it scheduled in the account’s zone', async () => {
+  test('when a send is saved then it is a draft; its confirm step counts the recipients after unsubscribes and suppressions, then schedules it', async () => {
     const res = await t.web.post('/single-sends/new', form()).expect(303);
     const utr = utrOf(res.headers.location);
-    const send = await h.runtime.services.singleSends.get({ userId: t.alice.user_id }, utr);
-    expect(send).toMatchObject({ status: SINGLE_SEND_STATUS.ready, schedule_type: 1, schedule_date: '2031-01-15', schedule_time: '09:30:00', template_html: '<p>Hi ((first_name))</p>' });
-    expect(send.recipient_id).toEqual([{ id: String(refs.type), table: 'contacts_' }]);
+    const ctx = { userId: t.alice.user_id };
+    const draft = await h.runtime.services.singleSends.get(ctx, utr);
+    expect(draft).toMatchObject({ status: SINGLE_SEND_STATUS.initiate, schedule_type: 1, schedule_date: '2031-01-15', schedule_time: '09:30:00', template_html: '<p>Hi ((first_name))</p>' });
+    expect(draft.recipient_id).toEqual([{ id: String(refs.type), table: 'contacts_' }]);
+    expect((await h.runtime.db('single_sends').where({ utr }).first('due_at')).due_at).toBeNull();
 
     const page = await t.web.get(res.headers.location).expect(200);
-    expect(page.text).toContain('Single send saved.');
+    expect(page.text).toContain('Draft saved. Send yourself a test, then send it or schedule it: nothing goes out before you confirm.');
     expect(page.text).toContain('<dt>To</dt><dd>Customers');
-    expect(page.text).toContain('2031-01-15 09:30');
-    expect(page.text).toContain('<span class="badge warn">Scheduled</span>');
-    // Scheduled for later: nothing changes by itself, so the counters do not poll.
+    expect(page.text).toContain('<span class="badge">Draft</span>');
+    expect(page.text).toContain(`href="/single-sends/${utr}/confirm?when=now"`);
+    expect(page.text).toContain(`href="/single-sends/${utr}/confirm?when=schedule"`);
     expect(page.text).toContain('<div id="send-stats">');
-    expect(page.text).toContain('<svg class="chart"');
     const preview = await t.web.get(`/single-sends/${utr}/preview`).expect(200);
     // Rendered by the sending engine for nobody: placeholders empty, the preheader hidden first.
     expect(preview.text).toContain('What is new</div><p>Hi </p>');
     expect(preview.headers['content-security-policy']).toContain('sandbox');
+
+    // Three customers, one of them unsubscribed and one suppressed: one recipient.
+    const france = await countryId(h, 'FR');
+    for (const email of ['ann@example.org', 'bob@example.org', 'cat@example.org']) await addContact(h, t.alice, { contact_type_id: refs.type, email, country: france });
+    await h.api(t.alice).post('/global-unsubscribes/save').send({ email_address: 'cat@example.org' }).expect(200);
+    await h.api(t.alice).post('/suppressions/save').send({ email_address: 'Bob@Example.org' }).expect(200);
+    const confirm = await t.web.get(`/single-sends/${utr}/confirm?when=schedule`).expect(200);
+    expect(confirm.text).toContain('It goes to <strong>1 recipient</strong> on 2031-01-15 09:30');
+    expect(confirm.text).toContain('Schedule for 1 recipient</button>');
+    await t.web.post(`/single-sends/${utr}/confirm`, { when: 'schedule' }).expect(303);
+    const scheduled = await t.web.get(`/single-sends/${utr}`).expect(200);
+    expect(scheduled.text).toContain('Scheduled. You can pause or cancel it until it starts.');
+    expect(scheduled.text).toContain('<span class="badge warn">Scheduled</span>');
+    expect(new Date((await h.runtime.db('single_sends').where({ utr }).first('due_at')).due_at).toISOString()).toBe('2031-01-15T09:30:00.000Z'); // the account's zone is UTC
+    // Confirmed once: a second confirm is refused, and the confirm page sends back to the send.
+    const again = await t.web.post(`/single-sends/${utr}/confirm`, { when: 'now' }).expect(409);
+    expect(again.text).toContain('Only a draft can be sent or scheduled; this one already is.');
+    expect((await t.web.get(`/single-sends/${utr}/confirm?when=now`).expect(303)).headers.location).toBe(`/single-sends/${utr}`);
   });
 
   test('when the sender is not verified or fields are missing then the composer comes back with each message and the ticks kept', async () => {
@@ -79,10 +99,13 @@ describe('dashboard single sends', () => {
     expect(date.text).toContain('The schedule date field is required when schedule type is 1.');
   });
 
-  test('when a send due at once is shown then its counters poll; the template body comes as a fragment', async () => {
+  test('when a draft is sent now then its counters poll; the template body comes as a fragment', async () => {
     const res = await t.web.post('/single-sends/new', form({ schedule_type: '0', schedule_date: '', schedule_time: '' })).expect(303);
     const utr = utrOf(res.headers.location);
+    expect((await t.web.get(res.headers.location).expect(200)).text).not.toContain('hx-trigger="every 2s"');
+    await t.web.post(`/single-sends/${utr}/confirm`, { when: 'now' }).expect(303);
     const page = await t.web.get(res.headers.location).expect(200);
+    expect(page.text).toContain('Sending has started.');
     expect(page.text).toContain(`<div id="send-stats" hx-get="/single-sends/${utr}" hx-trigger="every 2s" hx-swap="outerHTML">`);
     const fragment = await asFragment(t.web.get(`/single-sends/${utr}`), 'send-stats').expect(200);
     expect(fragment.text.trimStart()).toMatch(/^<div id="send-stats"/);
@@ -125,7 +148,7 @@ describe('dashboard single sends', () => {
     await t.web.post('/single-sends/new', form({ single_send_name: 'Newest' })).expect(303);
     const home = await t.web.get('/').expect(200);
     expect(home.text).toMatch(/Recent single sends[\s\S]*>Newest<\/a>[\s\S]*>Older &lt;one&gt;<\/a>/);
-    expect(home.text).toContain('<span class="badge warn">Scheduled</span>');
+    expect(home.text).toContain('<span class="badge">Draft</span>');
   });
 
   test('when another account’s send is addressed then every page and form answers 404', async () => {
@@ -164,7 +187,9 @@ describe('dashboard single sends: pause, resume, cancel, test send', () => {
       single_send_name: name, subject: 'Hi', preheader: 'Soon', sender_id: String(refs.sender), unsubscribe_group_id: String(refs.group), template_id: String(refs.template),
       template_html: '<p>Hi</p>', recipient_id: `contacts_${refs.type}`, schedule_type: '1', schedule_date: '2031-01-15', schedule_time: '09:30',
     }).expect(303);
-    return /^\/single-sends\/([\w-]+)$/.exec(created.headers.location)![1];
+    const utr = /^\/single-sends\/([\w-]+)$/.exec(created.headers.location)![1];
+    await t.web.post(`/single-sends/${utr}/confirm`, { when: 'schedule' }).expect(303);
+    return utr;
   };
 
   test('when a scheduled send is paused, resumed and cancelled from its page then the buttons follow its status; another account gets 404', async () => {

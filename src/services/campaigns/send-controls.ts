@@ -1,7 +1,11 @@
 import type { Knex } from 'knex';
 import { nowValue } from '../../db/dialect';
 import { MESSAGE_STATE, SINGLE_SEND_STATUS as S } from '../../lib/constants';
-import { ConflictError, NotFoundError } from '../../lib/errors';
+import { countRecipients } from '../../mail/expand';
+import { ConflictError, NotFoundError, ValidationError } from '../../lib/errors';
+import { ZERO_DATE, ZERO_TIME } from '../../lib/time';
+import { zonedToUtc } from '../../lib/zoned-time';
+import { SCHEDULE_IN_PAST } from './single-sends';
 import { isUtr } from '../../lib/utr';
 import type { Ctx, ServiceDeps } from '../context';
 import { SingleSendTransition, transitionSingleSends } from './single-send-state';
@@ -31,7 +35,40 @@ export function createSendControlsService({ db }: Pick<ServiceDeps, 'db'>) {
 
   const rows = (trx: Knex.Transaction, sendId: number, states: number[]) => trx('send_messages').where({ single_send_id: sendId }).whereIn('state', states);
 
+  /** A draft of the account (404 otherwise) with what its confirm step needs. */
+  async function draftOf(ctx: Ctx, utr: string) {
+    const row = isUtr(utr) ? await db('single_sends').where({ user_id: ctx.userId, utr }).whereNull('deleted_at').first() : undefined;
+    if (!row) throw new NotFoundError();
+    return row as Record<string, unknown> & { id: number; status: number; user_id: number; unsubscribe_group_id: number; recipient_id: unknown; exclude_specific_recipient_id: unknown; schedule_type: number; schedule_date: string; schedule_time: string };
+  }
+
   return {
+    /** How many addresses the send would go to now, after its exclusions, unsubscribes and suppressions. */
+    async recipientCount(ctx: Ctx, utr: string): Promise<number> {
+      return countRecipients(db, await draftOf(ctx, utr));
+    },
+
+    /**
+     * The dashboard's confirm step (issue 14, point 1): a draft (status 0) is sent now, or
+     * scheduled for its saved date and time, which must be more than a minute ahead (422 on
+     * `schedule_date` otherwise, as the API answers). Anything but a draft is a 409.
+     */
+    async confirm(ctx: Ctx, utr: string, when: 'now' | 'schedule'): Promise<void> {
+      const row = await draftOf(ctx, utr);
+      if (Number(row.status) !== S.initiate) throw new ConflictError('Only a draft can be sent or scheduled; this one already is.');
+      let changes: Record<string, unknown> = { due_at: nowValue(), schedule_type: 0, schedule_date: ZERO_DATE, schedule_time: ZERO_TIME };
+      if (when === 'schedule') {
+        if (Number(row.schedule_type) !== 1) throw ValidationError.of('schedule_date', 'Choose a date and time for the send first.');
+        const account = await db('accounts').where({ id: ctx.userId }).first('time_zone');
+        const due = zonedToUtc(String(row.schedule_date), String(row.schedule_time), account?.time_zone ?? 'UTC');
+        if (due.getTime() < Date.now() - 60_000) throw ValidationError.of('schedule_date', SCHEDULE_IN_PAST);
+        changes = { due_at: due.toISOString() };
+      }
+      if (!(await transitionSingleSends(db('single_sends').where({ id: row.id }), 'confirm', { ...changes, updated_at: nowValue() }))) {
+        throw new ConflictError('Only a draft can be sent or scheduled; this one already is.');
+      }
+    },
+
     async pause(ctx: Ctx, utr: string): Promise<void> {
       await change(ctx, utr, async (trx, send) => {
         await transition(trx, send.id, 'pause', 'Only a scheduled or sending single send can be paused.');

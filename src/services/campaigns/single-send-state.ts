@@ -17,6 +17,10 @@ export const SINGLE_SEND_TRANSITIONS = {
   complete: { from: [S.running], to: S.completed },
   /** delete: the send is soft-deleted and never sends; its status stays */
   cancel: { from: [S.initiate, S.ready], to: undefined },
+  /** the dashboard's composer saves a draft (and an edit makes a scheduled send a draft again) */
+  saveDraft: { from: [S.initiate, S.ready], to: S.initiate },
+  /** the dashboard's confirm step: a draft is sent now or scheduled */
+  confirm: { from: [S.initiate], to: S.ready },
   /** pause (extension): its queued messages wait; those in flight finish */
   pause: { from: [S.ready, S.running], to: S.paused },
   /** resume (extension) a send that had started: its messages are queued again */

@@ -191,26 +191,30 @@ export function createSingleSendsService({ db, refs, senders, tracking }: Single
       return record;
     },
 
-    /** Saves a ready send (status 1), due now or at its schedule. Answers its utr. */
-    async create(ctx: Ctx, input: SingleSendInput): Promise<string> {
-      const columns: Record<string, unknown> = { ...(await savedColumns(ctx, input)), ...withDefaults(input, await accountTracking(db, ctx.userId)) };
+    /**
+     * Saves a ready send (status 1), due now or at its schedule; the dashboard saves a draft
+     * (status 0, not due) instead, which its confirm step sends. Answers its utr.
+     */
+    async create(ctx: Ctx, input: SingleSendInput, { draft = false } = {}): Promise<string> {
+      const saved = await savedColumns(ctx, input);
+      const columns: Record<string, unknown> = { ...saved, ...(draft ? { due_at: null } : {}), ...withDefaults(input, await accountTracking(db, ctx.userId)) };
       const utr = newUtr();
       await insertId(db, 'single_sends', {
         ...columns,
         user_id: ctx.userId,
         utr,
-        status: SINGLE_SEND_TRANSITIONS.save.to,
+        status: draft ? SINGLE_SEND_TRANSITIONS.saveDraft.to : SINGLE_SEND_TRANSITIONS.save.to,
         created_at: columns.updated_at,
       });
       return utr;
     },
 
     /** Replaces a send that has not started; it becomes ready (1) again with a new due time. */
-    async update(ctx: Ctx, utr: string, input: SingleSendInput): Promise<string> {
+    async update(ctx: Ctx, utr: string, input: SingleSendInput, { draft = false } = {}): Promise<string> {
       const row = await requireRow(ctx, utr);
       if (!SINGLE_SEND_EDITABLE.includes(Number(row.status))) throw notEditableError(Number(row.status), 'update');
-      const columns = { ...(await savedColumns(ctx, input)), ...withDefaults(input, switchesOf(row)) };
-      const changed = await transitionSingleSends(live(ctx).where({ utr }), 'save', columns);
+      const columns = { ...(await savedColumns(ctx, input)), ...(draft ? { due_at: null } : {}), ...withDefaults(input, switchesOf(row)) };
+      const changed = await transitionSingleSends(live(ctx).where({ utr }), draft ? 'saveDraft' : 'save', columns);
       if (!changed) throw await refusal(ctx, utr, 'update');
       return utr;
     },
