@@ -4,6 +4,7 @@ import { BodyProblem, bodyProblem } from '../http/body';
 import type { Logger } from 'pino';
 import { AppError, ConflictError, FieldErrors, NotFoundError, ValidationError } from '../lib/errors';
 import { shapeOf, PageOptions, Views } from './views';
+import { plainErrors } from './plain-messages';
 
 /** What to render when a form's input is refused: its own page again, with the messages. */
 interface InvalidForm {
@@ -44,7 +45,7 @@ interface Described {
 function describe(err: unknown): Described | undefined {
   if (err instanceof NotFoundError) return { status: 404, title: 'Not found', message: 'This record does not exist, or it belongs to another account.' };
   if (err instanceof ConflictError) return { status: 409, title: 'Not possible right now', message: err.message };
-  if (err instanceof ValidationError) return { status: 422, title: 'Please check the form', message: Object.values(err.fields).flat().join(' ') };
+  if (err instanceof ValidationError) return { status: 422, title: 'Please check the form', message: Object.values(plainErrors(err.fields)).flat().join(' ') };
   if (err instanceof AppError) return { status: err.status, title: err.status === 403 ? 'Refused' : 'Request refused', message: err.message };
   const problem = bodyProblem(err);
   if (problem) return { status: problem.status, title: PROBLEM_TITLES[problem.status] ?? 'Request refused', message: formProblem(err, problem) };
@@ -63,7 +64,7 @@ export function webErrorHandler(views: Views, logger: Logger): ErrorRequestHandl
     try {
       const form = res.locals.invalidForm as InvalidForm | undefined;
       if (err instanceof ValidationError && form) {
-        const errors: FieldErrors = err.fields;
+        const errors: FieldErrors = plainErrors(err.fields);
         req.params = form.params;
         try {
           const data = await form.data(req, res);

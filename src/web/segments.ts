@@ -12,6 +12,7 @@ import { pagerOf, pagingOf } from './paging';
 import type { WebRoutes } from './routes';
 import { conditionsOf, conditionsOfSegment, describeRules, edited, fieldChoices, presentConditions, segmentInputOf } from './segment-builder';
 import type { Views } from './views';
+import { plainErrors } from './plain-messages';
 
 const LIST = { 'segment-list': 'segments/macros.njk#list' } as const;
 const RECIPIENTS = { 'segment-recipient-list': 'segments/macros.njk#recipients' } as const;
@@ -84,7 +85,7 @@ export function mountSegments(routes: WebRoutes, services: Services, views: View
       views.fragment(res, 'segments/macros.njk#count', { count });
     } catch (err) {
       if (!(err instanceof ValidationError)) throw err;
-      views.fragment(res, 'segments/macros.njk#count', { problems: Object.values(err.fields).flat() });
+      views.fragment(res, 'segments/macros.njk#count', { problems: Object.values(plainErrors(err.fields)).flat() });
     }
   });
 

@@ -148,13 +148,13 @@ describe('dashboard CSV import', () => {
 
   test('when the upload is refused then the form shows the shared messages next to its fields and keeps no file', async () => {
     const none = await upload('', { contact_type_id: '' }).expect(422);
-    expect(none.text).toContain('<p class="field-error" id="contact_type_id-error">The contact type id field is required.</p>');
+    expect(none.text).toContain('<p class="field-error" id="contact_type_id-error">Choose a contact type.</p>');
     expect(none.text).toContain('<p class="field-error" id="file-error">The file field is required.</p>');
     const wrongType = await upload('email\na@example.com', { name: 'people.txt' }).expect(422);
     expect(wrongType.text).toContain('<p class="field-error" id="file-error">The file must be a file of type: csv.</p>');
     const bobType = await addContactType(h, t.bob, 'Bob type');
     const foreign = await upload('email\na@example.com', { contact_type_id: String(bobType) }).expect(422);
-    expect(foreign.text).toContain('<p class="field-error" id="contact_type_id-error">The selected contact type id is invalid.</p>');
+    expect(foreign.text).toContain('<p class="field-error" id="contact_type_id-error">Choose a contact type from the list.</p>');
     await upload('email\na@example.com', { csrf: 'forged' }).expect(403);
     await noUploadsLeft();
     expect(await h.runtime.db('contacts').where({ email_key: 'a@example.com' }).first()).toBeUndefined();

@@ -62,7 +62,7 @@ describe('dashboard contacts', () => {
     expect(res.text).toContain('value="Kept"');
     const empty = await t.web.post('/contacts/new', {}).expect(422);
     expect(empty.text).toContain('<p class="field-error" id="email-error">The email field is required.</p>');
-    expect(empty.text).toContain('<p class="field-error" id="contact_type_id-error">The contact type id field is required.</p>');
+    expect(empty.text).toContain('<p class="field-error" id="contact_type_id-error">Choose a contact type.</p>');
   });
 
   test('when the list is searched then only matching contacts come back, as the list fragment for htmx', async () => {

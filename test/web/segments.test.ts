@@ -68,19 +68,19 @@ describe('dashboard segments', () => {
 
   test('when the conditions cannot be counted yet then the count says why instead of failing', async () => {
     const res = await t.web.get(`/segments/count?${query({ contact_type_id: String(type), 'cond[0][field]': 'age', 'cond[0][operator]': 'is', 'cond[0][value]': '' })}`).expect(200);
-    expect(res.text).toContain('Not counted yet: The value.0 field is required.');
+    expect(res.text).toContain('Not counted yet: Fill in the value of this condition.');
   });
 
   test('when a condition is wrong then its message shows beside it and the builder keeps it', async () => {
     const res = await t.web
       .post('/segments/new', { segment_name: 'Bad', contact_type_id: String(type), 'cond[0][field]': 'email', 'cond[0][operator]': 'is empty', 'cond[1][field]': 'age', 'cond[1][operator]': 'is between', 'cond[1][value]': 'ten', 'cond[1][value2]': '40' })
       .expect(422);
-    expect(res.text).toContain('<p class="field-error condition-error">The value.0 must be a number.</p>');
+    expect(res.text).toContain('<p class="field-error condition-error">The value must be a number.</p>');
     expect(res.text).toContain('name="cond[1][value]" type="number" value="ten"');
     expect(res.text).toContain('value="Bad"');
     const missing = await t.web.post('/segments/new', {}).expect(422);
     expect(missing.text).toContain('<p class="field-error" id="segment_name-error">The segment name field is required.</p>');
-    expect(missing.text).toContain('<p class="field-error" id="contact_type_id-error">The contact type id field is required.</p>');
+    expect(missing.text).toContain('<p class="field-error" id="contact_type_id-error">Choose a contact type.</p>');
   });
 
   test('when a segment is edited then the form holds its conditions and saving refreshes its recipients', async () => {
@@ -128,7 +128,7 @@ describe('dashboard segments', () => {
     await t.web.post(`/segments/${id}/recipients`, { first_name: 'A', last_name: 'B', email: 'sneak@example.com' }).expect(404);
     await t.web.post(`/segments/${id}/recipients/delete`, { ids: '1' }).expect(404);
     const count = await t.web.get(`/segments/count?${query({ contact_type_id: String(bobType) })}`).expect(200);
-    expect(count.text).toContain('Not counted yet: The selected contact type id is invalid.');
+    expect(count.text).toContain('Not counted yet: Choose a contact type from the list.');
     expect(await h.runtime.services.segments.get({ userId: t.bob.user_id }, id)).toMatchObject({ segment_name: 'Bob seg' });
   });
 });

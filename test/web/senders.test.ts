@@ -60,7 +60,7 @@ describe('dashboard senders', () => {
 
   test('when a city does not belong to the state then the service refuses it next to the city field', async () => {
     const res = await t.web.post('/senders/new', form({ city_id: '1' })).expect(422);
-    expect(res.text).toContain('<p class="field-error" id="city_id-error">The selected city id is invalid.</p>');
+    expect(res.text).toContain('<p class="field-error" id="city_id-error">Choose a city from the list.</p>');
   });
 
   test('when the country changes then the state and city choices are refreshed as a fragment', async () => {

@@ -96,7 +96,7 @@ describe('dashboard single sends', () => {
     expect(res.text).toMatch(new RegExp(`name="exclude_specific_recipient_id" value="contacts_${refs.otherType}" checked`));
     expect(res.text).not.toMatch(new RegExp(`name="recipient_id" value="contacts_${refs.otherType}" checked`));
     const date = await t.web.post('/single-sends/new', form({ schedule_date: '' })).expect(422);
-    expect(date.text).toContain('The schedule date field is required when schedule type is 1.');
+    expect(date.text).toContain('Choose the day to send it on.');
   });
 
   test('when a draft is sent now then its counters poll; the template body comes as a fragment', async () => {
