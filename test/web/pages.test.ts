@@ -86,6 +86,22 @@ describe('dashboard pages', () => {
       expect(res.text).toMatch(/Contact types<\/a><\/p>\s*<p class="stat-value">2<\/p>/);
       expect(res.text).toContain(`Welcome, ${carol.email.split('@')[0]}`);
     });
+
+    test('when the home page is shown then every count links to its page and the checklist ticks what is done, importing contacts included', async () => {
+      const dora = await h.account();
+      const checklist = (html: string) => [...html.matchAll(/<li class="(done|todo)">[\s\S]*?<a href="([^"]+)"/g)].map((m) => `${m[1]} ${m[2]}`);
+      const fresh = await (await signIn(h, dora)).get('/').expect(200);
+      expect(checklist(fresh.text)).toEqual(['todo /contact-types/new', 'todo /contacts/import', 'todo /senders/new', 'todo /single-sends/new', 'todo /single-sends']);
+      const tiles = [...fresh.text.matchAll(/<p class="stat-label">(.*?)<\/p>/g)].map((m) => m[1]);
+      expect(tiles).toHaveLength(8);
+      for (const tile of tiles) expect(tile).toMatch(/^<a href="\/[a-z-]+">[^<]+<\/a>$/);
+
+      const type = await addType(dora, 'Readers');
+      await h.api(dora).post('/contacts/add').send({ contact_type_id: type, email: 'reader@example.org', country: 1 }).expect(200);
+      const later = await (await signIn(h, dora)).get('/').expect(200);
+      expect(checklist(later.text)).toEqual(['done /contact-types/new', 'done /contacts/import', 'todo /senders/new', 'todo /single-sends/new', 'todo /single-sends']);
+      expect(later.text).toContain('<span class="visually-hidden">Done: </span><a href="/contacts/import">Import your contacts</a>');
+    });
   });
 
   describe('contact types', () => {
