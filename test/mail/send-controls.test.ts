@@ -104,6 +104,8 @@ describe('pausing, resuming and cancelling a single send', () => {
     expect(refusedResume.body).toEqual({ status: 'failed', errors: 'Only a paused single send can be resumed.' });
     await control('pause', send.utr).expect(409);
     await control('cancel', send.utr).expect(409);
+    const refusedDelete = await h.api(alice).delete(`/single/send/delete?utr=${send.utr}`).expect(409);
+    expect(refusedDelete.body).toEqual({ status: 'failed', errors: 'This single send was cancelled and is kept for its statistics; it cannot be deleted.' });
   });
 
   test('when a scheduled send is paused before its time then it does not start; resumed, it is scheduled again', async () => {

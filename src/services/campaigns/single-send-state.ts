@@ -48,8 +48,22 @@ export function transitionSingleSends(query: Knex.QueryBuilder, name: SingleSend
   return query.whereIn('status', [...from]).whereNull('deleted_at').update(changes) as unknown as Promise<number>;
 }
 
-/** The 409 for changing or deleting a send that is sending (2) or sent (3). */
+/** The 409 for changing or deleting a send that is sending (2), sent (3), paused (4) or cancelled (5). */
 export function notEditableError(status: number, action: 'update' | 'delete'): ConflictError {
+  if (status === S.paused) {
+    return new ConflictError(
+      action === 'update'
+        ? 'This single send is paused part-way and can no longer be changed; resume or cancel it, or duplicate it to send a changed copy.'
+        : 'This single send is paused part-way and is kept for its statistics; cancel it instead.',
+    );
+  }
+  if (status === S.cancelled) {
+    return new ConflictError(
+      action === 'update'
+        ? 'This single send was cancelled and can no longer be changed; duplicate it to send a changed copy.'
+        : 'This single send was cancelled and is kept for its statistics; it cannot be deleted.',
+    );
+  }
   if (status === S.running) {
     return new ConflictError(
       action === 'update'
