@@ -138,6 +138,23 @@ describe('signup forms: /subscribe/<id> and the confirmation link', () => {
     expect(await h.runtime.services.signups.consents({ userId: alice.user_id }, 'omar@example.org')).toHaveLength(1);
   });
 
+  test('when a confirmed address asks for its data then the export lists the consent, and erasing it deletes the consent and its link stops working', async () => {
+    const v = visitor();
+    await v.post(`/subscribe/${formId}`, { email: 'ruth@example.org', groups: String(offers), website: '' }).expect(200);
+    const link = confirmLink(mailTo('ruth@example.org')[0].parsed.text);
+    await v.post(link).expect(200);
+    const exported = (await h.api(alice).get('/contacts/privacy-export?email=ruth@example.org').expect(200)).body.message.privacy;
+    expect(exported.signups).toEqual([
+      expect.objectContaining({ form_name: 'Weekly letter', group_ids: [offers], requested_ip: v.ip, confirmed_ip: v.ip }),
+    ]);
+    const erased = await h.api(alice).post('/contacts/erase').send({ email: 'ruth@example.org' }).expect(200);
+    expect(erased.body.erased).toMatchObject({ contacts: 1, signups: 1 });
+    expect(await signupsOf('ruth@example.org')).toEqual([]);
+    await v.get(link).expect(404);
+    const after = (await h.api(alice).get('/contacts/privacy-export?email=ruth@example.org').expect(200)).body.message.privacy;
+    expect(after.signups).toEqual([]);
+  });
+
   test('when a contact of the account signs up again then its fields are updated, not duplicated', async () => {
     const v = visitor();
     const id = await f.contact(alice.user_id, readers, 'pia@example.org', { first_name: 'Old', country: 75 });

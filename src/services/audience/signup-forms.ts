@@ -117,9 +117,10 @@ export function createSignupFormsService({ db, fields, contactTypes }: Deps) {
     const [typeOk, defs, groups] = await Promise.all([contactTypes.exists(ctx, input.contact_type_id), customFieldDefs(fields, ctx), displayGroups(ctx.userId)]);
     if (!typeOk) errors.contact_type_id = [messages.selected('contact_type_id')];
     const known = new Set([...Object.keys(CONTACT_TEXT_COLUMNS), ...defs.map((d) => d.field_name)]);
-    if (input.fields.some((name) => !known.has(name))) errors.fields = [messages.selected('fields')];
+    // Only the dashboard saves forms, so these speak to a person rather than name parameters.
+    if (input.fields.some((name) => !known.has(name))) errors.fields = ['Choose the fields from the list.'];
     const offered = new Set(groups.map((g: { id: unknown }) => Number(g.id)));
-    if (input.group_ids.some((id) => !offered.has(id))) errors.group_ids = [messages.selected('group_ids')];
+    if (input.group_ids.some((id) => !offered.has(id))) errors.group_ids = ['Choose groups that are shown on preference pages.'];
     throwIfAny(errors);
   }
 
@@ -134,7 +135,9 @@ export function createSignupFormsService({ db, fields, contactTypes }: Deps) {
   return {
     /** The account's live forms, newest first, with their contact type's name. */
     async list(ctx: Ctx): Promise<Array<SignupFormRecord & { contact_type_name: string | null }>> {
-      const rows = await live(ctx)
+      const rows = await db('signup_forms')
+        .where('signup_forms.user_id', ctx.userId)
+        .whereNull('signup_forms.deleted_at')
         .leftJoin('contact_types as t', function on() {
           this.on('t.id', '=', 'signup_forms.contact_type_id').andOnNull('t.deleted_at');
         })
