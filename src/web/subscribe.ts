@@ -69,8 +69,7 @@ export function createSubscribeRouter({ signups }: Services, config: Config, log
     // A filled honeypot is a robot: it is answered as a person would be, and nothing is stored or sent.
     const trap = body[SIGNUP.honeypot];
     if (trap !== undefined && trap !== '') return send(res, 200, 'public/subscribe-sent.njk', { email: typeof body.email === 'string' ? body.email : '' });
-    const result = await signups.submit(form.form.public_id, body, clientOf(req));
-    if (!result) return notFound(res);
+    const result = await signups.submit(form, body, clientOf(req));
     if (result.kind === 'invalid') return formPage(res, 422, form, result);
     if (result.kind === 'capped') return send(res, 429, 'public/subscribe-limited.njk', { email: result.email });
     send(res, 200, 'public/subscribe-sent.njk', { email: result.email });

@@ -36,17 +36,12 @@ describe('dashboard accessibility in Chromium', () => {
     const send = await h.api(account).post('/single/send/create').send(singleSendBody(audience)).expect(200);
     const automation = await addAutomation(h, account, { contact_type_id: audience.contactTypeId });
     await h.api(account).post('/automations/schedule/create').send(scheduleBody(automation, audience.senderId)).expect(200);
-    const ctx = { userId: account.user_id };
-    const groups = await h.runtime.services.signupForms.offerableGroups(ctx);
-    const formId = await h.runtime.services.signupForms.add(ctx, { name: 'Monthly letter', contact_type_id: audience.contactTypeId, fields: ['first_name'], group_ids: groups.map((g) => g.id), thank_you: '' });
-    const form = await h.runtime.services.signupForms.get(ctx, formId);
 
     const page = await b.page();
     await b.signIn(page, account);
     const paths = (await page.locator('nav .nav-links a[href^="/"]').evaluateAll((links) => links.map((a) => (a as unknown as { getAttribute(name: string): string }).getAttribute('href'))))
       .concat(['/single-sends/new', '/automations/new', '/segments/new', '/contacts/new', '/contacts/import', '/senders/new',
-        `/single-sends/${send.body.message.utr}`, `/automations/${automation}`, `/segments/${audience.segmentId}`,
-        '/signup-forms/new', `/signup-forms/${formId}`, `/signup-forms/${formId}/edit`, `/subscribe/${form.public_id}`]);
+        `/single-sends/${send.body.message.utr}`, `/automations/${automation}`, `/segments/${audience.segmentId}`]);
     const found: string[] = [];
     const required: string[] = [];
     for (const path of [...new Set(paths)]) {

@@ -1,6 +1,7 @@
 import { sendingFixtures, testWorker } from '../support/fixtures-sending';
 import { useHarness } from '../support/harness';
 import { SmtpSink, startSmtpSink } from '../support/smtp';
+import { axeViolations } from './axe';
 import { eventually, useBrowser } from './browser';
 
 /** Issue 11, point 9, done when: a double opt-in signup works end to end (form → mail → link → contact → welcome mail). */
@@ -37,6 +38,7 @@ describe('signup form with double opt-in in Chromium', () => {
     await owner.getByLabel('Thank-you text').fill('Thank you for confirming!');
     await owner.getByRole('button', { name: 'Save signup form' }).click();
     await owner.getByText('Signup form created.').waitFor();
+    const axe = await axeViolations(owner);
     const snippet = await owner.getByLabel('HTML to embed').inputValue();
     expect(snippet).toContain('method="post"');
     const publicUrl = (await owner.getByRole('link', { name: /\/subscribe\// }).first().getAttribute('href')) ?? '';
@@ -47,6 +49,7 @@ describe('signup form with double opt-in in Chromium', () => {
     const visitor = await b.page();
     await visitor.goto(new URL(publicUrl).pathname);
     await visitor.getByRole('heading', { name: 'Monthly letter' }).waitFor();
+    axe.push(...(await axeViolations(visitor)));
     await visitor.getByLabel('Email address').fill('lena@example.org');
     await visitor.getByLabel('First name').fill('Lena');
     await visitor.getByLabel('Last name').fill('Moreau');
@@ -60,10 +63,16 @@ describe('signup form with double opt-in in Chromium', () => {
     const link = /http:\/\/campaigns\.test(\/subscribe\/confirm\/[\w-]+)/.exec(mail.parsed.text ?? '')![1];
     await visitor.goto(link);
     await visitor.getByRole('heading', { name: 'Confirm your subscription' }).waitFor();
+    axe.push(...(await axeViolations(visitor)));
     expect(await h.runtime.db('contacts').where({ email_key: 'lena@example.org' })).toEqual([]);
     await visitor.getByRole('button', { name: 'Confirm subscription' }).click();
     await visitor.getByRole('heading', { name: 'Subscription confirmed' }).waitFor();
     await visitor.getByText('Thank you for confirming!').waitFor();
+    axe.push(...(await axeViolations(visitor)));
+    // The dashboard's form page and the public pages pass axe (the list is walked by the accessibility test).
+    await owner.goto('/signup-forms/new');
+    axe.push(...(await axeViolations(owner)));
+    expect(axe).toEqual([]);
     expect(b.problems).toEqual([]);
 
     // The owner finds the contact, with its consent.

@@ -109,8 +109,10 @@ export function createSignupsService(deps: Deps) {
     if (!token || token.length > 200) return undefined;
     return q('signups as s')
       .join('signup_forms as f', 'f.id', 's.form_id')
+      .join('contact_types as t', 't.id', 'f.contact_type_id')
       .where('s.token_hash', sha256(token))
       .whereNull('f.deleted_at')
+      .whereNull('t.deleted_at')
       .first('s.*', 'f.name as form_name', 'f.thank_you', 'f.public_id');
   }
 
@@ -139,13 +141,11 @@ export function createSignupsService(deps: Deps) {
     form: (publicId: string) => forms.publicForm(publicId),
 
     /**
-     * A visitor's submission from `clientIp`: checks it, stores it and mails the confirmation
-     * link. Undefined when the form does not exist. An address on the suppression list (its
+     * A visitor's submission to `form` (as `form(publicId)` answered it) from `clientIp`: checks
+     * it, stores it and mails the confirmation link. An address on the suppression list (its
      * mail bounced) is refused, since the mail could not arrive.
      */
-    async submit(publicId: string, body: SignupBody, clientIp: string): Promise<SubmitResult | undefined> {
-      const form = await forms.publicForm(publicId);
-      if (!form) return undefined;
+    async submit(form: PublicForm, body: SignupBody, clientIp: string): Promise<SubmitResult> {
       const { errors, values, submitted, groups } = readSubmission(form, body);
       const userId = form.form.user_id;
       if (!errors.email && (await db('suppressed_addresses').where({ user_id: userId, email_key: emailKey(values.email) }).first('id'))) {
