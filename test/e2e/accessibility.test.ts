@@ -63,7 +63,7 @@ describe('dashboard accessibility in Chromium', () => {
     expect(required.length).toBeGreaterThan(20);
     expect(required.filter((label) => !label.includes('(required)'))).toEqual([]);
     expect(b.problems).toEqual([]);
-  }, 150_000);
+  }, 300_000);
 
   test('when a keyboard user adds and removes conditions and searches then focus stays with them, and axe and the CSP find nothing after each swap', async () => {
     const account = await h.account();
