@@ -33,7 +33,7 @@ describe('signup form with double opt-in in Chromium', () => {
     await b.signIn(owner, account);
     await owner.getByRole('navigation').getByRole('link', { name: 'Signup forms' }).click();
     await owner.getByRole('link', { name: 'New signup form' }).first().click();
-    await owner.getByRole('textbox', { name: 'Name', exact: true }).fill('Monthly letter');
+    await owner.getByLabel('Name', { exact: true }).fill('Monthly letter');
     await owner.getByLabel('Contact type').selectOption({ label: 'Newsletter readers' });
     await owner.getByLabel('Thank-you text').fill('Thank you for confirming!');
     await owner.getByRole('button', { name: 'Save signup form' }).click();
