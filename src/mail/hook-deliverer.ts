@@ -119,7 +119,7 @@ export function createHookDeliverer(deps: HookDelivererDeps, options: HookDelive
     const pick = skipLocked(
       db,
       db('webhook_endpoints')
-        .where((q) => q.whereNull('lease_until').orWhere('lease_until', '<', at))
+        .where((q) => q.whereNull('lease_until').orWhere('lease_until', '<=', at))
         .whereExists(due(at))
         .orderBy('lease_until', 'asc', 'first')
         .orderBy('id')

@@ -93,7 +93,7 @@ export async function emitMessageEvents(trx: Knex, type: HookEventType, events: 
     events.map((e) => e.userId),
     async () => {
       const byId = new Map<number, Record<string, unknown>>();
-      const ids = events.map((e) => e.messageId);
+      const ids = events.map((e) => Number(e.messageId));
       for (let i = 0; i < ids.length; i += 500) {
         const rows = await trx('send_messages as m')
           .leftJoin('single_sends as s', 's.id', 'm.single_send_id')
@@ -105,10 +105,10 @@ export async function emitMessageEvents(trx: Knex, type: HookEventType, events: 
         for (const row of rows) byId.set(Number(row.id), row);
       }
       return events.flatMap((e) => {
-        const m = byId.get(e.messageId);
+        const m = byId.get(Number(e.messageId));
         if (!m) return [];
         const data = {
-          message_id: e.messageId,
+          message_id: Number(e.messageId),
           email: String(m.email),
           contact_id: m.contact_id === null ? null : Number(m.contact_id),
           single_send_utr: m.send_utr ?? null,
