@@ -185,8 +185,8 @@ export function createOutgoingWebhooksService({ db, config, secret: appSecret }:
      * Sends one delivered or failed event again, alone, as a new delivery: the payload and its
      * `id` are the event's own, so a receiver can tell it is the same event.
      */
-    async replay(ctx: Ctx, deliveryId: number): Promise<DeliveryRecord> {
-      const row = await db('webhook_deliveries').where({ id: deliveryId, user_id: ctx.userId }).first();
+    async replay(ctx: Ctx, webhookId: number, deliveryId: number): Promise<DeliveryRecord> {
+      const row = await db('webhook_deliveries').where({ id: deliveryId, endpoint_id: webhookId, user_id: ctx.userId }).first();
       if (!row) throw new NotFoundError();
       if (Number(row.state) === HOOK_DELIVERY_STATE.pending) throw new ConflictError('This event is still being delivered; send it again once it has been delivered or has failed.');
       const now = nowValue();
