@@ -1,6 +1,7 @@
 import { createHookDeliverer, HookDelivererOptions } from '../../src/mail/hook-deliverer';
 import { HOOK_EVENTS } from '../../src/lib/constants';
 import { createSigner, TOKEN_PURPOSE } from '../../src/lib/signed-token';
+import { recordFeedback } from '../../src/mail/feedback';
 import { addContact, addContactType, countryId } from '../support/audience';
 import { useHarness, TestAccount } from '../support/harness';
 import { manualClock, sendingFixtures, testWorker } from '../support/fixtures-sending';
@@ -192,5 +193,44 @@ describe('outgoing webhooks are delivered signed, once, in order', () => {
       ['automation.paused', { automation_utr: record.utr, automation_name: 'welcome journey', automation_type: 1 }],
       ['import.finished', { contact_type_id: type, rows: 2, created: 1, updated: 0, skipped: 1, unsubscribed: 0, errors: [{ row: 3, reason: expect.any(String) }] }],
     ]);
+  });
+
+  test('when a message bounces at SMTP time, a link is clicked twice and a complaint comes back then each is one event; erasing the address deletes its events', async () => {
+    const fay = await h.account();
+    const { receiver, id: hookId } = await receiverFor(fay, ['message.bounced', 'message.clicked', 'message.complained', 'message.delivered']);
+    const refusing = await startSmtpSink({ onRecipient: (address) => (address === 'nope@example.org' ? { code: 550, message: '5.1.1 no such user' } : undefined) });
+    const type = await f.contactType(fay.user_id, 'Mixed');
+    await f.contact(fay.user_id, type, 'nope@example.org');
+    await f.contact(fay.user_id, type, 'reader@example.org');
+    const sendId = await f.singleSend(fay.user_id, {
+      senderId: await f.sender(fay.user_id),
+      groupId: await f.group(fay.user_id),
+      to: [{ contactType: type }],
+      html: '<html><body><p>Hi</p><a href="https://example.com/offer">Offer</a></body></html>',
+    });
+    const { worker, close } = testWorker(h, refusing.url);
+    await worker.runOnce().finally(async () => {
+      await close();
+      await refusing.close();
+    });
+    const reader = await h.runtime.db('send_messages').where({ single_send_id: sendId, email: 'reader@example.org' }).first('id');
+    const token = createSigner(h.runtime.secret).sign(TOKEN_PURPOSE.message, Number(reader.id));
+    expect(await h.runtime.services.tracking.recordClick(token, 1)).toBe('https://example.com/offer');
+    expect(await h.runtime.services.tracking.recordClick(token, 1)).toBe('https://example.com/offer');
+    const complaint = { messageId: Number(reader.id), event: 'complaint' as const, diagnostic: 'abuse', source: 'arf' };
+    await recordFeedback(h.runtime.db, complaint, { now: new Date(), softBounceLimit: 3 });
+    await recordFeedback(h.runtime.db, complaint, { now: new Date(), softBounceLimit: 3 });
+
+    await deliverAll(manualClock(new Date()));
+    const byType = (type: string) => receiver.events().filter((e) => e.type === type).map((e) => e.data);
+    expect(byType('message.bounced')).toEqual([expect.objectContaining({ email: 'nope@example.org', permanent: true, smtp_code: 550 })]);
+    expect(byType('message.delivered')).toEqual([expect.objectContaining({ email: 'reader@example.org', message_id: Number(reader.id) })]);
+    expect(byType('message.clicked')).toEqual([expect.objectContaining({ email: 'reader@example.org', url: 'https://example.com/offer' })]);
+    expect(byType('message.complained')).toEqual([expect.objectContaining({ email: 'reader@example.org', source: 'arf' })]);
+
+    const erased = await h.api(fay).post('/contacts/erase').send({ email: 'reader@example.org' }).expect(200);
+    expect(erased.body.erased.webhook_deliveries).toBe(3);
+    const left = (await h.api(fay).get(`/webhooks/deliveries?id=${hookId}`).expect(200)).body.message.deliveries;
+    expect(left.map((d: { type: string }) => d.type)).toEqual(['message.bounced']);
   });
 });
