@@ -26,7 +26,9 @@ export function mountOutgoingWebhooks(routes: ApiRoutes, { outgoingWebhooks }: S
 
   deleteById(routes, '/webhooks/delete', 'id', outgoingWebhooks.remove);
 
+  // Always paged (a send's log has a row per message): page 1 of 100 unless asked otherwise.
   routes.get('/webhooks/deliveries', validate(webhookIdRule()), async (req, res) => {
-    sendSuccess(res, listMessage('deliveries', await outgoingWebhooks.deliveries(ctxOf(req), webhookIdOf(req), pagingOf(req))));
+    const paging = pagingOf(req) ?? { page: 1, perPage: 100 };
+    sendSuccess(res, listMessage('deliveries', await outgoingWebhooks.deliveries(ctxOf(req), webhookIdOf(req), paging)));
   });
 }

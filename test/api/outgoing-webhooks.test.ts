@@ -131,6 +131,8 @@ describe('outgoing webhooks (extension)', () => {
       },
       expect.objectContaining({ data: { contact: expect.objectContaining({ email: 'two@example.org' }) } }),
     ]);
+    const unpaged = await h.api(carol).get(`/webhooks/deliveries?id=${hook.id}`).expect(200);
+    expect(unpaged.body.message.pagination).toEqual({ page: 1, per_page: 100, total: 3 });
     expect((await h.api(alice).get(`/webhooks/deliveries?id=${hook.id}`).expect(404)).body).toEqual(NOT_FOUND);
     expect((await h.api(carol).get('/webhooks/deliveries').expect(422)).body).toEqual({ status: 'failed', errors: { id: ['The id field is required.'] } });
     expect((await h.api(carol).get(`/webhooks/deliveries?id=${hook.id}&per_page=0`).expect(422)).body.errors).toEqual({ per_page: ['The per page must be between 1 and 1000.'] });

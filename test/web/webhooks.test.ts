@@ -52,7 +52,7 @@ describe('dashboard webhooks page', () => {
     const page = await t.web.get(`/webhook-endpoints/${hook.id}`).expect(200);
     expect(page.text).toContain('Delivered');
     expect(page.text).toMatch(/<td class="num">200<\/td>\s*<td class="num">1<\/td>/);
-    const [delivery] = (await h.runtime.services.outgoingWebhooks.deliveries({ userId: t.alice.user_id }, hook.id)).rows;
+    const [delivery] = (await h.runtime.services.outgoingWebhooks.deliveries({ userId: t.alice.user_id }, hook.id, { page: 1, perPage: 100 })).rows;
 
     await t.web.postWithoutToken(`/webhook-endpoints/${hook.id}/deliveries/${delivery.id}/replay`).expect(403);
     const replayed = await asFragment(t.web.agent.post(`/webhook-endpoints/${hook.id}/deliveries/${delivery.id}/replay`).type('form').send(form([])), 'webhook-deliveries').expect(200);
@@ -66,7 +66,7 @@ describe('dashboard webhooks page', () => {
 
   test('when another account’s webhook or delivery is addressed then the page is not found', async () => {
     const hook = await hookOf();
-    const [delivery] = (await h.runtime.services.outgoingWebhooks.deliveries({ userId: t.alice.user_id }, hook.id)).rows;
+    const [delivery] = (await h.runtime.services.outgoingWebhooks.deliveries({ userId: t.alice.user_id }, hook.id, { page: 1, perPage: 100 })).rows;
     const bobs = await h.runtime.services.outgoingWebhooks.save({ userId: t.bob.user_id }, { url: receiver.url, events: ['import.finished'], description: '' });
     await t.web.get(`/webhook-endpoints/${bobs.id}`).expect(404);
     await t.web.post(`/webhook-endpoints/${bobs.id}/delete`).expect(404);

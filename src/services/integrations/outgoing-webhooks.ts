@@ -166,8 +166,8 @@ export function createOutgoingWebhooksService({ db, config, secret: appSecret }:
       });
     },
 
-    /** An endpoint's delivery log, newest first. */
-    async deliveries(ctx: Ctx, id: number, paging?: Paging) {
+    /** An endpoint's delivery log, newest first, one page at a time. */
+    async deliveries(ctx: Ctx, id: number, paging: Paging) {
       await find(ctx, id);
       return listPage(db('webhook_deliveries').where({ endpoint_id: id }).orderBy('id', 'desc'), paging, deliveryRecord);
     },
