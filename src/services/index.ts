@@ -35,6 +35,7 @@ import { createSendControlsService } from './campaigns/send-controls';
 import { createTestSendsService } from './campaigns/test-sends';
 import { createSignupFormsService } from './audience/signup-forms';
 import { createSignupsService } from './audience/signups';
+import { createOutgoingWebhooksService } from './integrations/outgoing-webhooks';
 
 /** The composition root of the domain: every service, built once from its dependencies. */
 export function createServices(deps: ServiceDeps) {
@@ -90,6 +91,7 @@ export function createServices(deps: ServiceDeps) {
     privacy: createPrivacyService({ ...deps, fields }),
     signupForms,
     signups: createSignupsService({ ...deps, forms: signupForms, contacts, fields }),
+    outgoingWebhooks: createOutgoingWebhooksService(deps),
   };
 }
 

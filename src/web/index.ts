@@ -32,6 +32,7 @@ import { mountEngagement } from './engagement';
 import { createViewEnvironment, Views } from './views';
 import { mountSuppressions } from './suppressions';
 import { mountSignupForms } from './signup-forms';
+import { mountWebhooks } from './webhooks';
 
 /** Every page group of the dashboard; each mounts its routes on the shared route table. */
 type PageGroup = (routes: WebRoutes, services: Services, views: Views, config: Config) => void;
@@ -57,6 +58,7 @@ const PAGE_GROUPS: PageGroup[] = [
   mountExports,
   mountPrivacy,
   mountSignupForms,
+  mountWebhooks,
 ];
 
 export interface Dashboard {

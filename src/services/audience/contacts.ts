@@ -13,6 +13,7 @@ import type { Ctx, ServiceDeps } from '../context';
 import { countryExists } from '../reference/country-lookup';
 import { dropRuleMemberships, SegmentMemberships } from './segment-memberships';
 import { addUnsubscribers, suppressImported } from './unsubscribers';
+import { emitHookEvents } from '../integrations/hook-outbox';
 import { checkCustomValue, CustomFieldDef, customFieldDefs, CustomFieldSource, StoredCustomFields } from './custom-field-values';
 
 /** What add and update take; on update an absent optional value keeps the stored one. */
@@ -122,7 +123,8 @@ export function createContactsService({ db, contactTypes, fields, events, member
 
     /** Adds a contact; `outer` runs it inside the caller's transaction (a savepoint of it). */
     async add(ctx: Ctx, input: ContactInput, outer?: Knex.Transaction): Promise<number> {
-      const custom = await check(ctx, input, await customFieldDefs(fields, ctx, outer), undefined, outer);
+      const defs = await customFieldDefs(fields, ctx, outer);
+      const custom = await check(ctx, input, defs, undefined, outer);
       const now = nowValue();
       return uniqueEmail(() =>
         (outer ?? db).transaction(async (trx) => {
@@ -135,6 +137,11 @@ export function createContactsService({ db, contactTypes, fields, events, member
           });
           await memberships.refreshContacts(ctx, [id], trx);
           await events.contactTypeJoined({ userId: ctx.userId, contactTypeId: input.contact_type_id, contactIds: [id] }, trx);
+          // contact.created carries the contact as GET /contacts/details shows it.
+          await emitHookEvents(trx, 'contact.created', [ctx.userId], async () => {
+            const row = await trx('contacts').where({ id }).first();
+            return [{ userId: ctx.userId, data: { contact: contactRecord(row, defs, 'details') }, contactKey: String(row.email_key) }];
+          }, now);
           return id;
         }),
       );

@@ -59,6 +59,8 @@ export interface ErasureCount {
   messages: number;
   automation_enrolments: number;
   skipped_import_rows: number;
+  /** Outgoing webhook events about the address (their log and those still waiting). */
+  webhook_deliveries: number;
   signups: number;
 }
 
@@ -156,10 +158,11 @@ export function createPrivacyService({ db, secret, fields }: Deps) {
           .whereIn('import_id', trx('imports').where({ user_id: ctx.userId }).select('id'))
           .whereRaw("lower(cells) like ? escape '\\'", [likePattern(JSON.stringify(key).slice(1, -1), 'contains')])
           .del();
+        const hooks = await trx('webhook_deliveries').where({ user_id: ctx.userId, contact_key: key }).del();
         const contacts = await trx('contacts').where({ user_id: ctx.userId, email_key: key }).del();
         // Consent records and unconfirmed signups go with the address (their links stop working).
         const signups = await trx('signups').where({ user_id: ctx.userId, email_key: key }).del();
-        return { contacts, segment_recipients: segmentRows, messages, automation_enrolments: enrolments, skipped_import_rows: skipped, signups };
+        return { contacts, segment_recipients: segmentRows, messages, automation_enrolments: enrolments, skipped_import_rows: skipped, webhook_deliveries: hooks, signups };
       });
     },
   };
