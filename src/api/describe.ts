@@ -81,7 +81,9 @@ export const timestamp: JsonSchema = { type: 'string', format: 'date-time', patt
 export const plainDateTime: JsonSchema = { type: 'string', pattern: '^[0-9]{4}-[0-9]{2}-[0-9]{2} [0-9]{2}:[0-9]{2}:[0-9]{2}$' };
 
 export function nullable(schema: JsonSchema): JsonSchema {
-  if (typeof schema.type === 'string') return { ...schema, type: [schema.type, 'null'] };
+  if (typeof schema.type === 'string') {
+    return { ...schema, type: [schema.type, 'null'], ...(Array.isArray(schema.enum) ? { enum: [...schema.enum, null] } : {}) };
+  }
   return { anyOf: [schema, { type: 'null' }] };
 }
 
