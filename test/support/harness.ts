@@ -17,6 +17,8 @@ export interface Harness {
   account(email?: string): Promise<TestAccount>;
   /** supertest against /api/v1 with the account's keys (or none); every answer is checked against the OpenAPI document. */
   api(account?: TestAccount): ApiClient;
+  /** Checks an answer of the API against GET /api/v1/openapi.json (h.api does it on every answer). */
+  openApi: OpenApiCheck;
 }
 
 export interface ApiClient {
@@ -34,7 +36,6 @@ let accountSeq = 0;
  */
 export function useHarness(env: Record<string, string> = {}): Harness {
   let database: TestDatabase;
-  let openApi: OpenApiCheck;
   const harness = {} as Harness;
 
   beforeAll(async () => {
@@ -48,7 +49,7 @@ export function useHarness(env: Record<string, string> = {}): Harness {
       ...env,
     });
     harness.runtime = await boot(config, createLogger('silent'));
-    openApi = new OpenApiCheck((await request(harness.runtime.app).get('/api/v1/openapi.json').expect(200)).body);
+    harness.openApi = new OpenApiCheck((await request(harness.runtime.app).get('/api/v1/openapi.json').expect(200)).body);
   });
 
   afterAll(async () => {
@@ -67,7 +68,7 @@ export function useHarness(env: Record<string, string> = {}): Harness {
 
   harness.api = (account?: TestAccount) => {
     const agent = request(harness.runtime.app);
-    const withKeys = (test: request.Test) => (account ? test.set(account.headers) : test).expect(openApi.check);
+    const withKeys = (test: request.Test) => (account ? test.set(account.headers) : test).expect((res) => harness.openApi.check(res));
     return {
       get: (p) => withKeys(agent.get(`/api/v1${p}`)),
       post: (p) => withKeys(agent.post(`/api/v1${p}`)),
