@@ -22,6 +22,8 @@ export const assetUrls = {
   htmx: `${HTMX_PREFIX}/htmx.min.js`,
   css: versioned('assets/app.css'),
   js: versioned('assets/app.js'),
+  apiDocsCss: versioned('assets/api-docs.css'),
+  apiDocsJs: versioned('assets/api-docs.js'),
 };
 
 export function vendorAssets(): [string, RequestHandler] {
