@@ -12,5 +12,10 @@ window.addEventListener('DOMContentLoaded', function () {
     defaultModelsExpandDepth: 0,
     docExpansion: 'list',
     filter: true,
+    // Swagger UI's server picker has a visible heading but no label of its own.
+    onComplete: function () {
+      var servers = document.getElementById('servers');
+      if (servers) servers.setAttribute('aria-label', 'Server');
+    },
   });
 });

@@ -43,7 +43,7 @@ const PAGE = `<!doctype html>
 </head>
 <body>
 <header class="api-docs-header"><h1>Campaigns API reference</h1><a href="${API_PREFIX}/openapi.json">OpenAPI document (JSON)</a><a href="/">Dashboard</a></header>
-<main id="swagger-ui" data-spec="${API_PREFIX}/openapi.json"><noscript>This page needs JavaScript; the <a href="${API_PREFIX}/openapi.json">OpenAPI document</a> is plain JSON.</noscript></main>
+<div id="swagger-ui" role="region" aria-label="API reference" data-spec="${API_PREFIX}/openapi.json"><noscript>This page needs JavaScript; the <a href="${API_PREFIX}/openapi.json">OpenAPI document</a> is plain JSON.</noscript></div>
 </body>
 </html>
 `;
