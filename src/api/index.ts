@@ -23,6 +23,7 @@ import { mountSuppressions } from './suppressions';
 import { mountExports } from './exports';
 import { mountPrivacy } from './privacy';
 import { mountOpenApi } from './openapi';
+import { mountOutgoingWebhooks } from './outgoing-webhooks';
 
 /** The JSON API of the reference, mounted at /api/v1; `table` is its route table (tests walk it). */
 export function createApiRouter(config: Config, services: Services, logger: Logger): Router & { table: ApiRoutes } {
@@ -43,6 +44,7 @@ export function createApiRouter(config: Config, services: Services, logger: Logg
   mountSuppressions(routes.tagged('Suppressions'), services);
   mountExports(routes.tagged('Exports'), services);
   mountPrivacy(routes.tagged('Privacy'), services);
+  mountOutgoingWebhooks(routes.tagged('Webhooks'), services);
   mountOpenApi(routes.tagged('Documentation'));
 
   const api = express.Router();

@@ -16,6 +16,8 @@ import type { SenderRecord } from '../services/campaigns/senders';
 import type { SingleSendRecord } from '../services/campaigns/single-sends';
 import type { SuppressionRecord } from '../services/delivery/suppressions';
 import type { CityRecord, CountryRecord, StateRecord } from '../services/reference/geography';
+import type { DeliveryRecord, WebhookRecord } from '../services/integrations/outgoing-webhooks';
+import { HOOK_EVENTS } from '../lib/constants';
 import { arrayOf, flag, int, Members, nullable, object, plainDateTime, str, strings, timestamp, uuid } from './describe';
 
 /**
@@ -300,12 +302,38 @@ export const RECORDS = {
     opens: arrayOf(object({ message_id: int, opened_at: nullable(timestamp) })),
     unsubscribes: arrayOf(object({ message_id: int, unsubscribed_at: nullable(timestamp) })),
   }),
+  Webhook: record<WebhookRecord>('An outgoing webhook (`secret` only in the answer of save, and of update with rotate_secret).', {
+    id: int,
+    user_id: int,
+    url: { type: 'string', format: 'uri' },
+    description: str,
+    events: arrayOf({ type: 'string', enum: [...HOOK_EVENTS] }),
+    created_at: timestamp,
+    updated_at: timestamp,
+    secret: str,
+  }, ['secret']),
+  WebhookDelivery: record<DeliveryRecord>('A delivery of an event to a webhook.', {
+    id: int,
+    webhook_id: int,
+    event_id: str,
+    type: str,
+    status: { type: 'string', enum: ['pending', 'delivered', 'failed'] },
+    attempts: int,
+    response_code: nullable(int),
+    error: nullable(str),
+    next_attempt_at: nullable(timestamp),
+    delivered_at: nullable(timestamp),
+    created_at: timestamp,
+    updated_at: timestamp,
+    data: { description: 'The event\'s payload, as sent.' },
+  }),
   ErasureCount: record<ErasureCount>('What an erasure changed.', {
     contacts: int,
     segment_recipients: int,
     messages: int,
     automation_enrolments: int,
     skipped_import_rows: int,
+    webhook_deliveries: int,
   }),
 } satisfies Record<string, JsonSchema>;
 

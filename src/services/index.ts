@@ -33,6 +33,7 @@ import { createRateLimitsService } from './accounts/rate-limits';
 import { createEngagementService } from './campaigns/engagement';
 import { createSendControlsService } from './campaigns/send-controls';
 import { createTestSendsService } from './campaigns/test-sends';
+import { createOutgoingWebhooksService } from './integrations/outgoing-webhooks';
 
 /** The composition root of the domain: every service, built once from its dependencies. */
 export function createServices(deps: ServiceDeps) {
@@ -85,6 +86,7 @@ export function createServices(deps: ServiceDeps) {
     engagement: createEngagementService(deps),
     contactExport: createContactExportService({ ...deps, fields, contactTypes, segments, unsubscribeGroups }),
     privacy: createPrivacyService({ ...deps, fields }),
+    outgoingWebhooks: createOutgoingWebhooksService(deps),
   };
 }
 
