@@ -7,7 +7,8 @@ interface PageGlobals {
 }
 
 /** Swagger UI's bundle (1.5 MB) takes seconds to parse on a machine shared with other test runs. */
-const DOCS_TIMEOUT_MS = 90_000;
+const DOCS_TIMEOUT_MS = 120_000;
+const RENDER_TIMEOUT_MS = 60_000;
 
 describe('API reference page in Chromium', () => {
   const h = useHarness();
@@ -20,7 +21,8 @@ describe('API reference page in Chromium', () => {
 
     const res = await page.goto('/docs');
     expect(res?.headers()['content-security-policy']).toContain("script-src 'self'");
-    await page.getByRole('heading', { name: 'Email Campaign Management API' }).waitFor();
+    // The first render waits for the bundle to be parsed, which takes long on a loaded machine.
+    await page.getByRole('heading', { name: 'Email Campaign Management API' }).waitFor({ timeout: RENDER_TIMEOUT_MS });
     await page.getByText('/contacts-type/add', { exact: true }).waitFor();
     await page.getByText('/single/send/create', { exact: true }).waitFor();
     await page.getByText('/openapi.json', { exact: true }).waitFor();
@@ -51,7 +53,7 @@ describe('API reference page in Chromium', () => {
     const page = await b.page();
     await page.setViewportSize({ width: 390, height: 844 });
     await page.goto('/docs');
-    await page.getByText('/contacts-type/add', { exact: true }).waitFor();
+    await page.getByText('/contacts-type/add', { exact: true }).waitFor({ timeout: RENDER_TIMEOUT_MS });
     const { scroll, inner } = await page.evaluate(() => {
       const w = globalThis as unknown as PageGlobals;
       return { scroll: w.document.documentElement.scrollWidth, inner: w.innerWidth };
