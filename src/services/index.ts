@@ -33,6 +33,8 @@ import { createRateLimitsService } from './accounts/rate-limits';
 import { createEngagementService } from './campaigns/engagement';
 import { createSendControlsService } from './campaigns/send-controls';
 import { createTestSendsService } from './campaigns/test-sends';
+import { createDesignEditorService } from './campaigns/design-editor';
+import { createOwnTemplatesService } from './campaigns/own-templates';
 
 /** The composition root of the domain: every service, built once from its dependencies. */
 export function createServices(deps: ServiceDeps) {
@@ -85,6 +87,8 @@ export function createServices(deps: ServiceDeps) {
     engagement: createEngagementService(deps),
     contactExport: createContactExportService({ ...deps, fields, contactTypes, segments, unsubscribeGroups }),
     privacy: createPrivacyService({ ...deps, fields }),
+    designEditor: createDesignEditorService({ ...deps, fields, contacts }),
+    ownTemplates: createOwnTemplatesService(deps),
   };
 }
 

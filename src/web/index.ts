@@ -17,6 +17,7 @@ import { mountExports } from './exports';
 import { mountPrivacy } from './privacy';
 import { Cookies } from './cookies';
 import { mountDesignTemplates } from './design-templates';
+import { mountDesignEditor } from './editor';
 import { verifyCsrf } from './csrf';
 import { webErrorHandler, webNotFound } from './errors';
 import { mountHome } from './home';
@@ -55,6 +56,7 @@ const PAGE_GROUPS: PageGroup[] = [
   mountEngagement,
   mountExports,
   mountPrivacy,
+  mountDesignEditor,
 ];
 
 export interface Dashboard {
