@@ -93,7 +93,7 @@ export function createDesignEditorService({ db, config, secret, fields, contacts
     async placeholders(ctx: Ctx): Promise<PlaceholderChoices> {
       const live = () => db('contacts').where({ user_id: ctx.userId }).whereNull('deleted_at');
       const probes = RESERVED_FIELD_NAMES.map((name) =>
-        db.raw(`(case when exists(?) then 1 else 0 end) as ??`, [
+        db.raw(`(case when exists ? then 1 else 0 end) as ??`, [
           name === 'country' ? live().whereNotNull(name).select(db.raw('1')) : live().whereNotNull(name).whereNot(name, '').select(db.raw('1')),
           name,
         ]),
