@@ -43,12 +43,31 @@
     return /<body[\s>]/i.test(inlined) ? `<!doctype html><html>${head}${inlined}</html>` : `<!doctype html><html>${head}<body>${inlined}</body></html>`;
   };
 
+  /** The text being typed into is part of the design only once GrapesJS syncs it from the canvas. */
+  let syncing = false;
+  const syncTyping = async () => {
+    const editing = editor?.getEditing();
+    const view = editing?.syncContent ? editing : editing?.getView?.();
+    if (!view?.syncContent) return;
+    // Syncing changes the design's model: that change is ours, not the user's.
+    syncing = true;
+    try {
+      await view.syncContent();
+      await new Promise((resolve) => setTimeout(resolve, 0));
+    } finally {
+      syncing = false;
+    }
+  };
+
   /** Writes the canvas's design into the form's fields. */
-  const sync = () => {
+  const sync = async () => {
     if (!editor || mode !== 'visual' || !touched) return;
-    textarea().value = exportHtml();
-    json.value = JSON.stringify(editor.getProjectData());
+    await syncTyping();
     touched = false;
+    const html = exportHtml();
+    if (html === textarea().value) return;
+    textarea().value = html;
+    json.value = JSON.stringify(editor.getProjectData());
     refreshPreview();
   };
   const syncSoon = debounce(sync, 400);
@@ -66,10 +85,10 @@
     touched = false;
   };
 
-  const setMode = (next) => {
+  const setMode = async (next) => {
     if (next === mode) return;
     if (next === 'html') {
-      sync();
+      await sync();
       htmlAtSwitch = textarea().value;
     } else if (textarea().value !== htmlAtSwitch) {
       // The HTML was edited by hand: the editor's project no longer describes it.
@@ -130,6 +149,18 @@
     load(html, '');
   };
 
+  // GrapesJS draws its panels (inputs, selects, buttons) inside the canvas, which sits in the
+  // form: a control whose `form` names no form belongs to none, so none of them is validated,
+  // posted or able to submit the page's form.
+  const detach = (node) => {
+    if (node.nodeType !== 1) return;
+    const controls = node.matches('input, select, textarea, button') ? [node] : node.querySelectorAll('input, select, textarea, button');
+    for (const control of controls) control.setAttribute('form', 'designer-controls');
+  };
+  new MutationObserver((records) => {
+    for (const record of records) for (const node of record.addedNodes) detach(node);
+  }).observe(canvas, { childList: true, subtree: true });
+
   const boot = () => {
     const newsletter = window['grapesjs-preset-newsletter'];
     const plugin = newsletter?.default ?? newsletter;
@@ -145,8 +176,9 @@
       width: 'auto',
       fromElement: false,
       storageManager: false,
-      // GrapesJS would fetch Font Awesome from a CDN: nothing leaves this machine.
+      // GrapesJS would fetch Font Awesome from a CDN and post telemetry: nothing leaves this machine.
       cssIcons: '',
+      telemetry: false,
       assetManager: { upload: false },
       parser: { optionsHtml: { allowScripts: false, allowUnsafeAttr: false } },
       plugins: [plugin],
@@ -163,7 +195,11 @@
       await showTemplateDesign();
       status.hidden = true;
       editor.on('update', () => {
-        if (editor.getDirtyCount() === 0) return;
+        if (editor.getDirtyCount() === 0 || syncing) return;
+        touched = true;
+        syncSoon();
+      });
+      editor.on('component:input', () => {
         touched = true;
         syncSoon();
       });
@@ -188,7 +224,7 @@
 
   // "Save as template" keeps the page: only its message comes back.
   const saveAsTemplate = async () => {
-    sync();
+    await sync();
     const body = new URLSearchParams({ _csrf: csrf, template_name: form.querySelector('[name="template_name"]').value, template_html: textarea().value, template_json: json.value });
     const target = document.getElementById('own-template-status');
     const res = await fetch('/my-templates', {
@@ -233,7 +269,14 @@
     if (event.target.matches('select[name="template_id"]')) showTemplateDesign();
     refreshPreview();
   });
-  form.addEventListener('submit', sync);
+  // A save while a text is being typed into (or an export still waiting) first writes the design.
+  // (The browser validated the form before this event; the submit buttons carry no value.)
+  form.addEventListener('submit', (event) => {
+    if (!editor || mode !== 'visual' || !(touched || editor.getEditing())) return;
+    event.preventDefault();
+    touched = true;
+    sync().then(() => HTMLFormElement.prototype.submit.call(form));
+  });
   for (const button of document.querySelectorAll('[data-preview-width]')) {
     button.addEventListener('click', () => {
       preview.dataset.width = button.dataset.previewWidth;
