@@ -5,9 +5,10 @@ import type { Response } from 'express';
  * read: each chunk is written as soon as it arrives and the next one is read only when the
  * socket has taken the last (backpressure), so memory holds one chunk whatever the list's size.
  * A failure before the first byte reaches the error middleware as usual; after it, the
- * connection is cut (the client sees a truncated body, never a wrong one).
+ * connection is cut (the client sees a truncated body, never a wrong one). A chunk is either
+ * records, or a string of records already written as JSON and separated by commas.
  */
-export async function sendStreamedList(res: Response, collection: string, chunks: AsyncIterable<unknown[]>): Promise<void> {
+export async function sendStreamedList(res: Response, collection: string, chunks: AsyncIterable<unknown[] | string>): Promise<void> {
   const iterator = chunks[Symbol.asyncIterator]();
   let next = await iterator.next();
   res.status(200).type('application/json');
@@ -31,9 +32,15 @@ export async function sendStreamedList(res: Response, collection: string, chunks
   try {
     while (!next.done) {
       let text = '';
-      for (const item of next.value) {
-        text += separator + JSON.stringify(item);
+      if (typeof next.value === 'string') {
+        // Records the service already wrote as JSON (comma-separated).
+        text = separator + next.value;
         separator = ',';
+      } else {
+        for (const item of next.value) {
+          text += separator + JSON.stringify(item);
+          separator = ',';
+        }
       }
       if (!res.write(text) && !closed) await drained();
       if (closed) return;

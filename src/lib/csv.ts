@@ -149,14 +149,28 @@ export function isBlankRow(row: string[]): boolean {
   return row.every((cell) => cell.trim() === '');
 }
 
-/** A CSV text from a header and rows (quoted where needed). */
+/**
+ * Cells a spreadsheet would run as a formula (CSV injection, OWASP): `=`, `@`, a tab or a
+ * carriage return first, or `+`/`-` first unless the rest is a plain number (`-12.5`,
+ * `+49 30 1234`). Written with a leading `'`, which spreadsheets read as "this is text";
+ * imports take it off again (`unescapeFormula`), so an exported file imports back unchanged.
+ */
+const FORMULA = /^(?:[=@\t\r]|[+-](?![\d.,\s]*$))/;
+const UNPARSE: Papa.UnparseConfig = { newline: '\r\n', escapeFormulae: FORMULA };
+
+/** A CSV text from a header and rows (quoted where needed, formulas escaped). */
 export function toCsv(fields: string[], rows: unknown[][]): string {
-  return Papa.unparse({ fields, data: rows }, { newline: '\r\n' }) + '\r\n';
+  return Papa.unparse({ fields, data: rows }, UNPARSE) + '\r\n';
 }
 
-/** CSV lines of rows without a header (quoted where needed), each ending in CRLF. */
+/** CSV lines of rows without a header (quoted where needed, formulas escaped), each ending in CRLF. */
 export function csvLines(rows: unknown[][]): string {
-  return rows.length === 0 ? '' : Papa.unparse(rows, { newline: '\r\n' }) + '\r\n';
+  return rows.length === 0 ? '' : Papa.unparse(rows, UNPARSE) + '\r\n';
+}
+
+/** A cell read from a file: the `'` an export put before a formula-like value is taken off. */
+export function unescapeFormula(cell: string): string {
+  return cell.charCodeAt(0) === 39 && /^'[=+\-@\t\r]/.test(cell) ? cell.slice(1) : cell;
 }
 
 /**

@@ -19,7 +19,7 @@ export interface PreviewTarget {
  * A single send's (or automation step's) message exactly as the worker would build it for one
  * contact: the same sources, personal values and renderer. It is built for a message that does
  * not exist (id 0), so its unsubscribe links answer 404 and record nothing; the open pixel is
- * left out. `untracked` (a test send): no pixel, and links as written instead of click links.
+ * left out. `untracked` (a test send, a preview): no pixel, and links as written instead of click links.
  */
 export async function previewMessage(db: Knex, secret: string, baseUrl: string, target: PreviewTarget, options: { untracked?: boolean } = {}): Promise<RenderedMessage | undefined> {
   const email = target.contact?.email ?? '';
@@ -68,9 +68,12 @@ export async function previewDraft(
   return { subject: message.subject, html: message.html ?? '', text: message.text ?? '' };
 }
 
-/** A single send's message for one contact (see previewMessage). */
+/**
+ * A single send's message for one contact (see previewMessage), with its links as written:
+ * click links of a message that does not exist would lead nowhere from the preview.
+ */
 export function previewSingleSend(db: Knex, secret: string, baseUrl: string, target: PreviewTarget & { singleSendId: number }): Promise<RenderedMessage | undefined> {
-  return previewMessage(db, secret, baseUrl, target);
+  return previewMessage(db, secret, baseUrl, target, { untracked: true });
 }
 
 const BLANK_GIF = 'data:image/gif;base64,R0lGODlhAQABAAAAACH5BAEKAAEALAAAAAABAAEAAAICTAEAOw==';

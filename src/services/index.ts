@@ -71,7 +71,7 @@ export function createServices(deps: ServiceDeps) {
     automationSchedules: createAutomationSchedulesService({ ...deps, refs, automations, senders }),
     sessions: createSessionsService(deps),
     overview: createOverviewService(deps),
-    outbox: createOutboxService(deps),
+    outbox: createOutboxService({ ...deps, tracking }),
     tracking,
     events,
     audienceEvents,

@@ -75,7 +75,10 @@ export function mountSegments(routes: WebRoutes, services: Services, views: View
   routes.get('/segments/builder', async (req, res) => {
     const data = await builder(req);
     const conditions = presentConditions(edited(conditionsOf(req.query), req.query, data.choices), data.choices);
-    views.fragment(res, 'segments/macros.njk#builder', { ...data, conditions });
+    // Keyboard users stay where they were: an added row's field takes the focus, a removed
+    // row gives it to "Add condition" (a changed select keeps it by its id, which htmx restores).
+    const focus = req.query.add !== undefined ? conditions.length - 1 : req.query.remove !== undefined ? 'add' : null;
+    views.fragment(res, 'segments/macros.njk#builder', { ...data, conditions, focus });
   });
 
   // How many contacts the conditions match now, counted by the service's own SQL.

@@ -69,6 +69,27 @@ describe('CSV exports (extension)', () => {
     expect(await exportOf(source.account)).toBe(first);
   });
 
+  test('when values look like spreadsheet formulas then the export writes them as text, and they import back unchanged', async () => {
+    const source = await accountWithFields();
+    await addContact(h, source.account, {
+      contact_type_id: source.type, country: await countryId(h, 'FR'), email: 'formula@example.com',
+      first_name: '=HYPERLINK("http://evil.example","Click")', last_name: '@SUM(1+1)', city: '-2+3+cmd|\' /C calc\'!A0',
+      address_line1: '+49 30 1234', postal_code: '-12', custom_field: { plan: '+cmd|calc', score: '-12.5' },
+    });
+    const csv = await exportOf(source.account);
+    const [, row] = csv.trimEnd().split('\r\n');
+    // Formula-like cells start with a quote mark; plain numbers, signed or not, stay numbers.
+    expect(row).toBe(
+      `"'=HYPERLINK(""http://evil.example"",""Click"")","'@SUM(1+1)",formula@example.com,,France,,"'-2+3+cmd|' /C calc'!A0",+49 30 1234,,,-12,"'+cmd|calc",-12.5,`,
+    );
+    const target = await accountWithFields();
+    await upload(target.account, target.type, csv).expect(200);
+    const [contact] = (await h.api(target.account).get('/contacts/list').expect(200)).body.message.contacts;
+    expect(contact).toMatchObject({ first_name: '=HYPERLINK("http://evil.example","Click")', last_name: '@SUM(1+1)', city: '-2+3+cmd|\' /C calc\'!A0', address_line1: '+49 30 1234' });
+    expect(contact.custom_field.plan.field_value).toBe('+cmd|calc');
+    expect(await exportOf(target.account)).toBe(csv);
+  });
+
   test('when a segment is exported then only its members come out, brought up to date first', async () => {
     const { account, type } = await accountWithFields();
     const paris = await addContact(h, account, { contact_type_id: type, email: 'p@example.com', city: 'Paris', country: await countryId(h, 'FR') });

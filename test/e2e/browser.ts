@@ -45,6 +45,9 @@ export interface BrowserHarness {
 export function useBrowser(h: Harness, options: BrowserOptions = {}): BrowserHarness {
   let server: Server;
   const b = { problems: [] as string[] } as BrowserHarness;
+  // A journey is many steps, each failing on its own after 20 s (below); the whole test gets
+  // 90 s so a journey on a loaded machine (a PostgreSQL send beside the crash test) can finish.
+  jest.setTimeout(90_000);
 
   beforeAll(async () => {
     server = await new Promise<Server>((resolve) => {

@@ -176,6 +176,23 @@ describe('screenshots', () => {
     await shot('api-keys');
     await page.goto('/settings');
     await shot('settings');
+
+    // A draft asks once before it goes, with its recipients counted.
+    const draft = await services.singleSends.create(ctx, { ...send, single_send_name: 'November news', subject: 'What is new in November, ((first_name))' });
+    await h.runtime.db('single_sends').where({ utr: draft }).update({ status: 0 });
+    await page.goto(`/single-sends/${draft}/confirm?when=now`);
+    await shot('single-send-confirm');
+
+    // The same dashboard on a phone (390 px): the menu folds behind its button.
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.goto('/');
+    await shot('phone-home');
+    await page.getByRole('button', { name: 'Menu' }).click();
+    await shot('phone-menu');
+    await page.goto(`/single-sends/${sentUtr}`);
+    await shot('phone-single-send');
+    await page.goto('/contacts');
+    await shot('phone-contacts');
     expect(b.problems).toEqual([]);
   });
 });

@@ -1,4 +1,10 @@
-import { createMailTransport } from '../../src/mail/transport';
+import fs from 'node:fs';
+import path from 'node:path';
+import { createMailTransport, outboxFolder } from '../../src/mail/transport';
+import { createWorkerRuntime } from '../../src/mail/worker-runtime';
+import { addContact, countryId } from '../support/audience';
+import { addVerifiedSender, berlin } from '../support/campaign';
+import { eventually } from '../e2e/browser';
 import { createOutboxService } from '../../src/services/delivery/outbox';
 import { useHarness } from '../support/harness';
 import { asFragment, signIn, useTwoAccounts } from '../support/web';
@@ -60,6 +66,41 @@ describe('dashboard outbox', () => {
     expect(html.text).not.toContain('/open/');
   });
 
+  test('when a campaign message with click tracking is looked at then its links go straight to their targets and no click is counted', async () => {
+    const ctx = { userId: t.alice.user_id };
+    const { services } = h.runtime;
+    const sender = await addVerifiedSender(h, t.alice, await berlin(h), { nickname: 'Shop', from_email: 'shop@acme.example' });
+    const group = await services.unsubscribeGroups.add(ctx, { group_name: 'Offers', description: 'Offers', is_display: 1 });
+    const type = await services.contactTypes.add(ctx, { name: 'Buyers' });
+    await addContact(h, t.alice, { contact_type_id: type, email: 'buyer@example.org', first_name: 'Bea', country: await countryId(h, 'FR') });
+    const template = (await services.designTemplates.list()).rows.find((r) => r.is_blank === 0)!.id;
+    const utr = await services.singleSends.create(ctx, {
+      single_send_name: 'Sale', subject: 'Sale for ((first_name))', preheader: 'Now', sender_id: sender, unsubscribe_group_id: group, template_id: template, template_json: null,
+      template_html: '<html><body><p><a href="https://shop.example/sale?a=1&amp;b=2">Sale</a> <a href="https://shop.example/faq">FAQ</a> ((unsubscribe_preferences))</p></body></html>',
+      recipient_id: [{ id: String(type), table: 'contacts_' }], exclude_specific_recipient_id: [], schedule_type: 0, schedule_date: '0000-00-00', schedule_time: '00:00:00', track_clicks: 1,
+    });
+    const worker = createWorkerRuntime(h.runtime, { pollMs: 50 });
+    worker.worker.start();
+    try {
+      await eventually('the send is delivered', async () => (await services.singleSends.get(ctx, utr)).delivered === 1);
+    } finally {
+      await worker.close();
+    }
+    const [sent] = (await services.outbox.list(ctx, { page: 1, perPage: 10 }, 'Sale for Bea')).rows;
+    // As sent, the message's links are click links.
+    const raw = await fs.promises.readFile(path.join(outboxFolder(h.runtime.config.outboxDir, t.alice.user_id), sent.name), 'utf8');
+    expect(raw).toMatch(/http:\/\/campaigns\.test\/c\/[\w.-]+\/1/);
+
+    const page = await t.web.get(`/outbox/${encodeURIComponent(sent.name)}`).expect(200);
+    expect(page.text).toContain('<a href="https://shop.example/sale?a=1&amp;b=2" target="_blank" rel="noopener noreferrer">');
+    expect(page.text).toContain('<a href="https://shop.example/faq" target="_blank" rel="noopener noreferrer">');
+    expect(page.text).not.toContain('/c/');
+    const html = await t.web.get(`/outbox/${encodeURIComponent(sent.name)}/html`).expect(200);
+    expect(html.text).toContain('<a href="https://shop.example/sale?a=1&amp;b=2">Sale</a>');
+    expect(html.text).not.toContain('/c/');
+    expect((await services.singleSends.get(ctx, utr)).total_clicks).toBe(0);
+  });
+
   test('when a message has a namespace and text links in brackets then only the links a reader can follow are listed', async () => {
     const transport = createMailTransport(h.runtime.config);
     const sent = await transport.send({
@@ -99,7 +140,7 @@ describe('dashboard outbox', () => {
   });
 
   test('when mail goes through SMTP then the outbox says nothing is kept', async () => {
-    const outbox = createOutboxService({ config: { ...h.runtime.config, smtpUrl: 'smtp://127.0.0.1:2525' } });
+    const outbox = createOutboxService({ config: { ...h.runtime.config, smtpUrl: 'smtp://127.0.0.1:2525' }, tracking: h.runtime.services.tracking });
     expect(outbox.enabled).toBe(false);
   });
 });

@@ -31,7 +31,7 @@ describe('dashboard single send: preview for a contact and opens over time', () 
       unsubscribe_group_id: group,
       template_id: template,
       template_json: null,
-      template_html: '<html><body><p>Hi ((first_name)) from ((country)), plan ((plan)). ((unsubscribe_preferences))</p></body></html>',
+      template_html: '<html><body><p>Hi ((first_name)) from ((country)), plan ((plan)). <a href="https://acme.example/plans?x=1&amp;y=2">Plans</a> ((unsubscribe_preferences))</p></body></html>',
       recipient_id: [{ id: String(type), table: 'contacts_' }],
       exclude_specific_recipient_id: [],
       schedule_type: 1,
@@ -49,8 +49,11 @@ describe('dashboard single send: preview for a contact and opens over time', () 
     // The links are those of a message that does not exist: a forged-looking id 0 that records nothing.
     const token = createSigner(h.runtime.secret).sign(TOKEN_PURPOSE.message, 0);
     expect(res.text).toContain(`<a href="http://campaigns.test/unsubscribe/${token}">`);
+    // Looking at it is no open: no open pixel.
     expect(res.text).not.toContain('/open/');
-    expect(res.text).toContain('<img src="data:image/gif;base64,');
+    // Links go where the reader's will end up, not through click tracking (whose preview token is no message's).
+    expect(res.text).toContain('<a href="https://acme.example/plans?x=1&amp;y=2">Plans</a>');
+    expect(res.text).not.toContain('/c/');
   });
 
   test('when a contact is searched then the preview fragment picks the first match, offers the others, and shows the rendered subject', async () => {

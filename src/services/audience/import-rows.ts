@@ -4,6 +4,7 @@ import { CONTACT_TEXT_COLUMNS, RESERVED_FIELD_NAMES } from '../../lib/constants'
 import { aliasKey, aliasTarget, IGNORE, isBouncedStatus, isFilledFlag, isUnsubscribedStatus, SPECIAL_TARGETS, splitFullName } from '../../lib/import-columns';
 import { ValidationError } from '../../lib/errors';
 import { hasControlCharacters, isEmail, messages } from '../../lib/validation';
+import { unescapeFormula } from '../../lib/csv';
 import type { CountryResolver } from '../reference/country-lookup';
 import { checkCustomValue, CustomFieldDef } from './custom-field-values';
 
@@ -130,7 +131,7 @@ export function rowReader(header: string[], targets: ColumnTarget[], defs: Custo
   };
   /** The trimmed cell, or undefined when decoding left a replacement character in it. */
   const cell = (cells: string[], at: number): string | undefined => {
-    const raw = (cells[at] ?? '').trim();
+    const raw = unescapeFormula((cells[at] ?? '').trim());
     return raw.includes('\uFFFD') ? undefined : raw;
   };
 
@@ -190,7 +191,7 @@ export function rowReader(header: string[], targets: ColumnTarget[], defs: Custo
           if (error) return error;
         }
         for (const slot of custom) {
-          const raw = cells[slot.at];
+          const raw = cells[slot.at] === undefined ? undefined : unescapeFormula(cells[slot.at]);
           if (raw?.includes('\uFFFD')) return UNREADABLE(slot.def.field_name);
           const checked = checkCustomValue(slot.def, raw);
           if ('error' in checked) return checked.error;

@@ -4,8 +4,10 @@ import type { ListResult, Paging } from '../../db/paging';
 import { NotFoundError } from '../../lib/errors';
 import { lazy } from '../../lib/lazy';
 import { blankOpenPixels } from '../../mail/preview';
+import { escapeHtml } from '../../mail/template';
 import { outboxFolder } from '../../mail/transport';
 import type { Ctx, ServiceDeps } from '../context';
+import type { TrackingService } from './tracking';
 
 export interface OutboxEntry {
   name: string;
@@ -33,7 +35,7 @@ const PARSE_OPTIONS = { skipHtmlToText: true, skipTextToHtml: true, skipImageLin
  * first, so the demo works end to end without a mail server. Each account reads only its
  * own folder.
  */
-export function createOutboxService({ config }: Pick<ServiceDeps, 'config'>) {
+export function createOutboxService({ config, tracking }: Pick<ServiceDeps, 'config'> & { tracking: Pick<TrackingService, 'linkUrl'> }) {
   const folder = (ctx: Ctx) => outboxFolder(config.outboxDir, ctx.userId);
 
   async function read(ctx: Ctx, name: string) {
@@ -53,6 +55,24 @@ export function createOutboxService({ config }: Pick<ServiceDeps, 'config'>) {
     to: [mail.to ?? []].flat().map((a) => a.text).join(', '),
     date: mail.date ? mail.date.toISOString() : null,
   });
+
+  const clickLink = new RegExp(`${config.baseUrl.replace(/[.*+?^$()|[\]{}\\]/g, '\\$&')}/c/([\\w.-]+)/([1-9]\\d{0,9})`, 'g');
+
+  /** The stored target of each click-tracking link in `content`, by link (a forged one has none). */
+  async function clickTargets(content: string): Promise<Map<string, string>> {
+    const targets = new Map<string, string>();
+    for (const [link, token, n] of content.matchAll(clickLink)) {
+      if (targets.has(link)) continue;
+      const url = await tracking.linkUrl(token, Number(n));
+      if (url) targets.set(link, url);
+    }
+    return targets;
+  }
+
+  /** `content` with its click links replaced by their targets (written with `write`). */
+  function untrack(content: string, targets: Map<string, string>, write: (url: string) => string): string {
+    return targets.size === 0 ? content : content.replace(clickLink, (link) => (targets.has(link) ? write(targets.get(link)!) : link));
+  }
 
   return {
     /** False when mail goes out through SMTP: nothing is kept then. */
@@ -84,9 +104,11 @@ export function createOutboxService({ config }: Pick<ServiceDeps, 'config'>) {
 
     async get(ctx: Ctx, name: string): Promise<OutboxMessage> {
       const mail = await read(ctx, name);
-      // Reading it here is not an open.
-      const html = typeof mail.html === 'string' ? blankOpenPixels(mail.html, config.baseUrl) : null;
-      return { ...entry(name, mail), html, text: mail.text ?? null, links: linksOf(html, mail.text ?? null) };
+      // Reading it here is not an open, and following its links here is not a click.
+      const targets = await clickTargets(`${mail.html ?? ''}\n${mail.text ?? ''}`);
+      const html = typeof mail.html === 'string' ? untrack(blankOpenPixels(mail.html, config.baseUrl), targets, escapeHtml) : null;
+      const text = mail.text ? untrack(mail.text, targets, (url) => url) : null;
+      return { ...entry(name, mail), html, text, links: linksOf(html, text) };
     },
   };
 }

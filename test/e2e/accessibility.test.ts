@@ -1,0 +1,117 @@
+import { readFileSync } from 'node:fs';
+import type { Page } from 'playwright-core';
+import { addAutomation, audienceOf, berlin, scheduleBody, singleSendBody } from '../support/campaign';
+import { useHarness } from '../support/harness';
+import { eventually, useBrowser } from './browser';
+
+/** axe-core's browser build, evaluated in the page (DevTools evaluation is outside the page's CSP). */
+const AXE_SOURCE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
+
+interface AxeResult {
+  violations: Array<{ id: string; impact: string | null; help: string; nodes: Array<{ target: string[] }> }>;
+}
+
+/** The rules that failed on the page as it is now, one line each ("rule: selector, selector"). */
+async function axeViolations(page: Page): Promise<string[]> {
+  if (!(await page.evaluate('typeof window.axe === "object"'))) await page.evaluate(AXE_SOURCE);
+  const result = (await page.evaluate('window.axe.run(document, { resultTypes: ["violations"] })')) as AxeResult;
+  return result.violations.map((v) => `${page.url().replace(/^https?:\/\/[^/]+/, '')} ${v.id} (${v.help}): ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
+}
+
+/** The labels of the page's required fields (not confirmation checkboxes), as shown (with their CSS `::after` text). */
+async function requiredLabels(page: Page): Promise<string[]> {
+  return page.locator('input[required]:not([type=checkbox]):not([type=hidden]), select[required], textarea[required]').evaluateAll((controls) =>
+    controls.map((control) => {
+      const label = (control as unknown as { labels: Array<{ textContent: string }> }).labels[0];
+      if (!label) return '(no label)';
+      const after = (globalThis as unknown as { getComputedStyle(e: unknown, pseudo: string): { content: string } }).getComputedStyle(label, '::after').content;
+      return `${label.textContent.trim()}${after.startsWith('"') ? JSON.parse(after) : ''}`;
+    }));
+}
+
+/** Issue 14, point 7: axe finds nothing on any page, also after its htmx swaps. */
+describe('dashboard accessibility in Chromium', () => {
+  const h = useHarness();
+  const b = useBrowser(h);
+
+  test('when every page is checked with axe then no rule fails', async () => {
+    const account = await h.account();
+    const audience = await audienceOf(h, account, await berlin(h));
+    await h.api(account).post('/contacts/add').send({ contact_type_id: audience.contactTypeId, email: 'ada@example.org', first_name: 'Ada', country: 1 }).expect(200);
+    const send = await h.api(account).post('/single/send/create').send(singleSendBody(audience)).expect(200);
+    const automation = await addAutomation(h, account, { contact_type_id: audience.contactTypeId });
+    await h.api(account).post('/automations/schedule/create').send(scheduleBody(automation, audience.senderId)).expect(200);
+
+    const page = await b.page();
+    await b.signIn(page, account);
+    const paths = (await page.locator('nav .nav-links a[href^="/"]').evaluateAll((links) => links.map((a) => (a as unknown as { getAttribute(name: string): string }).getAttribute('href'))))
+      .concat(['/single-sends/new', '/automations/new', '/segments/new', '/contacts/new', '/contacts/import', '/senders/new',
+        `/single-sends/${send.body.message.utr}`, `/automations/${automation}`, `/segments/${audience.segmentId}`]);
+    const found: string[] = [];
+    const required: string[] = [];
+    for (const path of [...new Set(paths)]) {
+      const res = await page.goto(path);
+      if (!res || res.status() >= 400) {
+        found.push(`${path}: ${res?.status()}`);
+        continue;
+      }
+      found.push(...(await axeViolations(page)));
+      required.push(...(await requiredLabels(page)).map((label) => `${path}: ${label}`));
+    }
+    expect(found).toEqual([]);
+    // Every required field says so beside its label, in words.
+    expect(required.length).toBeGreaterThan(20);
+    expect(required.filter((label) => !label.includes('(required)'))).toEqual([]);
+    expect(b.problems).toEqual([]);
+  }, 300_000);
+
+  test('when a keyboard user adds and removes conditions and searches then focus stays with them, and axe and the CSP find nothing after each swap', async () => {
+    const account = await h.account();
+    const audience = await audienceOf(h, account, await berlin(h));
+    await h.api(account).post('/contacts/add').send({ contact_type_id: audience.contactTypeId, email: 'ada@example.org', first_name: 'Ada', country: 1 }).expect(200);
+    const page = await b.page();
+    await b.signIn(page, account);
+    const activeId = () => page.evaluate('document.activeElement && document.activeElement.id');
+    const found: string[] = [];
+
+    await page.goto('/segments/new');
+    await page.getByRole('button', { name: 'Add condition' }).focus();
+    await page.keyboard.press('Enter');
+    await page.locator('#cond-0-field').waitFor();
+    await eventually('the new condition takes the focus', async () => (await activeId()) === 'cond-0-field');
+    found.push(...(await axeViolations(page)));
+
+    // A changed field swaps the builder again; the select keeps the focus.
+    await page.keyboard.press('ArrowDown');
+    await page.locator('#cond-0-operator').waitFor();
+    await page.waitForLoadState('networkidle');
+    expect(await activeId()).toBe('cond-0-field');
+
+    await page.keyboard.press('Enter'); // nothing: a select does not submit
+    await page.getByRole('button', { name: 'Add condition' }).focus();
+    await page.keyboard.press('Enter');
+    await eventually('the second condition takes the focus', async () => (await activeId()) === 'cond-1-field');
+    await page.getByRole('button', { name: 'Remove condition 2' }).focus();
+    await page.keyboard.press('Enter');
+    await eventually('Add condition takes the focus back', async () => (await activeId()) === 'add-condition');
+    expect(await page.locator('.condition').count()).toBe(1);
+    found.push(...(await axeViolations(page)));
+
+    await page.goto('/contacts');
+    await page.getByLabel('Search contacts').fill('ada@');
+    await page.keyboard.press('Enter');
+    await page.getByRole('cell', { name: 'ada@example.org', exact: true }).waitFor();
+    expect(await activeId()).toBe('contact-search');
+    found.push(...(await axeViolations(page)));
+
+    await page.goto('/outbox');
+    await page.getByLabel('Search messages').fill('nobody');
+    await page.keyboard.press('Enter');
+    await page.waitForLoadState('networkidle');
+    expect(await activeId()).toBe('outbox-search');
+    found.push(...(await axeViolations(page)));
+
+    expect(found).toEqual([]);
+    expect(b.problems).toEqual([]);
+  }, 120_000);
+});
