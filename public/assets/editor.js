@@ -152,10 +152,17 @@
   // GrapesJS draws its panels (inputs, selects, buttons) inside the canvas, which sits in the
   // form: a control whose `form` names no form belongs to none, so none of them is validated,
   // posted or able to submit the page's form.
+  // Its canvas frame gets a name and its scrolling panel a tab stop, for screen readers and keyboards.
   const detach = (node) => {
     if (node.nodeType !== 1) return;
-    const controls = node.matches('input, select, textarea, button') ? [node] : node.querySelectorAll('input, select, textarea, button');
-    for (const control of controls) control.setAttribute('form', 'designer-controls');
+    const within = (selector) => (node.matches(selector) ? [node] : [...node.querySelectorAll(selector)]);
+    for (const control of within('input, select, textarea, button')) control.setAttribute('form', 'designer-controls');
+    for (const frame of within('iframe')) frame.title = 'The design being edited';
+    for (const panel of within('.gjs-pn-views-container')) {
+      panel.tabIndex = 0;
+      panel.setAttribute('role', 'region');
+      panel.setAttribute('aria-label', 'Editor panels: blocks, styles, layers');
+    }
   };
   new MutationObserver((records) => {
     for (const record of records) for (const node of record.addedNodes) detach(node);
