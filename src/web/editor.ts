@@ -5,6 +5,7 @@ import { ctxOf } from '../http/context';
 import { draftPreviewInput, ownTemplateInput } from '../http/inputs/editor';
 import { toId } from '../lib/http';
 import type { Services } from '../services';
+import { dashboardDirectives } from './csp';
 import { onInvalid } from './errors';
 import type { WebRoutes } from './routes';
 import { shapeOf, type Views } from './views';
@@ -24,18 +25,10 @@ function editorHeaders(config: Config): RequestHandler {
   return helmet.contentSecurityPolicy({
     useDefaults: false,
     directives: {
-      defaultSrc: ["'self'"],
-      scriptSrc: ["'self'"],
+      ...dashboardDirectives(https),
       styleSrc: ["'self'", "'unsafe-inline'"],
       imgSrc: ["'self'", 'data:', 'blob:', 'http:', 'https:'],
       fontSrc: ["'self'", 'data:'],
-      connectSrc: ["'self'"],
-      frameSrc: ["'self'"],
-      formAction: ["'self'"],
-      frameAncestors: ["'none'"],
-      baseUri: ["'none'"],
-      objectSrc: ["'none'"],
-      ...(https ? { upgradeInsecureRequests: [] } : {}),
     },
   });
 }

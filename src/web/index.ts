@@ -5,6 +5,7 @@ import type { Config } from '../config';
 import type { Services } from '../services';
 import { formObject } from '../http/body';
 import { vendorAssets } from './assets';
+import { dashboardDirectives } from './csp';
 import { mountAutomations } from './automations';
 import { mountApiKeys } from './api-keys';
 import { mountAuth, requireSession } from './auth';
@@ -79,20 +80,7 @@ function dashboardHeaders(config: Config): RequestHandler {
   return helmet({
     contentSecurityPolicy: {
       useDefaults: false,
-      directives: {
-        defaultSrc: ["'self'"],
-        scriptSrc: ["'self'"],
-        styleSrc: ["'self'"],
-        imgSrc: ["'self'", 'data:'],
-        fontSrc: ["'self'"],
-        connectSrc: ["'self'"],
-        frameSrc: ["'self'"],
-        formAction: ["'self'"],
-        frameAncestors: ["'none'"],
-        baseUri: ["'none'"],
-        objectSrc: ["'none'"],
-        ...(https ? { upgradeInsecureRequests: [] } : {}),
-      },
+      directives: dashboardDirectives(https),
     },
     strictTransportSecurity: https,
     crossOriginOpenerPolicy: https,
