@@ -15,18 +15,15 @@ const canvas = (page: Page) => page.frameLocator('.designer-canvas iframe.gjs-fr
 const previewFrame = (page: Page) => page.frameLocator('#live-preview iframe.live-frame');
 
 /**
- * Double-clicks a text of the design, puts the cursor at its end and types, as a person would;
- * on a loaded machine a double click can land as two clicks, so it tries again until the canvas
- * shows the typed words.
+ * Double-clicks a text of the design, waits until GrapesJS has made it editable (it does so
+ * asynchronously), puts the cursor at the end of that text and types, as a person would.
  */
 async function typeInto(page: Page, text: string, typed: string): Promise<void> {
-  for (let attempt = 1; ; attempt += 1) {
-    await canvas(page).getByText(text, { exact: false }).first().dblclick();
-    await page.keyboard.press('End');
-    await page.keyboard.type(typed);
-    const shown = await canvas(page).getByText(typed.trim(), { exact: false }).first().waitFor({ timeout: 5_000 }).then(() => true, () => false);
-    if (shown || attempt === 3) return;
-  }
+  await canvas(page).getByText(text, { exact: false }).first().dblclick();
+  await canvas(page).locator('[contenteditable="true"]', { hasText: text }).first().waitFor();
+  await page.keyboard.press('Control+End');
+  await page.keyboard.type(typed);
+  await canvas(page).getByText(typed.trim(), { exact: false }).first().waitFor();
 }
 
 describe('dashboard in Chromium: the visual editor (issue 14, point 4)', () => {
