@@ -62,6 +62,8 @@ export interface Config {
   /** `imaps://user:pass@host/INBOX`: a mailbox that receives bounces, polled by the worker. */
   bounceImapUrl: string | undefined;
   bounceImapPollMs: number;
+  /** Outgoing webhooks may reach private, loopback and link-local addresses (WEBHOOK_ALLOW_PRIVATE=1; tests, closed networks). */
+  webhookAllowPrivate: boolean;
   /** Provider webhooks; each route answers 404 while its setting is unset. */
   webhooks: {
     /** SNS topics whose SES notifications `POST /webhooks/ses` accepts. */
@@ -233,6 +235,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     softBounceLimit: integer(env, 'SOFT_BOUNCE_LIMIT', 3, 1),
     bounceImapUrl: imapUrlOf(optional(env, 'BOUNCE_IMAP_URL')),
     bounceImapPollMs: integer(env, 'BOUNCE_IMAP_POLL_SECONDS', 60, 1) * 1000,
+    webhookAllowPrivate: flag(env, 'WEBHOOK_ALLOW_PRIVATE', false),
     webhooks: {
       sesTopicArns: (optional(env, 'SES_SNS_TOPIC_ARNS') ?? '').split(',').map((a) => a.trim()).filter(Boolean),
       sendgridPublicKey: optional(env, 'SENDGRID_WEBHOOK_PUBLIC_KEY'),

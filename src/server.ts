@@ -20,6 +20,7 @@ async function main(): Promise<void> {
   const server = role === 'worker' || role === 'inbound' ? undefined : await listen(runtime);
   const sending = role === 'web' || role === 'inbound' ? undefined : createWorkerRuntime(runtime);
   sending?.worker.start();
+  sending?.hooks.start();
   if (role === 'worker') process.stdout.write(`Sending worker ${sending?.worker.owner} started\n`);
   // Bounces come back to the worker (or a process of their own with --role=inbound).
   const inbound = role === 'web' ? undefined : await startInbound(runtime, role === 'inbound');

@@ -22,6 +22,7 @@ import { mountUnsubscribeGroups } from './unsubscribe-groups';
 import { mountSuppressions } from './suppressions';
 import { mountExports } from './exports';
 import { mountPrivacy } from './privacy';
+import { mountOutgoingWebhooks } from './outgoing-webhooks';
 
 /** The JSON API of the reference, mounted at /api/v1; `table` is its route table (tests walk it). */
 export function createApiRouter(config: Config, services: Services, logger: Logger): Router & { table: ApiRoutes } {
@@ -41,6 +42,7 @@ export function createApiRouter(config: Config, services: Services, logger: Logg
   mountSuppressions(routes, services);
   mountExports(routes, services);
   mountPrivacy(routes, services);
+  mountOutgoingWebhooks(routes, services);
 
   const api = express.Router();
   // Unknown path or wrong method first, then rate limit and keys, then the routes.

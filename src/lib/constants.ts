@@ -151,3 +151,36 @@ export const FEEDBACK_EVENT = { bounce: 'bounce', complaint: 'complaint' } as co
 export const SOFT_BOUNCE_WINDOW_MS = 30 * 24 * 3_600_000;
 /** A send's bounce and complaint rates past which its notification recipients are told (what mailbox providers act on). */
 export const ALERT_RATES = { bounce: 0.05, complaint: 0.001 } as const;
+
+/** Outgoing webhooks (issue 13, point 5): the events an endpoint may subscribe to, in the issue's order. */
+export const HOOK_EVENTS = [
+  'message.delivered',
+  'message.bounced',
+  'message.opened',
+  'message.clicked',
+  'message.complained',
+  'contact.unsubscribed',
+  'contact.created',
+  'single_send.started',
+  'single_send.completed',
+  'automation.live',
+  'automation.paused',
+  'import.finished',
+] as const;
+export type HookEventType = (typeof HOOK_EVENTS)[number];
+/** High-volume events: posted in batches (`data.events`), never one request per message. */
+export const BATCHED_HOOK_EVENTS: ReadonlySet<HookEventType> = new Set(['message.delivered', 'message.opened', 'message.clicked']);
+export const HOOK_DELIVERY_STATE = { pending: 0, delivered: 1, failed: 2 } as const;
+export const HOOK_DELIVERY = {
+  /** Events in one batched request at most. */
+  batchSize: 100,
+  /** A request that has not answered by then failed. */
+  timeoutMs: 10_000,
+  /** Retries stop this long after the event; the delivery is then failed. */
+  retryForMs: 24 * 3_600_000,
+  /** First retry delay; doubles per attempt up to retryMaxMs, with ±20% jitter. */
+  retryBaseMs: 30_000,
+  retryMaxMs: 4 * 3_600_000,
+  /** Endpoints per account. */
+  maxEndpoints: 20,
+} as const;

@@ -47,3 +47,25 @@ export function verifyPassword(password: string, stored: string): Promise<boolea
 export function hmac(secret: string, value: string): string {
   return crypto.createHmac('sha256', secret).update(value).digest('base64url');
 }
+
+/** A key of its own for one purpose, derived from the app secret (so one leak does not open the others). */
+function purposeKey(appSecret: string, purpose: string): Buffer {
+  return Buffer.from(crypto.hkdfSync('sha256', appSecret, Buffer.alloc(0), purpose, 32));
+}
+
+/** Encrypts a secret that must be read back (AES-256-GCM under a key derived from the app secret). */
+export function sealSecret(appSecret: string, purpose: string, plain: string): string {
+  const iv = crypto.randomBytes(12);
+  const cipher = crypto.createCipheriv('aes-256-gcm', purposeKey(appSecret, purpose), iv);
+  const sealed = Buffer.concat([cipher.update(plain, 'utf8'), cipher.final()]);
+  return ['v1', iv.toString('base64'), cipher.getAuthTag().toString('base64'), sealed.toString('base64')].join('.');
+}
+
+/** The secret sealed by sealSecret; throws when it was sealed under another app secret or altered. */
+export function openSecret(appSecret: string, purpose: string, sealed: string): string {
+  const [version, iv, tag, data] = sealed.split('.');
+  if (version !== 'v1' || !data) throw new Error('not a sealed secret');
+  const decipher = crypto.createDecipheriv('aes-256-gcm', purposeKey(appSecret, purpose), Buffer.from(iv, 'base64'));
+  decipher.setAuthTag(Buffer.from(tag, 'base64'));
+  return Buffer.concat([decipher.update(Buffer.from(data, 'base64')), decipher.final()]).toString('utf8');
+}

@@ -1,21 +1,56 @@
+import type { Knex } from 'knex';
 import { NotFoundError } from '../lib/errors';
 import type { EventsService } from '../services/delivery/events';
 import type { Services } from '../services';
 import type { WorkerHooks } from './worker';
 import { checkSendRates } from './rate-alerts';
+import type { AutomationRow } from './automations';
+import { emitHookEvents } from '../services/integrations/hook-outbox';
+import type { HookEventType } from '../lib/constants';
 
-/** What the worker notices, turned into notification mail. */
+/** What the worker notices, turned into notification mail and outgoing webhook events (in the same transaction). */
 export function eventHooks(events: EventsService): WorkerHooks {
   return {
-    singleSendStarted: async (send, trx) => void (await events.singleSendStarted(send.userId, send, trx)),
+    singleSendStarted: async (send, trx) => {
+      await events.singleSendStarted(send.userId, send, trx);
+      await singleSendEvent(trx, 'single_send.started', send.id);
+    },
     singleSendCompleted: async (sendId, trx) => {
       await events.singleSendCompleted(sendId, trx);
+      await singleSendEvent(trx, 'single_send.completed', sendId);
       // Synchronous 5xx bounces count in the rate too: checked once the send is done.
       await checkSendRates(trx, sendId, new Date().toISOString(), async (alert) => void (await events.sendRateAlert(alert, trx)));
     },
-    automationLive: async (a, trx) => void (await events.automationLive(Number(a.user_id), a.automation_name, trx)),
-    automationPaused: async (a, trx) => void (await events.automationPaused(Number(a.user_id), a.automation_name, trx)),
+    automationLive: async (a, trx) => {
+      await events.automationLive(Number(a.user_id), a.automation_name, trx);
+      await automationEvent(trx, 'automation.live', a);
+    },
+    automationPaused: async (a, trx) => {
+      await events.automationPaused(Number(a.user_id), a.automation_name, trx);
+      await automationEvent(trx, 'automation.paused', a);
+    },
   };
+}
+
+/** single_send.started / completed: the send's utr, name and counters at that moment. */
+async function singleSendEvent(trx: Knex, type: HookEventType, sendId: number): Promise<void> {
+  const send = await trx('single_sends').where({ id: sendId }).first('user_id', 'utr', 'single_send_name', 'triggered', 'delivered', 'bounces', 'failed');
+  if (!send) return;
+  const userId = Number(send.user_id);
+  const data = {
+    single_send_utr: String(send.utr),
+    single_send_name: String(send.single_send_name),
+    triggered: Number(send.triggered),
+    ...(type === 'single_send.completed' ? { delivered: Number(send.delivered), bounces: Number(send.bounces), failed: Number(send.failed) } : {}),
+  };
+  await emitHookEvents(trx, type, [userId], () => [{ userId, data }]);
+}
+
+/** automation.live / paused, as the worker notices the change of status. */
+async function automationEvent(trx: Knex, type: HookEventType, a: AutomationRow): Promise<void> {
+  const userId = Number(a.user_id);
+  const data = { automation_utr: String((a as unknown as { utr: string }).utr), automation_name: a.automation_name, automation_type: Number(a.automation_type) };
+  await emitHookEvents(trx, type, [userId], () => [{ userId, data }]);
 }
 
 /** Everything the worker calls back into the services for. */

@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import { forUpdate } from '../db/locking';
 import { FEEDBACK_EVENT, MESSAGE_STATE, SOFT_BOUNCE_WINDOW_MS } from '../lib/constants';
 import { suppressAddress } from './suppression';
+import { emitMessageEvents } from '../services/integrations/hook-outbox';
 
 /** What came back about one sent message, from whichever channel (DSN, ARF, a provider's webhook). */
 export type Feedback =
@@ -85,6 +86,9 @@ export async function recordFeedback(db: Knex, f: Feedback, policy: FeedbackPoli
         .where({ id: message.id, state: MESSAGE_STATE.sent })
         .update({ state: MESSAGE_STATE.bounced, last_error: f.diagnostic.slice(0, 500), updated_at: now });
       if (moved) {
+        // Reported once: a message refused at SMTP time was reported then (src/mail/outcomes.ts).
+        const extra = { permanent: f.permanent, status: f.status ?? null, diagnostic: f.diagnostic.slice(0, 500), source: f.source };
+        await emitMessageEvents(trx, 'message.bounced', [{ messageId: Number(message.id), userId, extra }], now);
         if (sendId) await trx('single_sends').where({ id: sendId }).update({ delivered: trx.raw('delivered - 1'), bounces: trx.raw('bounces + 1') });
         if (automationId) {
           await trx('automations')
@@ -106,6 +110,7 @@ export async function recordFeedback(db: Knex, f: Feedback, policy: FeedbackPoli
       if (first && sendId) await trx('single_sends').where({ id: sendId }).increment('unsubscribes', 1);
       if (first && automationId) await trx('automations').where({ id: automationId }).increment('total_unsubscribe', 1);
       await suppressAddress(trx, { ...suppression, category: 'complaint' });
+      await emitMessageEvents(trx, 'message.complained', [{ messageId: Number(message.id), userId, extra: { source: f.source } }], now);
     }
     if (sendId) await policy.onRecorded?.(sendId, trx);
     return { result: 'recorded' as const, singleSendId: sendId };

@@ -3,6 +3,7 @@ import { MESSAGE_STATE, SINGLE_SEND_STATUS } from '../lib/constants';
 import { forUpdate, lockRows } from '../db/locking';
 import { transitionSingleSends } from '../services/campaigns/single-send-state';
 import { suppressAddress } from './suppression';
+import { emitMessageEvents } from '../services/integrations/hook-outbox';
 
 /** How one claimed ledger row ended this attempt. */
 export type Outcome =
@@ -40,6 +41,8 @@ export interface OutcomePolicy {
 }
 
 interface Touched {
+  id: number;
+  user_id: number;
   single_send_id: number | null;
   automation_id: number | null;
 }
@@ -75,10 +78,10 @@ export async function writeLedger(db: Knex, write: LedgerWrite, policy: OutcomeP
     const mine = () => trx('send_messages').where({ state: MESSAGE_STATE.sending, lease_owner: policy.owner });
     const done = { available_at: null, lease_owner: null, updated_at: now, unconfirmed: 0 };
     const delivered: Touched[] = [];
-    const bounced: Touched[] = [];
+    const bounced: Array<Touched & { extra?: Record<string, unknown> }> = [];
     const failed: Touched[] = [];
     const touched: Touched[] = [];
-    const returning = ['single_send_id', 'automation_id'];
+    const returning = ['id', 'user_id', 'single_send_id', 'automation_id'];
 
     // The sends of every row this write touches are locked first, in id order (PostgreSQL), so
     // a pause or resume (which locks the send, then its rows) waits for this write or this write
@@ -114,7 +117,7 @@ export async function writeLedger(db: Knex, write: LedgerWrite, policy: OutcomeP
           .update({ ...done, state: MESSAGE_STATE.bounced, smtp_code: o.code, last_error: o.error.slice(0, 500) })
           .returning([...returning, 'email']);
         if (!rows.length) continue;
-        bounced.push(...rows);
+        bounced.push(...rows.map((row) => ({ ...row, extra: { permanent: true, smtp_code: o.code, diagnostic: o.error.slice(0, 500) } })));
         const email = String(rows[0].email);
         await suppressAddress(trx, { userId: o.userId, email, emailKey: o.emailKey, category: 'hard_bounce', diagnostic: o.error, source: 'smtp', now });
       } else if (o.result === 'retry') {
@@ -168,6 +171,9 @@ export async function writeLedger(db: Knex, write: LedgerWrite, policy: OutcomeP
     await addCounters(trx, delivered, 'delivered', 'total_delivered');
     await addCounters(trx, bounced, 'bounces', 'total_bounces');
     await addCounters(trx, failed, 'failed', 'total_failed');
+    // Outgoing webhooks: written with the outcomes, so each is reported once and never lost.
+    await emitMessageEvents(trx, 'message.delivered', delivered.map((r) => ({ messageId: Number(r.id), userId: Number(r.user_id) })), now);
+    await emitMessageEvents(trx, 'message.bounced', bounced.map((r) => ({ messageId: Number(r.id), userId: Number(r.user_id), extra: r.extra })), now);
     if (policy.deferCompletion) return { completed: [], started, sends: sendIds };
     const completed = await completeSingleSends(trx, sendIds, now);
     for (const id of completed) await policy.onCompleted?.(id, trx);

@@ -33,6 +33,7 @@ import { createRateLimitsService } from './accounts/rate-limits';
 import { createEngagementService } from './campaigns/engagement';
 import { createSendControlsService } from './campaigns/send-controls';
 import { createTestSendsService } from './campaigns/test-sends';
+import { createOutgoingWebhooksService } from './integrations/outgoing-webhooks';
 import { createDesignEditorService } from './campaigns/design-editor';
 import { createOwnTemplatesService } from './campaigns/own-templates';
 
@@ -87,6 +88,7 @@ export function createServices(deps: ServiceDeps) {
     engagement: createEngagementService(deps),
     contactExport: createContactExportService({ ...deps, fields, contactTypes, segments, unsubscribeGroups }),
     privacy: createPrivacyService({ ...deps, fields }),
+    outgoingWebhooks: createOutgoingWebhooksService(deps),
     designEditor: createDesignEditorService({ ...deps, fields, contacts }),
     ownTemplates: createOwnTemplatesService(deps),
   };

@@ -33,6 +33,7 @@ import { mountUnsubscribeGroups } from './unsubscribe-groups';
 import { mountEngagement } from './engagement';
 import { createViewEnvironment, Views } from './views';
 import { mountSuppressions } from './suppressions';
+import { mountWebhooks } from './webhooks';
 
 /** Every page group of the dashboard; each mounts its routes on the shared route table. */
 type PageGroup = (routes: WebRoutes, services: Services, views: Views, config: Config) => void;
@@ -57,6 +58,7 @@ const PAGE_GROUPS: PageGroup[] = [
   mountEngagement,
   mountExports,
   mountPrivacy,
+  mountWebhooks,
   mountDesignEditor,
 ];
 

@@ -9,6 +9,8 @@ import type { FieldErrors } from '../lib/errors';
 const CONDITION_PARTS: Record<string, string> = { 'select field': 'the field', 'select operator': 'the comparison', value: 'the value', value2: 'the second value' };
 
 const RULES: Array<[RegExp, (...groups: string[]) => string]> = [
+  [/^The events field is required\.$/, () => 'Choose at least one event.'],
+  [/^The url (.*)$/, (rest) => `The URL ${rest}`],
   [/^The schedule date field is required when schedule type is 1\.$/, () => 'Choose the day to send it on.'],
   [/^The schedule time field is required when schedule type is 1\.$/, () => 'Choose the time to send it at.'],
   [/^The ([a-z ]+) id field is required\.$/, (thing) => `Choose ${article(thing)} ${thing}.`],

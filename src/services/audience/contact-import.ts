@@ -10,6 +10,7 @@ import type { ContactsService } from './contacts';
 import type { Ctx, ServiceDeps } from '../context';
 import { loadCountryResolver } from '../reference/country-lookup';
 import { customFieldDefs, CustomFieldSource } from './custom-field-values';
+import { emitHookEvents } from '../integrations/hook-outbox';
 import { ColumnMapping, customTarget, planColumns, RowReader, rowReader } from './import-rows';
 
 /** What decisions.md promises next to `message: "Imported Successfully"`, and what issue 11 adds. */
@@ -295,6 +296,10 @@ export function createContactImportService({ db, contactTypes, fields, contacts,
         await writer?.settle();
       }
       await events.csvImportFinished(ctx.userId, summary);
+      const { errors, ...counts } = summary;
+      await emitHookEvents(db, 'import.finished', [ctx.userId], () => [
+        { userId: ctx.userId, data: { contact_type_id: contactTypeId, ...counts, errors: errors.slice(0, 10) } },
+      ]);
       return summary;
     },
   };

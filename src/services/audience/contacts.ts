@@ -13,6 +13,7 @@ import type { Ctx, ServiceDeps } from '../context';
 import { countryExists } from '../reference/country-lookup';
 import { dropRuleMemberships, SegmentMemberships } from './segment-memberships';
 import { addUnsubscribers, suppressImported } from './unsubscribers';
+import { emitHookEvents } from '../integrations/hook-outbox';
 import { checkCustomValue, CustomFieldDef, customFieldDefs, CustomFieldSource, StoredCustomFields } from './custom-field-values';
 
 /** What add and update take; on update an absent optional value keeps the stored one. */
@@ -119,7 +120,8 @@ export function createContactsService({ db, contactTypes, fields, events, member
     },
 
     async add(ctx: Ctx, input: ContactInput): Promise<number> {
-      const custom = await check(ctx, input, await customFieldDefs(fields, ctx));
+      const defs = await customFieldDefs(fields, ctx);
+      const custom = await check(ctx, input, defs);
       const now = nowValue();
       return uniqueEmail(() =>
         db.transaction(async (trx) => {
@@ -132,6 +134,11 @@ export function createContactsService({ db, contactTypes, fields, events, member
           });
           await memberships.refreshContacts(ctx, [id], trx);
           await events.contactTypeJoined({ userId: ctx.userId, contactTypeId: input.contact_type_id, contactIds: [id] }, trx);
+          // contact.created carries the contact as GET /contacts/details shows it.
+          await emitHookEvents(trx, 'contact.created', [ctx.userId], async () => {
+            const row = await trx('contacts').where({ id }).first();
+            return [{ userId: ctx.userId, data: { contact: contactRecord(row, defs, 'details') }, contactKey: String(row.email_key) }];
+          }, now);
           return id;
         }),
       );

@@ -47,6 +47,8 @@ export interface ErasureCount {
   messages: number;
   automation_enrolments: number;
   skipped_import_rows: number;
+  /** Outgoing webhook events about the address (their log and those still waiting). */
+  webhook_deliveries: number;
 }
 
 interface Deps extends Pick<ServiceDeps, 'db' | 'secret'> {
@@ -131,8 +133,9 @@ export function createPrivacyService({ db, secret, fields }: Deps) {
           .whereIn('import_id', trx('imports').where({ user_id: ctx.userId }).select('id'))
           .whereRaw("lower(cells) like ? escape '\\'", [likePattern(JSON.stringify(key).slice(1, -1), 'contains')])
           .del();
+        const hooks = await trx('webhook_deliveries').where({ user_id: ctx.userId, contact_key: key }).del();
         const contacts = await trx('contacts').where({ user_id: ctx.userId, email_key: key }).del();
-        return { contacts, segment_recipients: segmentRows, messages, automation_enrolments: enrolments, skipped_import_rows: skipped };
+        return { contacts, segment_recipients: segmentRows, messages, automation_enrolments: enrolments, skipped_import_rows: skipped, webhook_deliveries: hooks };
       });
     },
   };

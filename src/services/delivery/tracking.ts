@@ -3,6 +3,7 @@ import { nowValue } from '../../db/dialect';
 import { isAutomatedOpen } from '../../lib/automated-opens';
 import { createSigner, TOKEN_PURPOSE } from '../../lib/signed-token';
 import type { ServiceDeps } from '../context';
+import { emitHookEvents, emitMessageEvents } from '../integrations/hook-outbox';
 
 const MESSAGE_TOKEN = TOKEN_PURPOSE.message;
 
@@ -34,6 +35,7 @@ interface Message {
   single_send_id: number | null;
   automation_id: number | null;
   automation_schedule_id: number | null;
+  contact_id: number | null;
   sent_at: unknown;
   opened_at: unknown;
   unsubscribed_at: unknown;
@@ -62,7 +64,7 @@ export function createTrackingService({ db, secret }: Pick<ServiceDeps, 'db' | '
       .leftJoin('automations as a', 'a.id', 'm.automation_id')
       .where('m.id', id)
       .first(
-        'm.id', 'm.user_id', 'm.email', 'm.email_key', 'm.single_send_id', 'm.automation_id', 'm.automation_schedule_id', 'm.sent_at',
+        'm.id', 'm.user_id', 'm.email', 'm.email_key', 'm.single_send_id', 'm.automation_id', 'm.automation_schedule_id', 'm.contact_id', 'm.sent_at',
         'm.opened_at', 'm.unsubscribed_at',
         trx.raw('coalesce(s.unsubscribe_group_id, a.unsubscribe_group_id) as group_id'),
       );
@@ -79,6 +81,8 @@ export function createTrackingService({ db, secret }: Pick<ServiceDeps, 'db' | '
     const automated = isAutomatedOpen({ userAgent: fetch.userAgent, deliveredAt, at: fetch.at ?? new Date(now) });
     const first = await trx('send_messages').where({ id: message.id }).whereNull('opened_at').update({ opened_at: now, updated_at: now });
     const human = automated ? 0 : await trx('send_messages').where({ id: message.id }).whereNull('human_opened_at').update({ human_opened_at: now });
+    // message.opened: the first open of a message (as unique_opens counts it).
+    if (first) await emitMessageEvents(trx, 'message.opened', [{ messageId: message.id, userId: Number(message.user_id), extra: { automated } }], now);
     const plus = (column: string, by: number) => trx.raw('?? + ?', [column, by]);
     if (message.single_send_id) {
       const [counts] = await trx('single_sends')
@@ -96,6 +100,20 @@ export function createTrackingService({ db, secret }: Pick<ServiceDeps, 'db' | '
           total_unique_human_opens: plus('total_unique_human_opens', human),
         });
     }
+  }
+
+  /** contact.unsubscribed: the address left these groups (null: everything the account sends). */
+  async function announceUnsubscribe(trx: Knex.Transaction, message: Message, groupIds: Array<number | null>, source: string, now: string): Promise<void> {
+    if (!groupIds.length) return;
+    const data = {
+      email: message.email,
+      contact_id: message.contact_id === null ? null : Number(message.contact_id),
+      global: groupIds.includes(null),
+      unsubscribe_group_ids: groupIds.filter((id): id is number => id !== null),
+      message_id: message.id,
+      source,
+    };
+    await emitHookEvents(trx, 'contact.unsubscribed', [Number(message.user_id)], () => [{ userId: Number(message.user_id), data, contactKey: message.email_key }], now);
   }
 
   /** Adds to the send's (or automation's) `unsubscribes` once per message. */
@@ -175,6 +193,8 @@ export function createTrackingService({ db, secret }: Pick<ServiceDeps, 'db' | '
         if (!firstOfLink) await trx('link_clicks').where({ link_id: link.id, message_id: message.id }).update({ clicks: plus('clicks', 1), last_at: now });
         await trx('send_links').where({ id: link.id }).update({ total_clicks: plus('total_clicks', 1), unique_clicks: plus('unique_clicks', firstOfLink) });
         const first = await trx('send_messages').where({ id: message.id }).whereNull('clicked_at').update({ clicked_at: now });
+        // message.clicked: the first click of each link of a message (as unique clicks count it).
+        if (firstOfLink) await emitMessageEvents(trx, 'message.clicked', [{ messageId: message.id, userId: Number(message.user_id), extra: { url: link.url } }], now);
         if (message.single_send_id) {
           await trx('single_sends').where({ id: message.single_send_id }).update({ total_clicks: plus('total_clicks', 1), unique_clicks: plus('unique_clicks', first) });
         }
@@ -220,21 +240,22 @@ export function createTrackingService({ db, secret }: Pick<ServiceDeps, 'db' | '
         if (!message) return false;
         const now = nowValue();
         const keep = new Set(choice.subscribedGroupIds);
-        let unsubscribed = false;
+        const left: Array<number | null> = [];
         for (const group of await shownGroups(trx, message)) {
           const id = Number(group.id);
           if (keep.has(id)) {
             await trx('unsubscribe_group_recipients').where({ unsubscribe_groups_id: id, email_key: message.email_key }).delete();
           } else if (await addUnsubscriber(trx, message, id, now)) {
-            unsubscribed = true;
+            left.push(id);
           }
         }
         if (choice.unsubscribeAll) {
-          if (await addUnsubscriber(trx, message, null, now)) unsubscribed = true;
+          if (await addUnsubscriber(trx, message, null, now)) left.push(null);
         } else {
           await trx('global_unsubscribes').where({ user_id: message.user_id, email_key: message.email_key }).delete();
         }
-        if (unsubscribed) await countUnsubscribe(trx, message, now);
+        if (left.length) await countUnsubscribe(trx, message, now);
+        await announceUnsubscribe(trx, message, left, 'preference_page', now);
         return true;
       });
     },
@@ -250,6 +271,7 @@ export function createTrackingService({ db, secret }: Pick<ServiceDeps, 'db' | '
         const now = nowValue();
         const changed = await addUnsubscriber(trx, message, message.group_id, now);
         if (changed) await countUnsubscribe(trx, message, now);
+        if (changed) await announceUnsubscribe(trx, message, [message.group_id], 'one_click', now);
         return true;
       });
     },
