@@ -34,6 +34,8 @@ import { createEngagementService } from './campaigns/engagement';
 import { createSendControlsService } from './campaigns/send-controls';
 import { createTestSendsService } from './campaigns/test-sends';
 import { createOutgoingWebhooksService } from './integrations/outgoing-webhooks';
+import { createDesignEditorService } from './campaigns/design-editor';
+import { createOwnTemplatesService } from './campaigns/own-templates';
 
 /** The composition root of the domain: every service, built once from its dependencies. */
 export function createServices(deps: ServiceDeps) {
@@ -87,6 +89,8 @@ export function createServices(deps: ServiceDeps) {
     contactExport: createContactExportService({ ...deps, fields, contactTypes, segments, unsubscribeGroups }),
     privacy: createPrivacyService({ ...deps, fields }),
     outgoingWebhooks: createOutgoingWebhooksService(deps),
+    designEditor: createDesignEditorService({ ...deps, fields, contacts }),
+    ownTemplates: createOwnTemplatesService(deps),
   };
 }
 
