@@ -15,6 +15,7 @@ import { createDashboard } from './web';
 import { createTrackingRouter } from './web/tracking';
 import { createUnsubscribeRouter } from './web/unsubscribe';
 import { createWebhookRouter } from './api/webhooks';
+import { apiDocsRouter } from './web/api-docs';
 
 export interface AppDeps {
   config: Config;
@@ -64,6 +65,7 @@ export function createApp({ config, services, logger }: AppDeps): Express {
   app.use(createTrackingRouter(services, logger));
   app.use(createUnsubscribeRouter(services, logger));
   app.use(createWebhookRouter(services, logger));
+  app.use(apiDocsRouter());
   app.use(schedulePreview);
   app.use(express.static(PUBLIC_DIR, publicFiles));
   // The dashboard answers only its own paths; public pages may mount before or after it,

@@ -32,6 +32,8 @@ export const assetUrls = {
   htmx: `${HTMX_PREFIX}/htmx.min.js`,
   css: versioned('assets/app.css'),
   js: versioned('assets/app.js'),
+  apiDocsCss: versioned('assets/api-docs.css'),
+  apiDocsJs: versioned('assets/api-docs.js'),
   /** Loaded only by the composer and the automation step page (views/editor/assets.njk). */
   editor: {
     css: `${GRAPES.prefix}/css/grapes.min.css`,
