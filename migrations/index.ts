@@ -23,6 +23,7 @@ import * as importUploadPath from './20261123_0721_import-upload-path';
 import * as contactsReferenceChecks from './20261124_0950_contacts-reference-checks';
 import * as signupForms from './20261125_1000_signup-forms';
 import * as outgoingWebhooks from './20261125_1010_outgoing-webhooks';
+import * as accountTemplates from './20261125_1020_account-templates';
 
 /**
  * The ordered list of migrations. A static list (instead of a directory scan) makes the
@@ -54,6 +55,7 @@ export const migrations: ReadonlyArray<[name: string, migration: Knex.Migration]
   ['20261124_0950_contacts-reference-checks', contactsReferenceChecks],
   ['20261125_1000_signup-forms', signupForms],
   ['20261125_1010_outgoing-webhooks', outgoingWebhooks],
+  ['20261125_1020_account-templates', accountTemplates],
 ];
 
 export const migrationSource: Knex.MigrationSource<[string, Knex.Migration]> = {

@@ -16,6 +16,7 @@ import { createTrackingRouter } from './web/tracking';
 import { createUnsubscribeRouter } from './web/unsubscribe';
 import { createSubscribeRouter } from './web/subscribe';
 import { createWebhookRouter } from './api/webhooks';
+import { apiDocsRouter } from './web/api-docs';
 
 export interface AppDeps {
   config: Config;
@@ -66,6 +67,7 @@ export function createApp({ config, services, logger }: AppDeps): Express {
   app.use(createUnsubscribeRouter(services, logger));
   app.use(createSubscribeRouter(services, config, logger));
   app.use(createWebhookRouter(services, logger));
+  app.use(apiDocsRouter());
   app.use(schedulePreview);
   app.use(express.static(PUBLIC_DIR, publicFiles));
   // The dashboard answers only its own paths; public pages may mount before or after it,

@@ -4,76 +4,77 @@ import { validate } from '../http/validation';
 import type { Services } from '../services';
 import { utrField, utrOf } from '../http/campaign-params';
 import { bulkDelete } from './crud';
+import { holds, lists, ref, says, uuid } from './describe';
 import { ApiRoutes } from './routes';
 import { ctxOf } from '../http/context';
-import { listMessage, pagingOf } from '../http/paging';
+import { listMessage, PAGING_PARAMS, pagingOf } from '../http/paging';
 import { changesOf, createFields, createInput, scheduleFields, scheduleInput, updateFields } from '../http/inputs/automations';
 import { testSendFields, testSendInput } from '../http/inputs/single-sends';
 
 export function mountAutomations(routes: ApiRoutes, { automations, automationSchedules, testSends }: Services): void {
-  routes.get('/automations', async (req, res) => {
+  routes.get('/automations', { summary: 'List automations', response: lists('automations', ref('AutomationListed')), params: PAGING_PARAMS }, async (req, res) => {
     sendSuccess(res, listMessage('automations', await automations.list(ctxOf(req), pagingOf(req))));
   });
 
-  routes.post('/automations/create', validate(...createFields()), async (req, res) => {
+  routes.post('/automations/create', { summary: 'Create an automation (a draft)', response: holds({ utr: uuid }) }, validate(...createFields()), async (req, res) => {
     const utr = await automations.create(ctxOf(req), createInput(req.body));
     sendSuccess(res, { utr });
   });
 
   // Extension: change name, target and group (decisions.md).
-  routes.post('/automations/update', validate(...updateFields()), async (req, res) => {
+  routes.post('/automations/update', { summary: 'Change an automation\'s name, target or group (extension)', response: holds({ utr: uuid }) }, validate(...updateFields()), async (req, res) => {
     await automations.update(ctxOf(req), utrOf(req), changesOf(req.body ?? {}));
     sendSuccess(res, { utr: utrOf(req) });
   });
 
-  routes.get('/automations/duplicate', validate(utrField()), async (req, res) => {
+  routes.get('/automations/duplicate', { summary: 'Duplicate an automation with its emails', response: holds({ utr: uuid }, '`message.utr`: the copy\'s.') }, validate(utrField()), async (req, res) => {
     sendSuccess(res, { utr: await automations.duplicate(ctxOf(req), utrOf(req)) });
   });
 
-  routes.get('/automations/details', validate(utrField()), async (req, res) => {
+  routes.get('/automations/details', { summary: 'Show an automation', response: holds({ automation: ref('Automation') }) }, validate(utrField()), async (req, res) => {
     sendSuccess(res, { automation: await automations.get(ctxOf(req), utrOf(req)) });
   });
 
-  routes.get('/automations/pause', validate(utrField()), async (req, res) => {
+  routes.get('/automations/pause', { summary: 'Pause a live automation', response: says('Automation Paused Successfully') }, validate(utrField()), async (req, res) => {
     await automations.pause(ctxOf(req), utrOf(req));
     sendSuccess(res, 'Automation Paused Successfully');
   });
 
-  routes.get('/automations/set-live', validate(utrField()), async (req, res) => {
+  routes.get('/automations/set-live', { summary: 'Set an automation live', response: says('Automation has been set live') }, validate(utrField()), async (req, res) => {
     await automations.setLive(ctxOf(req), utrOf(req));
     sendSuccess(res, 'Automation has been set live');
   });
 
-  routes.delete('/automations/delete', validate(utrField()), async (req, res) => {
+  routes.delete('/automations/delete', { summary: 'Delete an automation', response: says('Deleted Successfully') }, validate(utrField()), async (req, res) => {
     await automations.remove(ctxOf(req), utrOf(req));
     sendSuccess(res, 'Deleted Successfully');
   });
 
-  bulkDelete(routes, '/automations/bulk-delete', automations.removeMany);
+  bulkDelete(routes, '/automations/bulk-delete', automations.removeMany, 'Delete automations');
 
-  routes.get('/automations/schedule', validate(utrField()), async (req, res) => {
+  routes.get('/automations/schedule', { summary: 'List the emails of an automation', response: holds({ automation_schedules: { type: 'array', items: ref('AutomationSchedule') } }) }, validate(utrField()), async (req, res) => {
     sendSuccess(res, { automation_schedules: await automationSchedules.list(ctxOf(req), utrOf(req)) });
   });
 
-  routes.post('/automations/schedule/create', validate(...scheduleFields()), async (req: Request, res) => {
+  routes.post('/automations/schedule/create', { summary: 'Add an email to an automation', response: says('Schedule Added') }, validate(...scheduleFields()), async (req: Request, res) => {
     await automationSchedules.create(ctxOf(req), utrOf(req), scheduleInput(req.body));
     sendSuccess(res, 'Schedule Added');
   });
 
   // Extension (issue 14): `utr` in the query is the schedule's own, as for delete.
-  routes.post('/automations/schedule/update', validate(...scheduleFields()), async (req: Request, res) => {
+  routes.post('/automations/schedule/update', { summary: 'Change an email of an automation (extension; utr is the email\'s)', response: says('Schedule Updated') }, validate(...scheduleFields()), async (req: Request, res) => {
     await automationSchedules.update(ctxOf(req), utrOf(req), scheduleInput(req.body));
     sendSuccess(res, 'Schedule Updated');
   });
 
   // Extension (issue 14): a step's message for one contact, to up to 10 addresses; `utr` is the schedule's.
-  routes.post('/automations/schedule/test', validate(utrField(), ...testSendFields()), async (req: Request, res) => {
+  routes.post('/automations/schedule/test', { summary: 'Send a test of an automation email (extension; utr is the email\'s)', response: says('Test Email Sent') }, validate(utrField(), ...testSendFields()), async (req: Request, res) => {
     const { addresses, contactId } = testSendInput(req.body);
     await testSends.automationStep(ctxOf(req), utrOf(req), addresses, contactId);
     sendSuccess(res, 'Test Email Sent');
   });
 
-  routes.delete('/automations/schedule/delete', validate(utrField()), async (req, res) => {
+  routes.delete('/automations/schedule/delete', { summary: 'Delete an email of an automation', response: says('Deleted Successfully') }, validate(utrField()), async (req, res) => {
     await automationSchedules.remove(ctxOf(req), utrOf(req));
     sendSuccess(res, 'Deleted Successfully');
   });

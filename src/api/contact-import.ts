@@ -1,21 +1,25 @@
 import fs from 'node:fs';
 import type { Config } from '../config';
 import type { Services } from '../services';
+import { csvFile, holds, ref, saysWith } from './describe';
 import { ApiRoutes } from './routes';
 import { ctxOf } from '../http/context';
-import { checkPreviewUpload, checkUpload, csvUploadParser, importOptionsOf } from '../http/upload';
+import { checkPreviewUpload, checkUpload, csvUploadParser, importOptionsOf, uploadParams } from '../http/upload';
 import { sendSuccess } from '../lib/envelope';
 
 export function mountContactImport(routes: ApiRoutes, { contactImport }: Services, config: Pick<Config, 'dataDir' | 'maxCsvBytes'>): void {
   const csvUpload = csvUploadParser(config, { fields: 1000 });
 
-  routes.get('/contacts/csv-sample/download', async (req, res) => {
+  routes.get('/contacts/csv-sample/download', { summary: 'Download a sample contact CSV', response: csvFile('A CSV with the reserved columns and the account\'s custom fields.') }, async (req, res) => {
     const csv = await contactImport.sample(ctxOf(req));
     res.status(200).attachment('contacts-sample.csv').type('text/csv; charset=utf-8').send(csv);
   });
 
   // Extension (issue 11): what an upload would read, before importing it.
-  routes.upload('/contacts/csv-preview', csvUpload, async (req, res) => {
+  routes.upload(
+    '/contacts/csv-preview',
+    { summary: 'Preview what an upload would read', response: holds({ preview: ref('ImportPreview') }), params: uploadParams(false) },
+    csvUpload, async (req, res) => {
     try {
       checkPreviewUpload(req);
       const preview = await contactImport.preview(ctxOf(req), req.file!.path, importOptionsOf(req));
@@ -25,7 +29,10 @@ export function mountContactImport(routes: ApiRoutes, { contactImport }: Service
     }
   });
 
-  routes.upload('/contacts/upload-csv', csvUpload, async (req, res) => {
+  routes.upload(
+    '/contacts/upload-csv',
+    { summary: 'Import contacts from a CSV file', response: saysWith('Imported Successfully', { summary: ref('ImportSummary') }), params: uploadParams(true) },
+    csvUpload, async (req, res) => {
     // The file is removed before any answer leaves, success or failure (multer removes it
     // itself when the upload fails).
     try {

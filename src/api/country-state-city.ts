@@ -6,6 +6,7 @@ import { field, validate } from '../http/validation';
 import type { Services } from '../services';
 import type { GeographyFilter, GeographyService } from '../services/reference/geography';
 import { EncodedJson, encodeJson, sendEncodedJson } from './encoded-json';
+import { arrayOf, holds, ref } from './describe';
 import type { ApiRoutes } from './routes';
 
 /** Reference data changes only when the seed package does, i.e. with a new release. */
@@ -41,6 +42,7 @@ export function mountCountryStateCity(routes: ApiRoutes, { geography }: Services
 
   routes.get(
     '/get/country-state-city',
+    { summary: 'List countries, states and cities', response: holds({ countries: arrayOf(ref('Country')), states: arrayOf(ref('State')), cities: arrayOf(ref('City')) }) },
     validate(field('country_id', 'query').optional().integer(), field('state_id', 'query').optional().integer()),
     async (req, res) => {
       const filter = await filterOf(req, geography);

@@ -22,31 +22,35 @@ import { mountUnsubscribeGroups } from './unsubscribe-groups';
 import { mountSuppressions } from './suppressions';
 import { mountExports } from './exports';
 import { mountPrivacy } from './privacy';
+import { mountOpenApi } from './openapi';
 import { mountOutgoingWebhooks } from './outgoing-webhooks';
 
 /** The JSON API of the reference, mounted at /api/v1; `table` is its route table (tests walk it). */
 export function createApiRouter(config: Config, services: Services, logger: Logger): Router & { table: ApiRoutes } {
   const routes = new ApiRoutes(config);
-  mountContactTypes(routes, services);
-  mountContacts(routes, services, config);
-  mountSegments(routes, services);
-  mountUnsubscribeGroups(routes, services);
-  mountGlobalUnsubscribes(routes, services);
-  mountNotificationRecipients(routes, services);
-  mountFields(routes, services);
-  mountDesignTemplates(routes, services);
-  mountCountryStateCity(routes, services);
-  mountSenders(routes, services);
-  mountSingleSends(routes, services);
-  mountAutomations(routes, services);
-  mountSuppressions(routes, services);
-  mountExports(routes, services);
-  mountPrivacy(routes, services);
-  mountOutgoingWebhooks(routes, services);
+  // Each resource's routes are listed under its tag in the OpenAPI document.
+  mountContactTypes(routes.tagged('Contact types'), services);
+  mountContacts(routes.tagged('Contacts'), services, config);
+  mountSegments(routes.tagged('Segments'), services);
+  mountUnsubscribeGroups(routes.tagged('Unsubscribe groups'), services);
+  mountGlobalUnsubscribes(routes.tagged('Global unsubscribes'), services);
+  mountNotificationRecipients(routes.tagged('Notification recipients'), services);
+  mountFields(routes.tagged('Fields'), services);
+  mountDesignTemplates(routes.tagged('Templates and dynamic content'), services);
+  mountCountryStateCity(routes.tagged('Country, state and city'), services);
+  mountSenders(routes.tagged('Senders'), services);
+  mountSingleSends(routes.tagged('Single sends'), services);
+  mountAutomations(routes.tagged('Automations'), services);
+  mountSuppressions(routes.tagged('Suppressions'), services);
+  mountExports(routes.tagged('Exports'), services);
+  mountPrivacy(routes.tagged('Privacy'), services);
+  mountOutgoingWebhooks(routes.tagged('Webhooks'), services);
+  mountOpenApi(routes.tagged('Documentation'));
 
   const api = express.Router();
-  // Unknown path or wrong method first, then rate limit and keys, then the routes.
+  // Unknown path or wrong method first, then the public routes (the document), then rate limit and keys, then the routes.
   api.use(routes.guard);
+  api.use(routes.publicRouter);
   api.use(apiRateLimit(config.apiRateLimitPerMinute, services.rateLimits));
   api.use(requireApiKeys(services.accounts));
   api.use(routes.router);

@@ -2,9 +2,39 @@ import express,{ NextFunction,Request,RequestHandler,Response } from 'express';
 import multer from 'multer';
 import type { Config } from '../config';
 import { formObject, guarded, plainMultipartOnly } from '../http/body';
+import type { ParamDoc } from '../http/param-doc';
+import { rulesOf } from '../http/validation';
 import { sendFailure } from '../lib/envelope';
+import type { SuccessDoc } from './describe';
 
 type Method = 'GET' | 'POST' | 'DELETE';
+
+/**
+ * What the OpenAPI document says of a route, declared where the route is registered. The
+ * parameters of its `validate(...)` rules are read from the handlers; `params` adds the ones a
+ * handler reads without a rule (paging, `strIds`, an upload's fields).
+ */
+export interface RouteDoc {
+  summary: string;
+  /** The success answer (200), made with the helpers of ./describe (`says`, `holds`, `lists`, …). */
+  response: SuccessDoc;
+  description?: string;
+  params?: readonly ParamDoc[];
+  /** Answers without API keys (the document itself); every other route needs them. */
+  public?: boolean;
+}
+
+/** A registered route as the document describes it. */
+export interface DescribedRoute {
+  method: Method;
+  path: string;
+  tag?: string;
+  doc: RouteDoc;
+  /** The rules' parameters, then `doc.params`. */
+  params: ParamDoc[];
+  /** A file upload: its body is multipart only. */
+  upload: boolean;
+}
 
 /**
  * The JSON API's route table. It records each path's methods, so one middleware can answer
@@ -12,11 +42,16 @@ type Method = 'GET' | 'POST' | 'DELETE';
  * before anything else runs. POST routes parse JSON, urlencoded (`strIds[0]` → array) and
  * multipart fields; upload routes bring their own multipart parser instead. Before each route's
  * own (last) handler, refuseControlCharacters checks every field of the query and the body.
+ * Every route is registered with its RouteDoc, from which GET /openapi.json is generated.
  */
 export class ApiRoutes {
   readonly router = express.Router();
+  /** Routes answered before the key check (see RouteDoc.public). */
+  readonly publicRouter = express.Router();
   private readonly methods = new Map<string, Set<Method>>();
+  private readonly described: DescribedRoute[] = [];
   private readonly formBody: RequestHandler[];
+  private tag?: string;
 
   constructor(config: Pick<Config, 'maxBodyBytes'>) {
     this.formBody = [
@@ -28,25 +63,33 @@ export class ApiRoutes {
     ];
   }
 
-  get(path: string, ...handlers: RequestHandler[]): void {
-    this.record('GET', path);
-    this.router.get(path, ...guarded(handlers));
+  /**
+   * The same table, listing the routes registered through it under `tag` in the document (one
+   * tag per resource). It shares everything else with this one, so it is made as a child object.
+   */
+  tagged(tag: string): ApiRoutes {
+    return Object.assign(Object.create(this) as ApiRoutes, { tag });
   }
 
-  post(path: string, ...handlers: RequestHandler[]): void {
-    this.record('POST', path);
-    this.router.post(path, ...this.formBody, ...guarded(handlers));
+  get(path: string, doc: RouteDoc, ...handlers: RequestHandler[]): void {
+    this.record('GET', path, doc, handlers, false);
+    this.routerOf(doc).get(path, ...guarded(handlers));
+  }
+
+  post(path: string, doc: RouteDoc, ...handlers: RequestHandler[]): void {
+    this.record('POST', path, doc, handlers, false);
+    this.routerOf(doc).post(path, ...this.formBody, ...guarded(handlers));
   }
 
   /** A POST whose first handler parses its own multipart body (a file upload). */
-  upload(path: string, parser: RequestHandler, ...handlers: RequestHandler[]): void {
-    this.record('POST', path);
-    this.router.post(path, plainMultipartOnly, parser, ...guarded(handlers));
+  upload(path: string, doc: RouteDoc, parser: RequestHandler, ...handlers: RequestHandler[]): void {
+    this.record('POST', path, doc, handlers, true);
+    this.routerOf(doc).post(path, plainMultipartOnly, parser, ...guarded(handlers));
   }
 
-  delete(path: string, ...handlers: RequestHandler[]): void {
-    this.record('DELETE', path);
-    this.router.delete(path, ...guarded(handlers));
+  delete(path: string, doc: RouteDoc, ...handlers: RequestHandler[]): void {
+    this.record('DELETE', path, doc, handlers, false);
+    this.routerOf(doc).delete(path, ...guarded(handlers));
   }
 
   /** Answers unknown paths (404) and wrong methods (405 with Allow) before authentication. */
@@ -70,9 +113,24 @@ export class ApiRoutes {
     return [...this.methods].flatMap(([path, methods]) => [...methods].map((method): [Method, string] => [method, path]));
   }
 
-  private record(method: Method, path: string): void {
+  /** Every route with its description, in the order registered (the OpenAPI document's source). */
+  routes(): readonly DescribedRoute[] {
+    return this.described;
+  }
+
+  private routerOf(doc: RouteDoc): express.Router {
+    return doc.public ? this.publicRouter : this.router;
+  }
+
+  private record(method: Method, path: string, doc: RouteDoc, handlers: RequestHandler[], upload: boolean): void {
+    // The type requires the description; this names the route for callers the compiler did not see.
+    if (!doc || typeof doc.summary !== 'string' || !doc.summary || !doc.response) {
+      throw new Error(`${method} ${path} is registered without its description: pass { summary, response } (DEVELOPERS.md, "Describing an API route").`);
+    }
     const set = this.methods.get(path) ?? new Set<Method>();
     set.add(method);
     this.methods.set(path, set);
+    const params = [...handlers.flatMap((h) => rulesOf(h).map((rule) => rule.doc)), ...(doc.params ?? [])];
+    this.described.push({ method, path, tag: this.tag, doc, params, upload });
   }
 }

@@ -4,17 +4,18 @@ import { validate } from '../http/validation';
 import type { Services } from '../services';
 import { utrField, utrOf } from '../http/campaign-params';
 import { bulkDelete } from './crud';
+import { holds, lists, ref, says, uuid } from './describe';
 import { ApiRoutes } from './routes';
 import { ctxOf } from '../http/context';
-import { listMessage, pagingOf } from '../http/paging';
+import { listMessage, PAGING_PARAMS, pagingOf } from '../http/paging';
 import { singleSendFields, singleSendInput, testSendFields, testSendInput } from '../http/inputs/single-sends';
 
 export function mountSingleSends(routes: ApiRoutes, { singleSends, sendControls, testSends }: Services): void {
-  routes.get('/single-send/list', async (req, res) => {
+  routes.get('/single-send/list', { summary: 'List single sends', response: lists('singleSends', ref('SingleSend')), params: PAGING_PARAMS }, async (req, res) => {
     sendSuccess(res, listMessage('singleSends', await singleSends.list(ctxOf(req), pagingOf(req))));
   });
 
-  routes.post('/single/send/create', validate(...singleSendFields()), async (req, res) => {
+  routes.post('/single/send/create', { summary: 'Create a single send (sent now or at its schedule)', response: holds({ utr: uuid }) }, validate(...singleSendFields()), async (req, res) => {
     sendSuccess(res, { utr: await singleSends.create(ctxOf(req), singleSendInput(req.body)) });
   });
 
@@ -26,37 +27,38 @@ export function mountSingleSends(routes: ApiRoutes, { singleSends, sendControls,
       sendSuccess(res, 'Duplicated Successfully');
     },
   ];
-  routes.get('/single/send/duplicate', ...duplicate);
-  routes.post('/single/send/duplicate', ...duplicate);
+  const duplicateDoc = { summary: 'Duplicate a single send (a draft copy)', response: says('Duplicated Successfully') };
+  routes.get('/single/send/duplicate', duplicateDoc, ...duplicate);
+  routes.post('/single/send/duplicate', duplicateDoc, ...duplicate);
 
-  routes.get('/single-send/details', validate(utrField()), async (req, res) => {
+  routes.get('/single-send/details', { summary: 'Show a single send', response: holds({ singleSend: { type: 'array', items: ref('SingleSend'), minItems: 1, maxItems: 1 } }, '`message.singleSend`: an array holding the one single send.') }, validate(utrField()), async (req, res) => {
     sendSuccess(res, { singleSend: [await singleSends.get(ctxOf(req), utrOf(req))] });
   });
 
-  routes.post('/single/send/update', validate(utrField(), ...singleSendFields()), async (req, res) => {
+  routes.post('/single/send/update', { summary: 'Change a single send', response: holds({ utr: uuid }) }, validate(utrField(), ...singleSendFields()), async (req, res) => {
     sendSuccess(res, { utr: await singleSends.update(ctxOf(req), utrOf(req), singleSendInput(req.body)) });
   });
 
   // Extensions (issue 14): pause, resume and cancel a scheduled or running send.
   const controls = { pause: 'Single Send Paused', resume: 'Single Send Resumed', cancel: 'Single Send Cancelled' } as const;
   for (const [action, answer] of Object.entries(controls) as Array<[keyof typeof controls, string]>) {
-    routes.get(`/single/send/${action}`, validate(utrField()), async (req, res) => {
+    routes.get(`/single/send/${action}`, { summary: `${action[0].toUpperCase()}${action.slice(1)} a single send (extension)`, response: says(answer) }, validate(utrField()), async (req, res) => {
       await sendControls[action](ctxOf(req), utrOf(req));
       sendSuccess(res, answer);
     });
   }
 
   // Extension (issue 14): the message for one contact, to up to 10 addresses, marked [Test].
-  routes.post('/single/send/test', validate(utrField(), ...testSendFields()), async (req, res) => {
+  routes.post('/single/send/test', { summary: 'Send a test of a single send (extension)', response: says('Test Email Sent') }, validate(utrField(), ...testSendFields()), async (req, res) => {
     const { addresses, contactId } = testSendInput(req.body);
     await testSends.singleSend(ctxOf(req), utrOf(req), addresses, contactId);
     sendSuccess(res, 'Test Email Sent');
   });
 
-  routes.delete('/single/send/delete', validate(utrField()), async (req, res) => {
+  routes.delete('/single/send/delete', { summary: 'Delete (or cancel) a single send', response: says('Deleted Successfully') }, validate(utrField()), async (req, res) => {
     await singleSends.remove(ctxOf(req), utrOf(req));
     sendSuccess(res, 'Deleted Successfully');
   });
 
-  bulkDelete(routes, '/single/send/bulk-delete', singleSends.removeMany);
+  bulkDelete(routes, '/single/send/bulk-delete', singleSends.removeMany, 'Delete single sends');
 }

@@ -2,6 +2,9 @@ import type { Request } from 'express';
 import { CAMPAIGN_LIMITS } from '../lib/constants';
 import { isBlank, messages, toFlag } from '../lib/validation';
 import { field, Rule } from './validation';
+
+/** A `contacts_{id}` / `segments_{id}` reference, as the OpenAPI document writes it. */
+export const RECIPIENT_REF_PATTERN = '^(contacts|segments)_[0-9]+$';
 import { parseRecipientRef, recipientEntries } from '../services/campaigns/campaign-refs';
 import type { TrackingSwitches } from '../services/campaigns/tracking-switches';
 
@@ -19,7 +22,9 @@ export function utrOf(req: Request): string {
 
 /** `utr` is required, in the body or the query. */
 export function utrField(): Rule {
-  const rule = field('utr');
+  const rule = field('utr').describe({ type: 'string', format: 'uuid' }, 'A body field on POST, else in the query string.');
+  rule.doc.in = 'either';
+  rule.doc.required = true;
   rule.chain.custom((_value, { req }) => !isBlank(utrOf(req as Request))).withMessage(messages.required('utr'));
   return rule;
 }
@@ -31,6 +36,10 @@ export function recipientList(name: string, required: boolean): Rule {
   else rule.optional();
   const entries = (value: unknown) => recipientEntries(value);
   return rule
+    .describe(
+      { type: 'array', items: { type: 'string', pattern: RECIPIENT_REF_PATTERN }, maxItems: CAMPAIGN_LIMITS.recipientRefs },
+      'Entries `contacts_{contact_type_id}` or `segments_{segment_id}`; one comma-separated string is accepted too.',
+    )
     .check((v) => !required || entries(v).length > 0, messages.required(name))
     .check((v) => entries(v).length <= CAMPAIGN_LIMITS.recipientRefs, messages.arrayMax(name, CAMPAIGN_LIMITS.recipientRefs))
     .check((v) => entries(v).every((entry) => parseRecipientRef(entry) !== undefined), messages.format(name));
@@ -38,12 +47,15 @@ export function recipientList(name: string, required: boolean): Rule {
 
 /** `template_json`: text, or (in a JSON body) the design object itself, stored as its JSON text. */
 export function templateJsonField(): Rule {
-  return field('template_json').optional().check((v) => typeof v === 'string' || (typeof v === 'object' && v !== null), messages.string('template_json'));
+  return field('template_json')
+    .optional()
+    .describe({ type: 'string' }, 'The design as JSON text (in a JSON body, the design object itself); excludes template_html.')
+    .check((v) => typeof v === 'string' || (typeof v === 'object' && v !== null), messages.string('template_json'));
 }
 
 /** `template_html` is text. */
 export function templateHtmlField(): Rule {
-  return field('template_html').optional().string();
+  return field('template_html').optional().string().describe({}, 'Excludes template_json.');
 }
 
 /** The stored design text of `template_json` / `template_html`; null when not given. */

@@ -3,8 +3,15 @@ import { LIMITS } from '../lib/constants';
 import { ValidationError } from '../lib/errors';
 import type { ListResult, Paging } from '../lib/paging';
 import { isInteger } from '../lib/validation';
+import { param, ParamDoc } from './param-doc';
 
 export type { ListResult, Paging };
+
+/** How the document describes the paging extension that pagingOf reads. */
+export const PAGING_PARAMS: readonly ParamDoc[] = [
+  param('page', 'query', { type: 'integer', minimum: 1, maximum: LIMITS.maxId }, 'Extension: the page to answer (100 records a page unless per_page says otherwise); adds message.pagination.'),
+  param('per_page', 'query', { type: 'integer', minimum: 1, maximum: LIMITS.perPageMax }, 'Extension: records a page.'),
+];
 
 /** The optional `page` / `per_page` extension: both absent means the whole list. */
 export function pagingOf(req: Request): Paging | undefined {

@@ -6,6 +6,7 @@ import { FieldErrors } from '../lib/errors';
 import { isKnownEncoding } from '../lib/csv-decode';
 import { toId } from '../lib/http';
 import { isBlank, isInteger, messages, throwIfAny } from '../lib/validation';
+import { param, ParamDoc } from './param-doc';
 
 declare global {
   // eslint-disable-next-line @typescript-eslint/no-namespace
@@ -34,6 +35,16 @@ export function csvUploadParser(config: Pick<Config, 'dataDir' | 'maxCsvBytes'>,
       accept(null, isCsv);
     },
   }).single('file');
+}
+
+/** How the document describes the fields checkUpload and checkPreviewUpload read. */
+export function uploadParams(withContactType: boolean): ParamDoc[] {
+  return [
+    ...(withContactType ? [param('contact_type_id', 'body', { type: 'integer' }, 'The contact type the contacts join.', true)] : []),
+    param('file', 'body', { type: 'string', format: 'binary', contentMediaType: 'text/csv' }, 'The CSV file (extension .csv).', true),
+    param('encoding', 'body', { type: 'string' }, 'Extension: the file\'s encoding when it is not the one detected (e.g. windows-1252).'),
+    param('mapping', 'body', { type: 'object', additionalProperties: { type: 'string' } }, 'Extension: `mapping[<column>]=<field or ignore>` overrides how a column is read.'),
+  ];
 }
 
 /** The upload's fields as the reference checks them (every failing field at once); answers the contact type id. */

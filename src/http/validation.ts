@@ -3,25 +3,42 @@ import { body, query, ValidationChain, validationResult } from 'express-validato
 import { LIMITS } from '../lib/constants';
 import { FieldErrors, ValidationError } from '../lib/errors';
 import { hasControlCharacters, isBlank, isEmail, isInteger, isScalar, messages, splitAddresses, toFlag } from '../lib/validation';
+import type { JsonSchema, ParamDoc, ParamLocation } from './param-doc';
 
 /**
  * express-validator chains that speak the reference's Laravel-style sentences:
  * `The <name with spaces> field is required.`, `The email must be a valid email address.`, …
  * Build them with `field('name').required().minLength(2)` and run them with `validate(...)`,
  * which reports every failing field at once as a 422.
+ *
+ * Each check also writes what it accepts into `doc` (required, type, format, limits, enum):
+ * the OpenAPI document describes a route's parameters from the very rules that validate them.
  */
 
 export class Rule {
+  /** What the OpenAPI document says of this parameter, built by the checks below. */
+  readonly doc: ParamDoc;
+
   /** Every field starts with the one check all text gets: no control characters (TAB, CR, LF aside). */
   constructor(
     readonly name: string,
     readonly chain: ValidationChain,
+    location: ParamLocation = 'body',
   ) {
+    this.doc = { name, in: location, required: false, schema: {} };
     this.chain.custom((v) => !containsControlCharacters(v)).withMessage(messages.control(name)).bail();
+  }
+
+  /** Adds to the parameter's description in the OpenAPI document (for checks written with check()). */
+  describe(schema: JsonSchema, description?: string): this {
+    Object.assign(this.doc.schema, schema);
+    if (description) this.doc.description = this.doc.description ? `${this.doc.description} ${description}` : description;
+    return this;
   }
 
   /** Missing means undefined, null, blank text or an empty array. Stops this field's other checks. */
   required(message = messages.required(this.name)): this {
+    this.doc.required = true;
     this.chain.custom((value) => !isBlank(value)).withMessage(message).bail();
     return this;
   }
@@ -33,49 +50,58 @@ export class Rule {
   }
 
   string(): this {
+    this.describe({ type: 'string' });
     this.chain.custom((v) => typeof v === 'string' || typeof v === 'number').withMessage(messages.string(this.name)).bail();
     return this;
   }
 
   integer(min?: number): this {
+    this.describe({ type: 'integer', ...(min !== undefined ? { minimum: min } : {}) });
     this.chain.custom((v) => isInteger(v)).withMessage(messages.integer(this.name)).bail();
     if (min !== undefined) this.chain.custom((v) => Number(v) >= min).withMessage(messages.atLeast(this.name, min)).bail();
     return this;
   }
 
   numeric(): this {
+    this.describe({ type: 'number' });
     this.chain.custom((v) => String(v).trim() !== '' && Number.isFinite(Number(v))).withMessage(messages.numeric(this.name)).bail();
     return this;
   }
 
   email(): this {
+    this.describe({ type: 'string', format: 'email' });
     this.chain.custom((v) => typeof v === 'string' && isEmail(v.trim())).withMessage(messages.email(this.name)).bail();
     return this;
   }
 
   minLength(n: number): this {
+    this.describe({ minLength: n });
     this.chain.custom((v) => String(v).trim().length >= n).withMessage(messages.min(this.name, n)).bail();
     return this;
   }
 
   maxLength(n: number): this {
+    this.describe({ maxLength: n });
     this.chain.custom((v) => String(v).length <= n).withMessage(messages.max(this.name, n)).bail();
     return this;
   }
 
   oneOf(values: readonly (string | number)[]): this {
+    this.describe({ ...(values.every((v) => typeof v === 'string') ? { type: 'string' } : {}), enum: [...values] });
     const allowed = new Set(values.map(String));
     this.chain.custom((v) => isScalar(v) && allowed.has(String(v).trim())).withMessage(messages.selected(this.name)).bail();
     return this;
   }
 
   matches(pattern: RegExp, message = messages.format(this.name)): this {
+    this.describe({ type: 'string', pattern: pattern.source });
     this.chain.custom((v) => typeof v === 'string' && pattern.test(v)).withMessage(message).bail();
     return this;
   }
 
   /** 0 or 1 (also true/false); read it with toFlag(). */
   boolean(): this {
+    this.describe({ type: 'integer', enum: [0, 1] }, '0 or 1 (true and false are accepted too).');
     this.chain.custom((v) => toFlag(v) !== undefined).withMessage(messages.boolean(this.name)).bail();
     return this;
   }
@@ -86,6 +112,7 @@ export class Rule {
    */
   addressList(max: number = LIMITS.addressList): this {
     const name = this.name;
+    this.describe({ type: 'string' }, `Email addresses separated by commas (at most ${max}); an array of addresses is accepted too.`);
     this.chain
       .custom((v) => typeof v === 'string' || (Array.isArray(v) && v.every((e) => typeof e === 'string')))
       .withMessage(messages.string(name))
@@ -107,6 +134,7 @@ export class Rule {
 
   /** An array (indexed, bracketed or JSON) of at most `max` entries. */
   array(max?: number): this {
+    this.describe({ type: 'array', ...(max !== undefined ? { maxItems: max } : {}) });
     this.chain.custom((v) => Array.isArray(v)).withMessage(messages.array(this.name)).bail();
     if (max !== undefined) {
       this.chain.custom((v: unknown[]) => v.length <= max).withMessage(messages.arrayMax(this.name, max)).bail();
@@ -128,15 +156,22 @@ function containsControlCharacters(value: unknown): boolean {
 }
 
 export function field(name: string, location: 'body' | 'query' = 'body'): Rule {
-  return new Rule(name, (location === 'body' ? body : query)(name));
+  return new Rule(name, (location === 'body' ? body : query)(name), location);
+}
+
+/** The rules a `validate(...)` handler runs (the route table reads them to describe its routes). */
+export type Validator = RequestHandler & { readonly rules: readonly Rule[] };
+
+export function rulesOf(handler: RequestHandler): readonly Rule[] {
+  return (handler as Partial<Validator>).rules ?? [];
 }
 
 /**
  * Runs every rule, then throws one ValidationError with every failing field, listed in the
  * order the rules are given (the chains finish in any order; clients and tests see one).
  */
-export function validate(...rules: Rule[]): RequestHandler {
-  return async (req: Request, _res: Response, next: NextFunction) => {
+export function validate(...rules: Rule[]): Validator {
+  const handler = async (req: Request, _res: Response, next: NextFunction) => {
     await Promise.all(rules.map((rule) => rule.chain.run(req)));
     const result = validationResult(req);
     if (!result.isEmpty()) {
@@ -154,4 +189,5 @@ export function validate(...rules: Rule[]): RequestHandler {
     }
     next();
   };
+  return Object.assign(handler, { rules });
 }

@@ -47,7 +47,7 @@ export async function expandSingleSend(trx: Knex.Transaction, send: ExpandableSe
  * addresses, unsubscribers and suppressed addresses; undefined when nothing is targeted. An
  * address may come more than once (the ledger's unique index keeps one).
  */
-function recipientsOf(db: Knex, send: Omit<ExpandableSend, 'id'>): Knex.QueryBuilder | undefined {
+export function recipientsOf(db: Knex, send: Omit<ExpandableSend, 'id'>): Knex.QueryBuilder | undefined {
   const userId = Number(send.user_id);
   const excluded = parseTargets(send.exclude_specific_recipient_id);
   const recipients = membersOf(db, userId, parseTargets(send.recipient_id));

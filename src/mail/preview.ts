@@ -48,6 +48,27 @@ export async function previewMessage(db: Knex, secret: string, baseUrl: string, 
 }
 
 /**
+ * A design not saved yet, rendered for one contact of the account (or for nobody) exactly as
+ * the worker renders a send: the editor's live preview. Untracked: no pixel, links as written.
+ */
+export async function previewDraft(
+  db: Knex,
+  secret: string,
+  baseUrl: string,
+  target: { userId: number; contact?: { id: number; email: string } },
+  draft: { subject: string; preheader: string; html: string; senderId?: number },
+): Promise<RenderedMessage> {
+  const email = target.contact?.email ?? '';
+  const row: LedgerRow = {
+    id: 0, kind: MESSAGE_KIND.single, user_id: target.userId, single_send_id: null, automation_id: null, automation_schedule_id: null,
+    contact_id: target.contact?.id ?? null, segment_recipient_id: null, email, email_key: emailKey(email), attempts: 0, unconfirmed: 0, payload: null,
+  };
+  const sources = new MessageSources(db, createSigner(secret), baseUrl, { recordLinks: false, untracked: true });
+  const message = await sources.buildDraft(row, draft);
+  return { subject: message.subject, html: message.html ?? '', text: message.text ?? '' };
+}
+
+/**
  * A single send's message for one contact (see previewMessage), with its links as written:
  * click links of a message that does not exist would lead nowhere from the preview.
  */

@@ -135,6 +135,26 @@ export class MessageSources {
     };
   }
 
+  /**
+   * A message not saved yet (the editor's live preview) for one row: compiled from the given
+   * content with the same renderer and personal values as a send, never tracked (no pixel,
+   * links as written). The sender, when given, must be the row's account's.
+   */
+  async buildDraft(row: LedgerRow, draft: { subject: string; preheader: string; html: string; senderId?: number }): Promise<OutgoingMessage> {
+    await this.loadCountries();
+    const sender = draft.senderId ? await this.db('senders').where({ id: draft.senderId, user_id: row.user_id }).whereNull('deleted_at').first() : undefined;
+    const compiled = compileMessage({ subject: draft.subject, preheader: draft.preheader, html: draft.html }, { trackOpens: false, trackClicks: false });
+    const source: MessageSource = {
+      compiled,
+      from: { name: String(sender?.from_name ?? ''), address: String(sender?.from_email ?? '') },
+      replyTo: String(sender?.reply_to_email ?? ''),
+      sender: { sender_name: String(sender?.from_name ?? ''), sender_address: await this.senderAddress(sender) },
+      groupId: null,
+    };
+    const person = row.contact_id ? await this.db('contacts').where({ id: row.contact_id }).first(CONTACT_COLUMNS) : undefined;
+    return this.build(row, source, person ?? { email: row.email });
+  }
+
   /** System mail (verification, notifications) carries its whole message in the row. */
   /** The message of a system ledger row; undefined when it is void (VOID_SYSTEM_MAIL). */
   buildSystem(row: LedgerRow): Promise<OutgoingMessage | undefined> {

@@ -36,6 +36,8 @@ import { createTestSendsService } from './campaigns/test-sends';
 import { createSignupFormsService } from './audience/signup-forms';
 import { createSignupsService } from './audience/signups';
 import { createOutgoingWebhooksService } from './integrations/outgoing-webhooks';
+import { createDesignEditorService } from './campaigns/design-editor';
+import { createOwnTemplatesService } from './campaigns/own-templates';
 
 /** The composition root of the domain: every service, built once from its dependencies. */
 export function createServices(deps: ServiceDeps) {
@@ -92,6 +94,8 @@ export function createServices(deps: ServiceDeps) {
     signupForms,
     signups: createSignupsService({ ...deps, forms: signupForms, contacts, fields }),
     outgoingWebhooks: createOutgoingWebhooksService(deps),
+    designEditor: createDesignEditorService({ ...deps, fields, contacts }),
+    ownTemplates: createOwnTemplatesService(deps),
   };
 }
 

@@ -13,6 +13,8 @@ import type { WebRoutes } from './routes';
 import type { Views } from './views';
 import { TRACKING_SWITCHES } from './settings';
 import { engagementOf } from './engagement';
+import type { Config } from '../config';
+import { designerChoices, editorPage } from './editor';
 
 const LIST = { 'automation-list': 'automations/macros.njk#list' } as const;
 const STATE = { 'automation-state': 'automations/macros.njk#state' } as const;
@@ -30,7 +32,8 @@ function waitingLabel(type: string, period: number): string {
 }
 
 /** Automations and their steps: the same services and rules as `/automations/*`. */
-export function mountAutomations(routes: WebRoutes, services: Services, views: Views): void {
+export function mountAutomations(routes: WebRoutes, services: Services, views: Views, config: Config): void {
+  const editor = editorPage(config);
   const { automations, automationSchedules, contactTypes, unsubscribeGroups, senders, designTemplates, segments } = services;
   const utrOfPath = (req: Request) => String(req.params.utr);
 
@@ -153,11 +156,14 @@ export function mountAutomations(routes: WebRoutes, services: Services, views: V
   };
   const stepData = async (req: Request) => {
     const { automation, step } = await stepOf(req);
-    const [senderList, templates] = await Promise.all([senders.list(ctxOf(req)), designTemplates.list()]);
+    const [senderList, templates, designer] = await Promise.all([senders.list(ctxOf(req)), designTemplates.list(), designerChoices(services, req)]);
+    const target = automation.automation_for_table && automation.automation_for !== null ? `${automation.automation_for_table}${automation.automation_for}` : '';
     return {
       title: `Step: ${step.subject}`,
       automation,
       step,
+      target,
+      ...designer,
       senders: senderList.rows.map((s) => ({ value: String(s.id), label: `${s.nickname} — ${s.from_email}${s.is_verified ? '' : ' (not verified)'}` })),
       templates: templates.rows.map((t) => ({ value: String(t.id), label: t.template_name })),
       waitingTypes: WAITING_TYPES.map((w) => ({ value: w, label: w === 'instantly' ? 'At once' : `After some ${w}` })),
@@ -165,23 +171,23 @@ export function mountAutomations(routes: WebRoutes, services: Services, views: V
     };
   };
 
-  routes.get('/automations/:utr/steps/:step', async (req, res) => {
+  routes.get('/automations/:utr/steps/:step', editor, async (req, res) => {
     const data = await stepData(req);
     const s = data.step;
     const values = {
       subject: s.subject, sender_id: s.sender_id, template_id: s.template_id, waiting_type: s.waiting_type, waiting_period: s.waiting_period,
-      template_html: s.template_html, track_opens: s.track_opens, track_clicks: s.track_clicks,
+      template_html: s.template_html, template_json: s.template_json, track_opens: s.track_opens, track_clicks: s.track_clicks,
     };
     views.page(req, res, 'automations/step.njk', { ...data, values });
   });
 
   // The API's rules read the schedule's utr from the body: the step's own, from the path.
-  routes.post('/automations/:utr/steps/:step', onInvalid('automations/step.njk', stepData), async (req, _res, next) => {
+  routes.post('/automations/:utr/steps/:step', editor, onInvalid('automations/step.njk', stepData), async (req, _res, next) => {
     req.body.utr = String(req.params.step);
     next();
   }, withPreviewImage, validate(...scheduleFields()), async (req, res) => {
     await stepOf(req);
-    await automationSchedules.update(ctxOf(req), String(req.params.step), scheduleInput(req.body));
+    await automationSchedules.update(ctxOf(req), String(req.params.step), scheduleInput(req.body), { editorDesign: true });
     views.redirect(res, `/automations/${utrOfPath(req)}`, 'Step saved. Messages not sent yet go out as edited.');
   });
 

@@ -5,6 +5,7 @@ import type { Config } from '../config';
 import type { Services } from '../services';
 import { formObject } from '../http/body';
 import { vendorAssets } from './assets';
+import { dashboardDirectives } from './csp';
 import { mountAutomations } from './automations';
 import { mountApiKeys } from './api-keys';
 import { mountAuth, requireSession } from './auth';
@@ -17,6 +18,7 @@ import { mountExports } from './exports';
 import { mountPrivacy } from './privacy';
 import { Cookies } from './cookies';
 import { mountDesignTemplates } from './design-templates';
+import { mountDesignEditor } from './editor';
 import { verifyCsrf } from './csrf';
 import { webErrorHandler, webNotFound } from './errors';
 import { mountHome } from './home';
@@ -59,6 +61,7 @@ const PAGE_GROUPS: PageGroup[] = [
   mountPrivacy,
   mountSignupForms,
   mountWebhooks,
+  mountDesignEditor,
 ];
 
 export interface Dashboard {
@@ -81,20 +84,7 @@ function dashboardHeaders(config: Config): RequestHandler {
   return helmet({
     contentSecurityPolicy: {
       useDefaults: false,
-      directives: {
-        defaultSrc: ["'self'"],
-        scriptSrc: ["'self'"],
-        styleSrc: ["'self'"],
-        imgSrc: ["'self'", 'data:'],
-        fontSrc: ["'self'"],
-        connectSrc: ["'self'"],
-        frameSrc: ["'self'"],
-        formAction: ["'self'"],
-        frameAncestors: ["'none'"],
-        baseUri: ["'none'"],
-        objectSrc: ["'none'"],
-        ...(https ? { upgradeInsecureRequests: [] } : {}),
-      },
+      directives: dashboardDirectives(https),
     },
     strictTransportSecurity: https,
     crossOriginOpenerPolicy: https,

@@ -9,6 +9,8 @@ import { formatRecipientRef, type RecipientRef } from '../services/campaigns/cam
 import { SINGLE_SEND_EDITABLE } from '../services/campaigns/single-send-state';
 import type { OpenBucket } from '../services/campaigns/send-insights';
 import type { SingleSendRecord } from '../services/campaigns/single-sends';
+import type { Config } from '../config';
+import { designerChoices, editorPage } from './editor';
 import { engagementOf } from './engagement';
 import { onInvalid } from './errors';
 import { listFields } from './forms';
@@ -61,18 +63,20 @@ function opensChart({ unit, buckets }: { unit: 'hour' | 'day'; buckets: OpenBuck
 }
 
 /** Single sends: a composer, a list, and a page with live counters, over the same service as `/single/send/*`. */
-export function mountSingleSends(routes: WebRoutes, services: Services, views: Views): void {
+export function mountSingleSends(routes: WebRoutes, services: Services, views: Views, config: Config): void {
   const { singleSends, senders, unsubscribeGroups, designTemplates, contactTypes, contacts, segments, sendInsights } = services;
+  const editor = editorPage(config);
 
   /** The choices of the composer: senders, groups, templates and audiences of the account. */
   const choices = async (req: Request) => {
     const ctx = ctxOf(req);
-    const [senderList, groups, templates, types, segmentList] = await Promise.all([
+    const [senderList, groups, templates, types, segmentList, designer] = await Promise.all([
       senders.list(ctx),
       unsubscribeGroups.list(ctx),
       designTemplates.list(),
       contactTypes.list(ctx),
       segments.list(ctx),
+      designerChoices(services, req),
     ]);
     return {
       senders: senderList.rows,
@@ -82,7 +86,7 @@ export function mountSingleSends(routes: WebRoutes, services: Services, views: V
         ...types.rows.map((t) => ({ ref: `contacts_${t.id}`, label: t.name, note: `${t.contacts_count ?? 0} contacts` })),
         ...segmentList.rows.map((g) => ({ ref: `segments_${g.id}`, label: `Segment: ${g.segment_name}`, note: `${g.segment_emails_count} recipients` })),
       ],
-      placeholders: designTemplates.dynamicContent(),
+      ...designer,
       switches: TRACKING_SWITCHES,
     };
   };
@@ -106,7 +110,7 @@ export function mountSingleSends(routes: WebRoutes, services: Services, views: V
 
   routes.get('/single-sends', listPage);
 
-  routes.get('/single-sends/new', async (req, res) => {
+  routes.get('/single-sends/new', editor, async (req, res) => {
     const form = await newForm(req);
     const blank = (await designTemplates.list()).rows.find((t) => t.is_blank === 1);
     const { track_opens, track_clicks } = req.account!;
@@ -115,8 +119,8 @@ export function mountSingleSends(routes: WebRoutes, services: Services, views: V
 
   const recipientLists = listFields('recipient_id', 'exclude_specific_recipient_id');
 
-  routes.post('/single-sends/new', onInvalid('single-sends/form.njk', newForm), recipientLists, validate(...singleSendFields()), async (req, res) => {
-    const utr = await singleSends.create(ctxOf(req), singleSendInput(req.body), { draft: true });
+  routes.post('/single-sends/new', editor, onInvalid('single-sends/form.njk', newForm), recipientLists, validate(...singleSendFields()), async (req, res) => {
+    const utr = await singleSends.create(ctxOf(req), singleSendInput(req.body), { draft: true, editorDesign: true });
     views.redirect(res, `/single-sends/${utr}`, DRAFT_SAVED);
   });
 
@@ -175,8 +179,8 @@ export function mountSingleSends(routes: WebRoutes, services: Services, views: V
     const ctx = ctxOf(req);
     const send = present(await singleSends.get(ctx, String(req.params.utr)));
     if (send.status !== SINGLE_SEND_STATUS.initiate) return views.redirect(res, `/single-sends/${send.utr}`);
-    const count = await services.sendControls.recipientCount(ctx, send.utr);
-    views.page(req, res, 'single-sends/confirm.njk', { title: `Send ${send.single_send_name}`, send, count, when: whenOf(req) });
+    const [count, empty] = await Promise.all([services.sendControls.recipientCount(ctx, send.utr), services.designEditor.emptyPlaceholders(ctx, send.utr)]);
+    views.page(req, res, 'single-sends/confirm.njk', { title: `Send ${send.single_send_name}`, send, count, empty, when: whenOf(req) });
   });
   routes.post('/single-sends/:utr/confirm', async (req, res) => {
     const utr = String(req.params.utr);
@@ -203,13 +207,13 @@ export function mountSingleSends(routes: WebRoutes, services: Services, views: V
     views.fragment(res, 'single-sends/macros.njk#preview', { send, search, matches, contactId, message });
   });
 
-  routes.get('/single-sends/:utr/edit', async (req, res) => {
+  routes.get('/single-sends/:utr/edit', editor, async (req, res) => {
     const form = await editForm(req);
     views.page(req, res, 'single-sends/form.njk', { ...form, values: formValues(form.send) });
   });
 
-  routes.post('/single-sends/:utr/edit', onInvalid('single-sends/form.njk', editForm), recipientLists, validate(...singleSendFields()), async (req, res) => {
-    const utr = await singleSends.update(ctxOf(req), String(req.params.utr), singleSendInput(req.body), { draft: true });
+  routes.post('/single-sends/:utr/edit', editor, onInvalid('single-sends/form.njk', editForm), recipientLists, validate(...singleSendFields()), async (req, res) => {
+    const utr = await singleSends.update(ctxOf(req), String(req.params.utr), singleSendInput(req.body), { draft: true, editorDesign: true });
     views.redirect(res, `/single-sends/${utr}`, DRAFT_SAVED);
   });
 

@@ -45,12 +45,14 @@ describe('screenshots', () => {
     await h.runtime.db('single_sends').where({ utr: sentUtr }).update({
       status: 3, triggered: 1240, delivered: 1198, bounces: 42, unique_opens: 611, total_opens: 903, unsubscribes: 9, sent_at: new Date().toISOString(),
     });
-    await services.singleSends.create(ctx, { ...send, single_send_name: 'Winter sale', subject: 'Winter sale starts Friday', schedule_type: 1, schedule_date: '2031-12-01', schedule_time: '09:00:00' });
+    const winterUtr = await services.singleSends.create(ctx, { ...send, single_send_name: 'Winter sale', subject: 'Winter sale starts Friday', schedule_type: 1, schedule_date: '2031-12-01', schedule_time: '09:00:00' });
     const onboarding = await services.automations.create(ctx, { automation_type: 1, automation_name: 'Onboarding', automation_for: { id: String(customers), table: 'contacts_' }, unsubscribe_group_id: group });
     for (const [subject, waiting_type, waiting_period] of [['Welcome aboard', 'instantly', 0], ['Three tips for your first week', 'days', 2], ['How is it going?', 'days', 7]] as const) {
       await services.automationSchedules.create(ctx, onboarding, { sender_id: verified, subject, waiting_type, waiting_period, template_id: welcome.id, preview_img: welcome.preview_image, template_json: null, template_html: null });
     }
     await services.automations.setLive(ctx, onboarding);
+    await services.ownTemplates.create(ctx, { template_name: 'Spring newsletter', template_json: null, template_html: welcome.html_code });
+    await services.ownTemplates.create(ctx, { template_name: 'Event follow-up', template_json: null, template_html: welcome.html_code });
     await services.automations.create(ctx, { automation_type: 2, automation_name: 'Win-back', automation_for: null, unsubscribe_group_id: null });
     // Contacts, an import with skipped rows, a segment, and opens over time for the sent send.
     const fr = (await services.geography.countries()).find((c) => c.iso2 === 'FR')!.id;
@@ -133,6 +135,22 @@ describe('screenshots', () => {
     await page.goto('/single-sends/new');
     await page.locator('.template-choice img').last().evaluate((img) => (img as unknown as { decode(): Promise<void> }).decode());
     await shot('single-send-composer');
+    // The visual editor (issue 14, point 4): the design in GrapesJS, then its live preview for a contact at phone width.
+    await page.goto(`/single-sends/${winterUtr}/edit`);
+    await page.frameLocator('.designer-canvas iframe.gjs-frame').getByText('Welcome aboard').first().waitFor();
+    await page.locator('.designer-bar').evaluate((bar) => (bar as unknown as { scrollIntoView(): void }).scrollIntoView());
+    await shot('single-send-editor');
+    await page.getByRole('button', { name: 'Mobile' }).click();
+    await page.frameLocator('#live-preview iframe.live-frame').getByText('Welcome aboard, Ana!').waitFor();
+    await page.locator('.live-preview h2').evaluate((title) => (title as unknown as { scrollIntoView(): void }).scrollIntoView());
+    await shot('single-send-editor-preview');
+    const firstStep = (await services.automationSchedules.list(ctx, onboarding))[0];
+    await page.goto(`/automations/${onboarding}/steps/${firstStep.utr}`);
+    await page.frameLocator('.designer-canvas iframe.gjs-frame').getByText('Welcome aboard').first().waitFor();
+    await page.locator('.designer-bar').evaluate((bar) => (bar as unknown as { scrollIntoView(): void }).scrollIntoView());
+    await shot('automation-step-editor');
+    await page.goto('/my-templates');
+    await shot('own-templates');
     await page.goto('/automations');
     await shot('automations');
     await page.goto(`/automations/${onboarding}`);

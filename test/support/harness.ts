@@ -4,6 +4,7 @@ import { boot, Runtime } from '../../src/boot';
 import { loadConfig } from '../../src/config';
 import { createLogger } from '../../src/logger';
 import type { CreatedAccount } from '../../src/services/accounts/accounts';
+import { OpenApiCheck } from './openapi-check';
 import { createTestDatabase, TestDatabase, TMP_DIR } from './test-db';
 
 export interface TestAccount extends CreatedAccount {
@@ -14,8 +15,10 @@ export interface Harness {
   runtime: Runtime;
   /** Creates a fresh account with its API keys. */
   account(email?: string): Promise<TestAccount>;
-  /** supertest against /api/v1 with the account's keys (or none). */
+  /** supertest against /api/v1 with the account's keys (or none); every answer is checked against the OpenAPI document. */
   api(account?: TestAccount): ApiClient;
+  /** Checks an answer of the API against GET /api/v1/openapi.json (h.api does it on every answer). */
+  openApi: OpenApiCheck;
 }
 
 export interface ApiClient {
@@ -46,6 +49,7 @@ export function useHarness(env: Record<string, string> = {}): Harness {
       ...env,
     });
     harness.runtime = await boot(config, createLogger('silent'));
+    harness.openApi = new OpenApiCheck((await request(harness.runtime.app).get('/api/v1/openapi.json').expect(200)).body);
   });
 
   afterAll(async () => {
@@ -64,7 +68,7 @@ export function useHarness(env: Record<string, string> = {}): Harness {
 
   harness.api = (account?: TestAccount) => {
     const agent = request(harness.runtime.app);
-    const withKeys = (test: request.Test) => (account ? test.set(account.headers) : test);
+    const withKeys = (test: request.Test) => (account ? test.set(account.headers) : test).expect((res) => harness.openApi.check(res));
     return {
       get: (p) => withKeys(agent.get(`/api/v1${p}`)),
       post: (p) => withKeys(agent.post(`/api/v1${p}`)),

@@ -5,10 +5,14 @@ import { field } from '../validation';
 import type { AutomationChanges, AutomationInput } from '../../services/campaigns/automations';
 import type { ScheduleInput } from '../../services/campaigns/automation-schedules';
 import { parseRecipientRef } from '../../services/campaigns/campaign-refs';
-import { templateHtmlField, templateJsonField, templateText, trackingFields, trackingInput, utrField } from '../campaign-params';
+import { RECIPIENT_REF_PATTERN, templateHtmlField, templateJsonField, templateText, trackingFields, trackingInput, utrField } from '../campaign-params';
 
 /** An optional `contacts_{id}` / `segments_{id}` target. */
-export const targetField = () => field('automation_for').optional().check((v) => parseRecipientRef(v) !== undefined, messages.format('automation_for'));
+export const targetField = () =>
+  field('automation_for')
+    .optional()
+    .describe({ type: 'string', pattern: RECIPIENT_REF_PATTERN }, '`contacts_{contact_type_id}` or `segments_{segment_id}`.')
+    .check((v) => parseRecipientRef(v) !== undefined, messages.format('automation_for'));
 
 export const automationName = () => field('automation_name').required().string().maxLength(LIMITS.string);
 
@@ -23,12 +27,13 @@ export const updateFields = () => [
   utrField(),
   // A given name must not be blank; an absent one is kept.
   field('automation_name')
+    .describe({ type: 'string', maxLength: LIMITS.string }, 'Absent keeps the name.')
     .check((v) => v === undefined || !isBlank(v), messages.required('automation_name'))
     .check((v) => v === undefined || typeof v === 'string', messages.string('automation_name'))
     .check((v) => v === undefined || String(v).length <= LIMITS.string, messages.max('automation_name', LIMITS.string)),
   // Absent keeps the target or group, blank clears it (see changesOf).
-  targetField(),
-  field('unsubscribe_group_id').optional().integer(1),
+  targetField().describe({}, 'Absent keeps the target, blank clears it.'),
+  field('unsubscribe_group_id').optional().integer(1).describe({}, 'Absent keeps the group, blank clears it.'),
 ];
 
 /** undefined: not given (keep); null: given blank (clear). */

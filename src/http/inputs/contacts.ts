@@ -4,6 +4,7 @@ import { ValidationError } from '../../lib/errors';
 import { toId } from '../../lib/http';
 import { messages } from '../../lib/validation';
 import { field, Rule } from '../validation';
+import { param } from '../param-doc';
 import type { ContactInput } from '../../services/audience/contacts';
 
 export const EMAIL_MAX = 320;
@@ -18,6 +19,7 @@ export function contactRules(): Rule[] {
     ...Object.entries(CONTACT_TEXT_COLUMNS).map(([name, max]) => field(name).optional().string().maxLength(max)),
     field('custom_field')
       .optional()
+      .describe({ type: 'object', additionalProperties: { type: 'string' } }, 'Custom field values by field name: `custom_field[<name>]`.')
       .check((v) => typeof v === 'object' && v !== null && !Array.isArray(v), messages.array('custom_field')),
   ];
 }
@@ -37,6 +39,8 @@ export function contactInput(req: Request): ContactInput {
     custom_field: body.custom_field as Record<string, unknown> | undefined,
   };
 }
+
+export const SEARCH_PARAM = param('search', 'query', { type: 'string' }, 'Extension: a fragment of the first name, last name, full name or email, any case.');
 
 /** The optional `search` extension: a name or email fragment. */
 export function searchOf(req: Request): string | undefined {

@@ -2,6 +2,7 @@ import type { Request } from 'express';
 import { LIMITS } from '../../lib/constants';
 import { asArray, toId } from '../../lib/http';
 import { field } from '../validation';
+import { param, ParamDoc } from '../param-doc';
 import type { SegmentInput } from '../../services/audience/segments';
 
 export const segmentRules = () => [
@@ -14,6 +15,14 @@ export const recipientRules = () => [
   field('first_name').required().string().maxLength(LIMITS.string),
   field('last_name').required().string().maxLength(LIMITS.string),
   field('email').required().string().email(),
+];
+
+/** The conditions, read by segmentInput and checked by the segments service. */
+export const SEGMENT_CONDITION_PARAMS: readonly ParamDoc[] = [
+  param('query_type', 'body', { type: 'string', enum: ['and', 'or'] }, 'How the conditions combine (default `and`).'),
+  param('select_field', 'body', { type: 'array', items: { type: 'string' } }, 'Condition i: a contact column, `created_at` or a custom field name.'),
+  param('select_operator', 'body', { type: 'array', items: { type: 'string' } }, 'Condition i: its operator (`is`, `contains`, `is between`, `is empty`, …; see the README).'),
+  param('value', 'body', { type: 'array', items: { type: 'string' } }, 'The values, in order: one per condition, two for `is between`, none for `is empty` / `is not empty`.'),
 ];
 
 export function segmentInput(req: Request): SegmentInput {

@@ -9,8 +9,8 @@ import type { SingleSendInput } from '../../services/campaigns/single-sends';
 import { recipientList, templateHtmlField, templateJsonField, templateText, trackingFields, trackingInput } from '../campaign-params';
 
 /** A date or time field that is required, and checked, only when schedule_type is 1. */
-export function whenScheduled(name: string, valid: (value: string) => boolean, invalid: string): Rule {
-  const rule = field(name);
+export function whenScheduled(name: string, valid: (value: string) => boolean, invalid: string, schema: Record<string, unknown>): Rule {
+  const rule = field(name).describe(schema, 'Required when schedule_type is 1; in the account\'s time zone.');
   rule.chain.custom((value, { req }) => {
     if (toFlag(req.body?.schedule_type) !== 1) return true;
     if (isBlank(value)) throw new Error(`The ${humanName(name)} field is required when schedule type is 1.`);
@@ -33,8 +33,11 @@ export const singleSendFields = () => [
   recipientList('recipient_id', true),
   recipientList('exclude_specific_recipient_id', false),
   field('schedule_type').required().boolean(),
-  whenScheduled('schedule_date', isCalendarDate, 'The schedule date does not match the format Y-m-d.'),
-  whenScheduled('schedule_time', (v) => normaliseTime(v) !== undefined, 'The schedule time must be a time such as 09:30 or 09:30:00.'),
+  whenScheduled('schedule_date', isCalendarDate, 'The schedule date does not match the format Y-m-d.', { type: 'string', format: 'date' }),
+  whenScheduled('schedule_time', (v) => normaliseTime(v) !== undefined, 'The schedule time must be a time such as 09:30 or 09:30:00.', {
+    type: 'string',
+    pattern: '^[0-9]{2}:[0-9]{2}(:[0-9]{2})?$',
+  }),
   ...trackingFields(),
 ];
 
@@ -62,7 +65,7 @@ export function singleSendInput(body: Record<string, unknown>): SingleSendInput 
 export const TEST_SEND_ADDRESSES = 10;
 export const testSendFields = () => [
   field('email_address').required().addressList(TEST_SEND_ADDRESSES),
-  field('contact_id').optional().integer(1),
+  field('contact_id').optional().integer(1).describe({}, 'The contact to render the message for (default: the first of the audience).'),
 ];
 
 export function testSendInput(body: Record<string, unknown>): { addresses: string[]; contactId?: number } {

@@ -1,7 +1,10 @@
 import type { Request } from 'express';
 import { ValidationError } from '../../lib/errors';
 import { messages } from '../../lib/validation';
+import { param } from '../param-doc';
 import { searchOf } from './contacts';
+
+export const SUPPRESSION_SEARCH_PARAM = param('search', 'query', { type: 'string', maxLength: 320 }, 'Part of an address, any case.');
 
 /** The `search` of the suppression list: part of an address, trimmed; undefined when absent or blank. */
 export function suppressionSearch(req: Request): string | undefined {

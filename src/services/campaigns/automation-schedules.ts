@@ -75,13 +75,14 @@ export function createAutomationSchedulesService({ db, config, refs, automations
       .where('automation_schedules.user_id', ctx.userId)
       .whereNull('automations.deleted_at');
 
-  async function checkReferences(ctx: Ctx, input: ScheduleInput): Promise<void> {
+  async function checkReferences(ctx: Ctx, input: ScheduleInput, editorDesign = false): Promise<void> {
     const [sender, template, images] = await Promise.all([refs.sender(ctx, input.sender_id, false), refs.templateError(input.template_id), refs.previewImages()]);
     const errors: FieldErrors = {};
     if (sender.error) errors.sender_id = [sender.error];
     if (template) errors.template_id = [template];
     if (!images.has(input.preview_img)) errors.preview_img = [messages.selected('preview_img')];
-    if (input.template_json && input.template_html) {
+    // The API takes one of the pair; the dashboard's visual editor saves its project with the HTML it exported.
+    if (input.template_json && input.template_html && !editorDesign) {
       errors.template_json = ['The template json field prohibits template html from being present.'];
     }
     throwIfAny(errors);
@@ -121,11 +122,11 @@ export function createAutomationSchedulesService({ db, config, refs, automations
      * mail already sent keep leading where they did (see MessageSources). Tracking switches
      * not given keep their values.
      */
-    async update(ctx: Ctx, utr: string, input: ScheduleInput): Promise<void> {
+    async update(ctx: Ctx, utr: string, input: ScheduleInput, { editorDesign = false } = {}): Promise<void> {
       const row = isUtr(utr) ? await owned(ctx).where('automation_schedules.utr', utr).first('automation_schedules.*') : undefined;
       if (!row) throw new NotFoundError();
       const normalised = { ...input, preview_img: path.posix.basename(input.preview_img) };
-      await checkReferences(ctx, normalised);
+      await checkReferences(ctx, normalised, editorDesign);
       const switches = withDefaults(input, switchesOf(row));
       await db('automation_schedules').where({ id: row.id }).update({ ...normalised, ...switches, updated_at: nowValue() });
     },

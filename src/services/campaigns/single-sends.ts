@@ -124,7 +124,7 @@ export function createSingleSendsService({ db, refs, senders, tracking }: Single
   }
 
   /** Every reference checked against the account at once; answers the (verified) sender. */
-  async function checkReferences(ctx: Ctx, input: SingleSendInput, due: string): Promise<SenderRecord> {
+  async function checkReferences(ctx: Ctx, input: SingleSendInput, due: string, editorDesign: boolean): Promise<SenderRecord> {
     const [template, sender, group, recipients, excluded] = await Promise.all([
       refs.templateError(input.template_id),
       refs.sender(ctx, input.sender_id, true),
@@ -134,7 +134,8 @@ export function createSingleSendsService({ db, refs, senders, tracking }: Single
     ]);
     const errors: FieldErrors = {};
     if (template) errors.template_id = [template];
-    if (input.template_json && input.template_html) {
+    // The API takes one of the pair; the dashboard's visual editor saves its project with the HTML it exported.
+    if (input.template_json && input.template_html && !editorDesign) {
       errors.template_json = ['The template json field prohibits template html from being present.'];
     }
     if (sender.error) errors.sender_id = [sender.error];
@@ -155,9 +156,9 @@ export function createSingleSendsService({ db, refs, senders, tracking }: Single
   }
 
   /** The stored columns of a saved send: the input, the sender's addresses and the due instant. */
-  async function savedColumns(ctx: Ctx, input: SingleSendInput): Promise<Record<string, unknown>> {
+  async function savedColumns(ctx: Ctx, input: SingleSendInput, editorDesign = false): Promise<Record<string, unknown>> {
     const due = await dueAt(ctx, input);
-    const sender = await checkReferences(ctx, input, due);
+    const sender = await checkReferences(ctx, input, due, editorDesign);
     return {
       ...input,
       recipient_id: jsonValue(input.recipient_id),
@@ -195,8 +196,8 @@ export function createSingleSendsService({ db, refs, senders, tracking }: Single
      * Saves a ready send (status 1), due now or at its schedule; the dashboard saves a draft
      * (status 0, not due) instead, which its confirm step sends. Answers its utr.
      */
-    async create(ctx: Ctx, input: SingleSendInput, { draft = false } = {}): Promise<string> {
-      const saved = await savedColumns(ctx, input);
+    async create(ctx: Ctx, input: SingleSendInput, { draft = false, editorDesign = false } = {}): Promise<string> {
+      const saved = await savedColumns(ctx, input, editorDesign);
       const columns: Record<string, unknown> = { ...saved, ...(draft ? { due_at: null } : {}), ...withDefaults(input, await accountTracking(db, ctx.userId)) };
       const utr = newUtr();
       await insertId(db, 'single_sends', {
@@ -210,10 +211,10 @@ export function createSingleSendsService({ db, refs, senders, tracking }: Single
     },
 
     /** Replaces a send that has not started; it becomes ready (1) again with a new due time. */
-    async update(ctx: Ctx, utr: string, input: SingleSendInput, { draft = false } = {}): Promise<string> {
+    async update(ctx: Ctx, utr: string, input: SingleSendInput, { draft = false, editorDesign = false } = {}): Promise<string> {
       const row = await requireRow(ctx, utr);
       if (!SINGLE_SEND_EDITABLE.includes(Number(row.status))) throw notEditableError(Number(row.status), 'update');
-      const columns = { ...(await savedColumns(ctx, input)), ...(draft ? { due_at: null } : {}), ...withDefaults(input, switchesOf(row)) };
+      const columns = { ...(await savedColumns(ctx, input, editorDesign)), ...(draft ? { due_at: null } : {}), ...withDefaults(input, switchesOf(row)) };
       const changed = await transitionSingleSends(live(ctx).where({ utr }), draft ? 'saveDraft' : 'save', columns);
       if (!changed) throw await refusal(ctx, utr, 'update');
       return utr;

@@ -16,6 +16,21 @@ import type { SingleSendsService } from './single-sends';
  * with the same retries. It is never counted: no statistics, no pixel, links as written, and its
  * unsubscribe links (for a message that does not exist) record nothing.
  */
+/** The audience's first contact (lowest id) of the account: whom a test or a preview is shown as by default. */
+export async function firstContactOf(db: Knex, ctx: Ctx, audience: RecipientRef[]): Promise<{ id: number; email: string } | undefined> {
+  const ids = (table: string) => audience.filter((r) => r.table === table).map((r) => Number(r.id));
+  const live = () => db('contacts as c').where('c.user_id', ctx.userId).whereNull('c.deleted_at');
+  const candidates: Knex.QueryBuilder[] = [];
+  if (ids('contacts_').length) candidates.push(live().whereIn('c.contact_type_id', ids('contacts_')));
+  if (ids('segments_').length) candidates.push(live().whereIn('c.id', db('segment_recipients').whereIn('segment_id', ids('segments_')).whereNotNull('contact_id').select('contact_id')));
+  let first: { id: number; email: string } | undefined;
+  for (const query of candidates) {
+    const row = await query.orderBy('c.id').first('c.id', 'c.email');
+    if (row && (!first || Number(row.id) < first.id)) first = { id: Number(row.id), email: String(row.email) };
+  }
+  return first;
+}
+
 interface Deps extends Pick<ServiceDeps, 'db' | 'config' | 'secret'> {
   singleSends: Pick<SingleSendsService, 'get'>;
 }
@@ -28,17 +43,7 @@ export function createTestSendsService({ db, config, secret, singleSends }: Deps
       if (!chosen) throw ValidationError.of('contact_id', messages.selected('contact_id'));
       return { id: Number(chosen.id), email: String(chosen.email) };
     }
-    const ids = (table: string) => audience.filter((r) => r.table === table).map((r) => Number(r.id));
-    const live = () => db('contacts as c').where('c.user_id', ctx.userId).whereNull('c.deleted_at');
-    const candidates: Knex.QueryBuilder[] = [];
-    if (ids('contacts_').length) candidates.push(live().whereIn('c.contact_type_id', ids('contacts_')));
-    if (ids('segments_').length) candidates.push(live().whereIn('c.id', db('segment_recipients').whereIn('segment_id', ids('segments_')).whereNotNull('contact_id').select('contact_id')));
-    let first: { id: number; email: string } | undefined;
-    for (const query of candidates) {
-      const row = await query.orderBy('c.id').first('c.id', 'c.email');
-      if (row && (!first || Number(row.id) < first.id)) first = { id: Number(row.id), email: String(row.email) };
-    }
-    return first;
+    return firstContactOf(db, ctx, audience);
   }
 
   async function queue(ctx: Ctx, addresses: string[], message: { subject: string; html: string; text: string }, from: { name: string; address: string }, replyTo: string): Promise<void> {

@@ -1,0 +1,297 @@
+// The visual editor of the single-send composer and the automation step page (issue 14, point 4).
+// GrapesJS with its newsletter preset edits the design; the form keeps working as before: this
+// script writes the exported, CSS-inlined HTML into template_html and the editor's project into
+// template_json (a hidden field it adds), so the same save route validates and stores them.
+// "HTML" shows the textarea itself. Without this script the textarea is the editor.
+(() => {
+  const root = document.querySelector('[data-designer]');
+  if (!root) return;
+  const form = root.closest('form');
+  const project = root.querySelector('[data-designer-project]');
+  const canvas = root.querySelector('[data-designer-canvas]');
+  const status = root.querySelector('[data-designer-status]');
+  const preview = document.getElementById('live-preview');
+  const csrf = document.querySelector('meta[name="csrf-token"]')?.content ?? '';
+  const textarea = () => form.querySelector('[name="template_html"]');
+
+  // template_json travels only when this script runs: a design edited without it saves no stale project.
+  const json = document.createElement('input');
+  json.type = 'hidden';
+  json.name = 'template_json';
+  json.value = project.value.trim();
+  form.append(json);
+
+  let editor;
+  let mode = 'visual';
+  /** The design in the canvas differs from the fields (a change not exported yet). */
+  let touched = false;
+  /** The textarea's text when the HTML mode was entered, to know whether it was edited. */
+  let htmlAtSwitch = '';
+
+  const debounce = (fn, ms) => {
+    let timer;
+    return () => {
+      clearTimeout(timer);
+      timer = setTimeout(fn, ms);
+    };
+  };
+
+  /** The export as a whole document: the preset gives the body with its CSS inlined. */
+  const exportHtml = () => {
+    const inlined = editor.runCommand('gjs-get-inlined-html');
+    const head = '<head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"></head>';
+    return /<body[\s>]/i.test(inlined) ? `<!doctype html><html>${head}${inlined}</html>` : `<!doctype html><html>${head}<body>${inlined}</body></html>`;
+  };
+
+  /** The text being typed into is part of the design only once GrapesJS syncs it from the canvas. */
+  let syncing = false;
+  const syncTyping = async () => {
+    const editing = editor?.getEditing();
+    const view = editing?.syncContent ? editing : editing?.getView?.();
+    if (!view?.syncContent) return;
+    // Syncing changes the design's model: that change is ours, not the user's.
+    syncing = true;
+    try {
+      await view.syncContent();
+      await new Promise((resolve) => setTimeout(resolve, 0));
+    } finally {
+      syncing = false;
+    }
+  };
+
+  /** Writes the canvas's design into the form's fields. */
+  const sync = async () => {
+    if (!editor || mode !== 'visual' || !touched) return;
+    await syncTyping();
+    touched = false;
+    const html = exportHtml();
+    if (html === textarea().value) return;
+    textarea().value = html;
+    json.value = JSON.stringify(editor.getProjectData());
+    refreshPreview();
+  };
+  const syncSoon = debounce(sync, 400);
+
+  /** Loads a design into the canvas without writing the fields (they already hold it). */
+  const load = (html, projectJson) => {
+    if (!editor) return;
+    if (projectJson) {
+      editor.loadProjectData(JSON.parse(projectJson));
+    } else {
+      editor.Css.clear();
+      editor.setComponents(html || '');
+    }
+    editor.clearDirtyCount();
+    touched = false;
+  };
+
+  const setMode = async (next) => {
+    if (next === mode) return;
+    if (next === 'html') {
+      await sync();
+      htmlAtSwitch = textarea().value;
+    } else if (textarea().value !== htmlAtSwitch) {
+      // The HTML was edited by hand: the editor's project no longer describes it.
+      json.value = '';
+      load(textarea().value, '');
+    }
+    mode = next;
+    canvas.hidden = next !== 'visual';
+    textarea().closest('.field').hidden = next === 'visual';
+    for (const button of root.querySelectorAll('[data-designer-mode]')) button.setAttribute('aria-pressed', String(button.dataset.designerMode === next));
+    if (next === 'visual') editor?.refresh();
+  };
+
+  // The live preview: the form as it is now, rendered for one contact by POST /editor/preview.
+  const refreshPreview = debounce(async () => {
+    if (!preview) return;
+    const body = new URLSearchParams(new FormData(form));
+    try {
+      const res = await fetch('/editor/preview', { method: 'POST', body, headers: { 'X-CSRF-Token': csrf }, credentials: 'same-origin' });
+      preview.innerHTML = res.ok ? await res.text() : `<p class="field-error">${res.status === 404 ? 'That contact is not one of yours.' : 'The preview could not be made.'}</p>`;
+    } catch {
+      preview.innerHTML = '<p class="field-error">The preview could not be made.</p>';
+    }
+  }, 500);
+
+  const insertPlaceholder = async (name) => {
+    const token = `((${name}))`;
+    if (mode === 'html' || !editor) {
+      const field = textarea();
+      field.setRangeText(token, field.selectionStart, field.selectionEnd, 'end');
+      field.focus();
+      field.dispatchEvent(new Event('input', { bubbles: true }));
+      return;
+    }
+    if (editor.getEditing()) {
+      editor.Canvas.getDocument().execCommand('insertText', false, token);
+      return;
+    }
+    try {
+      await navigator.clipboard.writeText(token);
+      status.textContent = `${token} copied: click into a text of the design and paste it.`;
+    } catch {
+      status.textContent = `Click into a text of the design first, then pick ${token} again.`;
+    }
+    status.hidden = false;
+  };
+
+  /**
+   * A step with no HTML of its own is sent with its design template: the canvas starts from the
+   * template's HTML (the fields stay empty until the design is changed).
+   */
+  const showTemplateDesign = async () => {
+    const template = form.querySelector('select[name="template_id"]');
+    if (!template || textarea().value.trim() || json.value) return;
+    const res = await fetch(`/single-sends/template-body?template_id=${encodeURIComponent(template.value)}`, { credentials: 'same-origin' });
+    if (!res.ok) return;
+    const html = new DOMParser().parseFromString(await res.text(), 'text/html').querySelector('textarea')?.value ?? '';
+    load(html, '');
+  };
+
+  // GrapesJS draws its panels (inputs, selects, buttons) inside the canvas, which sits in the
+  // form: a control whose `form` names no form belongs to none, so none of them is validated,
+  // posted or able to submit the page's form.
+  // Its canvas frame gets a name and its scrolling panel a tab stop, for screen readers and keyboards.
+  const detach = (node) => {
+    if (node.nodeType !== 1) return;
+    const within = (selector) => (node.matches(selector) ? [node] : [...node.querySelectorAll(selector)]);
+    for (const control of within('input, select, textarea, button')) control.setAttribute('form', 'designer-controls');
+    for (const frame of within('iframe')) frame.title = 'The design being edited';
+    for (const panel of within('.gjs-pn-views-container')) {
+      panel.tabIndex = 0;
+      panel.setAttribute('role', 'region');
+      panel.setAttribute('aria-label', 'Editor panels: blocks, styles, layers');
+    }
+  };
+  new MutationObserver((records) => {
+    for (const record of records) for (const node of record.addedNodes) detach(node);
+  }).observe(canvas, { childList: true, subtree: true });
+
+  const boot = () => {
+    const newsletter = window['grapesjs-preset-newsletter'];
+    const plugin = newsletter?.default ?? newsletter;
+    if (!window.grapesjs || !plugin) {
+      status.textContent = 'The visual editor could not be loaded: edit the HTML below.';
+      return;
+    }
+    canvas.hidden = false;
+    textarea().closest('.field').hidden = true;
+    editor = window.grapesjs.init({
+      container: canvas,
+      height: '640px',
+      width: 'auto',
+      fromElement: false,
+      storageManager: false,
+      // GrapesJS would fetch Font Awesome from a CDN and post telemetry: nothing leaves this machine.
+      cssIcons: '',
+      telemetry: false,
+      assetManager: { upload: false },
+      parser: { optionsHtml: { allowScripts: false, allowUnsafeAttr: false } },
+      plugins: [plugin],
+      pluginsOpts: {
+        [plugin]: {
+          // Grid and list items point at an image on a placeholder service.
+          blocks: ['sect100', 'sect50', 'sect30', 'sect37', 'button', 'divider', 'text', 'text-sect', 'image', 'quote', 'link', 'link-block'],
+          inlineCss: true,
+        },
+      },
+    });
+    editor.on('load', async () => {
+      load(textarea().value, json.value);
+      await showTemplateDesign();
+      status.hidden = true;
+      editor.on('update', () => {
+        if (editor.getDirtyCount() === 0 || syncing) return;
+        touched = true;
+        syncSoon();
+      });
+      editor.on('component:input', () => {
+        touched = true;
+        syncSoon();
+      });
+    });
+  };
+
+  root.addEventListener('mousedown', (event) => {
+    // A placeholder button must not take the focus (and the text cursor) from the canvas.
+    if (event.target.closest('[data-placeholder]')) event.preventDefault();
+  });
+  root.addEventListener('click', (event) => {
+    const modeButton = event.target.closest('[data-designer-mode]');
+    if (modeButton) setMode(modeButton.dataset.designerMode);
+    const chip = event.target.closest('[data-placeholder]');
+    if (chip) insertPlaceholder(chip.dataset.placeholder);
+    const save = event.target.closest('[data-save-template]');
+    if (save) {
+      event.preventDefault();
+      saveAsTemplate();
+    }
+  });
+
+  // "Save as template" keeps the page: only its message comes back.
+  const saveAsTemplate = async () => {
+    await sync();
+    const body = new URLSearchParams({ _csrf: csrf, template_name: form.querySelector('[name="template_name"]').value, template_html: textarea().value, template_json: json.value });
+    const target = document.getElementById('own-template-status');
+    const res = await fetch('/my-templates', {
+      method: 'POST',
+      body,
+      credentials: 'same-origin',
+      headers: { 'X-CSRF-Token': csrf, 'HX-Request': 'true', 'HX-Request-Type': 'partial', 'HX-Target': '#own-template-status' },
+    });
+    target.innerHTML = await res.text();
+  };
+
+  // One of the account's templates, loaded into the editor and the fields.
+  root.querySelector('[data-own-template]')?.addEventListener('change', async (event) => {
+    if (!event.target.value) return;
+    const res = await fetch(`/my-templates/${encodeURIComponent(event.target.value)}/design`, { credentials: 'same-origin' });
+    if (!res.ok) return;
+    const design = await res.json();
+    textarea().value = design.template_html;
+    json.value = design.template_json ?? '';
+    htmlAtSwitch = textarea().value;
+    load(design.template_html, design.template_json);
+    refreshPreview();
+  });
+
+  // A stock template picked in the composer: htmx puts its HTML in a new textarea; load it.
+  document.addEventListener('htmx:after:swap', () => {
+    const field = textarea();
+    if (!field || field.dataset.loaded === 'yes') return;
+    field.dataset.loaded = 'yes';
+    json.value = '';
+    htmlAtSwitch = field.value;
+    field.closest('.field').hidden = mode === 'visual' && Boolean(editor);
+    load(field.value, '');
+    refreshPreview();
+  });
+
+  form.addEventListener('input', (event) => {
+    if (event.target === textarea()) touched = false;
+    refreshPreview();
+  });
+  form.addEventListener('change', (event) => {
+    if (event.target.matches('select[name="template_id"]')) showTemplateDesign();
+    refreshPreview();
+  });
+  // A save while a text is being typed into (or an export still waiting) first writes the design.
+  // (The browser validated the form before this event; the submit buttons carry no value.)
+  form.addEventListener('submit', (event) => {
+    if (!editor || mode !== 'visual' || !(touched || editor.getEditing())) return;
+    event.preventDefault();
+    touched = true;
+    sync().then(() => HTMLFormElement.prototype.submit.call(form));
+  });
+  for (const button of document.querySelectorAll('[data-preview-width]')) {
+    button.addEventListener('click', () => {
+      preview.dataset.width = button.dataset.previewWidth;
+      for (const other of document.querySelectorAll('[data-preview-width]')) other.setAttribute('aria-pressed', String(other === button));
+    });
+  }
+
+  textarea().dataset.loaded = 'yes';
+  boot();
+  refreshPreview();
+})();

@@ -1,0 +1,340 @@
+import type { JsonSchema } from '../http/param-doc';
+import { AUTOMATION_STATUS, AUTOMATION_TYPES, CUSTOM_FIELD_TYPES, SINGLE_SEND_STATUS, SUPPRESSION_REASONS, WAITING_TYPES } from '../lib/constants';
+import type { ContactRecord } from '../services/audience/contact-records';
+import type { ImportPreview, ImportSummary } from '../services/audience/contact-import';
+import type { ContactTypeRecord } from '../services/audience/contact-types';
+import type { FieldRecord } from '../services/audience/fields';
+import type { ErasureCount, PrivacyExport } from '../services/audience/privacy';
+import type { SegmentRecipientRecord, SegmentRecord } from '../services/audience/segment-records';
+import type { UnsubscribeGroupRecord } from '../services/audience/unsubscribe-groups';
+import type { UnsubscriberRecord } from '../services/audience/unsubscribers';
+import type { NotificationRecipientRecord } from '../services/accounts/notification-recipients';
+import type { ScheduleRecord } from '../services/campaigns/automation-schedules';
+import type { AutomationRecord } from '../services/campaigns/automations';
+import type { DesignTemplateRecord } from '../services/campaigns/design-templates';
+import type { SenderRecord } from '../services/campaigns/senders';
+import type { SingleSendRecord } from '../services/campaigns/single-sends';
+import type { SuppressionRecord } from '../services/delivery/suppressions';
+import type { CityRecord, CountryRecord, StateRecord } from '../services/reference/geography';
+import type { DeliveryRecord, WebhookRecord } from '../services/integrations/outgoing-webhooks';
+import { HOOK_EVENTS } from '../lib/constants';
+import { arrayOf, flag, int, Members, nullable, object, plainDateTime, str, strings, timestamp, uuid } from './describe';
+
+/**
+ * The records the API answers with, as shared components of the OpenAPI document. Each is
+ * typed against the service's record type (`Members<T>`), so a field added to a record and not
+ * here (or the reverse) is a compile error; the test suite checks every answer against them.
+ */
+
+const describe = (schema: JsonSchema, description: string): JsonSchema => ({ description, ...schema });
+const record = <T>(description: string, members: Members<T>, optional: readonly (keyof T & string)[] = []) =>
+  describe(object(members, optional), description);
+const stamps = { created_at: timestamp, updated_at: timestamp };
+const statuses = (values: Record<string, number>) => ({
+  type: 'integer',
+  enum: Object.values(values),
+  description: Object.entries(values).map(([name, value]) => `${value} ${name}`).join(', '),
+});
+
+const unsubscriber: Members<UnsubscriberRecord> = {
+  id: int,
+  user_id: int,
+  unsubscribe_groups_id: nullable(int),
+  email_address: str,
+  ...stamps,
+};
+
+const contactType: Members<Omit<ContactTypeRecord, 'contacts_count'>> = { id: int, user_id: int, name: str, deleted_at: nullable(timestamp), ...stamps };
+
+const group: Members<Omit<UnsubscribeGroupRecord, 'unsubscribe_clients_count'>> = {
+  id: int,
+  user_id: int,
+  rand_id: str,
+  group_name: str,
+  description: str,
+  is_display: flag,
+  ...stamps,
+};
+
+const contact: Members<Omit<ContactRecord, 'contact_type'>> = {
+  id: int,
+  user_id: int,
+  contact_type_id: int,
+  first_name: str,
+  last_name: str,
+  email: str,
+  alt_email: nullable(str),
+  country: nullable(str),
+  state: str,
+  city: str,
+  address_line1: str,
+  address_line2: str,
+  state_province_region: str,
+  postal_code: str,
+  custom_field: nullable({
+    type: 'object',
+    description: 'Every custom field of the account, by name; null when the account has none.',
+    additionalProperties: object({ field_name: str, field_value: nullable(str) }),
+  }),
+  deleted_at: nullable(timestamp),
+  ...stamps,
+  fullname: str,
+};
+
+const automation: Members<Omit<AutomationRecord, 'automation_schedule_count'>> = {
+  id: int,
+  user_id: int,
+  automation_for: nullable(int),
+  automation_for_table: nullable({ type: 'string', enum: ['contacts_', 'segments_'] }),
+  automation_name: str,
+  exit_criteria: int,
+  unsubscribe_group_id: nullable({ type: 'string', description: 'The group id, as a string (as the reference shows it).' }),
+  automation_type: { ...statuses(AUTOMATION_TYPES) },
+  utr: uuid,
+  status: statuses(AUTOMATION_STATUS),
+  live_at: nullable(plainDateTime),
+  total_triggered: int,
+  total_delivered: int,
+  total_unique_opens: int,
+  total_opens: int,
+  total_bounces: int,
+  total_unsubscribe: int,
+  total_failed: int,
+  total_unique_clicks: int,
+  total_clicks: int,
+  deleted_at: nullable(timestamp),
+  ...stamps,
+};
+
+const recipientRef = object({ id: str, table: { type: 'string', enum: ['contacts_', 'segments_'] } });
+
+export const RECORDS = {
+  Unsubscriber: record<UnsubscriberRecord>('A global unsubscriber, or a recipient of an unsubscribe group.', unsubscriber),
+  UnsubscribeGroup: record<Omit<UnsubscribeGroupRecord, 'unsubscribe_clients_count'>>('An unsubscribe group.', group),
+  UnsubscribeGroupListed: record<UnsubscribeGroupRecord>('An unsubscribe group as listed, with its count of recipients.', {
+    ...group,
+    unsubscribe_clients_count: int,
+  }),
+  ContactType: record<Omit<ContactTypeRecord, 'contacts_count'>>('A contact type.', contactType),
+  ContactTypeListed: record<ContactTypeRecord>('A contact type as listed, with its count of contacts.', { ...contactType, contacts_count: int }),
+  Contact: record<Omit<ContactRecord, 'contact_type'>>('A contact (details: `country` holds the country id as a string).', contact),
+  ContactListed: record<ContactRecord>('A contact as listed: `country` is the country name, and its contact type comes along.', {
+    ...contact,
+    contact_type: { $ref: '#/components/schemas/ContactType' },
+  }),
+  Segment: record<SegmentRecord>('A segment.', {
+    id: int,
+    user_id: int,
+    contact_type_id: int,
+    segment_name: str,
+    select_field: strings,
+    select_operator: strings,
+    value: strings,
+    query_type: nullable({ type: 'string', enum: ['and', 'or'] }),
+    deleted_at: nullable(timestamp),
+    ...stamps,
+    segment_emails_count: int,
+  }),
+  SegmentRecipient: record<SegmentRecipientRecord>('A recipient of a segment (`contact_id` set for a rule member).', {
+    id: int,
+    user_id: int,
+    segment_id: int,
+    contact_id: nullable(int),
+    first_name: str,
+    last_name: str,
+    email: str,
+    country: nullable(str),
+    state: nullable(str),
+    city: nullable(str),
+    address_line1: nullable(str),
+    ...stamps,
+    fullname: str,
+  }),
+  Field: record<FieldRecord>('A reserved field (user_id null, is_reserved 1) or a custom field of the account.', {
+    id: int,
+    user_id: nullable(int),
+    field_name: str,
+    field_type: str,
+    is_reserved: flag,
+    created_at: nullable(timestamp),
+    updated_at: nullable(timestamp),
+  }),
+  DesignTemplate: record<DesignTemplateRecord>('A built-in design template (id 1 is the blank one).', {
+    id: int,
+    template_name: str,
+    preview_image: str,
+    json_code: str,
+    html_code: str,
+    is_blank: flag,
+    created_at: nullable(timestamp),
+    updated_at: nullable(timestamp),
+  }),
+  SingleSend: record<SingleSendRecord>('A single send.', {
+    id: int,
+    user_id: int,
+    template_id: int,
+    recipient_id: arrayOf(recipientRef),
+    exclude_specific_recipient_id: arrayOf(recipientRef),
+    sender_id: int,
+    unsubscribe_group_id: int,
+    single_send_name: str,
+    from_sender: str,
+    reply_to: str,
+    sender_name: nullable(str),
+    sender_address: nullable(str),
+    subject: str,
+    preheader: str,
+    schedule_type: flag,
+    schedule_date: { type: 'string', pattern: '^[0-9]{4}-[0-9]{2}-[0-9]{2}$', description: '`0000-00-00` when not scheduled.' },
+    schedule_time: { type: 'string', pattern: '^[0-9]{2}:[0-9]{2}:[0-9]{2}$', description: '`00:00:00` when not scheduled.' },
+    status: statuses(SINGLE_SEND_STATUS),
+    utr: uuid,
+    template_json: nullable(str),
+    template_html: nullable(str),
+    triggered: int,
+    delivered: int,
+    unique_opens: int,
+    total_opens: int,
+    bounces: int,
+    unsubscribes: int,
+    failed: int,
+    unique_clicks: int,
+    total_clicks: int,
+    track_opens: flag,
+    track_clicks: flag,
+    unique_open_token: { type: 'object', additionalProperties: str, description: 'The n-th unique open (from 1) → that message\'s token.' },
+    sent_at: nullable(plainDateTime),
+    ...stamps,
+  }),
+  Automation: record<Omit<AutomationRecord, 'automation_schedule_count'>>('An automation.', automation),
+  AutomationListed: record<AutomationRecord>('An automation as listed, with its count of emails.', { ...automation, automation_schedule_count: int }),
+  AutomationSchedule: record<ScheduleRecord>('An email (step) of an automation.', {
+    id: int,
+    user_id: int,
+    automation_id: int,
+    sender_id: int,
+    subject: str,
+    waiting_period: int,
+    waiting_type: { type: 'string', enum: [...WAITING_TYPES] },
+    utr: uuid,
+    template_id: int,
+    preview_img: str,
+    template_json: str,
+    template_html: str,
+    ...stamps,
+    design_url: { type: 'string', format: 'uri' },
+    image: { type: 'string', format: 'uri' },
+    track_opens: flag,
+    track_clicks: flag,
+  }),
+  NotificationRecipient: record<NotificationRecipientRecord>('An address told of the account\'s events.', {
+    id: int,
+    user_id: int,
+    email_address: str,
+    email_owner: str,
+    ...stamps,
+  }),
+  Sender: record<SenderRecord>('A sender.', {
+    id: int,
+    user_id: int,
+    from_name: str,
+    from_email: str,
+    reply_to_email: str,
+    country_id: int,
+    state_id: nullable(int),
+    city_id: nullable(int),
+    zip_code: str,
+    company_address: str,
+    company_address2: str,
+    nickname: str,
+    is_verified: flag,
+    utr: str,
+    send_at: nullable(plainDateTime),
+    ...stamps,
+    deleted_at: nullable(timestamp),
+  }),
+  Country: record<CountryRecord>('A country.', { id: int, name: str, iso2: str, phone_code: str }),
+  State: record<StateRecord>('A state.', { id: int, country_id: int, name: str, iso2: str }),
+  City: record<CityRecord>('A city.', { id: int, state_id: int, name: str }),
+  Suppression: record<SuppressionRecord>('An address left out of every send: it bounced, complained or was added by hand.', {
+    id: int,
+    user_id: int,
+    email_address: str,
+    reason: { type: 'string', enum: [...SUPPRESSION_REASONS] },
+    diagnostic: str,
+    source: str,
+    created_at: timestamp,
+  }),
+  ImportSummary: record<ImportSummary>('What an import did.', {
+    rows: int,
+    created: int,
+    updated: int,
+    skipped: int,
+    unsubscribed: int,
+    errors: arrayOf(object({ row: int, reason: str })),
+    ignored_attributes: strings,
+  }, ['ignored_attributes']),
+  ImportPreview: record<ImportPreview>('What an upload would read.', {
+    encoding: str,
+    delimiter: str,
+    header: strings,
+    rows: arrayOf(strings),
+    mapping: { type: 'object', additionalProperties: nullable(str) },
+  }),
+  PrivacyExport: record<PrivacyExport>('Everything the account holds about one address.', {
+    email: str,
+    contacts: arrayOf({ $ref: '#/components/schemas/Contact' }),
+    segments: arrayOf(object({ segment_id: int, segment_name: str, source: str, created_at: nullable(timestamp) })),
+    unsubscribe_groups: arrayOf(object({ unsubscribe_groups_id: int, group_name: str, created_at: nullable(timestamp) })),
+    global_unsubscribe: nullable(object({ created_at: nullable(timestamp) })),
+    suppressed: nullable(object({ reason: str, created_at: nullable(timestamp) })),
+    automations: arrayOf(object({ automation_id: int, automation_name: str, state: str, enrolled_at: nullable(timestamp) })),
+    messages: arrayOf(object({
+      id: int,
+      single_send_id: nullable(int),
+      automation_id: nullable(int),
+      state: str,
+      sent_at: nullable(timestamp),
+      opened_at: nullable(timestamp),
+      unsubscribed_at: nullable(timestamp),
+      created_at: nullable(timestamp),
+    })),
+    opens: arrayOf(object({ message_id: int, opened_at: nullable(timestamp) })),
+    unsubscribes: arrayOf(object({ message_id: int, unsubscribed_at: nullable(timestamp) })),
+  }),
+  Webhook: record<WebhookRecord>('An outgoing webhook (`secret` only in the answer of save, and of update with rotate_secret).', {
+    id: int,
+    user_id: int,
+    url: { type: 'string', format: 'uri' },
+    description: str,
+    events: arrayOf({ type: 'string', enum: [...HOOK_EVENTS] }),
+    created_at: timestamp,
+    updated_at: timestamp,
+    secret: str,
+  }, ['secret']),
+  WebhookDelivery: record<DeliveryRecord>('A delivery of an event to a webhook.', {
+    id: int,
+    webhook_id: int,
+    event_id: str,
+    type: str,
+    status: { type: 'string', enum: ['pending', 'delivered', 'failed'] },
+    attempts: int,
+    response_code: nullable(int),
+    error: nullable(str),
+    next_attempt_at: nullable(timestamp),
+    delivered_at: nullable(timestamp),
+    created_at: timestamp,
+    updated_at: timestamp,
+    data: { description: 'The event\'s payload, as sent.' },
+  }),
+  ErasureCount: record<ErasureCount>('What an erasure changed.', {
+    contacts: int,
+    segment_recipients: int,
+    messages: int,
+    automation_enrolments: int,
+    skipped_import_rows: int,
+    webhook_deliveries: int,
+  }),
+} satisfies Record<string, JsonSchema>;
+
+export type RecordName = keyof typeof RECORDS;

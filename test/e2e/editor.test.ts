@@ -1,0 +1,143 @@
+import type { Page } from 'playwright-core';
+import { addVerifiedSender, berlin } from '../support/campaign';
+import { sendingFixtures, testWorker } from '../support/fixtures-sending';
+import { useHarness } from '../support/harness';
+import { startSmtpSink, SmtpSink } from '../support/smtp';
+import { eventually, useBrowser } from './browser';
+
+/** The element globals these checks read (the suite compiles without the DOM library). */
+interface Box {
+  width: number;
+}
+
+/** The visual editor's canvas frame and the live preview's frame of the page. */
+const canvas = (page: Page) => page.frameLocator('.designer-canvas iframe.gjs-frame');
+const previewFrame = (page: Page) => page.frameLocator('#live-preview iframe.live-frame');
+
+/**
+ * Double-clicks a text of the design, waits until GrapesJS has made it editable (it does so
+ * asynchronously), puts the cursor at the end of that text and types, as a person would.
+ */
+async function typeInto(page: Page, text: string, typed: string): Promise<void> {
+  await canvas(page).getByText(text, { exact: false }).first().dblclick();
+  await canvas(page).locator('[contenteditable="true"]', { hasText: text }).first().waitFor();
+  await page.keyboard.press('Control+End');
+  await page.keyboard.type(typed);
+  await canvas(page).getByText(typed.trim(), { exact: false }).first().waitFor();
+}
+
+describe('dashboard in Chromium: the visual editor (issue 14, point 4)', () => {
+  const h = useHarness();
+  const b = useBrowser(h);
+  let sink: SmtpSink;
+  beforeAll(async () => {
+    sink = await startSmtpSink();
+  });
+  afterAll(() => sink.close());
+
+  test('when a send is designed in the editor, previewed for a contact at both widths, saved and sent then the mail holds the edited text', async () => {
+    const account = await h.account();
+    const ctx = { userId: account.user_id };
+    const { services } = h.runtime;
+    await addVerifiedSender(h, account, await berlin(h), { nickname: 'News', from_email: 'news@acme.example', from_name: 'Acme News' });
+    await services.unsubscribeGroups.add(ctx, { group_name: 'Newsletter', description: 'News', is_display: 1 });
+    const type = await services.contactTypes.add(ctx, { name: 'Customers' });
+    const f = sendingFixtures(h);
+    await f.contact(account.user_id, type, 'ann@example.org', { first_name: 'Ann <Lee>' });
+    await f.contact(account.user_id, type, 'ben@example.org', {});
+    const page = await b.page();
+    await b.signIn(page, account);
+
+    await page.getByRole('navigation').getByRole('link', { name: 'Single sends' }).click();
+    await page.getByRole('link', { name: 'New single send' }).first().click();
+    // GrapesJS comes from node_modules, under the editor page's own policy.
+    await canvas(page).locator('body').waitFor();
+    await page.getByLabel('Name', { exact: true }).fill('Editor news');
+    await page.getByLabel('Subject').fill('News for ((first_name))');
+    await page.getByLabel('Preheader').fill('Made in the editor');
+    await page.getByLabel('Sender').selectOption({ label: 'News — news@acme.example' });
+    await page.getByLabel('Unsubscribe group').selectOption({ label: 'Newsletter' });
+    await page.getByLabel('Customers').first().check();
+    await page.getByLabel('Welcome').check();
+    await canvas(page).getByText('Welcome aboard').first().waitFor();
+
+    await typeInto(page, 'Thanks for joining us', ' Edited in the visual editor.');
+    await eventually('the edit is exported into the form', async () => (await page.locator('#field-template_html').inputValue()).includes('Edited in the visual editor.'));
+
+    // The HTML mode shows the exported, CSS-inlined HTML; back to the canvas, the edit is there.
+    await page.getByRole('button', { name: 'HTML', exact: true }).click();
+    const html = page.locator('#field-template_html');
+    await html.waitFor({ state: 'visible' });
+    expect(await html.inputValue()).toMatch(/<p[^>]* style="[^"]+"[^>]*>Thanks for joining us\. We are glad/);
+    await page.getByRole('button', { name: 'Visual editor' }).click();
+    await html.waitFor({ state: 'hidden' });
+    await canvas(page).getByText('Edited in the visual editor.').waitFor();
+
+    // The live preview: the first recipient's values, escaped, at desktop and phone width.
+    await page.getByText('As ann@example.org gets it.').waitFor();
+    await previewFrame(page).getByText('Welcome aboard, Ann <Lee>!').waitFor();
+    await previewFrame(page).getByText('Edited in the visual editor.').waitFor();
+    const width = async () => ((await page.locator('#live-preview iframe.live-frame').boundingBox()) as Box).width;
+    expect(await width()).toBeGreaterThan(500);
+    await page.getByRole('button', { name: 'Mobile' }).click();
+    await eventually('the preview is phone wide', async () => Math.round(await width()) === 375);
+    await page.getByLabel('Preview for').fill('ben@');
+    await page.getByText('As ben@example.org gets it.').waitFor();
+    await page.getByRole('button', { name: 'Desktop' }).click();
+    await eventually('the preview is wide again', async () => (await width()) > 500);
+
+    await page.getByRole('button', { name: 'Save single send' }).click();
+    await page.getByText('Draft saved.', { exact: false }).waitFor();
+    const stored = await h.runtime.db('single_sends').where({ user_id: account.user_id }).first('template_html', 'template_json');
+    expect(stored.template_html).toContain('Edited in the visual editor.');
+    // CSS inlined: the welcome text carries its style, and the class rules of the canvas are gone.
+    expect(stored.template_html).toMatch(/<p[^>]* style="[^"]+"[^>]*>Thanks for joining us\./);
+    const project = JSON.parse(stored.template_json);
+    expect(Array.isArray(project.pages)).toBe(true);
+    expect(JSON.stringify(project.pages)).toContain('Edited in the visual editor.');
+
+    // Before sending, the page names the placeholder that is empty for some recipients.
+    await page.getByRole('link', { name: 'Send now…' }).click();
+    await page.getByText('It goes to 2 recipients now.').waitFor();
+    await page.getByText('((first_name)) is empty for 50% of recipients (1 of 2).').waitFor();
+    await page.getByRole('button', { name: 'Send to 2 recipients' }).click();
+    await page.getByText('Sending has started.').waitFor();
+    const { worker, close } = testWorker(h, sink.url);
+    await worker.runOnce().finally(close);
+    const ann = sink.messages.find((m) => m.to[0] === 'ann@example.org');
+    expect(ann?.parsed.subject).toBe('News for Ann <Lee>');
+    expect(String(ann?.parsed.html)).toContain('Edited in the visual editor.');
+    expect(String(ann?.parsed.html)).toContain('Welcome aboard, Ann &lt;Lee&gt;!');
+    expect(b.problems).toEqual([]);
+  }, 60_000);
+
+  test('when an automation step is edited in the visual editor then the step keeps the edited design and its project', async () => {
+    const account = await h.account();
+    const ctx = { userId: account.user_id };
+    const { services } = h.runtime;
+    const sender = await addVerifiedSender(h, account, await berlin(h), { nickname: 'Hello', from_email: 'hello@acme.example' });
+    const type = await services.contactTypes.add(ctx, { name: 'Trials' });
+    await sendingFixtures(h).contact(account.user_id, type, 'tia@example.org', { first_name: 'Tia' });
+    const utr = await services.automations.create(ctx, { automation_type: 1, automation_name: 'Onboarding', automation_for: { id: String(type), table: 'contacts_' }, unsubscribe_group_id: null });
+    const welcome = (await services.designTemplates.list()).rows.find((t) => t.template_name === 'Welcome')!;
+    const step = await services.automationSchedules.create(ctx, utr, {
+      sender_id: sender, subject: 'Hi ((first_name))', waiting_type: 'instantly', waiting_period: 1, template_id: welcome.id, preview_img: welcome.preview_image, template_json: null, template_html: null,
+    });
+    const page = await b.page();
+    await b.signIn(page, account);
+    await page.goto(`/automations/${utr}`);
+    await page.getByRole('link', { name: 'Edit' }).click();
+    // The step has no HTML of its own: the canvas starts from its design template.
+    await canvas(page).getByText('Welcome aboard').first().waitFor();
+    await previewFrame(page).getByText('Welcome aboard, Tia!').waitFor();
+    await typeInto(page, 'Thanks for joining us', ' A step edited visually.');
+    await eventually('the edit is exported into the form', async () => (await page.locator('#field-template_html').inputValue()).includes('A step edited visually.'));
+    await previewFrame(page).getByText('A step edited visually.').waitFor();
+    await page.getByRole('button', { name: 'Save step' }).click();
+    await page.getByText('Step saved.', { exact: false }).waitFor();
+    const saved = await services.automationSchedules.get(ctx, step);
+    expect(saved.template_html).toContain('A step edited visually.');
+    expect(JSON.stringify(JSON.parse(saved.template_json).pages)).toContain('A step edited visually.');
+    expect(b.problems).toEqual([]);
+  }, 60_000);
+});
