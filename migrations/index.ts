@@ -21,6 +21,7 @@ import * as engagementData from './20261123_0741_engagement-data';
 import * as importSkippedRows from './20261123_0720_import-skipped-rows';
 import * as importUploadPath from './20261123_0721_import-upload-path';
 import * as contactsReferenceChecks from './20261124_0950_contacts-reference-checks';
+import * as signupForms from './20261125_1000_signup-forms';
 import * as outgoingWebhooks from './20261125_1010_outgoing-webhooks';
 import * as accountTemplates from './20261125_1020_account-templates';
 
@@ -52,6 +53,7 @@ export const migrations: ReadonlyArray<[name: string, migration: Knex.Migration]
   ['20261123_0720_import-skipped-rows', importSkippedRows],
   ['20261123_0721_import-upload-path', importUploadPath],
   ['20261124_0950_contacts-reference-checks', contactsReferenceChecks],
+  ['20261125_1000_signup-forms', signupForms],
   ['20261125_1010_outgoing-webhooks', outgoingWebhooks],
   ['20261125_1020_account-templates', accountTemplates],
 ];

@@ -14,6 +14,7 @@ import { verifySenderRouter } from './web/verify-sender';
 import { createDashboard } from './web';
 import { createTrackingRouter } from './web/tracking';
 import { createUnsubscribeRouter } from './web/unsubscribe';
+import { createSubscribeRouter } from './web/subscribe';
 import { createWebhookRouter } from './api/webhooks';
 import { apiDocsRouter } from './web/api-docs';
 
@@ -64,6 +65,7 @@ export function createApp({ config, services, logger }: AppDeps): Express {
   app.use(verifySenderRouter(services, logger));
   app.use(createTrackingRouter(services, logger));
   app.use(createUnsubscribeRouter(services, logger));
+  app.use(createSubscribeRouter(services, config, logger));
   app.use(createWebhookRouter(services, logger));
   app.use(apiDocsRouter());
   app.use(schedulePreview);

@@ -43,6 +43,8 @@ export interface Config {
   apiRateLimitPerMinute: number;
   /** Failed dashboard sign-ins allowed per email and client address (and 4× per client address) per 15 minutes (0 = no limit). */
   loginRateLimit: number;
+  /** Signup form submissions allowed per client address per hour, per process (0 = no limit). */
+  signupRateLimit: number;
   /**
    * Which proxies' `X-Forwarded-For` to believe, as Express's `trust proxy` takes it: false (none,
    * the client is the socket's peer), true (any), a number of hops, or addresses/subnets.
@@ -225,6 +227,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     apiKeyCacheMs: integer(env, 'API_KEY_CACHE_SECONDS', 5, 0) * 1000,
     apiRateLimitPerMinute: integer(env, 'API_RATE_LIMIT', 6000, 0),
     loginRateLimit: integer(env, 'LOGIN_RATE_LIMIT', 10, 0),
+    signupRateLimit: integer(env, 'SIGNUP_RATE_LIMIT', 10, 0),
     trustProxy: trustProxy(env),
     logLevel: optional(env, 'LOG_LEVEL') ?? 'info',
     dataDir,

@@ -301,6 +301,16 @@ export const RECORDS = {
     })),
     opens: arrayOf(object({ message_id: int, opened_at: nullable(timestamp) })),
     unsubscribes: arrayOf(object({ message_id: int, unsubscribed_at: nullable(timestamp) })),
+    signups: arrayOf(object({
+      form_id: int,
+      form_name: str,
+      group_ids: arrayOf(int),
+      requested_at: nullable(timestamp),
+      requested_ip: str,
+      expires_at: nullable(timestamp),
+      confirmed_at: nullable(timestamp),
+      confirmed_ip: nullable(str),
+    })),
   }),
   Webhook: record<WebhookRecord>('An outgoing webhook (`secret` only in the answer of save, and of update with rotate_secret).', {
     id: int,
@@ -334,6 +344,7 @@ export const RECORDS = {
     automation_enrolments: int,
     skipped_import_rows: int,
     webhook_deliveries: int,
+    signups: int,
   }),
 } satisfies Record<string, JsonSchema>;
 

@@ -152,6 +152,18 @@ export const SOFT_BOUNCE_WINDOW_MS = 30 * 24 * 3_600_000;
 /** A send's bounce and complaint rates past which its notification recipients are told (what mailbox providers act on). */
 export const ALERT_RATES = { bounce: 0.05, complaint: 0.001 } as const;
 
+/** Double opt-in signups (issue 11, point 9). */
+export const SIGNUP = {
+  /** how long a confirmation link works */
+  linkTtlMs: 7 * 24 * 3600_000,
+  /** confirmation mails one address may be sent per account in 24 hours (a form cannot be used to flood a mailbox) */
+  mailsPerAddressPerDay: 3,
+  /** unconfirmed signups are deleted this long after their link expired */
+  keepExpiredMs: 30 * 24 * 3600_000,
+  /** the form's hidden field that people leave empty and form-filling robots do not */
+  honeypot: 'website',
+} as const;
+
 /** Outgoing webhooks (issue 13, point 5): the events an endpoint may subscribe to, in the issue's order. */
 export const HOOK_EVENTS = [
   'message.delivered',

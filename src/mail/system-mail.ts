@@ -8,6 +8,7 @@ import { createSigner, TOKEN_PURPOSE } from '../lib/signed-token';
 import { recordOutcomes } from './outcomes';
 import { feedbackStamp } from './feedback-stamp';
 import { verificationBody, VerificationRef } from './sender-verification';
+import { signupConfirmationBody, SignupConfirmationRef } from './signup-confirmation';
 import { classifySendError, MailTransport, OutgoingMessage } from './transport';
 
 /** System mail (verification, notifications) goes before campaign mail (lower sorts first). */
@@ -17,10 +18,13 @@ const MAX_ATTEMPTS = 5;
 export type SystemMail = Pick<OutgoingMessage, 'from' | 'to' | 'subject' | 'html' | 'text' | 'replyTo'> & {
   /** A sender verification mail: its body (with the link's token) is made when it is sent. */
   verifySender?: VerificationRef;
+  /** A signup's confirmation mail: likewise, its link's token is made when it is sent. */
+  confirmSignup?: SignupConfirmationRef;
 };
 
 /** Why a system message was not sent (systemMessage answered undefined). */
-export const VOID_SYSTEM_MAIL = 'a newer verification mail replaced it, or the sender was verified or deleted';
+export const VOID_SYSTEM_MAIL =
+  'a newer mail replaced its link, or what it asks for is done or gone (the sender verified or deleted, the signup confirmed, expired or erased)';
 
 /**
  * Writes a system message to the send ledger (in the caller's transaction when given): the
@@ -56,8 +60,12 @@ export async function systemMessage(
   row: { id: number; user_id: number; email: string; payload: unknown },
   messageId: string,
 ): Promise<OutgoingMessage | undefined> {
-  const { verifySender, ...payload } = parseJson<Omit<SystemMail, 'to'>>(row.payload, { from: '', subject: '', html: '' });
+  const { verifySender, confirmSignup, ...payload } = parseJson<Omit<SystemMail, 'to'>>(row.payload, { from: '', subject: '', html: '' });
   const message = { ...payload, to: row.email, messageId, accountId: Number(row.user_id) };
+  if (confirmSignup) {
+    const body = await signupConfirmationBody(db, baseUrl, Number(row.id), confirmSignup);
+    return body && { ...message, ...body };
+  }
   if (!verifySender) return message;
   const body = await verificationBody(db, { baseUrl }, Number(row.id), verifySender, row.email);
   return body && { ...message, ...body };

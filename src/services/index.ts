@@ -33,6 +33,8 @@ import { createRateLimitsService } from './accounts/rate-limits';
 import { createEngagementService } from './campaigns/engagement';
 import { createSendControlsService } from './campaigns/send-controls';
 import { createTestSendsService } from './campaigns/test-sends';
+import { createSignupFormsService } from './audience/signup-forms';
+import { createSignupsService } from './audience/signups';
 import { createOutgoingWebhooksService } from './integrations/outgoing-webhooks';
 import { createDesignEditorService } from './campaigns/design-editor';
 import { createOwnTemplatesService } from './campaigns/own-templates';
@@ -55,6 +57,7 @@ export function createServices(deps: ServiceDeps) {
   const contactImport = createContactImportService({ ...deps, contactTypes, fields, contacts, events });
   const singleSends = createSingleSendsService({ ...deps, refs, senders, tracking });
   const feedback = createFeedbackService({ ...deps, events });
+  const signupForms = createSignupFormsService({ ...deps, fields, contactTypes });
   return {
     accounts: createAccountsService(deps),
     contactTypes,
@@ -88,6 +91,8 @@ export function createServices(deps: ServiceDeps) {
     engagement: createEngagementService(deps),
     contactExport: createContactExportService({ ...deps, fields, contactTypes, segments, unsubscribeGroups }),
     privacy: createPrivacyService({ ...deps, fields }),
+    signupForms,
+    signups: createSignupsService({ ...deps, forms: signupForms, contacts, fields }),
     outgoingWebhooks: createOutgoingWebhooksService(deps),
     designEditor: createDesignEditorService({ ...deps, fields, contacts }),
     ownTemplates: createOwnTemplatesService(deps),

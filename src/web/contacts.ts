@@ -28,7 +28,7 @@ function formValues(contact: ContactRecord) {
 
 /** Contacts: one page at a time with search, add and edit with custom fields, row and bulk delete; the service of `/contacts/*`. */
 export function mountContacts(routes: WebRoutes, services: Services, views: Views): void {
-  const { contacts, contactTypes, fields, geography } = services;
+  const { contacts, contactTypes, fields, geography, signups } = services;
   const idOf = (req: Request) => toId(req.params.id) ?? 0;
 
   /** The form's choices: contact types, countries, and the account's custom fields by type. */
@@ -45,7 +45,8 @@ export function mountContacts(routes: WebRoutes, services: Services, views: View
   const newForm = async (req: Request) => ({ title: 'New contact', action: '/contacts/new', ...(await choices(req)) });
   const editForm = async (req: Request) => {
     const [contact, form] = await Promise.all([contacts.get(ctxOf(req), idOf(req)), choices(req)]);
-    return { title: `Edit ${contact.fullname || contact.email}`, action: `/contacts/${contact.id}/edit`, contact, ...form };
+    const consents = await signups.consents(ctxOf(req), contact.email);
+    return { title: `Edit ${contact.fullname || contact.email}`, action: `/contacts/${contact.id}/edit`, contact, consents, ...form };
   };
 
   const listPage = async (req: Request, res: Response) => {

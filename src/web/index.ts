@@ -33,6 +33,7 @@ import { mountUnsubscribeGroups } from './unsubscribe-groups';
 import { mountEngagement } from './engagement';
 import { createViewEnvironment, Views } from './views';
 import { mountSuppressions } from './suppressions';
+import { mountSignupForms } from './signup-forms';
 import { mountWebhooks } from './webhooks';
 
 /** Every page group of the dashboard; each mounts its routes on the shared route table. */
@@ -58,6 +59,7 @@ const PAGE_GROUPS: PageGroup[] = [
   mountEngagement,
   mountExports,
   mountPrivacy,
+  mountSignupForms,
   mountWebhooks,
   mountDesignEditor,
 ];

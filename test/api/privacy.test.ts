@@ -50,7 +50,7 @@ describe('privacy export and erasure (extension)', () => {
     expect(res.body).toEqual({
       status: 'success',
       message: 'Erased Successfully',
-      erased: { contacts: 1, segment_recipients: 1, messages: 2, automation_enrolments: 0, skipped_import_rows: 0, webhook_deliveries: 0 },
+      erased: { contacts: 1, segment_recipients: 1, messages: 2, automation_enrolments: 0, skipped_import_rows: 0, webhook_deliveries: 0, signups: 0 },
     });
     expect(await h.runtime.db('contacts').where({ user_id: account.user_id, email_key: 'gone@example.com' }).first()).toBeUndefined();
     expect(await h.runtime.db('segment_recipients').where({ user_id: account.user_id, email_key: 'gone@example.com' }).first()).toBeUndefined();

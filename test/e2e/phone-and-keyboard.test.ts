@@ -22,6 +22,8 @@ describe('dashboard in Chromium on a phone and with a keyboard', () => {
     await services.unsubscribeGroups.add(ctx, { group_name: 'Newsletter with a rather long name for a phone', description: 'News', is_display: 1 });
     const type = await services.contactTypes.add(ctx, { name: 'Customers' });
     await h.api(account).post('/contacts/add').send({ contact_type_id: type, email: 'a-very-long-address-for-a-small-screen@example.org', country: 1 }).expect(200);
+    const formId = await services.signupForms.add(ctx, { name: 'Monthly letter', contact_type_id: type, fields: ['first_name', 'last_name'], group_ids: [], thank_you: '' });
+    const form = await services.signupForms.get(ctx, formId);
 
     const page = await b.page();
     await page.setViewportSize({ width: 390, height: 844 });
@@ -36,7 +38,7 @@ describe('dashboard in Chromium on a phone and with a keyboard', () => {
     await page.getByRole('navigation').getByRole('link', { name: 'Contacts' }).waitFor({ state: 'visible' });
 
     const paths = (await page.locator('nav .nav-links a[href^="/"]').evaluateAll((links) => links.map((a) => (a as unknown as { getAttribute(name: string): string }).getAttribute('href'))))
-      .concat(['/single-sends/new', '/automations/new', '/segments/new', '/contacts/new', '/contacts/import', '/senders/new']);
+      .concat(['/single-sends/new', '/automations/new', '/segments/new', '/contacts/new', '/contacts/import', '/senders/new', '/signup-forms/new', `/signup-forms/${formId}`, `/subscribe/${form.public_id}`]);
     const wide: string[] = [];
     for (const path of [...new Set(paths)]) {
       const res = await page.goto(path);

@@ -65,6 +65,7 @@ describe('dashboard round trips', () => {
     ['/segments', 4],
     ['/segments/new', 3],
     ['/suppressions', 3],
+    ['/signup-forms', 2],
   ])('when %s is shown then it takes %i round trips', async (path, expected) => {
     expect(await queriesOf(path)).toBe(expected);
   });

@@ -1,3 +1,4 @@
+import type { Knex } from 'knex';
 import { insertId, isUniqueViolation, nowValue, toCount } from '../../db/dialect';
 import { listPage, Paging } from '../../db/paging';
 import { NotFoundError, ValidationError } from '../../lib/errors';
@@ -60,8 +61,8 @@ export function createContactTypesService({ db }: Pick<ServiceDeps, 'db'>) {
     },
 
     /** True when the id names a live contact type of this account. */
-    async exists(ctx: Ctx, id: number): Promise<boolean> {
-      return Boolean(await live(ctx).where({ id }).first('id'));
+    async exists(ctx: Ctx, id: number, q: Knex = db): Promise<boolean> {
+      return Boolean(await q('contact_types').where({ user_id: ctx.userId, id }).whereNull('deleted_at').first('id'));
     },
 
     /** A name another live type of the account has (ignoring case) is a 422 on `name`. */

@@ -20,7 +20,8 @@ import { checkCustomValue, CustomFieldDef, customFieldDefs, CustomFieldSource, S
 export interface ContactInput {
   contact_type_id: number;
   email: string;
-  country: number;
+  /** The country's id; null for none (a signup form that does not ask it), absent on update keeps it. */
+  country?: number | null;
   alt_email?: string | null;
   text: Partial<Record<ContactTextColumn, string>>;
   /** `custom_field[<name>]` values; a blank value clears the field. */
@@ -38,12 +39,12 @@ export function createContactsService({ db, contactTypes, fields, events, member
   const live = (ctx: Ctx, q: Knex | Knex.Transaction = db) => q('contacts').where({ user_id: ctx.userId }).whereNull('deleted_at');
 
   /** Checks what needs the database; every failing field is reported at once. */
-  async function check(ctx: Ctx, input: ContactInput, defs: CustomFieldDef[], selfId?: number): Promise<StoredCustomFields> {
+  async function check(ctx: Ctx, input: ContactInput, defs: CustomFieldDef[], selfId?: number, q: Knex = db): Promise<StoredCustomFields> {
     const errors: FieldErrors = {};
     const [typeOk, countryOk, taken] = await Promise.all([
-      contactTypes.exists(ctx, input.contact_type_id),
-      countryExists(db, input.country),
-      live(ctx).where({ email_key: emailKey(input.email) }).modify((q) => selfId && q.whereNot({ id: selfId })).first('id'),
+      contactTypes.exists(ctx, input.contact_type_id, q),
+      input.country === null || input.country === undefined || countryExists(q, input.country),
+      live(ctx, q).where({ email_key: emailKey(input.email) }).modify((b) => selfId && b.whereNot({ id: selfId })).first('id'),
     ]);
     if (!typeOk) errors.contact_type_id = [messages.selected('contact_type_id')];
     if (taken) errors.email = [messages.taken('email')];
@@ -67,7 +68,8 @@ export function createContactsService({ db, contactTypes, fields, events, member
 
   function columns(input: ContactInput): Record<string, unknown> {
     const email = input.email.trim();
-    const row: Record<string, unknown> = { contact_type_id: input.contact_type_id, email, email_key: emailKey(email), country: input.country };
+    const row: Record<string, unknown> = { contact_type_id: input.contact_type_id, email, email_key: emailKey(email) };
+    if (input.country !== undefined) row.country = input.country;
     if (input.alt_email !== undefined) row.alt_email = input.alt_email?.trim() || null;
     for (const [column, value] of Object.entries(input.text)) if (value !== undefined) row[column] = value.trim();
     return row;
@@ -119,12 +121,13 @@ export function createContactsService({ db, contactTypes, fields, events, member
       return contactRecord(row, await customFieldDefs(fields, ctx), 'details');
     },
 
-    async add(ctx: Ctx, input: ContactInput): Promise<number> {
-      const defs = await customFieldDefs(fields, ctx);
-      const custom = await check(ctx, input, defs);
+    /** Adds a contact; `outer` runs it inside the caller's transaction (a savepoint of it). */
+    async add(ctx: Ctx, input: ContactInput, outer?: Knex.Transaction): Promise<number> {
+      const defs = await customFieldDefs(fields, ctx, outer);
+      const custom = await check(ctx, input, defs, undefined, outer);
       const now = nowValue();
       return uniqueEmail(() =>
-        db.transaction(async (trx) => {
+        (outer ?? db).transaction(async (trx) => {
           const id = await insertId(trx, 'contacts', {
             ...columns(input),
             user_id: ctx.userId,
@@ -144,13 +147,14 @@ export function createContactsService({ db, contactTypes, fields, events, member
       );
     },
 
-    async update(ctx: Ctx, id: number, input: ContactInput): Promise<void> {
-      const current = await live(ctx).where({ id }).first('id', 'contact_type_id', 'custom_fields');
+    /** Updates a contact; `outer` runs it inside the caller's transaction (a savepoint of it). */
+    async update(ctx: Ctx, id: number, input: ContactInput, outer?: Knex.Transaction): Promise<void> {
+      const current = await live(ctx, outer).where({ id }).first('id', 'contact_type_id', 'custom_fields');
       if (!current) throw new NotFoundError();
-      const custom = await check(ctx, input, await customFieldDefs(fields, ctx), id);
+      const custom = await check(ctx, input, await customFieldDefs(fields, ctx, outer), id, outer);
       const merged = dropEmpty({ ...parseJson<StoredCustomFields>(current.custom_fields, {}), ...custom });
       await uniqueEmail(() =>
-        db.transaction(async (trx) => {
+        (outer ?? db).transaction(async (trx) => {
           const changed = await live(ctx, trx)
             .where({ id })
             .update({ ...columns(input), custom_fields: jsonValue(merged), updated_at: nowValue() });

@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { parseJson } from '../../db/dialect';
 import { likePattern } from '../../db/expressions';
 import { ENROLMENT_STATE, MESSAGE_STATE } from '../../lib/constants';
 import { hmac } from '../../lib/crypto';
@@ -39,6 +40,17 @@ export interface PrivacyExport {
   }[];
   opens: { message_id: number; opened_at: string | null }[];
   unsubscribes: { message_id: number; unsubscribed_at: string | null }[];
+  /** Signups through the account's forms: the consent records (confirmed) and unconfirmed requests. */
+  signups: {
+    form_id: number;
+    form_name: string;
+    group_ids: number[];
+    requested_at: string | null;
+    requested_ip: string;
+    expires_at: string | null;
+    confirmed_at: string | null;
+    confirmed_ip: string | null;
+  }[];
 }
 
 export interface ErasureCount {
@@ -49,6 +61,7 @@ export interface ErasureCount {
   skipped_import_rows: number;
   /** Outgoing webhook events about the address (their log and those still waiting). */
   webhook_deliveries: number;
+  signups: number;
 }
 
 interface Deps extends Pick<ServiceDeps, 'db' | 'secret'> {
@@ -65,7 +78,7 @@ export function createPrivacyService({ db, secret, fields }: Deps) {
     async export(ctx: Ctx, email: string): Promise<PrivacyExport> {
       const key = emailKey(email);
       const mine = (table: string, q: Knex = db) => q(table).where({ [`${table}.user_id`]: ctx.userId, [`${table}.email_key`]: key });
-      const [defs, contacts, segments, groups, globalRow, suppressedRow, enrolments, messages] = await Promise.all([
+      const [defs, contacts, segments, groups, globalRow, suppressedRow, enrolments, messages, signups] = await Promise.all([
         customFieldDefs(fields, ctx),
         mine('contacts').orderBy('id'),
         mine('segment_recipients').join('segments', 'segments.id', 'segment_recipients.segment_id').orderBy('segment_recipients.id')
@@ -77,6 +90,8 @@ export function createPrivacyService({ db, secret, fields }: Deps) {
         mine('automation_enrolments').join('automations', 'automations.id', 'automation_enrolments.automation_id').orderBy('automation_enrolments.id')
           .select('automation_enrolments.automation_id', 'automations.automation_name', 'automation_enrolments.state', 'automation_enrolments.enrolled_at'),
         mine('send_messages').orderBy('id').select('id', 'single_send_id', 'automation_id', 'state', 'sent_at', 'opened_at', 'unsubscribed_at', 'created_at'),
+        mine('signups').join('signup_forms', 'signup_forms.id', 'signups.form_id').orderBy('signups.id')
+          .select('signups.form_id', 'signup_forms.name as form_name', 'signups.group_ids', 'signups.requested_at', 'signups.requested_ip', 'signups.expires_at', 'signups.confirmed_at', 'signups.confirmed_ip'),
       ]);
       const shapedMessages = messages.map((m: Record<string, unknown>) => ({
         id: Number(m.id),
@@ -104,6 +119,16 @@ export function createPrivacyService({ db, secret, fields }: Deps) {
         messages: shapedMessages,
         opens: shapedMessages.filter((m) => m.opened_at).map((m) => ({ message_id: m.id, opened_at: m.opened_at })),
         unsubscribes: shapedMessages.filter((m) => m.unsubscribed_at).map((m) => ({ message_id: m.id, unsubscribed_at: m.unsubscribed_at })),
+        signups: signups.map((r: Record<string, unknown>) => ({
+          form_id: Number(r.form_id),
+          form_name: String(r.form_name),
+          group_ids: parseJson<unknown[]>(r.group_ids, []).map(Number),
+          requested_at: timestamp(r.requested_at),
+          requested_ip: String(r.requested_ip),
+          expires_at: timestamp(r.expires_at),
+          confirmed_at: timestamp(r.confirmed_at),
+          confirmed_ip: r.confirmed_ip === null ? null : String(r.confirmed_ip),
+        })),
       };
     },
 
@@ -135,7 +160,9 @@ export function createPrivacyService({ db, secret, fields }: Deps) {
           .del();
         const hooks = await trx('webhook_deliveries').where({ user_id: ctx.userId, contact_key: key }).del();
         const contacts = await trx('contacts').where({ user_id: ctx.userId, email_key: key }).del();
-        return { contacts, segment_recipients: segmentRows, messages, automation_enrolments: enrolments, skipped_import_rows: skipped, webhook_deliveries: hooks };
+        // Consent records and unconfirmed signups go with the address (their links stop working).
+        const signups = await trx('signups').where({ user_id: ctx.userId, email_key: key }).del();
+        return { contacts, segment_recipients: segmentRows, messages, automation_enrolments: enrolments, skipped_import_rows: skipped, webhook_deliveries: hooks, signups };
       });
     },
   };

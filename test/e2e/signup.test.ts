@@ -1,0 +1,95 @@
+import { sendingFixtures, testWorker } from '../support/fixtures-sending';
+import { useHarness } from '../support/harness';
+import { SmtpSink, startSmtpSink } from '../support/smtp';
+import { axeViolations } from './axe';
+import { eventually, useBrowser } from './browser';
+
+/** Issue 11, point 9, done when: a double opt-in signup works end to end (form → mail → link → contact → welcome mail). */
+describe('signup form with double opt-in in Chromium', () => {
+  const env: Record<string, string> = {};
+  let sink: SmtpSink;
+  beforeAll(async () => {
+    sink = await startSmtpSink();
+    env.SMTP_URL = sink.url;
+  });
+  const h = useHarness(env);
+  const b = useBrowser(h);
+  const f = sendingFixtures(h);
+  afterAll(() => sink.close());
+
+  test('when a visitor signs up and confirms the emailed link then the contact appears with its consent and the welcome automation mails them', async () => {
+    const account = await h.account();
+    const ctx = { userId: account.user_id };
+    await h.runtime.services.contactTypes.add(ctx, { name: 'Newsletter readers' });
+    const type = Number((await h.runtime.db('contact_types').where({ user_id: account.user_id }).first('id')).id);
+    const news = await f.group(account.user_id, 'Product news', 1);
+    const automation = await f.automation(account.user_id, { type: 'welcome', contactType: type, groupId: news });
+    await f.schedule(account.user_id, automation, { senderId: await f.sender(account.user_id), subject: 'Welcome aboard, ((first_name))', waitingPeriod: 1, waitingType: 'instantly' });
+    const { utr } = await h.runtime.db('automations').where({ id: automation }).first('utr');
+    await h.api(account).get(`/automations/set-live?utr=${utr}`).expect(200);
+
+    // The owner creates the form in the dashboard.
+    const owner = await b.page();
+    await b.signIn(owner, account);
+    await owner.getByRole('navigation').getByRole('link', { name: 'Signup forms' }).click();
+    await owner.getByRole('link', { name: 'New signup form' }).first().click();
+    await owner.getByLabel('Name', { exact: true }).fill('Monthly letter');
+    await owner.getByLabel('Contact type').selectOption({ label: 'Newsletter readers' });
+    await owner.getByLabel('Thank-you text').fill('Thank you for confirming!');
+    await owner.getByRole('button', { name: 'Save signup form' }).click();
+    await owner.getByText('Signup form created.').waitFor();
+    const axe = await axeViolations(owner);
+    const snippet = await owner.getByLabel('HTML to embed').inputValue();
+    expect(snippet).toContain('method="post"');
+    const publicUrl = (await owner.getByRole('link', { name: /\/subscribe\// }).first().getAttribute('href')) ?? '';
+    expect(snippet).toContain(`action="${publicUrl}"`);
+    expect(b.problems).toEqual([]);
+
+    // A visitor fills in the public page (its links use BASE_URL; the app answers on 127.0.0.1, so the path is opened on it).
+    const visitor = await b.page();
+    await visitor.goto(new URL(publicUrl).pathname);
+    await visitor.getByRole('heading', { name: 'Monthly letter' }).waitFor();
+    axe.push(...(await axeViolations(visitor)));
+    await visitor.getByLabel('Email address').fill('lena@example.org');
+    await visitor.getByLabel('First name').fill('Lena');
+    await visitor.getByLabel('Last name').fill('Moreau');
+    expect(await visitor.getByLabel('Product news').isChecked()).toBe(true);
+    await visitor.getByRole('button', { name: 'Subscribe' }).click();
+    await visitor.getByRole('heading', { name: 'Check your inbox' }).waitFor();
+    expect(await h.runtime.db('contacts').where({ email_key: 'lena@example.org' })).toEqual([]);
+
+    const [mail] = await sink.waitFor(1);
+    expect(mail.to).toEqual(['lena@example.org']);
+    const link = /http:\/\/campaigns\.test(\/subscribe\/confirm\/[\w-]+)/.exec(mail.parsed.text ?? '')![1];
+    await visitor.goto(link);
+    await visitor.getByRole('heading', { name: 'Confirm your subscription' }).waitFor();
+    axe.push(...(await axeViolations(visitor)));
+    expect(await h.runtime.db('contacts').where({ email_key: 'lena@example.org' })).toEqual([]);
+    await visitor.getByRole('button', { name: 'Confirm subscription' }).click();
+    await visitor.getByRole('heading', { name: 'Subscription confirmed' }).waitFor();
+    await visitor.getByText('Thank you for confirming!').waitFor();
+    axe.push(...(await axeViolations(visitor)));
+    // The dashboard's form page and the public pages pass axe (the list is walked by the accessibility test).
+    await owner.goto('/signup-forms/new');
+    axe.push(...(await axeViolations(owner)));
+    expect(axe).toEqual([]);
+    expect(b.problems).toEqual([]);
+
+    // The owner finds the contact, with its consent.
+    await owner.getByRole('navigation').getByRole('link', { name: 'Contacts' }).click();
+    await owner.getByRole('link', { name: /Lena Moreau/ }).first().click();
+    await owner.getByRole('heading', { name: 'Consent' }).waitFor();
+    await owner.getByText(/Signed up through the form Monthly letter/).waitFor();
+    await owner.getByText(/Chose: Product news\./).waitFor();
+
+    // The welcome automation's worker tick mails the new contact.
+    const { worker, close } = testWorker(h, sink.url);
+    await worker.runOnce().finally(close);
+    await eventually('the welcome mail arrives', async () => sink.messages.length >= 2);
+    expect(sink.messages.map((m) => `${m.to[0]}: ${m.parsed.subject}`)).toEqual([
+      'lena@example.org: Confirm your subscription: Monthly letter',
+      'lena@example.org: Welcome aboard, Lena',
+    ]);
+    expect(b.problems).toEqual([]);
+  });
+});
