@@ -1,22 +1,8 @@
-import { readFileSync } from 'node:fs';
 import type { Page } from 'playwright-core';
 import { addAutomation, audienceOf, berlin, scheduleBody, singleSendBody } from '../support/campaign';
 import { useHarness } from '../support/harness';
+import { axeViolations } from './axe';
 import { eventually, useBrowser } from './browser';
-
-/** axe-core's browser build, evaluated in the page (DevTools evaluation is outside the page's CSP). */
-const AXE_SOURCE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
-
-interface AxeResult {
-  violations: Array<{ id: string; impact: string | null; help: string; nodes: Array<{ target: string[] }> }>;
-}
-
-/** The rules that failed on the page as it is now, one line each ("rule: selector, selector"). */
-async function axeViolations(page: Page): Promise<string[]> {
-  if (!(await page.evaluate('typeof window.axe === "object"'))) await page.evaluate(AXE_SOURCE);
-  const result = (await page.evaluate('window.axe.run(document, { resultTypes: ["violations"] })')) as AxeResult;
-  return result.violations.map((v) => `${page.url().replace(/^https?:\/\/[^/]+/, '')} ${v.id} (${v.help}): ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
-}
 
 /** The labels of the page's required fields (not confirmation checkboxes), as shown (with their CSS `::after` text). */
 async function requiredLabels(page: Page): Promise<string[]> {
