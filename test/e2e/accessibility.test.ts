@@ -27,12 +27,13 @@ describe('dashboard accessibility in Chromium', () => {
     const send = await h.api(account).post('/single/send/create').send(singleSendBody(audience)).expect(200);
     const automation = await addAutomation(h, account, { contact_type_id: audience.contactTypeId });
     await h.api(account).post('/automations/schedule/create').send(scheduleBody(automation, audience.senderId)).expect(200);
+    const step = await h.runtime.db('automation_schedules').where({ user_id: account.user_id }).first('utr');
 
     const page = await b.page();
     await b.signIn(page, account);
     const paths = (await page.locator('nav .nav-links a[href^="/"]').evaluateAll((links) => links.map((a) => (a as unknown as { getAttribute(name: string): string }).getAttribute('href'))))
       .concat(['/single-sends/new', '/automations/new', '/segments/new', '/contacts/new', '/contacts/import', '/senders/new',
-        `/single-sends/${send.body.message.utr}`, `/automations/${automation}`, `/segments/${audience.segmentId}`]);
+        `/single-sends/${send.body.message.utr}`, `/automations/${automation}`, `/automations/${automation}/steps/${step.utr}`, `/segments/${audience.segmentId}`]);
     const found: string[] = [];
     const required: string[] = [];
     for (const path of [...new Set(paths)]) {

@@ -85,6 +85,13 @@ describe('dashboard in Chromium: the visual editor (issue 14, point 4)', () => {
     await page.getByText('As ben@example.org gets it.').waitFor();
     await page.getByRole('button', { name: 'Desktop' }).click();
     await eventually('the preview is wide again', async () => (await width()) > 500);
+    // On a wide screen the preview sits beside the editor rather than after it.
+    await page.setViewportSize({ width: 1680, height: 1000 });
+    const editorBox = (await page.locator('[data-designer-canvas]').boundingBox()) as Box;
+    const previewBox = (await page.locator('#live-preview').boundingBox()) as Box;
+    expect(previewBox.x).toBeGreaterThanOrEqual(editorBox.x + editorBox.width);
+    expect(previewBox.y).toBeLessThan(editorBox.y + editorBox.height);
+    await page.setViewportSize({ width: 1280, height: 800 });
 
     await page.getByRole('button', { name: 'Save single send' }).click();
     await page.getByText('Draft saved.', { exact: false }).waitFor();
