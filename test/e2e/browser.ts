@@ -72,9 +72,10 @@ export function useBrowser(h: Harness, options: BrowserOptions = {}): BrowserHar
   b.page = async () => {
     const context = await b.browser.newContext({ baseURL: b.baseUrl, viewport: { width: 1280, height: 800 } });
     const page = await context.newPage();
-    // Shorter than jest's test timeout (30 s), so a stuck step names itself; long enough for a
-    // PostgreSQL save while the crash test's worker processes hold both cores.
-    page.setDefaultTimeout(20_000);
+    // Shorter than a journey's time limit (90 s), so a stuck step names itself; long enough for a
+    // PostgreSQL save while other suites' browsers and worker processes hold both cores (a
+    // segment save once took over 20 s there in CI).
+    page.setDefaultTimeout(40_000);
     b.problems.length = 0;
     page.on('console', (message) => {
       // A refused form or sign-in answers 4xx on purpose; the browser logs each one.
