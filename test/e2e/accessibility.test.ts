@@ -52,10 +52,11 @@ describe('dashboard accessibility in Chromium', () => {
     expect(b.problems).toEqual([]);
   }, 300_000);
 
-  test('when a keyboard user adds and removes conditions and searches then focus stays with them, and axe and the CSP find nothing after each swap', async () => {
+  test('when a keyboard user adds and removes conditions, searches, picks places, previews and rotates a key then focus stays with them, and axe and the CSP find nothing after each swap', async () => {
     const account = await h.account();
     const audience = await audienceOf(h, account, await berlin(h));
     await h.api(account).post('/contacts/add').send({ contact_type_id: audience.contactTypeId, email: 'ada@example.org', first_name: 'Ada', country: 1 }).expect(200);
+    const send = await h.api(account).post('/single/send/create').send(singleSendBody(audience, { recipient_id: [`contacts_${audience.contactTypeId}`] })).expect(200);
     const page = await b.page();
     await b.signIn(page, account);
     const activeId = () => page.evaluate('document.activeElement && document.activeElement.id');
@@ -96,6 +97,28 @@ describe('dashboard accessibility in Chromium', () => {
     await page.keyboard.press('Enter');
     await page.waitForLoadState('networkidle');
     expect(await activeId()).toBe('outbox-search');
+    found.push(...(await axeViolations(page)));
+
+    // The sender form's places: a chosen state swaps the state and city choices, keeping the focus.
+    await page.goto('/senders/new');
+    await page.getByLabel('Country').selectOption({ label: 'Germany' });
+    const state = page.locator('#field-state_id');
+    await eventually('the states of Germany arrive', async () => (await state.locator('option').count()) > 5);
+    await state.focus();
+    await state.selectOption({ index: 1 });
+    await eventually('the cities of the state arrive', async () => (await page.locator('#field-city_id option').count()) > 1);
+    expect(await activeId()).toBe('field-state_id');
+    found.push(...(await axeViolations(page)));
+
+    // A send's preview for another contact, and a rotated key shown once: both swapped in place.
+    await page.goto(`/single-sends/${send.body.message.utr}`);
+    await page.getByLabel('Preview for a contact').fill('ada');
+    await page.getByRole('button', { name: 'Preview', exact: true }).click();
+    await page.locator('#send-preview').getByText('News for Ada').waitFor();
+    found.push(...(await axeViolations(page)));
+    await page.goto('/api-keys');
+    await page.getByRole('button', { name: 'Rotate secret key' }).click();
+    await page.locator('#new-secret-key').waitFor();
     found.push(...(await axeViolations(page)));
 
     expect(found).toEqual([]);
