@@ -7,7 +7,10 @@ import { eventually, useBrowser } from './browser';
 
 /** The element globals these checks read (the suite compiles without the DOM library). */
 interface Box {
+  x: number;
+  y: number;
   width: number;
+  height: number;
 }
 
 /** The visual editor's canvas frame and the live preview's frame of the page. */
