@@ -2,9 +2,8 @@ import { ChildProcess, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
 import net from 'node:net';
-import path from 'node:path';
 import { PROJECT_ROOT } from '../../src/lib/paths';
-import { seconds, SERVER_ROOT, serverNodeArgs } from './server';
+import { seconds, serverCommand } from './server';
 
 /**
  * The limits the benchmarks print beside the project's figures, measured in the same run on the
@@ -123,9 +122,9 @@ export function startBareExpress(): Promise<StartedProcess> {
   return startAndProbe(['-e', BARE_EXPRESS], {}, '/api/v1/contacts-type');
 }
 
-/** Starts the built server (`dist/src/server.js`, flags of `npm start`) on `env`'s database and waits for its first authenticated 200. */
+/** Starts the built server as `npm start` does on `env`'s database and waits for its first authenticated 200. */
 export function startProject(env: Record<string, string>, keys: Record<string, string>): Promise<StartedProcess> {
-  return startAndProbe([...serverNodeArgs(), path.join(SERVER_ROOT, 'dist/src/server.js')], { API_RATE_LIMIT: '0', ...env }, '/api/v1/contacts-type', keys);
+  return startAndProbe(serverCommand(), { API_RATE_LIMIT: '0', ...env }, '/api/v1/contacts-type', keys);
 }
 
 /**

@@ -73,19 +73,21 @@ export interface BenchServer {
 }
 
 /**
- * The node flags of `npm start` (package.json's start script, e.g. `--max-semi-space-size=2`),
- * so a benchmark runs the server as a user starts it. SERVER_NODE_ARGS adds more (`--cpu-prof`).
+ * The node flags and the entry file of `npm start` (package.json's start script, e.g.
+ * `node --max-semi-space-size=4 dist/server.js`), so a benchmark runs the server as a user
+ * starts it. SERVER_NODE_ARGS adds flags (`--cpu-prof`).
  */
-export function serverNodeArgs(): string[] {
+export function serverCommand(): string[] {
   const pkg = JSON.parse(fs.readFileSync(path.join(SERVER_ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
   const words = pkg.scripts.start.split(/\s+/);
-  const fromStart = words.slice(words.indexOf('node') + 1, words.findIndex((w) => w.startsWith('dist/')));
-  return [...fromStart, ...(process.env.SERVER_NODE_ARGS ?? '').split(' ').filter(Boolean)];
+  const entry = words.findIndex((w) => w.startsWith('dist/'));
+  const flags = words.slice(words.indexOf('node') + 1, entry);
+  return [...flags, ...(process.env.SERVER_NODE_ARGS ?? '').split(' ').filter(Boolean), path.join(SERVER_ROOT, words[entry])];
 }
 
-/** Starts `dist/src/server.js` (run `npm run build` first) on a free port of 127.0.0.1, with the flags of `npm start`. */
+/** Starts the built server as `npm start` does (run `npm run build` first) on a free port of 127.0.0.1. */
 export async function startServer(db: BenchDb, env: Record<string, string> = {}): Promise<BenchServer> {
-  const child: ChildProcess = spawn(process.execPath, [...serverNodeArgs(), path.join(SERVER_ROOT, 'dist/src/server.js')], {
+  const child: ChildProcess = spawn(process.execPath, serverCommand(), {
     cwd: SERVER_ROOT,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', HOST: '127.0.0.1', PORT: '0', DATA_DIR: db.dir, LOG_LEVEL: 'warn', API_RATE_LIMIT: '0', ...db.env, ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
