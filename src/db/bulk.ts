@@ -12,9 +12,11 @@ import { isPostgres } from './index';
  * - SQLite: prepared multi-row INSERT … ON CONFLICT statements, cached on the connection and
  *   run straight on better-sqlite3 (knex would re-prepare a 10,000-parameter statement
  *   for every call).
- * - PostgreSQL: COPY into a session-private staging table, then one INSERT … SELECT … ON
- *   CONFLICT per batch. COPY's text format is the cheapest input PostgreSQL parses (about
- *   five times cheaper per row here than `json_to_recordset` over one JSON parameter).
+ * - PostgreSQL: COPY into a session-private (temporary, so unlogged) staging table, then one
+ *   INSERT … SELECT … ON CONFLICT per batch. COPY's text format is the cheapest input
+ *   PostgreSQL parses (about five times cheaper per row here than `json_to_recordset` over one
+ *   JSON parameter); a batch waits for its write as that text in one Buffer (`CopyRows`), not
+ *   as a string or object per row, so it costs the garbage collector nothing.
  */
 
 /** Contact columns an import may set; `email` and `email_key` are always among them. */
@@ -42,14 +44,18 @@ export interface ContactUpsert {
   now: string;
   /** The columns the file sets, in the order of each row's values. */
   columns: UpsertColumn[];
-  /** Rows as `encodeRow` made them, emails unique within the batch. */
-  rows: EncodedRow[];
-  /** Answer the ids of the batch's contacts (only needed to keep rule segments current). */
-  withIds: boolean;
+  /** The batch's rows (`newImportRows`), emails unique within the batch. */
+  rows: EncodedRows;
+  /**
+   * Answer the ids of the batch's contacts (only needed to keep rule segments current): yes or
+   * no, or a query that finds a row when they are needed (asked in the write's own statement on
+   * PostgreSQL, saving a round trip per batch).
+   */
+  withIds: boolean | Knex.QueryBuilder;
 }
 
-/** A row of values (one per column; `custom_fields` an object or null) in the form its database path writes. */
-export type EncodedRow = unknown;
+/** A batch's rows in the form its database path writes: COPY text on PostgreSQL, value arrays on SQLite. */
+export type EncodedRows = Buffer | unknown[][];
 
 export interface UpsertCount {
   created: number;
@@ -84,73 +90,189 @@ function conflictUpdate(db: Knex, columns: UpsertColumn[]): string {
 }
 
 /**
- * Rows per batch (one transaction each). Rows wait in memory until their batch is written, and
- * a batch that outlives a couple of young-generation collections is promoted to the old heap,
- * where it stays as garbage until a full collection: small batches keep the server's memory
- * flat. SQLite writes a batch in one 500-row statement; PostgreSQL pays six round trips per
- * batch, each waiting for the event loop that also parses the file (about 5 ms each, against
- * 36 ms for the merge of 5,000 rows), and its rows wait as COPY text (see `encodeRow`), not as
- * objects: 10,000 rows a batch (bench:import, 500,000 rows: 68.8k rows/s with 5,000, 77.8k
- * with 10,000, peak RSS 206 → 220 MiB).
+ * Rows per batch (one transaction each). Rows wait in memory until their batch is written:
+ * SQLite writes a batch in one 500-row statement; PostgreSQL pays five round trips per
+ * batch (begin, staging, COPY, merge, commit), each waiting for the event loop that also parses the
+ * file, and its rows wait as COPY text in a Buffer (see `CopyRows`), outside the JS heap.
  */
 export function importBatchRows(db: Knex): number {
   return isPostgres(db) ? 10_000 : SQLITE_ROWS_PER_STATEMENT;
 }
 
-/** Turns a row into what its batch holds until written: one COPY text line on PostgreSQL, the values on SQLite. */
-export function rowEncoder(db: Knex): (row: unknown[]) => EncodedRow {
-  return isPostgres(db) ? (row) => row.map(copyText).join('\t') : (row) => row;
+/**
+ * A batch being filled: rows are put in file order, a repeated email replacing its earlier row
+ * (the caller keeps the positions), and the newest row can be split off to start the next batch.
+ */
+export interface ImportRows {
+  /** Rows in the batch (a replaced row counts once). */
+  readonly size: number;
+  /** Adds a row of values (in the upsert's column order); `replacing` is the position of an earlier row it replaces. Answers the row's position. */
+  put(values: unknown[], replacing?: number): number;
+  /** Takes the newest row out, as the first row (position 0) of a new batch. */
+  splitLast(): ImportRows;
+  /** The rows as `upsertContacts` takes them. */
+  encoded(): EncodedRows;
+}
+
+/** An empty batch of the form the database's path writes. */
+export function newImportRows(db: Knex): ImportRows {
+  return isPostgres(db) ? new CopyRows() : new ValueRows();
 }
 
 /**
- * Batches written while the next is read: PostgreSQL runs two (a backend each, while Node
- * parses on); concurrent batches take their row locks in email order (`order by
- * email_key`), so two batches sharing emails wait, never deadlock. SQLite writes in this
- * thread, so reading on during a write gains nothing and keeps more rows alive: 0, each
- * batch is written before the next row is read.
+ * Lanes of an import: rows are dealt to a lane by their email (`importLane`), each lane writes
+ * its batches one after the other, and the lanes write at the same time. PostgreSQL runs two
+ * (a backend each, while Node parses on): their batches never share an email, so they never
+ * wait for each other, and a later row of the file still reaches the database after an
+ * earlier one of the same email. (Batches that overlapped used to wait for each other: with
+ * updates spread through a file, that was nearly every batch, so the two backends took turns.)
+ * SQLite writes in this thread: one lane, each batch written before the next row is read.
  */
-export function bulkWriters(db: Knex): number {
-  return isPostgres(db) ? 2 : 0;
+export function importLanes(db: Knex): { lanes: number; concurrent: boolean } {
+  return isPostgres(db) ? { lanes: 2, concurrent: true } : { lanes: 1, concurrent: false };
+}
+
+/** The lane (0 … lanes − 1) of an email key: FNV-1a of its UTF-16 code units. */
+export function importLane(key: string, lanes: number): number {
+  if (lanes === 1) return 0;
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < key.length; i += 1) hash = Math.imul(hash ^ key.charCodeAt(i), 0x01000193);
+  return (hash >>> 0) % lanes;
+}
+
+class ValueRows implements ImportRows {
+  constructor(private rows: unknown[][] = []) {}
+
+  get size(): number {
+    return this.rows.length;
+  }
+
+  put(values: unknown[], replacing?: number): number {
+    if (replacing !== undefined) {
+      this.rows[replacing] = values;
+      return replacing;
+    }
+    return this.rows.push(values) - 1;
+  }
+
+  splitLast(): ImportRows {
+    return new ValueRows([this.rows.pop()!]);
+  }
+
+  encoded(): EncodedRows {
+    return this.rows;
+  }
+}
+
+/**
+ * Rows as COPY text lines in one growing Buffer. A replaced row is only marked; `encoded`
+ * leaves marked rows out (a copy of the live byte ranges, made only when a row was replaced).
+ */
+class CopyRows implements ImportRows {
+  private bytes: Buffer;
+  private end = 0;
+  /** Where each row's line starts. */
+  private starts: number[] = [];
+  private replaced: Set<number> | undefined;
+
+  constructor(capacity = 1 << 20) {
+    this.bytes = Buffer.allocUnsafeSlow(capacity);
+  }
+
+  get size(): number {
+    return this.starts.length - (this.replaced?.size ?? 0);
+  }
+
+  put(values: unknown[], replacing?: number): number {
+    if (replacing !== undefined) (this.replaced ??= new Set()).add(replacing);
+    return this.append(copyLine(values));
+  }
+
+  splitLast(): ImportRows {
+    const at = this.starts.pop()!;
+    const next = new CopyRows();
+    next.append(this.bytes.toString('utf8', at, this.end));
+    this.end = at;
+    return next;
+  }
+
+  encoded(): EncodedRows {
+    const { replaced } = this;
+    if (!replaced) return this.bytes.subarray(0, this.end);
+    const live = Buffer.allocUnsafeSlow(this.end);
+    let length = 0;
+    this.starts.forEach((start, row) => {
+      if (replaced.has(row)) return;
+      const stop = row + 1 < this.starts.length ? this.starts[row + 1] : this.end;
+      length += this.bytes.copy(live, length, start, stop);
+    });
+    return live.subarray(0, length);
+  }
+
+  private append(line: string): number {
+    // UTF-8 takes at most 3 bytes per UTF-16 code unit.
+    if (this.end + line.length * 3 > this.bytes.length) {
+      const grown = Buffer.allocUnsafeSlow(Math.max(this.bytes.length * 2, this.end + line.length * 3));
+      this.bytes.copy(grown, 0, 0, this.end);
+      this.bytes = grown;
+    }
+    this.starts.push(this.end);
+    this.end += this.bytes.write(line, this.end, 'utf8');
+    return this.starts.length - 1;
+  }
 }
 
 /** Session-private staging table of the PostgreSQL path; emptied by every commit. */
 const STAGING = 'contact_import_rows';
 
+/** A row as one line of COPY's text format, newline included. */
+function copyLine(values: unknown[]): string {
+  let line = copyText(values[0]);
+  for (let i = 1; i < values.length; i += 1) line += `\t${copyText(values[i])}`;
+  return `${line}\n`;
+}
+
 /** A value in COPY's text format: `\N` for null; backslash, tab and line breaks escaped. */
 function copyText(value: unknown): string {
   if (value === null || value === undefined) return '\\N';
-  const text = typeof value === 'object' ? JSON.stringify(value) : String(value);
-  return /[\\\t\n\r]/.test(text) ? text.replace(/[\\\t\n\r]/g, (c) => COPY_ESCAPES[c]) : text;
+  const text = typeof value === 'string' ? value : typeof value === 'object' ? JSON.stringify(value) : String(value);
+  return COPY_SPECIAL.test(text) ? text.replace(/[\\\t\n\r]/g, (c) => COPY_ESCAPES[c]) : text;
 }
+const COPY_SPECIAL = /[\\\t\n\r]/;
 const COPY_ESCAPES: Record<string, string> = { '\\': '\\\\', '\t': '\\t', '\n': '\\n', '\r': '\\r' };
 
 async function upsertPostgres(trx: Knex.Transaction, batch: ContactUpsert, durable: boolean): Promise<UpsertResult> {
   const { columns } = batch;
   const list = columns.join(', ');
+  const staging = Object.entries(UPSERT_COLUMN_TYPES).map(([c, type]) => `${c} ${type}`).join(', ');
   // Batches of an import may commit without waiting for the WAL flush; the last one waits,
   // which flushes the earlier ones too, so the answer is only sent once all of it is durable.
-  if (!durable) await trx.raw('set local synchronous_commit = off');
-  const staging = Object.entries(UPSERT_COLUMN_TYPES).map(([c, type]) => `${c} ${type}`).join(', ');
-  await trx.raw(`create temp table if not exists ${STAGING} (${staging}) on commit delete rows`);
+  // One round trip (no parameters: the simple protocol takes both statements).
+  await trx.raw(
+    `${durable ? '' : 'set local synchronous_commit = off; '}create temp table if not exists ${STAGING} (${staging}) on commit delete rows`,
+  );
 
-  const text = `${(batch.rows as string[]).join('\n')}\n`;
   const client = (await trx.client.acquireConnection()) as PgClient;
   const copy = client.query(copyFrom(`copy ${STAGING} (${list}) from stdin`));
-  copy.end(text);
+  copy.end(batch.rows as Buffer);
   await finished(copy);
 
-  // xmax is 0 only on a row this statement inserted: it tells created from updated.
+  // xmax is 0 only on a row this statement inserted: it tells created from updated. Rows are
+  // merged in email order (so concurrent imports take their row locks in one order and never
+  // deadlock), compared byte by byte: any one order will do, and the database's own collation
+  // (strcoll) made that sort an eighth of the merge.
+  const ids = batch.withIds === true ? "coalesce(json_agg(id), '[]')" : batch.withIds ? "coalesce(json_agg(id) filter (where exists (?)), '[]')" : "'[]'::json";
   const result = await trx.raw(
     `with up as (
       insert into contacts (user_id, contact_type_id, created_at, updated_at, ${list})
-      select ?::integer, ?::integer, ?::timestamptz, ?::timestamptz, ${list} from ${STAGING} order by email_key
+      select ?::integer, ?::integer, ?::timestamptz, ?::timestamptz, ${list} from ${STAGING} order by email_key collate "C"
       ${conflictUpdate(trx, columns)}
       returning id, (xmax = 0) as inserted)
-    select count(*) filter (where inserted) as created, count(*) as total, ${batch.withIds ? "coalesce(json_agg(id), '[]')" : "'[]'::json"} as ids from up`,
-    [batch.userId, batch.contactTypeId, batch.now, batch.now],
+    select count(*) filter (where inserted) as created, count(*) as total, ${ids} as ids from up`,
+    [batch.userId, batch.contactTypeId, batch.now, batch.now, ...(typeof batch.withIds === 'boolean' ? [] : [batch.withIds])],
   );
-  const { created, total, ids } = result.rows[0];
-  return { created: Number(created), updated: Number(total) - Number(created), ids: (ids as unknown[]).map(Number) };
+  const { created, total, ids: found } = result.rows[0];
+  return { created: Number(created), updated: Number(total) - Number(created), ids: (found as unknown[]).map(Number) };
 }
 
 interface SqliteStatement {
@@ -174,12 +296,14 @@ function prepared(conn: SqliteConnection, sql: string): SqliteStatement {
 async function upsertSqlite(trx: Knex.Transaction, batch: ContactUpsert): Promise<UpsertResult> {
   const conn = (await trx.client.acquireConnection()) as SqliteConnection;
   const { columns } = batch;
+  const rows = batch.rows as unknown[][];
+  const withIds = typeof batch.withIds === 'boolean' ? batch.withIds : (await batch.withIds.first()) !== undefined;
   const custom = columns.indexOf('custom_fields');
   const tuple = `(@user_id, @contact_type_id, @now, @now, ${columns.map(() => '?').join(', ')})`;
-  const statementFor = (rows: number) =>
+  const statementFor = (count: number) =>
     prepared(
       conn,
-      `insert into contacts (user_id, contact_type_id, created_at, updated_at, ${columns.join(', ')}) values ${Array(rows).fill(tuple).join(', ')} ${conflictUpdate(trx, columns)}`,
+      `insert into contacts (user_id, contact_type_id, created_at, updated_at, ${columns.join(', ')}) values ${Array(count).fill(tuple).join(', ')} ${conflictUpdate(trx, columns)}`,
     );
   const named = { user_id: batch.userId, contact_type_id: batch.contactTypeId, now: batch.now };
   // Ids only grow (AUTOINCREMENT) and the transaction holds the only writer: rows above the
@@ -191,30 +315,30 @@ async function upsertSqlite(trx: Knex.Transaction, batch: ContactUpsert): Promis
   const fill = (params: unknown[], from: number, count: number) => {
     let p = 0;
     for (let j = from; j < from + count; j += 1) {
-      const row = batch.rows[j] as unknown[];
+      const row = rows[j];
       for (let k = 0; k < width; k += 1) params[p++] = k === custom && row[k] !== null ? JSON.stringify(row[k]) : row[k];
     }
     return params;
   };
   let i = 0;
-  if (batch.rows.length >= SQLITE_ROWS_PER_STATEMENT) {
+  if (rows.length >= SQLITE_ROWS_PER_STATEMENT) {
     const many = statementFor(SQLITE_ROWS_PER_STATEMENT);
     const params = new Array(SQLITE_ROWS_PER_STATEMENT * width);
-    for (; i + SQLITE_ROWS_PER_STATEMENT <= batch.rows.length; i += SQLITE_ROWS_PER_STATEMENT) {
+    for (; i + SQLITE_ROWS_PER_STATEMENT <= rows.length; i += SQLITE_ROWS_PER_STATEMENT) {
       many.run(fill(params, i, SQLITE_ROWS_PER_STATEMENT), named);
     }
   }
   // The remainder row by row: one cached statement instead of one per remainder size.
   const one = statementFor(1);
   const params = new Array(width);
-  for (; i < batch.rows.length; i += 1) one.run(fill(params, i, 1), named);
+  for (; i < rows.length; i += 1) one.run(fill(params, i, 1), named);
   const created = Number(prepared(conn, 'select count(*) as n from contacts where id > ?').get(firstId).n);
-  if (!batch.withIds) return { created, updated: batch.rows.length - created, ids: [] };
+  if (!withIds) return { created, updated: rows.length - created, ids: [] };
   const keyAt = columns.indexOf('email_key');
-  const keys = JSON.stringify(batch.rows.map((row) => (row as unknown[])[keyAt]));
+  const keys = JSON.stringify(rows.map((row) => row[keyAt]));
   const ids = prepared(conn, 'select c.id from json_each(?) k cross join contacts c on c.user_id = ? and c.email_key = k.value and c.deleted_at is null')
     .pluck()
     .all(keys, batch.userId)
     .map(Number);
-  return { created, updated: batch.rows.length - created, ids };
+  return { created, updated: rows.length - created, ids };
 }

@@ -1,4 +1,4 @@
-import { bulkWriters, EncodedRow, importBatchRows, rowEncoder, UpsertCount } from '../../db/bulk';
+import { EncodedRows, importBatchRows, importLane, importLanes, ImportRows, newImportRows, UpsertCount } from '../../db/bulk';
 import { refreshStatistics } from '../../db/dialect';
 import { CSV_IMPORT, CustomFieldType, RESERVED_FIELD_NAMES } from '../../lib/constants';
 import { csvChunks, CsvDialect, isBlankRow, isBroken, toCsv } from '../../lib/csv';
@@ -65,98 +65,116 @@ export const PREVIEW_ROWS = 5;
 
 const NO_EMAIL_COLUMN = 'The file must have a header row with an email column.';
 
-/**
- * Collects rows into batches (a repeated email replaces its earlier row in the batch, as
- * a sequential upsert would) and writes each batch while the next one is being read: at
- * most `parallel` writes are in flight and one batch is waiting, so memory stays bounded
- * while the database and the parser work at the same time. A full batch is sent only when the next
- * row arrives, so the last batch is never empty: it alone is written durably (see bulk.ts).
- */
 /** An address a row of the file marks: unsubscribed (global unsubscribe list) or bounced/cleaned (suppression list). */
 export interface MarkedAddress {
   address: string;
   bounced: boolean;
 }
-type WriteBatch = (rows: EncodedRow[], keys: string[], durable: boolean, marked: MarkedAddress[]) => Promise<UpsertCount>;
+type WriteBatch = (rows: EncodedRows, keys: string[], durable: boolean, marked: MarkedAddress[]) => Promise<UpsertCount>;
 
 interface WriterOptions {
   keyAt: number;
   batchRows: number;
-  parallel: number;
-  encode: (row: unknown[]) => EncodedRow;
+  /** Lanes (see `importLanes`) and whether they write while the next rows are read. */
+  lanes: number;
+  concurrent: boolean;
+  newRows: () => ImportRows;
 }
 
-function batchWriter(write: WriteBatch, { keyAt, batchRows, parallel, encode }: WriterOptions, summary: ImportSummary) {
-  let rows: EncodedRow[] = [];
-  let positions = new Map<string, number>();
+/** The batch a lane is filling. */
+interface Filling {
+  rows: ImportRows;
+  /** Position of each email (by key) in `rows`. */
+  positions: Map<string, number>;
   /** Addresses of the batch that go on the global unsubscribe or the suppression list (by key). */
-  let unsubscribe = new Map<string, MarkedAddress>();
-  let lastKey = '';
-  let repeats = 0;
-  const inFlight: Promise<void>[] = [];
-  let previousKeys = new Map<string, number>();
+  marked: Map<string, MarkedAddress>;
+  /** Rows that replaced an earlier row of the batch. */
+  repeats: number;
+  lastKey: string;
+}
 
-  /** A later row of the file must win: a batch sharing an email with the one still being written waits for it. */
-  async function send(batch: EncodedRow[], keys: Map<string, number>, repeated: number, durable: boolean, unsubs: Map<string, MarkedAddress>): Promise<void> {
-    while (inFlight.length > 0 && inFlight.length >= parallel) await inFlight.shift();
-    if (inFlight.length > 0 && [...keys.keys()].some((key) => previousKeys.has(key))) {
-      while (inFlight.length > 0) await inFlight.shift();
-    }
-    previousKeys = keys;
-    const writing = write(batch, [...keys.keys()], durable, [...unsubs.values()]).then((count) => {
+interface Lane {
+  filling: Filling;
+  /** The lane's batch being written, if any. */
+  writing: Promise<void> | undefined;
+}
+
+/**
+ * Collects rows into batches, one batch filling per lane (a row goes to the lane of its
+ * email, see `importLane`; a repeated email replaces its earlier row in the batch, as a
+ * sequential upsert would). A lane writes its batches in order, each while the next is read;
+ * lanes write at the same time and never share an email, so a later row of the file always
+ * reaches the database after an earlier one of the same email. Memory stays bounded: per lane
+ * one batch being written and one filling. A full batch is sent only when the next row
+ * arrives, so the last batches are never empty: the very last alone is written durably (see bulk.ts).
+ */
+function batchWriter(write: WriteBatch, { keyAt, batchRows, lanes: laneCount, concurrent, newRows }: WriterOptions, summary: ImportSummary) {
+  const filling = (rows = newRows()): Filling => ({ rows, positions: new Map(), marked: new Map(), repeats: 0, lastKey: '' });
+  const lanes: Lane[] = Array.from({ length: laneCount }, () => ({ filling: filling(), writing: undefined }));
+  let full: Lane | undefined;
+
+  async function send(lane: Lane, batch: Filling, durable: boolean): Promise<void> {
+    // The lane's previous batch first: it may hold earlier rows of the same emails.
+    if (lane.writing) await lane.writing;
+    const writing = write(batch.rows.encoded(), [...batch.positions.keys()], durable, [...batch.marked.values()]).then((count) => {
       summary.created += count.created;
-      summary.updated += count.updated + repeated;
+      summary.updated += count.updated + batch.repeats;
     });
-    // Handled when awaited (by a later send or finish); this only keeps Node from calling it unhandled meanwhile.
+    // Handled when awaited (by a later send, finish or settle); this only keeps Node from calling it unhandled meanwhile.
     writing.catch(() => undefined);
-    inFlight.push(writing);
+    lane.writing = writing;
     // Without concurrent writers (SQLite), reading on while a batch is written only keeps more rows alive.
-    if (parallel === 0) await inFlight.shift();
+    if (!concurrent) await writing;
   }
 
   return {
     /** Adds a row (values in column order); true when a full batch waits to be sent with `sendFull`. */
     add(values: unknown[], mark: { unsubscribed: boolean; bounced: boolean }): boolean {
       const key = values[keyAt] as string;
+      const lane = lanes[importLane(key, laneCount)];
+      const batch = lane.filling;
       // A marked row stays so even when a later row of the file repeats its address.
-      if (mark.unsubscribed || mark.bounced) unsubscribe.set(key, { address: values[0] as string, bounced: mark.bounced || !!unsubscribe.get(key)?.bounced });
-      const earlier = positions.get(key);
-      if (earlier === undefined) {
-        positions.set(key, rows.length);
-        rows.push(encode(values));
-        lastKey = key;
-      } else {
-        rows[earlier] = encode(values);
-        repeats += 1;
-      }
-      return rows.length > batchRows;
+      if (mark.unsubscribed || mark.bounced) batch.marked.set(key, { address: values[0] as string, bounced: mark.bounced || !!batch.marked.get(key)?.bounced });
+      const earlier = batch.positions.get(key);
+      batch.positions.set(key, batch.rows.put(values, earlier));
+      if (earlier === undefined) batch.lastKey = key;
+      else batch.repeats += 1;
+      if (batch.rows.size <= batchRows) return false;
+      full = lane;
+      return true;
     },
-    /** Sends all rows but the newest, which starts the next batch. */
+    /** Sends the full batch but its newest row, which starts the lane's next batch. */
     async sendFull(): Promise<void> {
+      const lane = full!;
+      full = undefined;
       // The held-back row is the newest: the batch filled up when it was appended (a repeat adds no row).
-      const next = rows.pop();
-      const [batch, keys, repeated, unsubs] = [rows, positions, repeats, unsubscribe];
-      keys.delete(lastKey);
-      rows = [next];
-      positions = new Map([[lastKey, 0]]);
-      repeats = 0;
-      unsubscribe = new Map();
-      const held = unsubs.get(lastKey);
+      const batch = lane.filling;
+      const { lastKey } = batch;
+      const next = filling(batch.rows.splitLast());
+      batch.positions.delete(lastKey);
+      next.positions.set(lastKey, 0);
+      next.lastKey = lastKey;
+      const held = batch.marked.get(lastKey);
       if (held !== undefined) {
-        unsubs.delete(lastKey);
-        unsubscribe.set(lastKey, held);
+        batch.marked.delete(lastKey);
+        next.marked.set(lastKey, held);
       }
-      await send(batch, keys, repeated, false, unsubs);
+      lane.filling = next;
+      await send(lane, batch, false);
     },
     async finish(): Promise<void> {
-      // The durable last batch goes alone, after every other one has committed.
-      while (inFlight.length > 0) await inFlight.shift();
-      if (rows.length > 0) await send(rows, positions, repeats, true, unsubscribe);
-      while (inFlight.length > 0) await inFlight.shift();
+      // The lanes' last batches go one after the other, after every other one has committed;
+      // the very last alone is durable.
+      for (const lane of lanes) await lane.writing;
+      const last = lanes.filter((lane) => lane.filling.rows.size > 0);
+      for (const [at, lane] of last.entries()) {
+        await send(lane, lane.filling, at === last.length - 1);
+        await lane.writing;
+      }
     },
     /** Waits for writes still running (after a failure elsewhere), ignoring their outcome. */
     async settle(): Promise<void> {
-      await Promise.allSettled(inFlight);
+      await Promise.allSettled(lanes.map((lane) => lane.writing));
     },
   };
 }
@@ -262,7 +280,7 @@ export function createContactImportService({ db, contactTypes, fields, contacts,
               const columns = reader.columns;
               const write: WriteBatch = (rows, keys, durable, marked) =>
                 contacts.upsertBatch(ctx, contactTypeId, { columns, rows, keys, marked }, { durable });
-              const batching = { keyAt: columns.indexOf('email_key'), batchRows: importBatchRows(db), parallel: bulkWriters(db), encode: rowEncoder(db) };
+              const batching = { keyAt: columns.indexOf('email_key'), batchRows: importBatchRows(db), ...importLanes(db), newRows: () => newImportRows(db) };
               writer = batchWriter(write, batching, summary);
               continue;
             }

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { EncodedRow, upsertContacts, UpsertColumn, UpsertCount } from '../../db/bulk';
+import { EncodedRows, upsertContacts, UpsertColumn, UpsertCount } from '../../db/bulk';
 import { insertId, isUniqueViolation, jsonValue, nowValue, parseJson } from '../../db/dialect';
 import { emailKey } from '../../lib/email-key';
 import { idChunks, listPage, Paging } from '../../db/paging';
@@ -32,7 +32,7 @@ interface Deps extends Pick<ServiceDeps, 'db'> {
   fields: CustomFieldSource;
   contactTypes: Pick<ContactTypesService, 'exists'>;
   events: AudienceEvents;
-  memberships: Pick<SegmentMemberships, 'refreshContacts' | 'hasSegments'>;
+  memberships: Pick<SegmentMemberships, 'refreshContacts' | 'liveSegments'>;
 }
 
 export function createContactsService({ db, contactTypes, fields, events, memberships }: Deps) {
@@ -176,7 +176,7 @@ export function createContactsService({ db, contactTypes, fields, events, member
     async upsertBatch(
       ctx: Ctx,
       contactTypeId: number,
-      batch: { columns: UpsertColumn[]; rows: EncodedRow[]; keys: string[]; marked?: Array<{ address: string; bounced: boolean }> },
+      batch: { columns: UpsertColumn[]; rows: EncodedRows; keys: string[]; marked?: Array<{ address: string; bounced: boolean }> },
       { durable = true } = {},
     ): Promise<UpsertCount> {
       const { columns, rows, keys, marked = [] } = batch;
@@ -187,7 +187,7 @@ export function createContactsService({ db, contactTypes, fields, events, member
           ? new Set<string>(await livingKeys().where({ contact_type_id: contactTypeId }).pluck('email_key'))
           : undefined;
         // The batch's ids are only looked up (one more index probe a row) when segments need them.
-        const withIds = await memberships.hasSegments(ctx, trx);
+        const withIds = memberships.liveSegments(ctx, trx);
         const { ids, ...count } = await upsertContacts(trx, { userId: ctx.userId, contactTypeId, now: nowValue(), columns, rows, withIds }, durable);
         await memberships.refreshContacts(ctx, ids, trx);
         // Rows an export marks unsubscribed or blocklisted go on the global unsubscribe list; bounced

@@ -47,11 +47,10 @@ interface Deps {
  * without segments.
  */
 export function createSegmentMemberships({ fields, events }: Deps) {
+  /** The account's live segments, unexecuted: a bulk write asks it inside its own statement. */
+  const liveSegments = (ctx: Ctx, trx: Knex.Transaction): Knex.QueryBuilder => trx('segments').where({ user_id: ctx.userId }).whereNull('deleted_at').select('id');
   return {
-    /** Whether the account has a segment whose memberships writes of contacts must keep current. */
-    async hasSegments(ctx: Ctx, trx: Knex.Transaction): Promise<boolean> {
-      return !!(await trx('segments').where({ user_id: ctx.userId }).whereNull('deleted_at').first('id'));
-    },
+    liveSegments,
 
     /**
      * Brings the rule memberships of the given contacts of the account up to date: they leave
