@@ -44,7 +44,7 @@ export interface ContactUpsert {
   now: string;
   /** The columns the file sets, in the order of each row's values. */
   columns: UpsertColumn[];
-  /** The batch's rows (`newImportRows`), emails unique within the batch. */
+  /** The batch's rows (`ImportRows.encoded`). */
   rows: EncodedRows;
   /**
    * Answer the ids of the batch's contacts (only needed to keep rule segments current): yes or
@@ -54,8 +54,16 @@ export interface ContactUpsert {
   withIds: boolean | Knex.QueryBuilder;
 }
 
-/** A batch's rows in the form its database path writes: COPY text on PostgreSQL, value arrays on SQLite. */
-export type EncodedRows = Buffer | unknown[][];
+/**
+ * A batch's rows in the form its database path writes: COPY text lines on PostgreSQL (a later
+ * line of the same email wins in the merge), value arrays with unique emails on SQLite (a later
+ * row replaced the earlier one); `count` is the rows of the file the batch stands for, repeats
+ * included: each repeat counts as an update.
+ */
+export interface EncodedRows {
+  rows: Buffer | unknown[][];
+  count: number;
+}
 
 export interface UpsertCount {
   created: number;
@@ -75,7 +83,7 @@ const SQLITE_ROWS_PER_STATEMENT = 500;
  * in WAL mode with synchronous=NORMAL never waits); the caller makes the last batch durable.
  */
 export async function upsertContacts(trx: Knex.Transaction, batch: ContactUpsert, durable = true): Promise<UpsertResult> {
-  if (batch.rows.length === 0) return { created: 0, updated: 0, ids: [] };
+  if (batch.rows.count === 0) return { created: 0, updated: 0, ids: [] };
   return isPostgres(trx) ? upsertPostgres(trx, batch, durable) : upsertSqlite(trx, batch);
 }
 
@@ -100,18 +108,21 @@ export function importBatchRows(db: Knex): number {
 }
 
 /**
- * A batch being filled: rows are put in file order, a repeated email replacing its earlier row
- * (the caller keeps the positions), and the newest row can be split off to start the next batch.
+ * A batch being filled, in file order; the newest row can be moved to start the next batch.
+ * Made once per lane and reused (`clear`) once written, so a long import allocates nothing per batch.
  */
 export interface ImportRows {
-  /** Rows in the batch (a replaced row counts once). */
+  /** How full the batch is (rows put; SQLite's batches count a repeated email once). */
   readonly size: number;
-  /** Adds a row of values (in the upsert's column order); `replacing` is the position of an earlier row it replaces. Answers the row's position. */
-  put(values: unknown[], replacing?: number): number;
-  /** Takes the newest row out, as the first row (position 0) of a new batch. */
-  splitLast(): ImportRows;
-  /** The rows as `upsertContacts` takes them. */
+  /** Adds a row of values (in the upsert's column order) whose email key is `key`. */
+  put(key: string, values: unknown[]): void;
+  /** Moves the newest row into `next` (empty), as its first row. */
+  moveLastTo(next: ImportRows): void;
+  /** The rows as `upsertContacts` takes them (valid until `clear`). */
   encoded(): EncodedRows;
+  /** The batch's email keys, each once (only asked when someone listens for joins). */
+  keys(): string[];
+  clear(): void;
 }
 
 /** An empty batch of the form the database's path writes. */
@@ -140,85 +151,100 @@ export function importLane(key: string, lanes: number): number {
   return (hash >>> 0) % lanes;
 }
 
+/** SQLite: value arrays, a repeated email replacing its earlier row, as a sequential upsert would. */
 class ValueRows implements ImportRows {
-  constructor(private rows: unknown[][] = []) {}
+  private rows: unknown[][] = [];
+  private positions = new Map<string, number>();
+  private repeats = 0;
+  private lastKey = '';
 
+  /** Distinct emails: a repeat replaces a row, so only a new email fills the batch. */
   get size(): number {
     return this.rows.length;
   }
 
-  put(values: unknown[], replacing?: number): number {
-    if (replacing !== undefined) {
-      this.rows[replacing] = values;
-      return replacing;
+  put(key: string, values: unknown[]): void {
+    const earlier = this.positions.get(key);
+    if (earlier !== undefined) {
+      this.rows[earlier] = values;
+      this.repeats += 1;
+      return;
     }
-    return this.rows.push(values) - 1;
+    this.positions.set(key, this.rows.push(values) - 1);
+    this.lastKey = key;
   }
 
-  splitLast(): ImportRows {
-    return new ValueRows([this.rows.pop()!]);
+  moveLastTo(next: ImportRows): void {
+    // The newest row is the last one pushed: the batch filled up when it was added.
+    next.put(this.lastKey, this.rows.pop()!);
+    this.positions.delete(this.lastKey);
   }
 
   encoded(): EncodedRows {
-    return this.rows;
+    return { rows: this.rows, count: this.rows.length + this.repeats };
+  }
+
+  keys(): string[] {
+    return [...this.positions.keys()];
+  }
+
+  clear(): void {
+    this.rows = [];
+    this.positions = new Map();
+    this.repeats = 0;
   }
 }
 
 /**
- * Rows as COPY text lines in one growing Buffer. A replaced row is only marked; `encoded`
- * leaves marked rows out (a copy of the live byte ranges, made only when a row was replaced).
+ * PostgreSQL: COPY text lines in one Buffer, in file order, repeats and all: the merge keeps
+ * the last line of each email (see `upsertPostgres`). Nothing per row stays on the JS heap, so
+ * a batch waiting for its write is never promoted into the old generation.
  */
 class CopyRows implements ImportRows {
-  private bytes: Buffer;
+  private bytes = Buffer.allocUnsafeSlow(2 << 20);
   private end = 0;
-  /** Where each row's line starts. */
-  private starts: number[] = [];
-  private replaced: Set<number> | undefined;
+  /** Where the newest line starts. */
+  private lastStart = 0;
+  size = 0;
 
-  constructor(capacity = 1 << 20) {
-    this.bytes = Buffer.allocUnsafeSlow(capacity);
+  put(_key: string, values: unknown[]): void {
+    this.append(copyLine(values));
   }
 
-  get size(): number {
-    return this.starts.length - (this.replaced?.size ?? 0);
-  }
-
-  put(values: unknown[], replacing?: number): number {
-    if (replacing !== undefined) (this.replaced ??= new Set()).add(replacing);
-    return this.append(copyLine(values));
-  }
-
-  splitLast(): ImportRows {
-    const at = this.starts.pop()!;
-    const next = new CopyRows();
-    next.append(this.bytes.toString('utf8', at, this.end));
-    this.end = at;
-    return next;
+  moveLastTo(next: ImportRows): void {
+    (next as CopyRows).append(this.bytes.toString('utf8', this.lastStart, this.end));
+    this.end = this.lastStart;
+    this.size -= 1;
   }
 
   encoded(): EncodedRows {
-    const { replaced } = this;
-    if (!replaced) return this.bytes.subarray(0, this.end);
-    const live = Buffer.allocUnsafeSlow(this.end);
-    let length = 0;
-    this.starts.forEach((start, row) => {
-      if (replaced.has(row)) return;
-      const stop = row + 1 < this.starts.length ? this.starts[row + 1] : this.end;
-      length += this.bytes.copy(live, length, start, stop);
-    });
-    return live.subarray(0, length);
+    return { rows: this.bytes.subarray(0, this.end), count: this.size };
   }
 
-  private append(line: string): number {
+  keys(): string[] {
+    // The second value of each line is the email key (`email`, `email_key`, … in every import).
+    const keys = new Set<string>();
+    for (const line of this.bytes.toString('utf8', 0, this.end).split('\n')) {
+      if (line !== '') keys.add(fromCopyText(line.split('\t')[1]));
+    }
+    return [...keys];
+  }
+
+  clear(): void {
+    this.end = 0;
+    this.size = 0;
+  }
+
+  private append(line: string): void {
     // UTF-8 takes at most 3 bytes per UTF-16 code unit.
     if (this.end + line.length * 3 > this.bytes.length) {
       const grown = Buffer.allocUnsafeSlow(Math.max(this.bytes.length * 2, this.end + line.length * 3));
       this.bytes.copy(grown, 0, 0, this.end);
       this.bytes = grown;
     }
-    this.starts.push(this.end);
+    this.lastStart = this.end;
     this.end += this.bytes.write(line, this.end, 'utf8');
-    return this.starts.length - 1;
+    this.size += 1;
   }
 }
 
@@ -240,6 +266,12 @@ function copyText(value: unknown): string {
 }
 const COPY_SPECIAL = /[\\\t\n\r]/;
 const COPY_ESCAPES: Record<string, string> = { '\\': '\\\\', '\t': '\\t', '\n': '\\n', '\r': '\\r' };
+const COPY_UNESCAPES: Record<string, string> = { '\\': '\\', t: '\t', n: '\n', r: '\r' };
+
+/** A value written by `copyText` (not null) read back. */
+function fromCopyText(text: string): string {
+  return text.includes('\\') ? text.replace(/\\(.)/g, (_, c: string) => COPY_UNESCAPES[c]) : text;
+}
 
 async function upsertPostgres(trx: Knex.Transaction, batch: ContactUpsert, durable: boolean): Promise<UpsertResult> {
   const { columns } = batch;
@@ -254,25 +286,28 @@ async function upsertPostgres(trx: Knex.Transaction, batch: ContactUpsert, durab
 
   const client = (await trx.client.acquireConnection()) as PgClient;
   const copy = client.query(copyFrom(`copy ${STAGING} (${list}) from stdin`));
-  copy.end(batch.rows as Buffer);
+  copy.end(batch.rows.rows as Buffer);
   await finished(copy);
 
-  // xmax is 0 only on a row this statement inserted: it tells created from updated. Rows are
-  // merged in email order (so concurrent imports take their row locks in one order and never
-  // deadlock), compared byte by byte: any one order will do, and the database's own collation
-  // (strcoll) made that sort an eighth of the merge.
+  // xmax is 0 only on a row this statement inserted: it tells created from updated. Of the
+  // lines of one email, the last one wins (a fresh staging table filled by one COPY holds
+  // them in file order, so by ctid), as a sequential upsert would leave it. Rows are merged in
+  // email order (so concurrent imports take their row locks in one order and never deadlock),
+  // compared byte by byte: any one order will do, and the database's own collation (strcoll)
+  // made that sort an eighth of the merge.
   const ids = batch.withIds === true ? "coalesce(json_agg(id), '[]')" : batch.withIds ? "coalesce(json_agg(id) filter (where exists (?)), '[]')" : "'[]'::json";
   const result = await trx.raw(
     `with up as (
       insert into contacts (user_id, contact_type_id, created_at, updated_at, ${list})
-      select ?::integer, ?::integer, ?::timestamptz, ?::timestamptz, ${list} from ${STAGING} order by email_key collate "C"
+      select distinct on (email_key collate "C") ?::integer, ?::integer, ?::timestamptz, ?::timestamptz, ${list}
+      from ${STAGING} order by email_key collate "C", ctid desc
       ${conflictUpdate(trx, columns)}
       returning id, (xmax = 0) as inserted)
-    select count(*) filter (where inserted) as created, count(*) as total, ${ids} as ids from up`,
+    select count(*) filter (where inserted) as created, ${ids} as ids from up`,
     [batch.userId, batch.contactTypeId, batch.now, batch.now, ...(typeof batch.withIds === 'boolean' ? [] : [batch.withIds])],
   );
-  const { created, total, ids: found } = result.rows[0];
-  return { created: Number(created), updated: Number(total) - Number(created), ids: (found as unknown[]).map(Number) };
+  const { created, ids: found } = result.rows[0];
+  return { created: Number(created), updated: batch.rows.count - Number(created), ids: (found as unknown[]).map(Number) };
 }
 
 interface SqliteStatement {
@@ -296,7 +331,7 @@ function prepared(conn: SqliteConnection, sql: string): SqliteStatement {
 async function upsertSqlite(trx: Knex.Transaction, batch: ContactUpsert): Promise<UpsertResult> {
   const conn = (await trx.client.acquireConnection()) as SqliteConnection;
   const { columns } = batch;
-  const rows = batch.rows as unknown[][];
+  const rows = batch.rows.rows as unknown[][];
   const withIds = typeof batch.withIds === 'boolean' ? batch.withIds : (await batch.withIds.first()) !== undefined;
   const custom = columns.indexOf('custom_fields');
   const tuple = `(@user_id, @contact_type_id, @now, @now, ${columns.map(() => '?').join(', ')})`;
@@ -333,12 +368,12 @@ async function upsertSqlite(trx: Knex.Transaction, batch: ContactUpsert): Promis
   const params = new Array(width);
   for (; i < rows.length; i += 1) one.run(fill(params, i, 1), named);
   const created = Number(prepared(conn, 'select count(*) as n from contacts where id > ?').get(firstId).n);
-  if (!withIds) return { created, updated: rows.length - created, ids: [] };
+  if (!withIds) return { created, updated: batch.rows.count - created, ids: [] };
   const keyAt = columns.indexOf('email_key');
   const keys = JSON.stringify(rows.map((row) => row[keyAt]));
   const ids = prepared(conn, 'select c.id from json_each(?) k cross join contacts c on c.user_id = ? and c.email_key = k.value and c.deleted_at is null')
     .pluck()
     .all(keys, batch.userId)
     .map(Number);
-  return { created, updated: rows.length - created, ids };
+  return { created, updated: batch.rows.count - created, ids };
 }

@@ -176,16 +176,15 @@ export function createContactsService({ db, contactTypes, fields, events, member
     async upsertBatch(
       ctx: Ctx,
       contactTypeId: number,
-      batch: { columns: UpsertColumn[]; rows: EncodedRows; keys: string[]; marked?: Array<{ address: string; bounced: boolean }> },
+      batch: { columns: UpsertColumn[]; rows: EncodedRows; keys: () => string[]; marked?: Array<{ address: string; bounced: boolean }> },
       { durable = true } = {},
     ): Promise<UpsertCount> {
       const { columns, rows, keys, marked = [] } = batch;
       return db.transaction(async (trx) => {
-        const livingKeys = () => live(ctx, trx).whereIn('email_key', keys);
         // Who was already in the type is only worth asking when someone listens for joins.
-        const members = events.hasContactTypeListeners()
-          ? new Set<string>(await livingKeys().where({ contact_type_id: contactTypeId }).pluck('email_key'))
-          : undefined;
+        const listened = events.hasContactTypeListeners() ? keys() : [];
+        const livingKeys = () => live(ctx, trx).whereIn('email_key', listened);
+        const members = listened.length > 0 ? new Set<string>(await livingKeys().where({ contact_type_id: contactTypeId }).pluck('email_key')) : undefined;
         // The batch's ids are only looked up (one more index probe a row) when segments need them.
         const withIds = memberships.liveSegments(ctx, trx);
         const { ids, ...count } = await upsertContacts(trx, { userId: ctx.userId, contactTypeId, now: nowValue(), columns, rows, withIds }, durable);
