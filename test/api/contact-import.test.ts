@@ -117,6 +117,22 @@ describe('CSV sample and import', () => {
     expect(types.map((t: { name: string; contacts_count: number }) => [t.name, t.contacts_count])).toEqual([['New', 2], ['Old', 0]]);
   });
 
+  test('when an email repeats within one batch then its last row wins and each repeat counts as an update', async () => {
+    const rita = await h.account();
+    await addCustomField(h, rita, 'age', 'number');
+    const type = await addContactType(h, rita, 'Repeats');
+    const csv = 'email,first_name,age\nrep@example.com,One,1\nother@example.com,Other,9\nREP@example.com,Two,2\nrep@EXAMPLE.com,Three,3\nRep@Example.com,Four,\n';
+    const res = await upload(rita, type, csv).expect(200);
+    expect(res.body.summary).toEqual({ rows: 5, created: 2, updated: 3, skipped: 0, unsubscribed: 0, errors: [] });
+    const contacts = (await h.api(rita).get('/contacts/list').expect(200)).body.message.contacts;
+    expect(contacts).toHaveLength(2);
+    const rep = contacts.find((c: { email: string }) => c.email.toLowerCase() === 'rep@example.com');
+    expect(rep).toMatchObject({ email: 'Rep@Example.com', first_name: 'Four' });
+    const details = (await h.api(rita).get(`/contacts/details?contact_id=${rep.id}`).expect(200)).body.message.contact;
+    // The last row's blank age, not an earlier row's value.
+    expect(details.custom_field).toEqual({ age: { field_name: 'age', field_value: null } });
+  });
+
   test('when rows are invalid then they are skipped and reported with their row numbers', async () => {
     const dave = await h.account();
     await addCustomField(h, dave, 'age', 'number');
