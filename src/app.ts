@@ -1,17 +1,17 @@
 import type { ServerResponse } from 'node:http';
 import path from 'node:path';
 import compression from 'compression';
-import express, { Express } from 'express';
+import express, { Express, RequestHandler } from 'express';
 import helmet from 'helmet';
 import type { Logger } from 'pino';
 import { createApiRouter } from './api';
 import type { Config } from './config';
 import { redactTokens, requestLog } from './http/request-log';
+import { lazy } from './lib/lazy';
 import { API_PREFIX, PUBLIC_DIR } from './lib/paths';
 import type { Services } from './services';
 import { schedulePreviewRouter } from './web/schedule-preview';
 import { verifySenderRouter } from './web/verify-sender';
-import { createDashboard } from './web';
 import { createTrackingRouter } from './web/tracking';
 import { createUnsubscribeRouter } from './web/unsubscribe';
 import { createSubscribeRouter } from './web/subscribe';
@@ -71,9 +71,12 @@ export function createApp({ config, services, logger }: AppDeps): Express {
   app.use(schedulePreview);
   app.use(express.static(PUBLIC_DIR, publicFiles));
   // The dashboard answers only its own paths; public pages may mount before or after it,
-  // but the HTML 404 must stay last.
-  const dashboard = createDashboard(config, services, logger);
-  app.use(dashboard.router);
-  app.use(dashboard.notFound);
+  // but the HTML 404 must stay last. It is built on the first request that reaches it: a
+  // process serving only the API, or a worker, never loads its pages, views and form checks.
+  const dashboard = lazy(() => (require('./web') as typeof import('./web')).createDashboard(config, services, logger));
+  const dashboardRouter: RequestHandler = (req, res, next) => dashboard().router(req, res, next);
+  const dashboardNotFound: RequestHandler = (req, res, next) => dashboard().notFound(req, res, next);
+  app.use(dashboardRouter);
+  app.use(dashboardNotFound);
   return app;
 }

@@ -25,7 +25,7 @@ export function utrField(): Rule {
   const rule = field('utr').describe({ type: 'string', format: 'uuid' }, 'A body field on POST, else in the query string.');
   rule.doc.in = 'either';
   rule.doc.required = true;
-  rule.chain.custom((_value, { req }) => !isBlank(utrOf(req as Request))).withMessage(messages.required('utr'));
+  rule.custom((_value, { req }) => !isBlank(utrOf(req as Request)), messages.required('utr'), { bail: false });
   return rule;
 }
 

@@ -1,5 +1,5 @@
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
-import { body, query, ValidationChain, validationResult } from 'express-validator';
+import { body, CustomValidator, query, ValidationChain, validationResult } from 'express-validator';
 import { LIMITS } from '../lib/constants';
 import { FieldErrors, ValidationError } from '../lib/errors';
 import { hasControlCharacters, isBlank, isEmail, isInteger, isScalar, messages, splitAddresses, toFlag } from '../lib/validation';
@@ -18,15 +18,44 @@ import type { JsonSchema, ParamDoc, ParamLocation } from './param-doc';
 export class Rule {
   /** What the OpenAPI document says of this parameter, built by the checks below. */
   readonly doc: ParamDoc;
+  /** The checks, in order, applied to the express-validator chain when it is first needed. */
+  private readonly steps: ((chain: ValidationChain) => unknown)[] = [];
+  private built?: ValidationChain;
 
   /** Every field starts with the one check all text gets: no control characters (TAB, CR, LF aside). */
   constructor(
     readonly name: string,
-    readonly chain: ValidationChain,
-    location: ParamLocation = 'body',
+    private readonly location: 'body' | 'query' = 'body',
   ) {
     this.doc = { name, in: location, required: false, schema: {} };
-    this.chain.custom((v) => !containsControlCharacters(v)).withMessage(messages.control(name)).bail();
+    this.custom((v) => !containsControlCharacters(v), messages.control(name));
+  }
+
+  /**
+   * The express-validator chain, built on the first request that runs it: a chain binds some
+   * ninety methods to itself, and the service declares hundreds of fields, so building them
+   * all at start cost megabytes of memory and milliseconds for routes that may never be called.
+   */
+  get chain(): ValidationChain {
+    if (!this.built) {
+      const chain = (this.location === 'body' ? body : query)(this.name);
+      for (const step of this.steps) step(chain);
+      this.built = chain;
+    }
+    return this.built;
+  }
+
+  /**
+   * A check of the value (with the request at hand), failing with `message` (or with the
+   * message of what it throws) and, unless `bail` is false, stopping this field's other checks.
+   */
+  custom(test: CustomValidator, message?: string, { bail = true } = {}): this {
+    if (this.built) throw new Error(`field ${this.name}: checks must be declared before the first request`);
+    this.steps.push((chain) => {
+      const checked = message === undefined ? chain.custom(test) : chain.custom(test).withMessage(message);
+      if (bail) checked.bail();
+    });
+    return this;
   }
 
   /** Adds to the parameter's description in the OpenAPI document (for checks written with check()). */
@@ -39,70 +68,70 @@ export class Rule {
   /** Missing means undefined, null, blank text or an empty array. Stops this field's other checks. */
   required(message = messages.required(this.name)): this {
     this.doc.required = true;
-    this.chain.custom((value) => !isBlank(value)).withMessage(message).bail();
+    this.custom((value) => !isBlank(value), message);
     return this;
   }
 
   /** Skips the remaining checks when the value is absent or blank. */
   optional(): this {
-    this.chain.optional({ values: 'falsy' });
+    this.steps.push((chain) => chain.optional({ values: 'falsy' }));
     return this;
   }
 
   string(): this {
     this.describe({ type: 'string' });
-    this.chain.custom((v) => typeof v === 'string' || typeof v === 'number').withMessage(messages.string(this.name)).bail();
+    this.custom((v) => typeof v === 'string' || typeof v === 'number', messages.string(this.name));
     return this;
   }
 
   integer(min?: number): this {
     this.describe({ type: 'integer', ...(min !== undefined ? { minimum: min } : {}) });
-    this.chain.custom((v) => isInteger(v)).withMessage(messages.integer(this.name)).bail();
-    if (min !== undefined) this.chain.custom((v) => Number(v) >= min).withMessage(messages.atLeast(this.name, min)).bail();
+    this.custom((v) => isInteger(v), messages.integer(this.name));
+    if (min !== undefined) this.custom((v) => Number(v) >= min, messages.atLeast(this.name, min));
     return this;
   }
 
   numeric(): this {
     this.describe({ type: 'number' });
-    this.chain.custom((v) => String(v).trim() !== '' && Number.isFinite(Number(v))).withMessage(messages.numeric(this.name)).bail();
+    this.custom((v) => String(v).trim() !== '' && Number.isFinite(Number(v)), messages.numeric(this.name));
     return this;
   }
 
   email(): this {
     this.describe({ type: 'string', format: 'email' });
-    this.chain.custom((v) => typeof v === 'string' && isEmail(v.trim())).withMessage(messages.email(this.name)).bail();
+    this.custom((v) => typeof v === 'string' && isEmail(v.trim()), messages.email(this.name));
     return this;
   }
 
   minLength(n: number): this {
     this.describe({ minLength: n });
-    this.chain.custom((v) => String(v).trim().length >= n).withMessage(messages.min(this.name, n)).bail();
+    this.custom((v) => String(v).trim().length >= n, messages.min(this.name, n));
     return this;
   }
 
   maxLength(n: number): this {
     this.describe({ maxLength: n });
-    this.chain.custom((v) => String(v).length <= n).withMessage(messages.max(this.name, n)).bail();
+    this.custom((v) => String(v).length <= n, messages.max(this.name, n));
     return this;
   }
 
   oneOf(values: readonly (string | number)[]): this {
     this.describe({ ...(values.every((v) => typeof v === 'string') ? { type: 'string' } : {}), enum: [...values] });
     const allowed = new Set(values.map(String));
-    this.chain.custom((v) => isScalar(v) && allowed.has(String(v).trim())).withMessage(messages.selected(this.name)).bail();
+    this.custom((v) => isScalar(v) && allowed.has(String(v).trim()), messages.selected(this.name));
     return this;
   }
 
   matches(pattern: RegExp, message = messages.format(this.name)): this {
     this.describe({ type: 'string', pattern: pattern.source });
-    this.chain.custom((v) => typeof v === 'string' && pattern.test(v)).withMessage(message).bail();
+    this.custom((v) => typeof v === 'string' && pattern.test(v), message);
     return this;
   }
 
   /** 0 or 1 (also true/false); read it with toFlag(). */
   boolean(): this {
     this.describe({ type: 'integer', enum: [0, 1] }, '0 or 1 (true and false are accepted too).');
-    this.chain.custom((v) => toFlag(v) !== undefined).withMessage(messages.boolean(this.name)).bail();
+    this.custom((v) => toFlag(v) !== undefined, messages.boolean(this.name));
     return this;
   }
 
@@ -113,38 +142,30 @@ export class Rule {
   addressList(max: number = LIMITS.addressList): this {
     const name = this.name;
     this.describe({ type: 'string' }, `Email addresses separated by commas (at most ${max}); an array of addresses is accepted too.`);
-    this.chain
-      .custom((v) => typeof v === 'string' || (Array.isArray(v) && v.every((e) => typeof e === 'string')))
-      .withMessage(messages.string(name))
-      .bail()
-      .custom((v) => splitAddresses(v).length > 0)
-      .withMessage(messages.required(name))
-      .bail()
-      .custom((v) => splitAddresses(v).length <= max)
-      .withMessage(messages.addressMax(name, max))
-      .bail()
-      .custom((v) => {
-        const invalid = splitAddresses(v).filter((address) => !isEmail(address));
-        if (invalid.length > 0) throw new Error(messages.addressInvalid(name, invalid));
-        return true;
-      })
-      .bail();
+    this.custom((v) => typeof v === 'string' || (Array.isArray(v) && v.every((e) => typeof e === 'string')), messages.string(name));
+    this.custom((v) => splitAddresses(v).length > 0, messages.required(name));
+    this.custom((v) => splitAddresses(v).length <= max, messages.addressMax(name, max));
+    this.custom((v) => {
+      const invalid = splitAddresses(v).filter((address) => !isEmail(address));
+      if (invalid.length > 0) throw new Error(messages.addressInvalid(name, invalid));
+      return true;
+    });
     return this;
   }
 
   /** An array (indexed, bracketed or JSON) of at most `max` entries. */
   array(max?: number): this {
     this.describe({ type: 'array', ...(max !== undefined ? { maxItems: max } : {}) });
-    this.chain.custom((v) => Array.isArray(v)).withMessage(messages.array(this.name)).bail();
+    this.custom((v) => Array.isArray(v), messages.array(this.name));
     if (max !== undefined) {
-      this.chain.custom((v: unknown[]) => v.length <= max).withMessage(messages.arrayMax(this.name, max)).bail();
+      this.custom((v: unknown[]) => v.length <= max, messages.arrayMax(this.name, max));
     }
     return this;
   }
 
   /** Any custom check with its own message. */
   check(test: (value: unknown) => boolean, message: string): this {
-    this.chain.custom((v) => test(v)).withMessage(message).bail();
+    this.custom((v) => test(v), message);
     return this;
   }
 }
@@ -156,7 +177,7 @@ function containsControlCharacters(value: unknown): boolean {
 }
 
 export function field(name: string, location: 'body' | 'query' = 'body'): Rule {
-  return new Rule(name, (location === 'body' ? body : query)(name), location);
+  return new Rule(name, location);
 }
 
 /** The rules a `validate(...)` handler runs (the route table reads them to describe its routes). */

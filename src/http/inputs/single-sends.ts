@@ -11,12 +11,16 @@ import { recipientList, templateHtmlField, templateJsonField, templateText, trac
 /** A date or time field that is required, and checked, only when schedule_type is 1. */
 export function whenScheduled(name: string, valid: (value: string) => boolean, invalid: string, schema: Record<string, unknown>): Rule {
   const rule = field(name).describe(schema, 'Required when schedule_type is 1; in the account\'s time zone.');
-  rule.chain.custom((value, { req }) => {
-    if (toFlag(req.body?.schedule_type) !== 1) return true;
-    if (isBlank(value)) throw new Error(`The ${humanName(name)} field is required when schedule type is 1.`);
-    if (typeof value !== 'string' || !valid(value.trim())) throw new Error(invalid);
-    return true;
-  });
+  rule.custom(
+    (value, { req }) => {
+      if (toFlag(req.body?.schedule_type) !== 1) return true;
+      if (isBlank(value)) throw new Error(`The ${humanName(name)} field is required when schedule type is 1.`);
+      if (typeof value !== 'string' || !valid(value.trim())) throw new Error(invalid);
+      return true;
+    },
+    undefined,
+    { bail: false },
+  );
   return rule;
 }
 

@@ -1,0 +1,114 @@
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { SINGLE_SEND_STATUS } from '../../src/lib/constants';
+import { PROJECT_ROOT } from '../../src/lib/paths';
+import { useHarness } from '../support/harness';
+import { sendingFixtures } from '../support/fixtures-sending';
+import { startServiceProcess, ServiceProcess, until } from '../support/processes';
+import { startSmtpSink, SmtpSink } from '../support/smtp';
+import { TMP_DIR } from '../support/test-db';
+
+/**
+ * What `npm start` runs: the build's bundle (scripts/bundle.js) started by dist/src/start.js,
+ * first compiling it and writing the compile cache, then, on a restart, from that cache. Both
+ * must serve the API, the dashboard with its files, the API docs, and send mail.
+ */
+const BUNDLE_DIR = path.join(PROJECT_ROOT, 'dist', 'bundle');
+/** The flags of `npm start` (package.json), so the cache written is the one a user's restart reads. */
+const START_FLAGS = (JSON.parse(fs.readFileSync(path.join(PROJECT_ROOT, 'package.json'), 'utf8')).scripts.start as string)
+  .split(/\s+/)
+  .filter((word) => word.startsWith('--'));
+
+describe('the bundled server that npm start runs', () => {
+  const h = useHarness();
+  const f = sendingFixtures(h);
+  let sink: SmtpSink;
+  const children: ServiceProcess[] = [];
+
+  beforeAll(async () => {
+    execFileSync('npm', ['run', '--silent', 'build'], { cwd: PROJECT_ROOT, stdio: 'pipe', timeout: 180_000 });
+    // Every start below is the first one after this build as far as caches go.
+    for (const name of fs.readdirSync(BUNDLE_DIR)) if (name.endsWith('.cache')) fs.rmSync(path.join(BUNDLE_DIR, name));
+    sink = await startSmtpSink();
+  }, 200_000);
+  afterAll(async () => {
+    for (const c of children) if (c.child.exitCode === null && c.child.signalCode === null) c.child.kill('SIGKILL');
+    await Promise.all(children.map((c) => c.exited));
+    await sink?.close();
+  });
+
+  async function start(): Promise<{ process: ServiceProcess; base: string }> {
+    const { config } = h.runtime;
+    const started = startServiceProcess(
+      [],
+      {
+        ...(config.databaseUrl ? { DATABASE_URL: config.databaseUrl } : { SQLITE_FILE: config.sqliteFile }),
+        DATA_DIR: path.join(TMP_DIR, `bundle-${process.pid}`),
+        HOST: '127.0.0.1',
+        PORT: '0',
+        BASE_URL: config.baseUrl,
+        SMTP_URL: sink.url,
+        APP_SECRET: h.runtime.secret,
+        NODE_DEBUG: 'campaign-start',
+      },
+      true,
+      START_FLAGS,
+    );
+    children.push(started);
+    await until(() => /listening on http:\/\/127\.0\.0\.1:\d+/.test(started.output()), 30_000, 'the bundled server to listen');
+    const port = /listening on http:\/\/127\.0\.0\.1:(\d+)/.exec(started.output())![1];
+    return { process: started, base: `http://127.0.0.1:${port}` };
+  }
+
+  async function stop(started: ServiceProcess): Promise<void> {
+    started.child.kill('SIGTERM');
+    expect(await started.exited).toBe(0);
+  }
+
+  const caches = () => fs.readdirSync(BUNDLE_DIR).filter((name) => name.endsWith('.cache'));
+
+  test('serves the API, the dashboard, its files and the API docs, writes its compile cache, and restarted from that cache sends a campaign', async () => {
+    const alice = await h.account();
+
+    const first = await start();
+    expect(first.process.output()).toMatch(/compiled the server without a cache/);
+    const types = await fetch(`${first.base}/api/v1/contacts-type`, { headers: alice.headers });
+    expect(types.status).toBe(200);
+    expect(await types.json()).toEqual({ status: 'success', message: { contactTypes: [] } });
+    const unkeyed = await fetch(`${first.base}/api/v1/contacts-type`);
+    expect(unkeyed.status).toBe(401);
+
+    const signIn = await fetch(`${first.base}/login`);
+    expect(signIn.status).toBe(200);
+    const page = await signIn.text();
+    expect(page).toMatch(/<form[^>]+method="post"/i);
+    // The page's script and stylesheet come from node_modules and public/, by path at run time.
+    const assets = [...page.matchAll(/(?:src|href)="(\/[^"]+\.(?:js|css)(?:\?[^"]*)?)"/g)].map((m) => m[1]);
+    expect(assets).toEqual(expect.arrayContaining([expect.stringMatching(/^\/vendor\/htmx-/), expect.stringMatching(/^\/assets\/app\.css/)]));
+    for (const asset of assets) expect([asset, (await fetch(`${first.base}${asset}`)).status]).toEqual([asset, 200]);
+
+    const docs = await fetch(`${first.base}/docs`);
+    expect(docs.status).toBe(200);
+    const docsAssets = [...(await docs.text()).matchAll(/(?:src|href)="(\/vendor\/[^"]+)"/g)].map((m) => m[1]);
+    expect(docsAssets.length).toBeGreaterThan(0);
+    for (const asset of docsAssets) expect([asset, (await fetch(`${first.base}${asset}`)).status]).toEqual([asset, 200]);
+    const openapi = await fetch(`${first.base}/api/v1/openapi.json`);
+    expect(((await openapi.json()) as { openapi: string }).openapi).toBe('3.1.0');
+
+    await until(() => caches().length === 1, 30_000, 'the compile cache to be written');
+    await stop(first.process);
+
+    const second = await start();
+    expect(second.process.output()).toMatch(/compiled the server from its cache/);
+    const sender = await f.sender(alice.user_id);
+    const group = await f.group(alice.user_id);
+    const type = await f.contactType(alice.user_id, 'Readers');
+    await f.contacts(alice.user_id, type, 3);
+    const sendId = await f.singleSend(alice.user_id, { senderId: sender, groupId: group, to: [{ contactType: type }] });
+    await sink.waitFor(3, 30_000);
+    await until(async () => (await f.send(sendId)).status === SINGLE_SEND_STATUS.completed, 30_000, 'the send to complete');
+    expect(sink.messages.map((m) => m.to).sort()).toEqual(['r0@bulk.test', 'r1@bulk.test', 'r2@bulk.test'].map((a) => [a]));
+    await stop(second.process);
+  }, 150_000);
+});
