@@ -5,7 +5,8 @@
  * among standard,mailchimp,windows-1252), each uploaded to
  * `POST /contacts/upload-csv` of the built server, on a fresh SQLite and a fresh PostgreSQL
  * database. Prints rows/s (upload + import, as the client sees it), the server's peak RSS and
- * CPU seconds. Run: `npm run bench:import` (BENCH_DB=sqlite or postgres for one of them).
+ * CPU seconds. The import goes to a second start of the server (the first one seeded the fresh
+ * database), as a server is started on an existing database. Run: `npm run bench:import` (BENCH_DB=sqlite or postgres for one of them).
  * BENCH_SEGMENTS=n first saves n rule segments on the type (the three conditions of
  * bench/segments.ts), which every batch of the import then keeps current.
  */
@@ -31,7 +32,7 @@ const SEGMENT_RULES: Record<string, string> = {
 
 async function importOnce(kind: DbKind, csv: string, label = 'standard', extra: Record<string, string> = {}): Promise<void> {
   const db = await freshDb(kind, 'import');
-  const server = await startServer(db, { MAX_CSV_MB: '1024' });
+  let server = await startServer(db, { MAX_CSV_MB: '1024' });
   try {
     await callApi(server, 'POST', '/contacts-type/add', { name: 'Bench' });
     const [type] = (await callApi(server, 'GET', '/contacts-type')).message.contactTypes;
@@ -41,6 +42,14 @@ async function importOnce(kind: DbKind, csv: string, label = 'standard', extra: 
       await callApi(server, 'POST', '/segment/save', { segment_name: `Segment ${i}`, contact_type_id: String(type.id), ...SEGMENT_RULES });
     }
     const startPeak = server.peakRssMiB();
+    // The first start migrated and seeded the fresh database (the geography among it) and may
+    // still hold that memory; a server is started on an existing database, so the import is
+    // measured on a second start, as bench:list does.
+    const heldAfterSeeding = Number(/VmRSS:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${server.pid}/status`, 'utf8'))![1]) / 1024;
+    const keys = server.keys;
+    await server.stop();
+    server = await startServer(db, { MAX_CSV_MB: '1024' });
+    server.keys = keys;
     server.resetPeak();
     // What the server holds right before the upload (the peak above is the first start's seeding).
     const before = server.peakRssMiB();
@@ -56,7 +65,7 @@ async function importOnce(kind: DbKind, csv: string, label = 'standard', extra: 
     console.log(
       `${kind.padEnd(8)} ${label.padEnd(12)} ${ROWS} rows${SEGMENTS ? ` (${SEGMENTS} rule segments kept current)` : ''} in ${took.toFixed(2)} s = ${Math.round(rate).toLocaleString('en')} rows/s ` +
         `(target ≥${TARGET[kind].toLocaleString('en')}: ${rate >= TARGET[kind] ? 'met' : 'MISSED'}); ` +
-        `server peak RSS during the import ${server.peakRssMiB().toFixed(0)} MiB (target ≤250; ${before.toFixed(0)} MiB just before it, growth ${(server.peakRssMiB() - before).toFixed(0)} MiB, target ≤100; first start peaked at ${startPeak.toFixed(0)} MiB), ` +
+        `server peak RSS during the import ${server.peakRssMiB().toFixed(0)} MiB (target ≤150, issue 15; ${before.toFixed(0)} MiB just before it, growth ${(server.peakRssMiB() - before).toFixed(0)} MiB, target ≤100; first start, which seeded the database, peaked at ${startPeak.toFixed(0)} MiB and held ${heldAfterSeeding.toFixed(0)} MiB when stopped), ` +
         `server CPU ${(server.cpuSeconds() - cpuBefore).toFixed(1)} s${pgCpu}; ` +
         `created ${summary.created}, updated ${summary.updated}, skipped ${summary.skipped}`,
     );
