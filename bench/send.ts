@@ -1,7 +1,7 @@
 /**
  * bench/send: one single send to N contacts (default 100,000) through an SMTP sink in another
  * process, personalised (the Newsletter template's placeholders) and tracked (pixel, signed
- * links, unsubscribe headers, and click tracking of the template's link plus three more), sent by a real `--role=worker` process (the build in dist/). Prints messages per
+ * links, unsubscribe headers, and click tracking of the template's link plus three more), sent by a real `--role=worker` process (the build in dist/, with the node flags of `npm start`). Prints messages per
  * second, the worker's peak RSS, and the ceiling: bare nodemailer feeding the same sink.
  *
  *   npm run bench:send [-- --recipients 100000 --ceiling 20000]
@@ -19,6 +19,7 @@ import { createDb, Db } from '../src/db';
 import { insertId, jsonValue, nowValue } from '../src/db/dialect';
 import { migrateAndSeed } from '../src/db/migrate';
 import { startServiceProcess } from '../test/support/processes';
+import { serverFlags } from './lib/server';
 import { adminDb, withDatabase } from '../test/support/test-db';
 
 const NEWSLETTER_TEMPLATE_ID = 2;
@@ -50,7 +51,7 @@ async function main(): Promise<void> {
       SMTP_URL: `smtp://127.0.0.1:${sink.port}`,
       BASE_URL: 'https://campaigns.example.com',
       LOG_LEVEL: 'warn',
-    }, true, (process.env.WORKER_NODE_ARGS ?? '').split(' ').filter(Boolean));
+    }, true, [...serverFlags(), ...(process.env.WORKER_NODE_ARGS ?? '').split(' ').filter(Boolean)]);
     const pid = worker.child.pid!;
     let firstAt = 0;
     let peakRss = 0;

@@ -72,9 +72,14 @@ export interface BenchServer {
   stop(): Promise<void>;
 }
 
+/** The node flags of `npm start` (package.json's start script, e.g. `--max-semi-space-size=4`), then SERVER_NODE_ARGS. */
+export function serverFlags(): string[] {
+  return serverCommand().slice(0, -1);
+}
+
 /**
  * The node flags and the entry file of `npm start` (package.json's start script, e.g.
- * `node --max-semi-space-size=4 dist/server.js`), so a benchmark runs the server as a user
+ * `node --max-semi-space-size=4 dist/src/start.js`), so a benchmark runs the server as a user
  * starts it. SERVER_NODE_ARGS adds flags (`--cpu-prof`).
  */
 export function serverCommand(): string[] {
