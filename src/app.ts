@@ -1,11 +1,12 @@
 import type { ServerResponse } from 'node:http';
 import path from 'node:path';
-import compression from 'compression';
 import express, { Express, RequestHandler } from 'express';
 import helmet from 'helmet';
 import type { Logger } from 'pino';
 import { createApiRouter } from './api';
 import type { Config } from './config';
+import { compressWhenAccepted } from './http/compress';
+import { fixedHeaders } from './http/fixed-headers';
 import { redactTokens, requestLog } from './http/request-log';
 import { lazy } from './lib/lazy';
 import { API_PREFIX, PUBLIC_DIR } from './lib/paths';
@@ -52,8 +53,11 @@ export function createApp({ config, services, logger }: AppDeps): Express {
   app.set('query parser', 'extended');
 
   app.use(requestLog(app, logger));
-  app.use(publicHeaders(config));
-  app.use(compression());
+  app.use(fixedHeaders(publicHeaders(config)));
+  app.use(compressWhenAccepted());
+  const api = createApiRouter(config, services, logger);
+  // The API's routes by one lookup; what it does not answer goes on through the routers below.
+  app.use(api.dispatch);
 
   // Public files (template previews, email images) are shown by API clients and mail readers on other origins.
   const publicFiles = { maxAge: '1h', setHeaders: (res: ServerResponse) => res.setHeader('Cross-Origin-Resource-Policy', 'cross-origin') };
@@ -61,7 +65,7 @@ export function createApp({ config, services, logger }: AppDeps): Express {
   // A schedule's design_url and image are "under {base_url}" (the reference), and public: before the keyed API.
   app.use(API_PREFIX, schedulePreview);
   app.use(`${API_PREFIX}/templates`, express.static(path.join(PUBLIC_DIR, 'templates'), publicFiles));
-  app.use(API_PREFIX, createApiRouter(config, services, logger));
+  app.use(API_PREFIX, api);
   app.use(verifySenderRouter(services, logger));
   app.use(createTrackingRouter(services, logger));
   app.use(createUnsubscribeRouter(services, logger));

@@ -1,4 +1,4 @@
-import express,{ Router } from 'express';
+import express,{ RequestHandler, Router } from 'express';
 import type { Logger } from 'pino';
 import type { Config } from '../config';
 import { sendFailure } from '../lib/envelope';
@@ -10,6 +10,7 @@ import { mountContacts } from './contacts';
 import { mountSegments } from './segments';
 import { mountCountryStateCity } from './country-state-city';
 import { mountDesignTemplates } from './design-templates';
+import { apiDispatch } from './dispatch';
 import { apiErrorHandler } from './errors';
 import { mountFields } from './fields';
 import { mountGlobalUnsubscribes } from './global-unsubscribes';
@@ -25,8 +26,11 @@ import { mountPrivacy } from './privacy';
 import { mountOpenApi } from './openapi';
 import { mountOutgoingWebhooks } from './outgoing-webhooks';
 
-/** The JSON API of the reference, mounted at /api/v1; `table` is its route table (tests walk it). */
-export function createApiRouter(config: Config, services: Services, logger: Logger): Router & { table: ApiRoutes } {
+/**
+ * The JSON API of the reference, mounted at /api/v1; `table` is its route table (tests walk it),
+ * `dispatch` the same routes found by one lookup, for the app to run first (./dispatch).
+ */
+export function createApiRouter(config: Config, services: Services, logger: Logger): Router & { table: ApiRoutes; dispatch: RequestHandler } {
   const routes = new ApiRoutes(config);
   // Each resource's routes are listed under its tag in the OpenAPI document.
   mountContactTypes(routes.tagged('Contact types'), services);
@@ -47,15 +51,16 @@ export function createApiRouter(config: Config, services: Services, logger: Logg
   mountOutgoingWebhooks(routes.tagged('Webhooks'), services);
   mountOpenApi(routes.tagged('Documentation'));
 
+  const beforeKeyedRoutes = [apiRateLimit(config.apiRateLimitPerMinute, services.rateLimits), requireApiKeys(services.accounts)];
+  const errors = apiErrorHandler(logger);
   const api = express.Router();
   // Unknown path or wrong method first, then the public routes (the document), then rate limit and keys, then the routes.
   api.use(routes.guard);
   api.use(routes.publicRouter);
-  api.use(apiRateLimit(config.apiRateLimitPerMinute, services.rateLimits));
-  api.use(requireApiKeys(services.accounts));
+  api.use(...beforeKeyedRoutes);
   api.use(routes.router);
   // A path the guard let through but no route matched (`/senders//`): still JSON, never Express's HTML page.
   api.use((_req, res) => sendFailure(res, 404, 'Not Found'));
-  api.use(apiErrorHandler(logger));
-  return Object.assign(api, { table: routes });
+  api.use(errors);
+  return Object.assign(api, { table: routes, dispatch: apiDispatch(routes, beforeKeyedRoutes, errors) });
 }

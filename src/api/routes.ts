@@ -24,6 +24,13 @@ export interface RouteDoc {
   public?: boolean;
 }
 
+/** A route's whole handler list as registered (body parsers, rules, control-character check, its own). */
+export interface RouteHandlers {
+  handlers: readonly RequestHandler[];
+  /** Answered before the rate limit and the key check (RouteDoc.public). */
+  public: boolean;
+}
+
 /** A registered route as the document describes it. */
 export interface DescribedRoute {
   method: Method;
@@ -50,6 +57,8 @@ export class ApiRoutes {
   readonly publicRouter = express.Router();
   private readonly methods = new Map<string, Set<Method>>();
   private readonly described: DescribedRoute[] = [];
+  /** `METHOD /path` → the handlers registered for it, the same ones the routers run. */
+  private readonly handlersByRoute = new Map<string, RouteHandlers>();
   private readonly formBody: RequestHandler[];
   private tag?: string;
 
@@ -73,23 +82,32 @@ export class ApiRoutes {
 
   get(path: string, doc: RouteDoc, ...handlers: RequestHandler[]): void {
     this.record('GET', path, doc, handlers, false);
-    this.routerOf(doc).get(path, ...guarded(handlers));
+    this.mount('GET', path, doc, guarded(handlers));
   }
 
   post(path: string, doc: RouteDoc, ...handlers: RequestHandler[]): void {
     this.record('POST', path, doc, handlers, false);
-    this.routerOf(doc).post(path, ...this.formBody, ...guarded(handlers));
+    this.mount('POST', path, doc, [...this.formBody, ...guarded(handlers)]);
   }
 
   /** A POST whose first handler parses its own multipart body (a file upload). */
   upload(path: string, doc: RouteDoc, parser: RequestHandler, ...handlers: RequestHandler[]): void {
     this.record('POST', path, doc, handlers, true);
-    this.routerOf(doc).post(path, plainMultipartOnly, parser, ...guarded(handlers));
+    this.mount('POST', path, doc, [plainMultipartOnly, parser, ...guarded(handlers)]);
   }
 
   delete(path: string, doc: RouteDoc, ...handlers: RequestHandler[]): void {
     this.record('DELETE', path, doc, handlers, false);
-    this.routerOf(doc).delete(path, ...guarded(handlers));
+    this.mount('DELETE', path, doc, guarded(handlers));
+  }
+
+  /**
+   * The handlers of exactly `method path` (a path of the table as registered, no trailing
+   * slash, same case), or undefined: one Map lookup instead of Express matching each route in
+   * turn (see ./dispatch). HEAD and anything not spelled exactly so go through the routers.
+   */
+  lookup(method: string, path: string): RouteHandlers | undefined {
+    return this.handlersByRoute.get(`${method} ${path}`);
   }
 
   /** Answers unknown paths (404) and wrong methods (405 with Allow) before authentication. */
@@ -118,8 +136,12 @@ export class ApiRoutes {
     return this.described;
   }
 
-  private routerOf(doc: RouteDoc): express.Router {
-    return doc.public ? this.publicRouter : this.router;
+  private mount(method: Method, path: string, doc: RouteDoc, handlers: RequestHandler[]): void {
+    const router = doc.public ? this.publicRouter : this.router;
+    if (method === 'GET') router.get(path, ...handlers);
+    else if (method === 'POST') router.post(path, ...handlers);
+    else router.delete(path, ...handlers);
+    this.handlersByRoute.set(`${method} ${path}`, { handlers, public: Boolean(doc.public) });
   }
 
   private record(method: Method, path: string, doc: RouteDoc, handlers: RequestHandler[], upload: boolean): void {

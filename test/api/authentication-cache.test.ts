@@ -7,7 +7,7 @@ describe('API keys authenticated from a short-lived in-process cache', () => {
   function accountsQueries(): { count(): number; stop(): void } {
     let n = 0;
     const listener = (q: { sql: string }) => {
-      if (/\bfrom\s+"?accounts"?/i.test(q.sql)) n += 1;
+      if (/\bfrom\s+[`"]?accounts[`"]?/i.test(q.sql)) n += 1;
     };
     h.runtime.db.on('query', listener);
     return { count: () => n, stop: () => h.runtime.db.removeListener('query', listener) };

@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import { insertId, isUniqueViolation, nowValue, toCount } from '../../db/dialect';
 import { listPage, Paging } from '../../db/paging';
+import { preparedRead } from '../../db/prepared';
 import { NotFoundError, ValidationError } from '../../lib/errors';
 import { timestamp } from '../../lib/time';
 import { messages } from '../../lib/validation';
@@ -43,15 +44,21 @@ async function uniqueName<T>(write: () => Promise<T>): Promise<T> {
 export function createContactTypesService({ db }: Pick<ServiceDeps, 'db'>) {
   const live = (ctx: Ctx) => db('contact_types').where({ user_id: ctx.userId }).whereNull('deleted_at');
 
+  const listQuery = (userId: number) => {
+    const contactsCount = db('contacts')
+      .count('*')
+      .whereRaw('contacts.contact_type_id = contact_types.id')
+      .whereNull('contacts.deleted_at')
+      .as('contacts_count');
+    return live({ userId }).select('contact_types.*', contactsCount).orderBy('id', 'desc');
+  };
+  // The whole list (the API's usual call) is a hot read: compiled once, kept prepared.
+  const wholeList = preparedRead(db, listQuery);
+
   return {
     async list(ctx: Ctx, paging?: Paging) {
-      const contactsCount = db('contacts')
-        .count('*')
-        .whereRaw('contacts.contact_type_id = contact_types.id')
-        .whereNull('contacts.deleted_at')
-        .as('contacts_count');
-      const query = live(ctx).select('contact_types.*', contactsCount).orderBy('id', 'desc');
-      return listPage(query, paging, contactTypeRecord);
+      if (!paging) return { rows: (await wholeList(ctx.userId)).map(contactTypeRecord) };
+      return listPage(listQuery(ctx.userId), paging, contactTypeRecord);
     },
 
     async get(ctx: Ctx, id: number): Promise<ContactTypeRecord> {
