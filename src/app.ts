@@ -7,6 +7,7 @@ import { createApiRouter } from './api';
 import type { Config } from './config';
 import { compressWhenAccepted } from './http/compress';
 import { fixedHeaders } from './http/fixed-headers';
+import { inTurn } from './http/in-turn';
 import { redactTokens, requestLog } from './http/request-log';
 import { lazy } from './lib/lazy';
 import { API_PREFIX, PUBLIC_DIR } from './lib/paths';
@@ -52,12 +53,9 @@ export function createApp({ config, services, logger }: AppDeps): Express {
   app.set('trust proxy', config.trustProxy);
   app.set('query parser', 'extended');
 
-  app.use(requestLog(app, logger));
-  app.use(fixedHeaders(publicHeaders(config)));
-  app.use(compressWhenAccepted());
   const api = createApiRouter(config, services, logger);
-  // The API's routes by one lookup; what it does not answer goes on through the routers below.
-  app.use(api.dispatch);
+  // Then the API's routes by one lookup; what it does not answer goes on through the routers below.
+  app.use(inTurn(requestLog(app, logger), fixedHeaders(publicHeaders(config)), compressWhenAccepted(), api.dispatch));
 
   // Public files (template previews, email images) are shown by API clients and mail readers on other origins.
   const publicFiles = { maxAge: '1h', setHeaders: (res: ServerResponse) => res.setHeader('Cross-Origin-Resource-Policy', 'cross-origin') };

@@ -1,7 +1,7 @@
 import type { ErrorRequestHandler, NextFunction, Request, RequestHandler, Response } from 'express';
 import { sendFailure } from '../lib/envelope';
 import { API_PREFIX } from '../lib/paths';
-import type { ApiRoutes } from './routes';
+import type { ApiRoutes, RouteHandlers } from './routes';
 
 /**
  * The API's routes found by one Map lookup on method and path, run ahead of the app's routers.
@@ -16,6 +16,8 @@ import type { ApiRoutes } from './routes';
  */
 export function apiDispatch(routes: ApiRoutes, beforeKeyedRoutes: readonly RequestHandler[], onError: ErrorRequestHandler): RequestHandler {
   const prefixLength = API_PREFIX.length;
+  /** Each route's whole chain, made on its first request. */
+  const chains = new Map<RouteHandlers, readonly RequestHandler[]>();
   return (req: Request, res: Response, next: NextFunction) => {
     const url = req.url;
     if (url.charCodeAt(prefixLength) !== 47 /* / */ || !url.startsWith(API_PREFIX)) return next();
@@ -32,7 +34,8 @@ export function apiDispatch(routes: ApiRoutes, beforeKeyedRoutes: readonly Reque
       next(err);
     };
     const failed = (err: unknown) => onError(err, req, res, leave);
-    const handlers = route.public ? route.handlers : [...beforeKeyedRoutes, ...route.handlers];
+    let handlers = chains.get(route);
+    if (!handlers) chains.set(route, (handlers = route.public ? route.handlers : [...beforeKeyedRoutes, ...route.handlers]));
     runHandlers(handlers, req, res, failed, () => sendFailure(res, 404, 'Not Found'));
   };
 }

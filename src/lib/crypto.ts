@@ -6,7 +6,8 @@ export function randomToken(bytes = 24): string {
 }
 
 export function sha256(value: string): string {
-  return crypto.createHash('sha256').update(value).digest('hex');
+  // The one-shot form: no Hash object per call (every API request hashes its secret key).
+  return crypto.hash('sha256', value, 'hex');
 }
 
 export function safeEqual(a: string, b: string): boolean {
