@@ -5,6 +5,7 @@ import type { Ctx } from '../context';
 import { contactTypeRecord, ContactTypeRecord } from './contact-types';
 import { customFieldObject, CustomFieldDef } from './custom-field-values';
 import { parseJson } from '../../db/dialect';
+import { jsonTextSql } from '../../db/json-text';
 
 /** A contact as the reference shapes it; `contact_type` only in the list. */
 export interface ContactRecord {
@@ -98,6 +99,52 @@ export function contactListJson(defs: CustomFieldDef[]): (row: Record<string, un
     }
     return `{"id":${num(row.id)},"user_id":${num(row.user_id)},"contact_type_id":${num(row.contact_type_id)},"first_name":${str(row.first_name)},"last_name":${str(row.last_name)},"email":${str(row.email)},"alt_email":${nullable(row.alt_email)},"country":${nullable(row.country_name)},"state":${str(row.state)},"city":${str(row.city)},"address_line1":${str(row.address_line1)},"address_line2":${str(row.address_line2)},"state_province_region":${str(row.state_province_region)},"postal_code":${str(row.postal_code)},"custom_field":${customField(row.custom_fields)},"deleted_at":${time(row.deleted_at)},"created_at":${time(row.created_at)},"updated_at":${time(row.updated_at)},"fullname":${JSON.stringify(fullName(row.first_name, row.last_name))},"contact_type":${type}}`;
   };
+}
+
+/**
+ * The same text as `contactListJson`, written by the database (db/json-text.ts) from the
+ * columns of `contactListQuery`: NULL for a row it cannot write exactly, which then goes
+ * through `contactListJson`. The contact type is written from the row's own columns.
+ */
+export function contactListRowSql(db: Knex, defs: CustomFieldDef[]): string {
+  const j = jsonTextSql(db);
+  // The keys in the order JSON.stringify writes the custom_field object (index-like names first).
+  const names = Object.keys(customFieldObject(defs, null) ?? {});
+  const customField =
+    names.length === 0
+      ? j.constant('null')
+      : j.object(names.map((name) => [name, j.object([['field_name', j.constant(JSON.stringify(name))], ['field_value', j.customValue('c.custom_fields', name)]])]));
+  const type = j.object([
+    ['id', j.number('c.contact_type_id')],
+    ['user_id', j.number('c.user_id')],
+    ['name', j.requiredText('ct.name')],
+    ['deleted_at', j.timestamp('ct.deleted_at')],
+    ['created_at', j.timestamp('ct.created_at')],
+    ['updated_at', j.timestamp('ct.updated_at')],
+  ]);
+  const contact = j.object([
+    ['id', j.number('c.id')],
+    ['user_id', j.number('c.user_id')],
+    ['contact_type_id', j.number('c.contact_type_id')],
+    ['first_name', j.text('c.first_name')],
+    ['last_name', j.text('c.last_name')],
+    ['email', j.text('c.email')],
+    ['alt_email', j.nullableText('c.alt_email')],
+    ['country', j.nullableText('co.name')],
+    ['state', j.text('c.state')],
+    ['city', j.text('c.city')],
+    ['address_line1', j.text('c.address_line1')],
+    ['address_line2', j.text('c.address_line2')],
+    ['state_province_region', j.text('c.state_province_region')],
+    ['postal_code', j.text('c.postal_code')],
+    ['custom_field', customField],
+    ['deleted_at', j.timestamp('c.deleted_at')],
+    ['created_at', j.timestamp('c.created_at')],
+    ['updated_at', j.timestamp('c.updated_at')],
+    ['fullname', j.fullName('c.first_name', 'c.last_name')],
+    ['contact_type', type],
+  ]);
+  return names.length === 0 ? contact : j.when(j.customFieldsReadable('c.custom_fields'), contact);
 }
 
 const num = (v: unknown) => JSON.stringify(Number(v));
