@@ -100,9 +100,13 @@ const postgres: JsonTextSql = {
   joined: (json, id) => `string_agg(${json}, ',' order by ${id} desc)`,
 };
 
+/**
+ * Each name trimmed once: the outer trim (spaces only) takes off the separator when one side
+ * is empty, and nothing else, since neither trimmed side begins or ends with a space.
+ */
 function fullName(first: string, last: string, quote: 'json_quote' | 'pg'): string {
-  const joined = `(case when ${first} = '' then ${last} when ${last} = '' then ${first} else ${first} || ' ' || ${last} end)`;
-  return quote === 'json_quote' ? `json_quote(${joined})` : `to_json(${joined}::text)::text`;
+  const joined = `${first} || ' ' || ${last}`;
+  return quote === 'json_quote' ? `json_quote(trim(${joined}, ' '))` : `to_json(btrim(${joined}, ' '))::text`;
 }
 
 function object(entries: Array<[key: string, json: string]>): string {

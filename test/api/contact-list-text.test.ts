@@ -58,6 +58,7 @@ describe('the contact list as the database writes it', () => {
         custom_fields: null },
       { first_name: 'مرحبا', last_name: '👩‍👩‍👧‍👦', email: 'family@example.org', address_line2: '\u{1f600}\u0301', state_province_region: "O'Neil",
         custom_fields: JSON.stringify({ 2024: '', other: 'not a field' }) },
+      { first_name: ' \u2028 ', last_name: '\t', email: 'blank@example.org' },
       { first_name: 'Micro', last_name: 'Seconds', email: 'micro@example.org', created_at: '2026-11-25T06:00:00.999999Z', updated_at: '2026-12-31T23:59:59.000001Z' },
     ];
     for (const [i, row] of rows.entries()) {
@@ -76,7 +77,7 @@ describe('the contact list as the database writes it', () => {
   test('when contacts hold awkward text then the database writes each row exactly as the records stringified', async () => {
     const account = await awkwardAccount();
     const texts = await rowTexts(account);
-    expect(texts).toHaveLength(6);
+    expect(texts).toHaveLength(7);
     // SQLite leaves two rows to Node: the API's lone surrogate is stored as a \u escape in the
     // JSON column, and the microseconds are not what nowValue() stores. PostgreSQL writes all.
     const toNode = texts.filter((t) => t.db === null).map((t) => JSON.parse(t.node).email);

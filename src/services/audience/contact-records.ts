@@ -138,7 +138,8 @@ export function contactListRowSql(db: Knex, defs: CustomFieldDef[]): string {
     ['state_province_region', j.text('c.state_province_region')],
     ['postal_code', j.text('c.postal_code')],
     ['custom_field', customField],
-    ['deleted_at', j.timestamp('c.deleted_at')],
+    // The list holds live contacts only (contactListQuery: deleted_at is null).
+    ['deleted_at', j.constant('null')],
     ['created_at', j.timestamp('c.created_at')],
     ['updated_at', j.timestamp('c.updated_at')],
     ['fullname', j.fullName('c.first_name', 'c.last_name')],
