@@ -1,6 +1,6 @@
 import request from 'supertest';
 import { isPostgres } from '../../src/db';
-import { contactListQuery, contactListRowSql, contactRecord } from '../../src/services/audience/contact-records';
+import { contactListQuery, contactListRowSql, contactRecord, withListTypes } from '../../src/services/audience/contact-records';
 import { customFieldDefs } from '../../src/services/audience/custom-field-values';
 import { addContact, addContactType, addCustomField, countryId } from '../support/audience';
 import { TestAccount, useHarness } from '../support/harness';
@@ -31,7 +31,7 @@ describe('the contact list as the database writes it', () => {
     const ctx = { userId: account.user_id };
     const db = h.runtime.db;
     const defs = await customFieldDefs(h.runtime.services.fields, ctx);
-    const rows: Record<string, unknown>[] = await contactListQuery(db, ctx).select(db.raw(`${contactListRowSql(db, defs)} as j`)).orderBy('c.id', 'desc');
+    const rows: Record<string, unknown>[] = await withListTypes(db, ctx, contactListQuery(db, ctx)).select(db.raw(`${contactListRowSql(db, defs)} as j`)).orderBy('c.id', 'desc');
     return rows.map((r) => ({ db: r.j as string | null, node: JSON.stringify(contactRecord(r, defs, 'list')) }));
   }
 
@@ -105,8 +105,12 @@ describe('the contact list as the database writes it', () => {
       await db('contacts').where({ id: ids[3] }).update({ custom_fields: '{not json', updated_at: '' });
       await db('contacts').where({ id: ids[4] }).update({ custom_fields: '{"company":"\\u00e9\\ud83d\\ude00","age":"1e21"}' });
     }
+    const foreignType = await addContactType(h, await h.account(), 'Not theirs');
+    await db('contacts').where({ id: ids[5] }).update({ contact_type_id: foreignType });
     const texts = await rowTexts(account);
-    expect(texts.filter((t) => t.db === null).length).toBeGreaterThanOrEqual(4);
+    expect(texts.filter((t) => t.db === null).length).toBeGreaterThanOrEqual(5);
+    // A contact filed under another account's type (no write of the app does that) is Node's.
+    expect(texts.find((t) => JSON.parse(t.node).email === 'micro@example.org')?.db).toBeNull();
     for (const t of texts) if (t.db !== null) expect(t.db).toBe(t.node);
     expect(await listBody(account)).toBe(await expectedBody(account));
   });

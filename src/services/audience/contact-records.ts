@@ -102,9 +102,27 @@ export function contactListJson(defs: CustomFieldDef[]): (row: Record<string, un
 }
 
 /**
+ * `query` (contactListQuery) with the account's contact types written as list JSON once per
+ * statement (`list_types`), for contactListRowSql: per row they were a fifth of its work.
+ * A contact's type shows the contact's user_id, which is the account's.
+ */
+export function withListTypes(db: Knex, ctx: Ctx, query: Knex.QueryBuilder): Knex.QueryBuilder {
+  const j = jsonTextSql(db);
+  const type = j.object([
+    ['id', j.number('ct.id')],
+    ['user_id', j.number('ct.user_id')],
+    ['name', j.requiredText('ct.name')],
+    ['deleted_at', j.timestamp('ct.deleted_at')],
+    ['created_at', j.timestamp('ct.created_at')],
+    ['updated_at', j.timestamp('ct.updated_at')],
+  ]);
+  return query.withMaterialized('list_types', db('contact_types as ct').where('ct.user_id', ctx.userId).select('ct.id', db.raw(`${type} as j`)));
+}
+
+/**
  * The same text as `contactListJson`, written by the database (db/json-text.ts) from the
- * columns of `contactListQuery`: NULL for a row it cannot write exactly, which then goes
- * through `contactListJson`. The contact type is written from the row's own columns.
+ * columns of `contactListQuery` and the types of `withListTypes`: NULL for a row it cannot
+ * write exactly, which then goes through `contactListJson`.
  */
 export function contactListRowSql(db: Knex, defs: CustomFieldDef[]): string {
   const j = jsonTextSql(db);
@@ -114,14 +132,9 @@ export function contactListRowSql(db: Knex, defs: CustomFieldDef[]): string {
     names.length === 0
       ? j.constant('null')
       : j.object(names.map((name) => [name, j.object([['field_name', j.constant(JSON.stringify(name))], ['field_value', j.customValue('c.custom_fields', name)]])]));
-  const type = j.object([
-    ['id', j.number('c.contact_type_id')],
-    ['user_id', j.number('c.user_id')],
-    ['name', j.requiredText('ct.name')],
-    ['deleted_at', j.timestamp('ct.deleted_at')],
-    ['created_at', j.timestamp('ct.created_at')],
-    ['updated_at', j.timestamp('ct.updated_at')],
-  ]);
+  // The contact type's JSON, written once per statement for the account's types (listTypes).
+  // A contact of a type not found there would have NULL text, and go to Node.
+  const type = `(select lt.j from list_types lt where lt.id = c.contact_type_id)`;
   const contact = j.object([
     ['id', j.number('c.id')],
     ['user_id', j.number('c.user_id')],

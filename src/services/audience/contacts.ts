@@ -7,7 +7,7 @@ import type { ContactTextColumn } from '../../lib/constants';
 import { FieldErrors, NotFoundError, ValidationError } from '../../lib/errors';
 import { messages, throwIfAny } from '../../lib/validation';
 import type { AudienceEvents } from './audience-events';
-import { contactListJson, contactListQuery, contactListRowSql, contactRecord, ContactRecord } from './contact-records';
+import { contactListJson, contactListQuery, contactListRowSql, contactRecord, withListTypes, ContactRecord } from './contact-records';
 import type { ContactTypesService } from './contact-types';
 import type { Ctx, ServiceDeps } from '../context';
 import { countryExists } from '../reference/country-lookup';
@@ -110,7 +110,7 @@ export function createContactsService({ db, contactTypes, fields, events, member
     async *listChunks(ctx: Ctx, search?: string): AsyncGenerator<string> {
       const defs = await customFieldDefs(fields, ctx);
       const json = contactListJson(defs);
-      yield* jsonChunks(db, contactListQuery(db, ctx, search), 'c.id', contactListRowSql(db, defs), (rows) => rows.map(json).join(','));
+      yield* jsonChunks(db, withListTypes(db, ctx, contactListQuery(db, ctx, search)), 'c.id', contactListRowSql(db, defs), (rows) => rows.map(json).join(','));
     },
 
     async get(ctx: Ctx, id: number): Promise<ContactRecord> {
