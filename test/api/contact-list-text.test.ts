@@ -1,3 +1,5 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import request from 'supertest';
 import { isPostgres } from '../../src/db';
 import { contactListQuery, contactListRowSql, contactRecord, withListTypes } from '../../src/services/audience/contact-records';
@@ -144,5 +146,62 @@ describe('the contact list as the database writes it', () => {
     const body = await listBody(account);
     expect(body).toBe(await expectedBody(account));
     expect(JSON.parse(body).message.contacts).toHaveLength(2500);
+  });
+});
+
+describe('a reader that stops reading a long list', () => {
+  const h = useHarness();
+
+  test('when one reader stops reading then others are served meanwhile, and it gets the whole list when it reads on', async () => {
+    const account = await h.account();
+    const type = await addContactType(h, account, 'Many');
+    const now = new Date().toISOString();
+    // About 7 MB of JSON: more than the socket buffers hold, so the server must wait for it.
+    const rows = Array.from({ length: 10_000 }, (_, i) => ({
+      user_id: account.user_id,
+      contact_type_id: type,
+      email: `slow${i}@example.org`,
+      email_key: `slow${i}@example.org`,
+      first_name: `First ${i}`,
+      last_name: `Last ${i}`,
+      address_line1: `${i} Main Street`,
+      created_at: now,
+      updated_at: now,
+    }));
+    for (let i = 0; i < rows.length; i += 500) await h.runtime.db('contacts').insert(rows.slice(i, i + 500));
+
+    const server = http.createServer(h.runtime.app);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as AddressInfo;
+    try {
+      const chunks: Buffer[] = [];
+      let slow!: http.IncomingMessage;
+      await new Promise<void>((resolve, reject) => {
+        http.get({ host: '127.0.0.1', port, path: '/api/v1/contacts/list', headers: account.headers }, (res) => {
+          slow = res;
+          res.once('data', (c: Buffer) => {
+            chunks.push(c);
+            res.pause();
+            resolve();
+          });
+        }).on('error', reject);
+      });
+      const ended = new Promise<void>((resolve) => slow.on('end', resolve));
+
+      // Meanwhile another account lists, a contact is added, and the same list is read whole.
+      const other = await h.account();
+      const otherType = await addContactType(h, other, 'Few');
+      await addContact(h, other, { contact_type_id: otherType, country: await countryId(h, 'FR'), email: 'meanwhile@example.org' });
+      expect((await h.api(other).get('/contacts/list').expect(200)).body.message.contacts).toHaveLength(1);
+      const whole = await request(h.runtime.app).get('/api/v1/contacts/list').set(account.headers).expect(200);
+      expect(whole.body.message.contacts).toHaveLength(10_000);
+
+      slow.on('data', (c: Buffer) => chunks.push(c));
+      slow.resume();
+      await ended;
+      expect(Buffer.concat(chunks).toString('utf8')).toBe(whole.text);
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
   });
 });
