@@ -133,6 +133,36 @@ describe('CSV sample and import', () => {
     expect(details.custom_field).toEqual({ age: { field_name: 'age', field_value: null } });
   });
 
+  test('when rows deep in a long file hold control characters or unreadable bytes then exactly those rows are skipped', async () => {
+    const vera = await h.account();
+    await addCustomField(h, vera, 'age', 'number');
+    const type = await addContactType(h, vera, 'Deep');
+    // Clean rows fill the first chunks of the file; the bad ones come far after them, each among clean rows.
+    const lines = ['email,first_name,city,age'];
+    for (let i = 0; i < 3000; i += 1) lines.push(`clean${i}@example.com,Name ${i},City ${i % 7},${i % 90}`);
+    lines.push('bell@example.com,Ri\u0007ng,Paris,1', 'after-bell@example.com,Fine,Paris,2');
+    lines.push('esc@example.com,Esc,Ro\u001bme,3', 'fffd@example.com,Bad \uFFFD name,Oslo,4', 'agebad@example.com,Age,Oslo,\uFFFD5');
+    for (let i = 0; i < 700; i += 1) lines.push(`tail${i}@example.com,Tail ${i},Lyon,${i % 90}`);
+    const res = await upload(vera, type, lines.join('\n') + '\n').expect(200);
+    expect(res.body.summary).toEqual({
+      rows: 3705,
+      created: 3701,
+      updated: 0,
+      skipped: 4,
+      unsubscribed: 0,
+      errors: [
+        { row: 3002, reason: 'The first name must not contain control characters.' },
+        { row: 3004, reason: 'The city must not contain control characters.' },
+        { row: 3005, reason: "The first name has characters that could not be read in the file's encoding; choose the file's encoding and upload it again." },
+        { row: 3006, reason: "The age has characters that could not be read in the file's encoding; choose the file's encoding and upload it again." },
+      ],
+    });
+    const stored = await h.runtime.db('contacts').where({ user_id: vera.user_id }).pluck('email');
+    expect(stored).toHaveLength(3701);
+    expect(stored).toEqual(expect.arrayContaining(['clean0@example.com', 'clean2999@example.com', 'after-bell@example.com', 'tail699@example.com']));
+    expect(stored).not.toEqual(expect.arrayContaining(['bell@example.com']));
+  });
+
   test('when rows are invalid then they are skipped and reported with their row numbers', async () => {
     const dave = await h.account();
     await addCustomField(h, dave, 'age', 'number');

@@ -296,7 +296,7 @@ export function createContactImportService({ db, contactTypes, fields, contacts,
             }
             if (isBlankRow(record)) continue;
             summary.rows += 1;
-            const values = reader.read(record);
+            const values = reader.read(record, chunk.clean);
             if (typeof values === 'string') {
               skip(values, record);
               continue;

@@ -1,9 +1,8 @@
 import type { UpsertColumn } from '../../db/bulk';
-import { emailKey } from '../../lib/email-key';
 import { CONTACT_TEXT_COLUMNS, RESERVED_FIELD_NAMES } from '../../lib/constants';
 import { aliasKey, aliasTarget, IGNORE, isBouncedStatus, isFilledFlag, isUnsubscribedStatus, SPECIAL_TARGETS, splitFullName } from '../../lib/import-columns';
 import { ValidationError } from '../../lib/errors';
-import { hasControlCharacters, isEmail, messages } from '../../lib/validation';
+import { hasControlCharacters, isEmail, messages, validEmailKey } from '../../lib/validation';
 import { unescapeFormula } from '../../lib/csv';
 import type { CountryResolver } from '../reference/country-lookup';
 import { checkCustomValue, CustomFieldDef } from './custom-field-values';
@@ -85,8 +84,12 @@ export interface RowReader {
   bounced: boolean;
   /** Attribute keys of the file that are no custom field (listmonk). */
   ignoredAttributes: Set<string> | undefined;
-  /** The row's values in `columns` order, or the reason it is skipped. */
-  read(cells: string[]): unknown[] | string;
+  /**
+   * The row's values in `columns` order, or the reason it is skipped. `clean`: the text the row
+   * was parsed from holds no control character and no U+FFFD (see `csvChunks`), so its cells
+   * need not be checked for either one by one.
+   */
+  read(cells: string[], clean?: boolean): unknown[] | string;
 }
 
 const UNREADABLE = (label: string) =>
@@ -129,10 +132,10 @@ export function rowReader(header: string[], targets: ColumnTarget[], defs: Custo
     const target = targets[at]!;
     return customTarget(target) ?? target;
   };
-  /** The trimmed cell, or undefined when decoding left a replacement character in it. */
-  const cell = (cells: string[], at: number): string | undefined => {
+  /** The trimmed cell, or undefined when decoding left a replacement character in it (never in a clean row). */
+  const cell = (cells: string[], at: number, clean: boolean): string | undefined => {
     const raw = unescapeFormula((cells[at] ?? '').trim());
-    return raw.includes('\uFFFD') ? undefined : raw;
+    return !clean && raw.includes('\uFFFD') ? undefined : raw;
   };
 
   // The cells this import reads, named for the reason of a skipped row (the control-character guard).
@@ -146,18 +149,19 @@ export function rowReader(header: string[], targets: ColumnTarget[], defs: Custo
     unsubscribed: false,
     bounced: false,
     ignoredAttributes: attributesAt >= 0 ? new Set() : undefined,
-    read(cells) {
+    read(cells, clean = false) {
       if (cells.length !== width && !(cells.length > width && cells.slice(width).every((c) => c.trim() === ''))) {
         return `This row has ${cells.length} values where the header has ${width}.`;
       }
-      for (const [at, name] of named) if (hasControlCharacters(cells[at] ?? '')) return messages.control(name);
-      const email = cell(cells, emailAt);
+      if (!clean) for (const [at, name] of named) if (hasControlCharacters(cells[at] ?? '')) return messages.control(name);
+      const email = cell(cells, emailAt, clean);
       if (email === undefined) return UNREADABLE('email');
       if (email === '') return messages.required('email');
-      if (!isEmail(email)) return messages.email('email');
-      const values: unknown[] = [email, emailKey(email)];
+      const key = validEmailKey(email);
+      if (key === undefined) return messages.email('email');
+      const values: unknown[] = [email, key];
       for (const slot of slots) {
-        const raw = cell(cells, slot.at);
+        const raw = cell(cells, slot.at, clean);
         if (raw === undefined) return UNREADABLE(labelOf(slot.at));
         if (slot.kind === 'text') {
           if (raw.length > slot.max) return messages.max(slot.column, slot.max);
@@ -185,14 +189,14 @@ export function rowReader(header: string[], targets: ColumnTarget[], defs: Custo
       if (hasCustom) {
         const object: Record<string, string | null> = {};
         if (attributesAt >= 0) {
-          const raw = cell(cells, attributesAt);
+          const raw = cell(cells, attributesAt, clean);
           if (raw === undefined) return UNREADABLE('attributes');
           const error = readAttributes(raw, byName, byLowerName, object, reader.ignoredAttributes!);
           if (error) return error;
         }
         for (const slot of custom) {
           const raw = cells[slot.at] === undefined ? undefined : unescapeFormula(cells[slot.at]);
-          if (raw?.includes('\uFFFD')) return UNREADABLE(slot.def.field_name);
+          if (!clean && raw?.includes('\uFFFD')) return UNREADABLE(slot.def.field_name);
           const checked = checkCustomValue(slot.def, raw);
           if ('error' in checked) return checked.error;
           // An empty column does not erase what the attributes gave.
