@@ -60,7 +60,7 @@ async function sqliteUpsertLimit(csv: string, rows: number): Promise<ImportLimit
     }
     const sqlite = new Database(file);
     sqlite.pragma('journal_mode = WAL');
-    sqlite.pragma('synchronous = NORMAL');
+    sqlite.pragma('synchronous = NORMAL'); if (process.env.CK) sqlite.pragma('wal_autocheckpoint = ' + process.env.CK); if (process.env.CS) sqlite.pragma('cache_size = ' + process.env.CS);
     const upsert = sqlite.prepare(
       `insert into contacts (user_id, contact_type_id, first_name, last_name, email, email_key, alt_email, state, city,
          address_line1, address_line2, state_province_region, postal_code, custom_fields, created_at, updated_at)

@@ -64,8 +64,13 @@ export function isBroken(record: CsvRecord): record is BrokenRecord {
  */
 export async function* csvChunks(file: string, options: CsvReadOptions = {}): AsyncGenerator<CsvChunk> {
   const { chunkBytes = 1 << 16 } = options;
-  // Read ahead in larger pieces (fewer round trips to the thread pool), parsed chunkBytes at a time.
-  const stream = fs.createReadStream(file, { highWaterMark: Math.max(chunkBytes, READ_BYTES) });
+  // Read ahead in larger pieces, parsed chunkBytes at a time: two buffers in turn, one being
+  // parsed while the next read fills the other (no buffer allocated per read).
+  const readBytes = Math.max(chunkBytes, READ_BYTES);
+  const handle = await fs.promises.open(file, 'r');
+  const buffers = [Buffer.allocUnsafeSlow(readBytes), Buffer.allocUnsafeSlow(readBytes)];
+  let turn = 0;
+  let reading: Promise<{ bytesRead: number; buffer: Buffer }> | undefined;
   let decoder: ReturnType<typeof chunkDecoder> | undefined;
   let parser: Papa.Parser | undefined;
   let carry = '';
@@ -76,12 +81,20 @@ export async function* csvChunks(file: string, options: CsvReadOptions = {}): As
     return new Papa.Parser(dialect);
   };
   try {
-    for await (const read of stream as AsyncIterable<Buffer>) {
+    reading = handle.read(buffers[turn], 0, readBytes, null);
+    for (;;) {
+      const { bytesRead, buffer } = await reading;
+      reading = undefined;
+      if (bytesRead === 0) break;
+      turn ^= 1;
+      reading = handle.read(buffers[turn], 0, readBytes, null);
+      // Valid until the read after next overwrites it: nothing below keeps it (decoders copy what they carry).
+      const read = buffer.subarray(0, bytesRead);
       for (let from = 0; from < read.length; from += chunkBytes) {
-        const bytes = from === 0 && read.length <= chunkBytes ? read : read.subarray(from, from + chunkBytes);
+        const bytes = read.subarray(from, from + chunkBytes);
         if (!decoder) {
           // The encoding is told from the first 4 KiB at least (a chunk may be smaller in tests).
-          head = head ? Buffer.concat([head, bytes]) : bytes;
+          head = head ? Buffer.concat([head, bytes]) : Buffer.from(bytes);
           if (head.length < 4096) continue;
           decoder = chunkDecoder(options.encoding ?? detectEncoding(head), { fallback: options.encoding === undefined });
         }
@@ -110,7 +123,9 @@ export async function* csvChunks(file: string, options: CsvReadOptions = {}): As
       if (records.rows.length > 0) yield records.rows;
     }
   } finally {
-    stream.destroy();
+    // A consumer that stops early (a preview) leaves a read running: the handle closes after it.
+    await reading?.catch(() => undefined);
+    await handle.close();
   }
 }
 

@@ -133,6 +133,32 @@ describe('CSV sample and import', () => {
     expect(details.custom_field).toEqual({ age: { field_name: 'age', field_value: null } });
   });
 
+  test('when custom values hold quotes, backslashes and other scripts then they are stored as the JSON of the values, in column order', async () => {
+    const uma = await h.account();
+    await addCustomField(h, uma, 'joined', 'datetime-local');
+    await addCustomField(h, uma, 'note', 'text');
+    await addCustomField(h, uma, 'age', 'number');
+    const type = await addContactType(h, uma, 'Escaped');
+    const csv = [
+      'email,note,age,joined',
+      'q@example.com,"He said ""hi"" \\ left",-12.5,2024-02-29T23:59',
+      'r@example.com,Zoë 李 {"x":1},,2024-02-29',
+      's@example.com,,7,2023-02-29T10:00',
+      't@example.com,plain,8,2024-13-01T10:00',
+    ].join('\n');
+    const res = await upload(uma, type, csv).expect(200);
+    expect(res.body.summary).toMatchObject({ rows: 4, created: 2, skipped: 2 });
+    expect(res.body.summary.errors.map((e: { row: number }) => e.row)).toEqual([4, 5]);
+    const stored = await h.runtime.db('contacts').where({ user_id: uma.user_id }).orderBy('email').select('email', 'custom_fields');
+    const text = (v: unknown) => (typeof v === 'string' ? v : JSON.stringify(v));
+    expect(stored.map((r: { custom_fields: unknown }) => JSON.parse(text(r.custom_fields)))).toEqual([
+      { note: 'He said "hi" \\ left', age: '-12.5', joined: '2024-02-29T23:59' },
+      { note: 'Zoë 李 {"x":1}', age: null, joined: '2024-02-29T00:00' },
+    ]);
+    // The file's column order (SQLite keeps the text as written; PostgreSQL's jsonb orders keys itself).
+    if (typeof stored[0].custom_fields === 'string') expect(Object.keys(JSON.parse(stored[0].custom_fields))).toEqual(['note', 'age', 'joined']);
+  });
+
   test('when rows deep in a long file hold control characters or unreadable bytes then exactly those rows are skipped', async () => {
     const vera = await h.account();
     await addCustomField(h, vera, 'age', 'number');

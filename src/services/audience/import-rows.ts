@@ -85,7 +85,7 @@ export interface RowReader {
   /** Attribute keys of the file that are no custom field (listmonk). */
   ignoredAttributes: Set<string> | undefined;
   /**
-   * The row's values in `columns` order, or the reason it is skipped. `clean`: the text the row
+   * The row's values in `columns` order (the custom fields as an object or as its JSON text), or the reason it is skipped. `clean`: the text the row
    * was parsed from holds no control character and no U+FFFD (see `csvChunks`), so its cells
    * need not be checked for either one by one.
    */
@@ -122,6 +122,11 @@ export function rowReader(header: string[], targets: ColumnTarget[], defs: Custo
   });
   const width = header.length;
   const hasCustom = custom.length > 0 || attributesAt >= 0;
+  // Without an attributes column the custom fields' JSON text can be written straight from the
+  // cells (numbers and dates need no escaping), unless a field's name is an array index, which
+  // JSON.stringify would put first.
+  const customAsText = custom.length > 0 && attributesAt < 0 && !custom.some((slot) => /^(0|[1-9]\d*)$/.test(slot.def.field_name));
+  const customKeys = custom.map((slot) => JSON.stringify(slot.def.field_name));
   const columns: UpsertColumn[] = ['email', 'email_key'];
   for (const slot of slots) {
     if (slot.kind === 'full_name') columns.push('first_name', 'last_name');
@@ -186,7 +191,21 @@ export function rowReader(header: string[], targets: ColumnTarget[], defs: Custo
       for (const at of flagAt) if (isFilledFlag(cells[at] ?? '')) unsubscribed = true;
       for (const at of statusAt) if (isBouncedStatus(cells[at] ?? '')) bounced = true;
       for (const at of cleanedAt) if (isFilledFlag(cells[at] ?? '')) bounced = true;
-      if (hasCustom) {
+      if (customAsText) {
+        // The custom fields' JSON written directly, as JSON.stringify would write the object below.
+        let json = '{';
+        for (let i = 0; i < custom.length; i += 1) {
+          const slot = custom[i];
+          const raw = cells[slot.at] === undefined ? undefined : unescapeFormula(cells[slot.at]);
+          if (!clean && raw?.includes('\uFFFD')) return UNREADABLE(slot.def.field_name);
+          const checked = checkCustomValue(slot.def, raw);
+          if ('error' in checked) return checked.error;
+          const bare = slot.def.field_type === 'number' || slot.def.field_type === 'datetime-local';
+          const value = checked.value === null ? 'null' : bare ? `"${checked.value}"` : JSON.stringify(checked.value);
+          json += `${i === 0 ? '' : ','}${customKeys[i]}:${value}`;
+        }
+        values.push(`${json}}`);
+      } else if (hasCustom) {
         const object: Record<string, string | null> = {};
         if (attributesAt >= 0) {
           const raw = cell(cells, attributesAt, clean);
