@@ -159,6 +159,18 @@ describe('CSV sample and import', () => {
     if (typeof stored[0].custom_fields === 'string') expect(Object.keys(JSON.parse(stored[0].custom_fields))).toEqual(['note', 'age', 'joined']);
   });
 
+  test('when imports end, failed or not, then SQLite checkpoints its WAL as often as before', async () => {
+    const db = h.runtime.db;
+    if (db.client.config.client === 'pg') return;
+    const setting = async () => ((await db.raw('pragma wal_autocheckpoint')) as { wal_autocheckpoint: number }[])[0].wal_autocheckpoint;
+    const before = await setting();
+    const wes = await h.account();
+    const type = await addContactType(h, wes, 'Checkpoints');
+    await Promise.all([upload(wes, type, 'email\na@example.com\n').expect(200), upload(wes, type, 'email\nb@example.com\n').expect(200)]);
+    await upload(wes, type, 'name\nno email column\n').expect(422);
+    expect(await setting()).toBe(before);
+  });
+
   test('when rows deep in a long file hold control characters or unreadable bytes then exactly those rows are skipped', async () => {
     const vera = await h.account();
     await addCustomField(h, vera, 'age', 'number');
