@@ -5,7 +5,7 @@
  * 30000: V8 gives memory back only once a process has been idle for some seconds), beside a
  * bare Express app started the same way in the same run (alternating, BENCH_ROUNDS rounds,
  * default 5; medians). The first start of a fresh database (migrate, seed, and the compile
- * cache written a few seconds later, as after any build) is printed apart; the measured
+ * cache written a few seconds later, as after any build; caches of other runs are removed first) is printed apart; the measured
  * starts are restarts, as a user's are. Targets: ≤2× bare Express, ≤80 MiB at rest.
  * Run: `npm run bench:start` (BENCH_DB=sqlite or postgres for one of them).
  */
@@ -54,6 +54,9 @@ async function measure(start: () => Promise<StartedProcess>, into: Figures): Pro
 async function benchOne(kind: DbKind): Promise<void> {
   const db = await freshDb(kind, 'start');
   try {
+    // As after a build: the first start writes the cache the measured restarts read. A cache left
+    // by another run (written under that run's load, say) could hold less of the server.
+    for (const name of caches().keys()) fs.rmSync(path.join(BUNDLE_DIR, name));
     const before = caches();
     const t0 = process.hrtime.bigint();
     const first = await startServer(db);
