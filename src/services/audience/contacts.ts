@@ -2,12 +2,12 @@ import type { Knex } from 'knex';
 import { EncodedRows, upsertContacts, UpsertColumn, UpsertCount } from '../../db/bulk';
 import { insertId, isUniqueViolation, jsonValue, nowValue, parseJson } from '../../db/dialect';
 import { emailKey } from '../../lib/email-key';
-import { idChunks, listPage, Paging } from '../../db/paging';
+import { jsonChunks, listPage, Paging } from '../../db/paging';
 import type { ContactTextColumn } from '../../lib/constants';
 import { FieldErrors, NotFoundError, ValidationError } from '../../lib/errors';
 import { messages, throwIfAny } from '../../lib/validation';
 import type { AudienceEvents } from './audience-events';
-import { contactListJson, contactListQuery, contactRecord, ContactRecord } from './contact-records';
+import { contactListJson, contactListQuery, contactListRowSql, contactRecord, withListTypes, ContactRecord } from './contact-records';
 import type { ContactTypesService } from './contact-types';
 import type { Ctx, ServiceDeps } from '../context';
 import { countryExists } from '../reference/country-lookup';
@@ -104,15 +104,13 @@ export function createContactsService({ db, contactTypes, fields, events, member
 
     /**
      * The whole list newest first, in chunks for streaming to the client: each chunk is its
-     * contacts' JSON, comma-separated (see contactListJson).
+     * contacts' JSON, comma-separated, written by the database (contactListRowSql) or, for a
+     * chunk with a row it cannot write exactly, by contactListJson.
      */
     async *listChunks(ctx: Ctx, search?: string): AsyncGenerator<string> {
-      const json = contactListJson(await customFieldDefs(fields, ctx));
-      for await (const rows of idChunks(contactListQuery(db, ctx, search), 'c.id')) {
-        let text = json(rows[0]);
-        for (let i = 1; i < rows.length; i += 1) text += `,${json(rows[i])}`;
-        yield text;
-      }
+      const defs = await customFieldDefs(fields, ctx);
+      const json = contactListJson(defs);
+      yield* jsonChunks(db, withListTypes(db, ctx, contactListQuery(db, ctx, search)), 'c.id', contactListRowSql(db, defs), (rows) => rows.map(json).join(','));
     },
 
     async get(ctx: Ctx, id: number): Promise<ContactRecord> {
