@@ -56,12 +56,15 @@ export interface ContactUpsert {
 
 /**
  * A batch's rows in the form its database path writes: COPY text lines on PostgreSQL (a later
- * line of the same email wins in the merge), value arrays with unique emails on SQLite (a later
- * row replaced the earlier one); `count` is the rows of the file the batch stands for, repeats
- * included: each repeat counts as an update.
+ * line of the same email wins in the merge); on SQLite the values of rows with unique emails
+ * (a later row replaced the earlier one) back to back, `width` values a row, JSON as text;
+ * `count` is the rows of the file the batch stands for, repeats included: each repeat counts
+ * as an update.
  */
 export interface EncodedRows {
-  rows: Buffer | unknown[][];
+  rows: Buffer | unknown[];
+  /** Values per row (SQLite). */
+  width?: number;
   count: number;
 }
 
@@ -95,6 +98,36 @@ function conflictUpdate(db: Knex, columns: UpsertColumn[]): string {
     sets.push(column === 'custom_fields' ? `custom_fields = ${jsonMerge(db, 'contacts.custom_fields', 'excluded.custom_fields')}` : `${column} = excluded.${column}`);
   }
   return `on conflict (user_id, email_key) where deleted_at is null do update set ${sets.join(', ')}`;
+}
+
+/**
+ * WAL pages SQLite lets grow while an import writes before a commit copies them back into the
+ * database file (its default is 1,000). An import's batches rewrite the same index pages over
+ * and over: checkpointed every 10,000 pages, each reaches the file once where it did up to ten
+ * times (5% of an import's time). Restored once the last import running ends.
+ */
+const IMPORT_WAL_AUTOCHECKPOINT = 10_000;
+const bulkWriters = new WeakMap<Knex, { running: number; before: number }>();
+
+/** Runs an import (`fn`) with the database set for long runs of writes (see above; nothing on PostgreSQL). */
+export async function withBulkWrites<T>(db: Knex, fn: () => Promise<T>): Promise<T> {
+  if (isPostgres(db)) return fn();
+  let state = bulkWriters.get(db);
+  if (!state) {
+    const [row] = (await db.raw('pragma wal_autocheckpoint')) as { wal_autocheckpoint: number }[];
+    // Another import may have started meanwhile.
+    state = bulkWriters.get(db) ?? { running: 0, before: Number(row?.wal_autocheckpoint ?? 1000) };
+    bulkWriters.set(db, state);
+  }
+  if (state.running++ === 0) await db.raw(`pragma wal_autocheckpoint = ${IMPORT_WAL_AUTOCHECKPOINT}`);
+  try {
+    return await fn();
+  } finally {
+    if (--state.running === 0) {
+      bulkWriters.delete(db);
+      await db.raw(`pragma wal_autocheckpoint = ${state.before}`);
+    }
+  }
 }
 
 /**
@@ -151,37 +184,54 @@ export function importLane(key: string, lanes: number): number {
   return (hash >>> 0) % lanes;
 }
 
-/** SQLite: value arrays, a repeated email replacing its earlier row, as a sequential upsert would. */
+/**
+ * SQLite: the values of the batch's rows back to back in one array, exactly the parameters of
+ * its statements (a JSON value already as text), a repeated email overwriting its earlier row
+ * in place, as a sequential upsert would leave it. A row's values array and custom-field object
+ * die as soon as it is put, so what waits for the write is one array of strings: cheaper for
+ * the garbage collector than an array and an object per row, and no copy when written.
+ */
 class ValueRows implements ImportRows {
-  private rows: unknown[][] = [];
+  private values: unknown[] = [];
+  private width = 0;
   private positions = new Map<string, number>();
   private repeats = 0;
   private lastKey = '';
 
   /** Distinct emails: a repeat replaces a row, so only a new email fills the batch. */
   get size(): number {
-    return this.rows.length;
+    return this.positions.size;
   }
 
   put(key: string, values: unknown[]): void {
+    const width = values.length;
+    this.width = width;
     const earlier = this.positions.get(key);
+    let at: number;
     if (earlier !== undefined) {
-      this.rows[earlier] = values;
+      at = earlier * width;
       this.repeats += 1;
-      return;
+    } else {
+      at = this.values.length;
+      this.positions.set(key, at / width);
+      this.lastKey = key;
     }
-    this.positions.set(key, this.rows.push(values) - 1);
-    this.lastKey = key;
+    for (let k = 0; k < width; k += 1) {
+      const value = values[k];
+      this.values[at + k] = value !== null && typeof value === 'object' ? JSON.stringify(value) : value;
+    }
   }
 
   moveLastTo(next: ImportRows): void {
-    // The newest row is the last one pushed: the batch filled up when it was added.
-    next.put(this.lastKey, this.rows.pop()!);
+    // The newest row is the last one added: the batch filled up when it was added.
+    const from = this.values.length - this.width;
+    next.put(this.lastKey, this.values.slice(from));
+    this.values.length = from;
     this.positions.delete(this.lastKey);
   }
 
   encoded(): EncodedRows {
-    return { rows: this.rows, count: this.rows.length + this.repeats };
+    return { rows: this.values, width: this.width, count: this.positions.size + this.repeats };
   }
 
   keys(): string[] {
@@ -189,7 +239,7 @@ class ValueRows implements ImportRows {
   }
 
   clear(): void {
-    this.rows = [];
+    this.values = [];
     this.positions = new Map();
     this.repeats = 0;
   }
@@ -320,25 +370,27 @@ interface SqliteConnection {
 }
 const statementCache = new WeakMap<SqliteConnection, Map<string, SqliteStatement>>();
 
-function prepared(conn: SqliteConnection, sql: string): SqliteStatement {
+/** The connection's statement under `key` (the SQL itself, or a short name of it built by `sql` only when first prepared). */
+function prepared(conn: SqliteConnection, key: string, sql: () => string = () => key): SqliteStatement {
   let cache = statementCache.get(conn);
   if (!cache) statementCache.set(conn, (cache = new Map()));
-  let statement = cache.get(sql);
-  if (!statement) cache.set(sql, (statement = conn.prepare(sql)));
+  let statement = cache.get(key);
+  if (!statement) cache.set(key, (statement = conn.prepare(sql())));
   return statement;
 }
 
 async function upsertSqlite(trx: Knex.Transaction, batch: ContactUpsert): Promise<UpsertResult> {
   const conn = (await trx.client.acquireConnection()) as SqliteConnection;
   const { columns } = batch;
-  const rows = batch.rows.rows as unknown[][];
+  const values = batch.rows.rows as unknown[];
   const withIds = typeof batch.withIds === 'boolean' ? batch.withIds : (await batch.withIds.first()) !== undefined;
-  const custom = columns.indexOf('custom_fields');
-  const tuple = `(@user_id, @contact_type_id, @now, @now, ${columns.map(() => '?').join(', ')})`;
+  const tuple = () => `(@user_id, @contact_type_id, @now, @now, ${columns.map(() => '?').join(', ')})`;
+  // Keyed by the columns and the row count, so a batch neither builds nor hashes the 500-row SQL again.
   const statementFor = (count: number) =>
     prepared(
       conn,
-      `insert into contacts (user_id, contact_type_id, created_at, updated_at, ${columns.join(', ')}) values ${Array(count).fill(tuple).join(', ')} ${conflictUpdate(trx, columns)}`,
+      `upsert ${count} ${columns.join(',')}`,
+      () => `insert into contacts (user_id, contact_type_id, created_at, updated_at, ${columns.join(', ')}) values ${Array(count).fill(tuple()).join(', ')} ${conflictUpdate(trx, columns)}`,
     );
   const named = { user_id: batch.userId, contact_type_id: batch.contactTypeId, now: batch.now };
   // Ids only grow (AUTOINCREMENT) and the transaction holds the only writer: rows above the
@@ -346,31 +398,27 @@ async function upsertSqlite(trx: Knex.Transaction, batch: ContactUpsert): Promis
   const firstId = Number(prepared(conn, 'select coalesce(max(id), 0) as id from contacts').get().id);
 
   const width = columns.length;
-  // One parameter array, refilled for every statement (better-sqlite3 copies what it binds).
-  const fill = (params: unknown[], from: number, count: number) => {
-    let p = 0;
-    for (let j = from; j < from + count; j += 1) {
-      const row = rows[j];
-      for (let k = 0; k < width; k += 1) params[p++] = k === custom && row[k] !== null ? JSON.stringify(row[k]) : row[k];
-    }
-    return params;
-  };
+  if (batch.rows.width !== undefined && batch.rows.width !== width) throw new Error(`rows of ${batch.rows.width} values for ${width} columns`);
+  const rowCount = values.length / width;
+  const many = SQLITE_ROWS_PER_STATEMENT * width;
   let i = 0;
-  if (rows.length >= SQLITE_ROWS_PER_STATEMENT) {
-    const many = statementFor(SQLITE_ROWS_PER_STATEMENT);
-    const params = new Array(SQLITE_ROWS_PER_STATEMENT * width);
-    for (; i + SQLITE_ROWS_PER_STATEMENT <= rows.length; i += SQLITE_ROWS_PER_STATEMENT) {
-      many.run(fill(params, i, SQLITE_ROWS_PER_STATEMENT), named);
-    }
+  // A full batch is exactly one statement's parameters: bound as they are (better-sqlite3 copies what it binds).
+  if (values.length === many) {
+    statementFor(SQLITE_ROWS_PER_STATEMENT).run(values, named);
+    i = rowCount;
+  } else if (rowCount >= SQLITE_ROWS_PER_STATEMENT) {
+    const statement = statementFor(SQLITE_ROWS_PER_STATEMENT);
+    for (; i + SQLITE_ROWS_PER_STATEMENT <= rowCount; i += SQLITE_ROWS_PER_STATEMENT) statement.run(values.slice(i * width, i * width + many), named);
   }
   // The remainder row by row: one cached statement instead of one per remainder size.
-  const one = statementFor(1);
-  const params = new Array(width);
-  for (; i < rows.length; i += 1) one.run(fill(params, i, 1), named);
+  if (i < rowCount) {
+    const one = statementFor(1);
+    for (; i < rowCount; i += 1) one.run(values.slice(i * width, (i + 1) * width), named);
+  }
   const created = Number(prepared(conn, 'select count(*) as n from contacts where id > ?').get(firstId).n);
   if (!withIds) return { created, updated: batch.rows.count - created, ids: [] };
   const keyAt = columns.indexOf('email_key');
-  const keys = JSON.stringify(rows.map((row) => row[keyAt]));
+  const keys = JSON.stringify(Array.from({ length: rowCount }, (_, r) => values[r * width + keyAt]));
   const ids = prepared(conn, 'select c.id from json_each(?) k cross join contacts c on c.user_id = ? and c.email_key = k.value and c.deleted_at is null')
     .pluck()
     .all(keys, batch.userId)

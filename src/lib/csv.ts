@@ -12,6 +12,9 @@ export const CSV_DELIMITERS = [',', ';', '\t', '|'];
  */
 export const MAX_RECORD_CHARS = 1 << 20;
 
+/** Bytes read from the file at a time (at least; a larger chunkBytes reads that much). */
+const READ_BYTES = 1 << 16;
+
 export interface CsvDialect {
   encoding: string;
   delimiter: string;
@@ -24,6 +27,14 @@ export interface BrokenRecord {
 
 /** A record of the file: its values, or why it could not be read. */
 export type CsvRecord = string[] | BrokenRecord;
+
+/**
+ * The records parsed from one piece of text. `clean`: that text holds no C0 control character
+ * but TAB, LF and CR and no U+FFFD (what decoding leaves for bytes it could not read), so none
+ * of its cells does: checked once per piece instead of once per cell.
+ */
+export type CsvChunk = CsvRecord[] & { clean?: boolean };
+const SUSPECT = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFD]/;
 
 export const UNCLOSED_QUOTE = 'A quote opened in this row is never closed, so the row could not be read (reading went on at the next line).';
 export const MISPLACED_QUOTE = 'A quote in this row is misplaced (a quote inside a value must be doubled), so the row could not be read.';
@@ -51,9 +62,15 @@ export function isBroken(record: CsvRecord): record is BrokenRecord {
  * that grows past MAX_RECORD_CHARS, or that is still open at the end of the file, is a quote
  * never closed: it becomes one BrokenRecord and reading resumes at the next line.
  */
-export async function* csvChunks(file: string, options: CsvReadOptions = {}): AsyncGenerator<CsvRecord[]> {
+export async function* csvChunks(file: string, options: CsvReadOptions = {}): AsyncGenerator<CsvChunk> {
   const { chunkBytes = 1 << 16 } = options;
-  const stream = fs.createReadStream(file, { highWaterMark: chunkBytes });
+  // Read ahead in larger pieces, parsed chunkBytes at a time: two buffers in turn, one being
+  // parsed while the next read fills the other (no buffer allocated per read).
+  const readBytes = Math.max(chunkBytes, READ_BYTES);
+  const handle = await fs.promises.open(file, 'r');
+  const buffers = [Buffer.allocUnsafeSlow(readBytes), Buffer.allocUnsafeSlow(readBytes)];
+  let turn = 0;
+  let reading: Promise<{ bytesRead: number; buffer: Buffer }> | undefined;
   let decoder: ReturnType<typeof chunkDecoder> | undefined;
   let parser: Papa.Parser | undefined;
   let carry = '';
@@ -64,25 +81,36 @@ export async function* csvChunks(file: string, options: CsvReadOptions = {}): As
     return new Papa.Parser(dialect);
   };
   try {
-    for await (const bytes of stream as AsyncIterable<Buffer>) {
-      if (!decoder) {
-        // The encoding is told from the first 4 KiB at least (a chunk may be smaller in tests).
-        head = head ? Buffer.concat([head, bytes]) : bytes;
-        if (head.length < 4096) continue;
-        decoder = chunkDecoder(options.encoding ?? detectEncoding(head), { fallback: options.encoding === undefined });
+    reading = handle.read(buffers[turn], 0, readBytes, null);
+    for (;;) {
+      const { bytesRead, buffer } = await reading;
+      reading = undefined;
+      if (bytesRead === 0) break;
+      turn ^= 1;
+      reading = handle.read(buffers[turn], 0, readBytes, null);
+      // Valid until the read after next overwrites it: nothing below keeps it (decoders copy what they carry).
+      const read = buffer.subarray(0, bytesRead);
+      for (let from = 0; from < read.length; from += chunkBytes) {
+        const bytes = read.subarray(from, from + chunkBytes);
+        if (!decoder) {
+          // The encoding is told from the first 4 KiB at least (a chunk may be smaller in tests).
+          head = head ? Buffer.concat([head, bytes]) : Buffer.from(bytes);
+          if (head.length < 4096) continue;
+          decoder = chunkDecoder(options.encoding ?? detectEncoding(head), { fallback: options.encoding === undefined });
+        }
+        const text = decoder.write(head ?? bytes);
+        head = undefined;
+        const input = carry + text;
+        if (!parser) {
+          // Guess the dialect from a whole first line (or 64 KiB of one).
+          carry = input;
+          if (!input.includes('\n') && input.length < 64 * 1024) continue;
+          parser = start(input);
+        }
+        const records = parseSome(parser, input, false);
+        carry = records.carry;
+        if (records.rows.length > 0) yield records.rows;
       }
-      const text = decoder.write(head ?? bytes);
-      head = undefined;
-      const input = carry + text;
-      if (!parser) {
-        // Guess the dialect from a whole first line (or 64 KiB of one).
-        carry = input;
-        if (!input.includes('\n') && input.length < 64 * 1024) continue;
-        parser = start(input);
-      }
-      const records = parseSome(parser, input, false);
-      carry = records.carry;
-      if (records.rows.length > 0) yield records.rows;
     }
     if (!decoder) {
       if (!head) return;
@@ -95,7 +123,9 @@ export async function* csvChunks(file: string, options: CsvReadOptions = {}): As
       if (records.rows.length > 0) yield records.rows;
     }
   } finally {
-    stream.destroy();
+    // A consumer that stops early (a preview) leaves a read running: the handle closes after it.
+    await reading?.catch(() => undefined);
+    await handle.close();
   }
 }
 
@@ -104,8 +134,9 @@ export async function* csvChunks(file: string, options: CsvReadOptions = {}): As
  * unparsed rest. A rest that cannot be a record (too long, or open at the end) is cut at its
  * first line break and reported as broken, and parsing goes on after it.
  */
-function parseSome(parser: Papa.Parser, input: string, final: boolean): { rows: CsvRecord[]; carry: string } {
-  const rows: CsvRecord[] = [];
+function parseSome(parser: Papa.Parser, input: string, final: boolean): { rows: CsvChunk; carry: string } {
+  const rows: CsvChunk = [];
+  rows.clean = !SUSPECT.test(input);
   let rest = input;
   for (;;) {
     const result = parser.parse(rest, 0, true);

@@ -27,8 +27,30 @@ function parts(raw: string): RegExpExecArray | undefined {
  * text; undefined when the text is not a valid date. (Hot in imports: no Date objects.)
  */
 export function localMinute(raw: string): string | undefined {
+  // Already in that form (what an export of this service writes): checked without a regular expression or a new string.
+  if (raw.length === 16 && isMinuteForm(raw)) return raw;
   const m = parts(raw);
   return m && `${m[1]}-${m[2]}-${m[3]}T${m[4] ?? '00'}:${m[5] ?? '00'}`;
+}
+
+/** Two ASCII digits at `at` as a number, or -1. */
+function twoDigits(text: string, at: number): number {
+  const a = text.charCodeAt(at) - 48;
+  const b = text.charCodeAt(at + 1) - 48;
+  return a >= 0 && a <= 9 && b >= 0 && b <= 9 ? a * 10 + b : -1;
+}
+
+/** A valid `YYYY-MM-DDTHH:MM` (16 characters), by the rules of `parts`. */
+function isMinuteForm(text: string): boolean {
+  if (text.charCodeAt(4) !== 45 || text.charCodeAt(7) !== 45 || text.charCodeAt(10) !== 84 || text.charCodeAt(13) !== 58) return false;
+  const century = twoDigits(text, 0);
+  const years = twoDigits(text, 2);
+  const month = twoDigits(text, 5);
+  const day = twoDigits(text, 8);
+  const hour = twoDigits(text, 11);
+  const minute = twoDigits(text, 14);
+  if (century < 0 || years < 0 || month < 1 || month > 12 || day < 1 || hour < 0 || hour > 23 || minute < 0 || minute > 59) return false;
+  return day <= (month === 2 && isLeapYear(century * 100 + years) ? 29 : DAYS_IN_MONTH[month - 1]);
 }
 
 export interface LocalDateTime {

@@ -57,8 +57,14 @@ export function hasControlCharacters(text: string): boolean {
  * address whose key (the domain in ASCII form) would not fit the 320-character columns.
  */
 export function isEmail(value: string): boolean {
-  if (/[\u0000-\u001F\u007F]/.test(value)) return false;
-  return value.length <= 320 && EMAIL.test(value) && emailKey(value).length <= 320;
+  return validEmailKey(value) !== undefined;
+}
+
+/** The address's key (`emailKey`) when `isEmail` accepts it, else undefined: an import checks and keys an address at once. */
+export function validEmailKey(value: string): string | undefined {
+  if (value.length > 320 || /[\u0000-\u001F\u007F]/.test(value) || !EMAIL.test(value)) return undefined;
+  const key = emailKey(value);
+  return key.length <= 320 ? key : undefined;
 }
 
 /**

@@ -133,6 +133,74 @@ describe('CSV sample and import', () => {
     expect(details.custom_field).toEqual({ age: { field_name: 'age', field_value: null } });
   });
 
+  test('when custom values hold quotes, backslashes and other scripts then they are stored as the JSON of the values, in column order', async () => {
+    const uma = await h.account();
+    await addCustomField(h, uma, 'joined', 'datetime-local');
+    await addCustomField(h, uma, 'note', 'text');
+    await addCustomField(h, uma, 'age', 'number');
+    const type = await addContactType(h, uma, 'Escaped');
+    const csv = [
+      'email,note,age,joined',
+      'q@example.com,"He said ""hi"" \\ left",-12.5,2024-02-29T23:59',
+      'r@example.com,Zoë 李 {"x":1},,2024-02-29',
+      's@example.com,,7,2023-02-29T10:00',
+      't@example.com,plain,8,2024-13-01T10:00',
+    ].join('\n');
+    const res = await upload(uma, type, csv).expect(200);
+    expect(res.body.summary).toMatchObject({ rows: 4, created: 2, skipped: 2 });
+    expect(res.body.summary.errors.map((e: { row: number }) => e.row)).toEqual([4, 5]);
+    const stored = await h.runtime.db('contacts').where({ user_id: uma.user_id }).orderBy('email').select('email', 'custom_fields');
+    const text = (v: unknown) => (typeof v === 'string' ? v : JSON.stringify(v));
+    expect(stored.map((r: { custom_fields: unknown }) => JSON.parse(text(r.custom_fields)))).toEqual([
+      { note: 'He said "hi" \\ left', age: '-12.5', joined: '2024-02-29T23:59' },
+      { note: 'Zoë 李 {"x":1}', age: null, joined: '2024-02-29T00:00' },
+    ]);
+    // The file's column order (SQLite keeps the text as written; PostgreSQL's jsonb orders keys itself).
+    if (typeof stored[0].custom_fields === 'string') expect(Object.keys(JSON.parse(stored[0].custom_fields))).toEqual(['note', 'age', 'joined']);
+  });
+
+  test('when imports end, failed or not, then SQLite checkpoints its WAL as often as before', async () => {
+    const db = h.runtime.db;
+    if (db.client.config.client === 'pg') return;
+    const setting = async () => ((await db.raw('pragma wal_autocheckpoint')) as { wal_autocheckpoint: number }[])[0].wal_autocheckpoint;
+    const before = await setting();
+    const wes = await h.account();
+    const type = await addContactType(h, wes, 'Checkpoints');
+    await Promise.all([upload(wes, type, 'email\na@example.com\n').expect(200), upload(wes, type, 'email\nb@example.com\n').expect(200)]);
+    await upload(wes, type, 'name\nno email column\n').expect(422);
+    expect(await setting()).toBe(before);
+  });
+
+  test('when rows deep in a long file hold control characters or unreadable bytes then exactly those rows are skipped', async () => {
+    const vera = await h.account();
+    await addCustomField(h, vera, 'age', 'number');
+    const type = await addContactType(h, vera, 'Deep');
+    // Clean rows fill the first chunks of the file; the bad ones come far after them, each among clean rows.
+    const lines = ['email,first_name,city,age'];
+    for (let i = 0; i < 3000; i += 1) lines.push(`clean${i}@example.com,Name ${i},City ${i % 7},${i % 90}`);
+    lines.push('bell@example.com,Ri\u0007ng,Paris,1', 'after-bell@example.com,Fine,Paris,2');
+    lines.push('esc@example.com,Esc,Ro\u001bme,3', 'fffd@example.com,Bad \uFFFD name,Oslo,4', 'agebad@example.com,Age,Oslo,\uFFFD5');
+    for (let i = 0; i < 700; i += 1) lines.push(`tail${i}@example.com,Tail ${i},Lyon,${i % 90}`);
+    const res = await upload(vera, type, lines.join('\n') + '\n').expect(200);
+    expect(res.body.summary).toEqual({
+      rows: 3705,
+      created: 3701,
+      updated: 0,
+      skipped: 4,
+      unsubscribed: 0,
+      errors: [
+        { row: 3002, reason: 'The first name must not contain control characters.' },
+        { row: 3004, reason: 'The city must not contain control characters.' },
+        { row: 3005, reason: "The first name has characters that could not be read in the file's encoding; choose the file's encoding and upload it again." },
+        { row: 3006, reason: "The age has characters that could not be read in the file's encoding; choose the file's encoding and upload it again." },
+      ],
+    });
+    const stored = await h.runtime.db('contacts').where({ user_id: vera.user_id }).pluck('email');
+    expect(stored).toHaveLength(3701);
+    expect(stored).toEqual(expect.arrayContaining(['clean0@example.com', 'clean2999@example.com', 'after-bell@example.com', 'tail699@example.com']));
+    expect(stored).not.toEqual(expect.arrayContaining(['bell@example.com']));
+  });
+
   test('when rows are invalid then they are skipped and reported with their row numbers', async () => {
     const dave = await h.account();
     await addCustomField(h, dave, 'age', 'number');

@@ -1,4 +1,4 @@
-import { importBatchRows, importLane, importLanes, ImportRows, newImportRows, UpsertCount } from '../../db/bulk';
+import { importBatchRows, importLane, importLanes, ImportRows, newImportRows, UpsertCount, withBulkWrites } from '../../db/bulk';
 import { refreshStatistics } from '../../db/dialect';
 import { CSV_IMPORT, CustomFieldType, RESERVED_FIELD_NAMES } from '../../lib/constants';
 import { csvChunks, CsvDialect, isBlankRow, isBroken, toCsv } from '../../lib/csv';
@@ -273,51 +273,53 @@ export function createContactImportService({ db, contactTypes, fields, contacts,
         if (summary.errors.length < CSV_IMPORT.reportedErrors) summary.errors.push({ row: rowNumber, reason });
         if (onSkipped) skipped.push({ row: rowNumber, reason, cells });
       };
-      try {
-        for await (const chunk of csvChunks(file, { encoding: options.encoding, chunkBytes: IMPORT_CHUNK_BYTES })) {
-          for (const record of chunk) {
-            rowNumber += 1;
-            if (!reader) {
-              if (isBroken(record)) throw ValidationError.of('file', `The header row could not be read: ${record.broken}`);
-              reader = rowReader(record, planColumns(record, defs, options.mapping), defs, countryOf);
-              if (!reader) throw ValidationError.of('file', NO_EMAIL_COLUMN);
-              await options.onHeader?.(record);
-              const columns = reader.columns;
-              const write: WriteBatch = (rows, durable, marked) =>
-                contacts.upsertBatch(ctx, contactTypeId, { columns, rows: rows.encoded(), keys: () => rows.keys(), marked }, { durable });
-              const batching = { keyAt: columns.indexOf('email_key'), batchRows: importBatchRows(db), ...importLanes(db), newRows: () => newImportRows(db) };
-              writer = batchWriter(write, batching, summary);
-              continue;
-            }
-            if (isBroken(record)) {
+      await withBulkWrites(db, async () => {
+        try {
+          for await (const chunk of csvChunks(file, { encoding: options.encoding, chunkBytes: IMPORT_CHUNK_BYTES })) {
+            for (const record of chunk) {
+              rowNumber += 1;
+              if (!reader) {
+                if (isBroken(record)) throw ValidationError.of('file', `The header row could not be read: ${record.broken}`);
+                reader = rowReader(record, planColumns(record, defs, options.mapping), defs, countryOf);
+                if (!reader) throw ValidationError.of('file', NO_EMAIL_COLUMN);
+                await options.onHeader?.(record);
+                const columns = reader.columns;
+                const write: WriteBatch = (rows, durable, marked) =>
+                  contacts.upsertBatch(ctx, contactTypeId, { columns, rows: rows.encoded(), keys: () => rows.keys(), marked }, { durable });
+                const batching = { keyAt: columns.indexOf('email_key'), batchRows: importBatchRows(db), ...importLanes(db), newRows: () => newImportRows(db) };
+                writer = batchWriter(write, batching, summary);
+                continue;
+              }
+              if (isBroken(record)) {
+                summary.rows += 1;
+                skip(record.broken, null);
+                continue;
+              }
+              if (isBlankRow(record)) continue;
               summary.rows += 1;
-              skip(record.broken, null);
-              continue;
+              const values = reader.read(record, chunk.clean);
+              if (typeof values === 'string') {
+                skip(values, record);
+                continue;
+              }
+              if (reader.unsubscribed || reader.bounced) summary.unsubscribed += 1;
+              if (writer!.add(values, reader)) await writer!.sendFull();
             }
-            if (isBlankRow(record)) continue;
-            summary.rows += 1;
-            const values = reader.read(record);
-            if (typeof values === 'string') {
-              skip(values, record);
-              continue;
+            if (skipped.length > 0) {
+              await onSkipped!(skipped);
+              skipped = [];
             }
-            if (reader.unsubscribed || reader.bounced) summary.unsubscribed += 1;
-            if (writer!.add(values, reader)) await writer!.sendFull();
+            if (progress && rowNumber > 1) await progress(rowNumber - 1);
           }
-          if (skipped.length > 0) {
-            await onSkipped!(skipped);
-            skipped = [];
-          }
-          if (progress && rowNumber > 1) await progress(rowNumber - 1);
+          if (!reader) throw ValidationError.of('file', NO_EMAIL_COLUMN);
+          await writer!.finish();
+          if (summary.created + summary.updated >= 10_000) await refreshStatistics(db, 'contacts');
+          if (reader.ignoredAttributes) summary.ignored_attributes = [...reader.ignoredAttributes].sort();
+          await progress?.(Math.max(0, rowNumber - 1));
+        } finally {
+          await writer?.settle();
         }
-        if (!reader) throw ValidationError.of('file', NO_EMAIL_COLUMN);
-        await writer!.finish();
-        if (summary.created + summary.updated >= 10_000) await refreshStatistics(db, 'contacts');
-        if (reader.ignoredAttributes) summary.ignored_attributes = [...reader.ignoredAttributes].sort();
-        await progress?.(Math.max(0, rowNumber - 1));
-      } finally {
-        await writer?.settle();
-      }
+      });
       await events.csvImportFinished(ctx.userId, summary);
       const { errors, ...counts } = summary;
       await emitHookEvents(db, 'import.finished', [ctx.userId], () => [

@@ -1,9 +1,8 @@
 import type { UpsertColumn } from '../../db/bulk';
-import { emailKey } from '../../lib/email-key';
 import { CONTACT_TEXT_COLUMNS, RESERVED_FIELD_NAMES } from '../../lib/constants';
 import { aliasKey, aliasTarget, IGNORE, isBouncedStatus, isFilledFlag, isUnsubscribedStatus, SPECIAL_TARGETS, splitFullName } from '../../lib/import-columns';
 import { ValidationError } from '../../lib/errors';
-import { hasControlCharacters, isEmail, messages } from '../../lib/validation';
+import { hasControlCharacters, isEmail, messages, validEmailKey } from '../../lib/validation';
 import { unescapeFormula } from '../../lib/csv';
 import type { CountryResolver } from '../reference/country-lookup';
 import { checkCustomValue, CustomFieldDef } from './custom-field-values';
@@ -85,8 +84,12 @@ export interface RowReader {
   bounced: boolean;
   /** Attribute keys of the file that are no custom field (listmonk). */
   ignoredAttributes: Set<string> | undefined;
-  /** The row's values in `columns` order, or the reason it is skipped. */
-  read(cells: string[]): unknown[] | string;
+  /**
+   * The row's values in `columns` order (the custom fields as an object or as its JSON text), or the reason it is skipped. `clean`: the text the row
+   * was parsed from holds no control character and no U+FFFD (see `csvChunks`), so its cells
+   * need not be checked for either one by one.
+   */
+  read(cells: string[], clean?: boolean): unknown[] | string;
 }
 
 const UNREADABLE = (label: string) =>
@@ -119,6 +122,11 @@ export function rowReader(header: string[], targets: ColumnTarget[], defs: Custo
   });
   const width = header.length;
   const hasCustom = custom.length > 0 || attributesAt >= 0;
+  // Without an attributes column the custom fields' JSON text can be written straight from the
+  // cells (numbers and dates need no escaping), unless a field's name is an array index, which
+  // JSON.stringify would put first.
+  const customAsText = custom.length > 0 && attributesAt < 0 && !custom.some((slot) => /^(0|[1-9]\d*)$/.test(slot.def.field_name));
+  const customKeys = custom.map((slot) => JSON.stringify(slot.def.field_name));
   const columns: UpsertColumn[] = ['email', 'email_key'];
   for (const slot of slots) {
     if (slot.kind === 'full_name') columns.push('first_name', 'last_name');
@@ -129,10 +137,10 @@ export function rowReader(header: string[], targets: ColumnTarget[], defs: Custo
     const target = targets[at]!;
     return customTarget(target) ?? target;
   };
-  /** The trimmed cell, or undefined when decoding left a replacement character in it. */
-  const cell = (cells: string[], at: number): string | undefined => {
+  /** The trimmed cell, or undefined when decoding left a replacement character in it (never in a clean row). */
+  const cell = (cells: string[], at: number, clean: boolean): string | undefined => {
     const raw = unescapeFormula((cells[at] ?? '').trim());
-    return raw.includes('\uFFFD') ? undefined : raw;
+    return !clean && raw.includes('\uFFFD') ? undefined : raw;
   };
 
   // The cells this import reads, named for the reason of a skipped row (the control-character guard).
@@ -146,18 +154,19 @@ export function rowReader(header: string[], targets: ColumnTarget[], defs: Custo
     unsubscribed: false,
     bounced: false,
     ignoredAttributes: attributesAt >= 0 ? new Set() : undefined,
-    read(cells) {
+    read(cells, clean = false) {
       if (cells.length !== width && !(cells.length > width && cells.slice(width).every((c) => c.trim() === ''))) {
         return `This row has ${cells.length} values where the header has ${width}.`;
       }
-      for (const [at, name] of named) if (hasControlCharacters(cells[at] ?? '')) return messages.control(name);
-      const email = cell(cells, emailAt);
+      if (!clean) for (const [at, name] of named) if (hasControlCharacters(cells[at] ?? '')) return messages.control(name);
+      const email = cell(cells, emailAt, clean);
       if (email === undefined) return UNREADABLE('email');
       if (email === '') return messages.required('email');
-      if (!isEmail(email)) return messages.email('email');
-      const values: unknown[] = [email, emailKey(email)];
+      const key = validEmailKey(email);
+      if (key === undefined) return messages.email('email');
+      const values: unknown[] = [email, key];
       for (const slot of slots) {
-        const raw = cell(cells, slot.at);
+        const raw = cell(cells, slot.at, clean);
         if (raw === undefined) return UNREADABLE(labelOf(slot.at));
         if (slot.kind === 'text') {
           if (raw.length > slot.max) return messages.max(slot.column, slot.max);
@@ -182,17 +191,31 @@ export function rowReader(header: string[], targets: ColumnTarget[], defs: Custo
       for (const at of flagAt) if (isFilledFlag(cells[at] ?? '')) unsubscribed = true;
       for (const at of statusAt) if (isBouncedStatus(cells[at] ?? '')) bounced = true;
       for (const at of cleanedAt) if (isFilledFlag(cells[at] ?? '')) bounced = true;
-      if (hasCustom) {
+      if (customAsText) {
+        // The custom fields' JSON written directly, as JSON.stringify would write the object below.
+        let json = '{';
+        for (let i = 0; i < custom.length; i += 1) {
+          const slot = custom[i];
+          const raw = cells[slot.at] === undefined ? undefined : unescapeFormula(cells[slot.at]);
+          if (!clean && raw?.includes('\uFFFD')) return UNREADABLE(slot.def.field_name);
+          const checked = checkCustomValue(slot.def, raw);
+          if ('error' in checked) return checked.error;
+          const bare = slot.def.field_type === 'number' || slot.def.field_type === 'datetime-local';
+          const value = checked.value === null ? 'null' : bare ? `"${checked.value}"` : JSON.stringify(checked.value);
+          json += `${i === 0 ? '' : ','}${customKeys[i]}:${value}`;
+        }
+        values.push(`${json}}`);
+      } else if (hasCustom) {
         const object: Record<string, string | null> = {};
         if (attributesAt >= 0) {
-          const raw = cell(cells, attributesAt);
+          const raw = cell(cells, attributesAt, clean);
           if (raw === undefined) return UNREADABLE('attributes');
           const error = readAttributes(raw, byName, byLowerName, object, reader.ignoredAttributes!);
           if (error) return error;
         }
         for (const slot of custom) {
           const raw = cells[slot.at] === undefined ? undefined : unescapeFormula(cells[slot.at]);
-          if (raw?.includes('\uFFFD')) return UNREADABLE(slot.def.field_name);
+          if (!clean && raw?.includes('\uFFFD')) return UNREADABLE(slot.def.field_name);
           const checked = checkCustomValue(slot.def, raw);
           if ('error' in checked) return checked.error;
           // An empty column does not erase what the attributes gave.
