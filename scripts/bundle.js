@@ -40,8 +40,27 @@ function asciiOnly(code) {
   return code.replace(/[^\x00-\x7f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
+/**
+ * pg asks at load whether it runs in a Cloudflare Worker; on node 20 (no `navigator`) it does so
+ * by constructing a `Response`, and touching that global loads node's fetch (undici): ~27 ms of
+ * every start on PostgreSQL. The bundle only runs on node, so the question is answered at
+ * build. The build fails if pg's file no longer reads as expected, rather than silently keeping the cost.
+ */
+const nodeOnlyPg = {
+  name: 'pg-node-only',
+  setup(build) {
+    build.onLoad({ filter: /[\\/]node_modules[\\/]pg[\\/]lib[\\/]stream\.js$/ }, (args) => {
+      const source = fs.readFileSync(args.path, 'utf8');
+      const asked = 'if (isCloudflareRuntime()) {';
+      if (!source.includes(asked)) throw new Error(`${args.path} no longer asks isCloudflareRuntime() as scripts/bundle.js expects`);
+      return { contents: source.replace(asked, 'if (false) {'), loader: 'js' };
+    });
+  },
+};
+
 async function main() {
   const result = await esbuild.build({
+    plugins: [nodeOnlyPg],
     entryPoints: [path.join(ROOT, 'dist', 'src', 'server.js')],
     bundle: true,
     platform: 'node',
