@@ -7,6 +7,7 @@
  *   npm run bench:send [-- --recipients 100000 --ceiling 20000]
  *   DATABASE_URL=postgres://127.0.0.1:5432/test npm run bench:send   (a scratch database on that server)
  *   WORKER_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" npm run bench:send   (profile the worker)
+ *   SQLITE_CACHE_MB=8 npm run bench:send   (the worker's SQLite page cache, default 16)
  */
 import { ChildProcess, execSync, fork } from 'node:child_process';
 import crypto from 'node:crypto';
@@ -51,6 +52,7 @@ async function main(): Promise<void> {
       SMTP_URL: `smtp://127.0.0.1:${sink.port}`,
       BASE_URL: 'https://campaigns.example.com',
       LOG_LEVEL: 'warn',
+      ...(process.env.SQLITE_CACHE_MB ? { SQLITE_CACHE_MB: process.env.SQLITE_CACHE_MB } : {}),
     }, true, [...serverFlags(), ...(process.env.WORKER_NODE_ARGS ?? '').split(' ').filter(Boolean)]);
     const pid = worker.child.pid!;
     let firstAt = 0;

@@ -3,6 +3,7 @@ import { parseArgs } from 'node:util';
 import { boot, ensureDemoAccount, Runtime } from './boot';
 import { loadConfig } from './config';
 import { createWorkerRuntime, WorkerRuntime } from './mail/worker-runtime';
+import { STARTED_EVENT } from './lib/constants';
 
 type Role = 'web' | 'worker' | 'both' | 'inbound';
 
@@ -25,6 +26,8 @@ async function main(): Promise<void> {
   // Bounces come back to the worker (or a process of their own with --role=inbound).
   const inbound = role === 'web' ? undefined : await startInbound(runtime, role === 'inbound');
   handleSignals(runtime, server, sending, inbound);
+  // Tells dist/src/start.js that start-up is over (it then writes the compile cache).
+  (process as NodeJS.EventEmitter).emit(STARTED_EVENT);
 }
 
 async function listen(runtime: Runtime): Promise<Server> {

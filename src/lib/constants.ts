@@ -196,3 +196,6 @@ export const HOOK_DELIVERY = {
   /** Endpoints per account. */
   maxEndpoints: 20,
 } as const;
+
+/** Emitted on `process` once the server has started (listening, worker running): dist/src/start.js then writes its compile cache. */
+export const STARTED_EVENT = 'campaign-service-started';
