@@ -1,9 +1,11 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import nodemailer, { type SendMailOptions } from 'nodemailer';
+import type * as Nodemailer from 'nodemailer';
+import type { SendMailOptions, Transporter } from 'nodemailer';
 import type { Logger } from 'pino';
 import type { Config, SmtpTls } from '../config';
 import { rawMessage } from './mime-message';
+import { lazy } from '../lib/lazy';
 
 /** A message as the service hands it to the transport. */
 export interface OutgoingMessage {
@@ -85,8 +87,9 @@ export function createMailTransport(
   if (config.smtpUrl) {
     const maxConnections = options.maxConnections ?? 5;
     const tls = config.smtpTls ?? (config.smtpUrl.startsWith('smtps://') ? 'tls' : 'starttls');
-    const transporter = nodemailer.createTransport({
-      ...smtpTlsOptions(config.smtpUrl, tls, config.smtpTlsVerify ?? true),
+    const server = smtpTlsOptions(config.smtpUrl, tls, config.smtpTlsVerify ?? true);
+    const transporter = onFirstUse(() => createTransport({
+      ...server,
       pool: true,
       maxConnections,
       maxMessages: Infinity,
@@ -95,25 +98,25 @@ export function createMailTransport(
       greetingTimeout: 30_000,
       socketTimeout: 60_000,
       dkim,
-    } as never);
+    } as never));
     return {
       kind: 'smtp',
       concurrency: maxConnections * 2,
       async send({ accountId: _accountId, ...message }) {
-        const info = await transporter.sendMail(mailOptions(message));
+        const info = await transporter.get().sendMail(mailOptions(message));
         return { messageId: info.messageId, response: String(info.response ?? '') };
       },
-      close: () => transporter.close(),
+      close: () => transporter.made()?.close(),
     };
   }
 
-  const transporter = nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'unix', dkim } as never);
+  const transporter = onFirstUse(() => createTransport({ streamTransport: true, buffer: true, newline: 'unix', dkim } as never));
   fs.mkdirSync(config.outboxDir, { recursive: true });
   return {
     kind: 'outbox',
     concurrency: 4,
     async send({ accountId, ...message }) {
-      const info = (await transporter.sendMail(mailOptions(message))) as unknown as { messageId: string; message: Buffer };
+      const info = (await transporter.get().sendMail(mailOptions(message))) as unknown as { messageId: string; message: Buffer };
       const stamp = new Date().toISOString().replace(/[:.]/g, '-');
       const safeId = info.messageId.replace(/[^\w.@-]/g, '');
       const folder = outboxFolder(config.outboxDir, accountId);
@@ -123,8 +126,21 @@ export function createMailTransport(
       logger?.debug({ file }, 'message written to outbox');
       return { messageId: info.messageId, response: `outbox ${path.basename(file)}` };
     },
-    close: () => transporter.close(),
+    close: () => transporter.made()?.close(),
   };
+}
+
+/**
+ * nodemailer's transports are loaded with the first message: a process that sends nothing (a
+ * web process, a worker with an empty queue) does not load them at start (~13 ms of a start).
+ */
+const createTransport = (options: never): Transporter => (require('nodemailer') as typeof Nodemailer).createTransport(options);
+
+/** A transporter made on first use; `made()` is it only if it was. */
+function onFirstUse(make: () => Transporter): { get(): Transporter; made(): Transporter | undefined } {
+  let made: Transporter | undefined;
+  const get = lazy(() => (made = make()));
+  return { get, made: () => made };
 }
 
 /** nodemailer's options for a message: a pre-encoded one goes as `raw`, built once here. */
