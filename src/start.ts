@@ -27,7 +27,9 @@ const CACHE_AFTER_MS = 2_000;
 const debug = debuglog('campaign-start');
 
 function cachePath(): string {
-  const key = createHash('sha256').update(`${process.version} ${process.execArgv.join(' ')}`).digest('hex').slice(0, 12);
+  // One per role too: a worker deserialising a cache written by a web process held the bytecode
+  // of the API and dashboard it never runs.
+  const key = createHash('sha256').update(`${process.version} ${process.execArgv.join(' ')} ${process.argv.slice(2).join(' ')}`).digest('hex').slice(0, 12);
   return `${BUNDLE}.${key}.cache`;
 }
 
