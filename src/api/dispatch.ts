@@ -1,4 +1,5 @@
 import type { ErrorRequestHandler, NextFunction, Request, RequestHandler, Response } from 'express';
+import { inTurn } from '../http/in-turn';
 import { sendFailure } from '../lib/envelope';
 import { API_PREFIX } from '../lib/paths';
 import type { ApiRoutes, RouteHandlers } from './routes';
@@ -17,7 +18,7 @@ import type { ApiRoutes, RouteHandlers } from './routes';
 export function apiDispatch(routes: ApiRoutes, beforeKeyedRoutes: readonly RequestHandler[], onError: ErrorRequestHandler): RequestHandler {
   const prefixLength = API_PREFIX.length;
   /** Each route's whole chain, made on its first request. */
-  const chains = new Map<RouteHandlers, readonly RequestHandler[]>();
+  const chains = new Map<RouteHandlers, RequestHandler>();
   return (req: Request, res: Response, next: NextFunction) => {
     const url = req.url;
     if (url.charCodeAt(prefixLength) !== 47 /* / */ || !url.startsWith(API_PREFIX)) return next();
@@ -33,45 +34,13 @@ export function apiDispatch(routes: ApiRoutes, beforeKeyedRoutes: readonly Reque
       req.url = url;
       next(err);
     };
-    const failed = (err: unknown) => onError(err, req, res, leave);
-    let handlers = chains.get(route);
-    if (!handlers) chains.set(route, (handlers = route.public ? route.handlers : [...beforeKeyedRoutes, ...route.handlers]));
-    runHandlers(handlers, req, res, failed, () => sendFailure(res, 404, 'Not Found'));
+    let chain = chains.get(route);
+    if (!chain) chains.set(route, (chain = inTurn(...(route.public ? route.handlers : [...beforeKeyedRoutes, ...route.handlers]))));
+    chain(req, res, (err?: unknown) => {
+      // The end of the chain, or 'route' leaving it (no other route of the API has the same
+      // path): the API router's 404 follows. (No handler uses 'route' or 'router'.)
+      if (!err || err === 'route' || err === 'router') return sendFailure(res, 404, 'Not Found');
+      onError(err, req, res, leave);
+    });
   };
-}
-
-/**
- * Runs handlers in turn as an Express route does: each calls `next()` to go on or
- * `next(err)` to fail; a thrown error or a rejected promise fails too.
- */
-function runHandlers(
-  handlers: readonly RequestHandler[],
-  req: Request,
-  res: Response,
-  failed: (err: unknown) => void,
-  finished: () => void,
-): void {
-  let i = 0;
-  const next = (err?: unknown): void => {
-    if (err) {
-      // 'route' leaves the route; no other route of the API has the same path, so the API
-      // router's 404 follows. (No handler uses it, nor 'router'.)
-      if (err === 'route' || err === 'router') return finished();
-      return failed(err);
-    }
-    const handler = handlers[i];
-    i += 1;
-    if (handler === undefined) return finished();
-    try {
-      const returned = handler(req, res, next) as unknown;
-      if (isPromise(returned)) returned.then(undefined, (error: unknown) => next(error || new Error('Rejected promise')));
-    } catch (error) {
-      next(error);
-    }
-  };
-  next();
-}
-
-function isPromise(value: unknown): value is PromiseLike<unknown> {
-  return value !== null && typeof value === 'object' && typeof (value as { then?: unknown }).then === 'function';
 }
