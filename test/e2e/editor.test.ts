@@ -19,14 +19,26 @@ const previewFrame = (page: Page) => page.frameLocator('#live-preview iframe.liv
 
 /**
  * Double-clicks a text of the design, waits until GrapesJS has made it editable (it does so
- * asynchronously), puts the cursor at the end of that text and types, as a person would.
+ * asynchronously), puts the cursor at the end of that text and types, as a person would. Keys
+ * go to the editable text itself: on a loaded machine GrapesJS may not have moved the focus into
+ * the canvas when the double-click returns. If the typed text still does not show (the canvas
+ * was redrawn under the cursor), the person clicks and types again, at most three times.
  */
 async function typeInto(page: Page, text: string, typed: string): Promise<void> {
-  await canvas(page).getByText(text, { exact: false }).first().dblclick();
-  await canvas(page).locator('[contenteditable="true"]', { hasText: text }).first().waitFor();
-  await page.keyboard.press('Control+End');
-  await page.keyboard.type(typed);
-  await canvas(page).getByText(typed.trim(), { exact: false }).first().waitFor();
+  const shown = canvas(page).getByText(typed.trim(), { exact: false }).first();
+  for (let attempt = 1; ; attempt += 1) {
+    await canvas(page).getByText(text, { exact: false }).first().dblclick();
+    const editable = canvas(page).locator('[contenteditable="true"]', { hasText: text }).first();
+    await editable.waitFor();
+    await editable.press('Control+End');
+    await editable.pressSequentially(typed);
+    try {
+      await shown.waitFor({ timeout: 10_000 });
+      return;
+    } catch (error) {
+      if (attempt === 3) throw error;
+    }
+  }
 }
 
 describe('dashboard in Chromium: the visual editor (issue 14, point 4)', () => {
