@@ -24,6 +24,7 @@ import * as contactsReferenceChecks from './20261124_0950_contacts-reference-che
 import * as signupForms from './20261125_1000_signup-forms';
 import * as outgoingWebhooks from './20261125_1010_outgoing-webhooks';
 import * as accountTemplates from './20261125_1020_account-templates';
+import * as contactsTypeCountIndex from './20261126_1100_contacts-type-count-index';
 
 /**
  * The ordered list of migrations. A static list (instead of a directory scan) makes the
@@ -56,6 +57,7 @@ export const migrations: ReadonlyArray<[name: string, migration: Knex.Migration]
   ['20261125_1000_signup-forms', signupForms],
   ['20261125_1010_outgoing-webhooks', outgoingWebhooks],
   ['20261125_1020_account-templates', accountTemplates],
+  ['20261126_1100_contacts-type-count-index', contactsTypeCountIndex],
 ];
 
 export const migrationSource: Knex.MigrationSource<[string, Knex.Migration]> = {

@@ -47,8 +47,8 @@ export function createContactTypesService({ db }: Pick<ServiceDeps, 'db'>) {
   const listQuery = (userId: number) => {
     const contactsCount = db('contacts')
       .count('*')
-      // The account's own contacts only, found through the (user_id, contact_type_id) index:
-      // by type id alone, a count scans every account's contacts.
+      // The account's own live contacts, counted in the (user_id, contact_type_id, deleted_at)
+      // index alone (by type id alone, a count would scan every account's contacts).
       .whereRaw('contacts.user_id = contact_types.user_id')
       .whereRaw('contacts.contact_type_id = contact_types.id')
       .whereNull('contacts.deleted_at')
