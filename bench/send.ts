@@ -7,7 +7,7 @@
  *   npm run bench:send [-- --recipients 100000 --ceiling 20000]
  *   DATABASE_URL=postgres://127.0.0.1:5432/test npm run bench:send   (a scratch database on that server)
  *   WORKER_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" npm run bench:send   (profile the worker)
- *   SQLITE_CACHE_MB=8 npm run bench:send   (the worker's SQLite page cache, default 16)
+ *   SQLITE_CACHE_MB=8 npm run bench:send   (the worker's SQLite page cache, default 4 in a worker alone)
  *   WORKER_ENV="MALLOC_ARENA_MAX=2" npm run bench:send   (more environment for the worker)
  */
 import { ChildProcess, execSync, fork } from 'node:child_process';
