@@ -7,7 +7,8 @@
  *   npm run bench:send [-- --recipients 100000 --ceiling 20000]
  *   DATABASE_URL=postgres://127.0.0.1:5432/test npm run bench:send   (a scratch database on that server)
  *   WORKER_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" npm run bench:send   (profile the worker)
- *   SQLITE_CACHE_MB=8 npm run bench:send   (the worker's SQLite page cache, default 16)
+ *   SQLITE_CACHE_MB=8 npm run bench:send   (the worker's SQLite page cache, default 4 in a worker alone)
+ *   WORKER_ENV="MALLOC_ARENA_MAX=2" npm run bench:send   (more environment for the worker)
  */
 import { ChildProcess, execSync, fork } from 'node:child_process';
 import crypto from 'node:crypto';
@@ -53,6 +54,7 @@ async function main(): Promise<void> {
       BASE_URL: 'https://campaigns.example.com',
       LOG_LEVEL: 'warn',
       ...(process.env.SQLITE_CACHE_MB ? { SQLITE_CACHE_MB: process.env.SQLITE_CACHE_MB } : {}),
+      ...workerEnv(),
     }, true, [...serverFlags(), ...(process.env.WORKER_NODE_ARGS ?? '').split(' ').filter(Boolean)]);
     const pid = worker.child.pid!;
     let firstAt = 0;
@@ -211,6 +213,15 @@ async function scratchDatabase(): Promise<{ databaseUrl: string | undefined; sql
       await dropper.destroy();
     },
   };
+}
+
+/** WORKER_ENV="NAME=value …": more environment for the worker (MALLOC_ARENA_MAX=2, say). */
+function workerEnv(): Record<string, string> {
+  return Object.fromEntries((process.env.WORKER_ENV ?? '').split(' ').filter(Boolean).map((pair) => {
+    const at = pair.indexOf('=');
+    if (at < 1) throw new Error(`WORKER_ENV: "${pair}" is not NAME=value`);
+    return [pair.slice(0, at), pair.slice(at + 1)];
+  }));
 }
 
 function rssOf(pid: number, field: 'VmHWM' | 'VmRSS'): number {

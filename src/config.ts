@@ -6,7 +6,7 @@ export interface Config {
   /** `postgres://…` selects PostgreSQL; undefined means SQLite at `sqliteFile`. */
   databaseUrl: string | undefined;
   sqliteFile: string;
-  /** SQLite's page cache per connection, in KiB (the OS caches the file as well). */
+  /** SQLite's page cache per connection, in KiB (the OS caches the file as well); see SQLITE_CACHE_MB. */
   sqliteCacheKib: number;
   host: string;
   port: number;
@@ -182,7 +182,17 @@ function postmarkAuthOf(raw: string | undefined): string | undefined {
   return raw;
 }
 
-export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+/**
+ * SQLite's page cache when SQLITE_CACHE_MB is unset, in MiB, by what the process does. A
+ * process that serves HTTP keeps 16 (imports and lists go through many pages again and again);
+ * a worker alone keeps 4: it reads each recipient's contact once, so a larger cache only fills
+ * up with pages it does not read again (bench:send, 100,000 recipients: peak RSS 14 MiB lower
+ * with 4 than with 16, at the same CPU per message).
+ */
+export const SQLITE_CACHE_MB = { server: 16, worker: 4 } as const;
+
+/** `kind`: `worker` for a process that does not serve HTTP (`--role=worker` or `inbound`). */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env, kind: keyof typeof SQLITE_CACHE_MB = 'server'): Config {
   const dataDir = path.resolve(optional(env, 'DATA_DIR') ?? 'data');
   const port = integer(env, 'PORT', 3000, 0);
   const databaseUrl = optional(env, 'DATABASE_URL');
@@ -206,7 +216,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   return {
     databaseUrl,
     sqliteFile: path.resolve(optional(env, 'SQLITE_FILE') ?? path.join(dataDir, 'campaigns.sqlite3')),
-    sqliteCacheKib: integer(env, 'SQLITE_CACHE_MB', 16, 1) * 1024,
+    sqliteCacheKib: integer(env, 'SQLITE_CACHE_MB', SQLITE_CACHE_MB[kind], 1) * 1024,
     host: optional(env, 'HOST') ?? '127.0.0.1',
     port,
     baseUrl,

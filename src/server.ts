@@ -16,7 +16,7 @@ async function main(): Promise<void> {
   const role = values.role as Role;
   if (!['web', 'worker', 'both', 'inbound'].includes(role)) throw new Error(`--role must be web, worker, both or inbound, got "${role}"`);
 
-  const config = loadConfig();
+  const config = loadConfig(process.env, role === 'worker' || role === 'inbound' ? 'worker' : 'server');
   const runtime = await boot(config);
   const server = role === 'worker' || role === 'inbound' ? undefined : await listen(runtime);
   const sending = role === 'web' || role === 'inbound' ? undefined : createWorkerRuntime(runtime);
