@@ -189,7 +189,7 @@ function postmarkAuthOf(raw: string | undefined): string | undefined {
  * up with pages it does not read again (bench:send, 100,000 recipients: peak RSS 14 MiB lower
  * with 4 than with 16, at the same CPU per message).
  */
-export const SQLITE_CACHE_MB = { server: 16, worker: 4 } as const;
+const SQLITE_CACHE_MB = { server: 16, worker: 4 } as const;
 
 /** `kind`: `worker` for a process that does not serve HTTP (`--role=worker` or `inbound`). */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env, kind: keyof typeof SQLITE_CACHE_MB = 'server'): Config {

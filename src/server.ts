@@ -16,9 +16,10 @@ async function main(): Promise<void> {
   const role = values.role as Role;
   if (!['web', 'worker', 'both', 'inbound'].includes(role)) throw new Error(`--role must be web, worker, both or inbound, got "${role}"`);
 
-  const config = loadConfig(process.env, role === 'worker' || role === 'inbound' ? 'worker' : 'server');
+  const servesHttp = role === 'web' || role === 'both';
+  const config = loadConfig(process.env, servesHttp ? 'server' : 'worker');
   const runtime = await boot(config);
-  const server = role === 'worker' || role === 'inbound' ? undefined : await listen(runtime);
+  const server = servesHttp ? await listen(runtime) : undefined;
   const sending = role === 'web' || role === 'inbound' ? undefined : createWorkerRuntime(runtime);
   sending?.worker.start();
   sending?.hooks.start();
