@@ -1,10 +1,9 @@
-import fs from 'node:fs';
 import type { Config } from '../config';
 import type { Services } from '../services';
 import { csvFile, holds, ref, saysWith } from './describe';
 import { ApiRoutes } from './routes';
 import { ctxOf } from '../http/context';
-import { checkPreviewUpload, checkUpload, csvUploadParser, importOptionsOf, uploadParams } from '../http/upload';
+import { checkPreviewUpload, checkUpload, csvUploadParser, importOptionsOf, thenRemoveUpload, uploadParams } from '../http/upload';
 import { sendSuccess } from '../lib/envelope';
 
 export function mountContactImport(routes: ApiRoutes, { contactImport }: Services, config: Pick<Config, 'dataDir' | 'maxCsvBytes'>): void {
@@ -20,27 +19,19 @@ export function mountContactImport(routes: ApiRoutes, { contactImport }: Service
     '/contacts/csv-preview',
     { summary: 'Preview what an upload would read', response: holds({ preview: ref('ImportPreview') }), params: uploadParams(false) },
     csvUpload, async (req, res) => {
-    try {
+    const preview = await thenRemoveUpload(req, () => {
       checkPreviewUpload(req);
-      const preview = await contactImport.preview(ctxOf(req), req.file!.path, importOptionsOf(req));
-      sendSuccess(res, { preview });
-    } finally {
-      if (req.file?.path) await fs.promises.rm(req.file.path, { force: true });
-    }
+      return contactImport.preview(ctxOf(req), req.file!.path, importOptionsOf(req));
+    });
+    sendSuccess(res, { preview });
   });
 
   routes.upload(
     '/contacts/upload-csv',
     { summary: 'Import contacts from a CSV file', response: saysWith('Imported Successfully', { summary: ref('ImportSummary') }), params: uploadParams(true) },
     csvUpload, async (req, res) => {
-    // The file is removed before any answer leaves, success or failure (multer removes it
-    // itself when the upload fails).
-    try {
-      const summary = await contactImport.importFile(ctxOf(req), checkUpload(req), req.file!.path, importOptionsOf(req));
-      // decisions.md: the reference's success envelope plus `summary`.
-      res.status(200).json({ status: 'success', message: 'Imported Successfully', summary });
-    } finally {
-      if (req.file?.path) await fs.promises.rm(req.file.path, { force: true });
-    }
+    const summary = await thenRemoveUpload(req, () => contactImport.importFile(ctxOf(req), checkUpload(req), req.file!.path, importOptionsOf(req)));
+    // decisions.md: the reference's success envelope plus `summary`.
+    res.status(200).json({ status: 'success', message: 'Imported Successfully', summary });
   });
 }

@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import path from 'node:path';
 import type { Request, RequestHandler } from 'express';
 import multer from 'multer';
@@ -91,4 +92,17 @@ export function importOptionsOf(req: Request): { encoding?: string; mapping?: Re
     encoding: isBlank(encoding) ? undefined : String(encoding).trim(),
     mapping: mapping && typeof mapping === 'object' ? (mapping as Record<string, string>) : undefined,
   };
+}
+
+/**
+ * Runs `work` on the request's uploaded file, then removes the file, whether `work` answered or
+ * threw. The caller answers with what `work` returned, so the file is gone before the client
+ * can read the answer (multer removes it itself when the upload fails).
+ */
+export async function thenRemoveUpload<T>(req: Request, work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } finally {
+    if (req.file?.path) await fs.promises.rm(req.file.path, { force: true });
+  }
 }
