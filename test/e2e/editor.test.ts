@@ -17,12 +17,34 @@ interface Box {
 const canvas = (page: Page) => page.frameLocator('.designer-canvas iframe.gjs-frame');
 const previewFrame = (page: Page) => page.frameLocator('#live-preview iframe.live-frame');
 
+/** The parts of the DOM that `caretAtEnd` uses (the suite compiles without the DOM library). */
+interface EditableText {
+  focus(): void;
+  ownerDocument: {
+    createRange(): { selectNodeContents(node: unknown): void; collapse(toStart: boolean): void };
+    getSelection(): { removeAllRanges(): void; addRange(range: unknown): void } | null;
+  };
+}
+
+/** Focuses an editable text and puts the caret after its last character, as a click there would. */
+function caretAtEnd(element: unknown): void {
+  const el = element as EditableText;
+  el.focus();
+  const range = el.ownerDocument.createRange();
+  range.selectNodeContents(el);
+  range.collapse(false);
+  const selection = el.ownerDocument.getSelection();
+  selection?.removeAllRanges();
+  selection?.addRange(range);
+}
+
 /**
  * Double-clicks a text of the design, waits until GrapesJS has made it editable (it does so
- * asynchronously), puts the cursor at the end of that text and types, as a person would. Keys
- * go to the editable text itself: on a loaded machine GrapesJS may not have moved the focus into
- * the canvas when the double-click returns. If the typed text still does not show (the canvas
- * was redrawn under the cursor), the person clicks and types again, at most three times.
+ * asynchronously), puts the caret at the end of that text and types, as a person would. The
+ * caret is placed in the editable text itself: on a loaded machine GrapesJS may not have moved
+ * the focus into the canvas when the double-click returns, and keys typed then went elsewhere.
+ * If the typed text still does not show (the canvas was redrawn under the caret), the person
+ * clicks and types again, at most three times.
  */
 async function typeInto(page: Page, text: string, typed: string): Promise<void> {
   const shown = canvas(page).getByText(typed.trim(), { exact: false }).first();
@@ -30,8 +52,8 @@ async function typeInto(page: Page, text: string, typed: string): Promise<void> 
     await canvas(page).getByText(text, { exact: false }).first().dblclick();
     const editable = canvas(page).locator('[contenteditable="true"]', { hasText: text }).first();
     await editable.waitFor();
-    await editable.press('Control+End');
-    await editable.pressSequentially(typed);
+    await editable.evaluate(caretAtEnd);
+    await page.keyboard.type(typed);
     try {
       await shown.waitFor({ timeout: 10_000 });
       return;
