@@ -3,10 +3,13 @@
  * a few contacts) through 50 keep-alive connections for BENCH_SECONDS (default 10, after 2 s of
  * warm-up), beside a bare Express app answering the same path with a 10-row JSON document, in the
  * same run (bare, project, bare again; the limit is their mean). Target: ≥0.5 of bare Express.
+ * Also beside bare Express running the project's own query on the same database (after the
+ * project), which tells what of the gap is the database's round trip and what the service's.
  * Run: `npm run bench:api` (BENCH_DB=sqlite or postgres for one of them; BENCH_CONNECTIONS).
  */
 import { callApi } from './lib/http';
-import { startBareExpress, startProject } from './lib/limits';
+import { startBareExpress, startBareExpressQuery, startProject } from './lib/limits';
+import { withDefaultUser } from '../src/db';
 import { load, LoadResult } from './lib/load';
 import { DbKind, freshDb, machineLine, startServer } from './lib/server';
 
@@ -18,8 +21,8 @@ const PATH = '/api/v1/contacts-type';
 const line = (r: LoadResult) =>
   `${Math.round(r.perSecond).toLocaleString('en')} req/s, p50 ${r.p50.toFixed(1)} ms, p99 ${r.p99.toFixed(1)} ms${r.errors ? `, ${r.errors} not 200` : ''}`;
 
-async function bare(): Promise<LoadResult> {
-  const started = await startBareExpress();
+async function bare(start = startBareExpress): Promise<LoadResult> {
+  const started = await start();
   try {
     return await load(started.port, PATH, {}, { connections: CONNECTIONS, seconds: SECONDS });
   } finally {
@@ -32,7 +35,7 @@ async function benchOne(kind: DbKind): Promise<void> {
   try {
     const setup = await startServer(db);
     for (let i = 1; i <= 10; i += 1) await callApi(setup, 'POST', '/contacts-type/add', { name: `Type ${i}` });
-    const types = (await callApi(setup, 'GET', '/contacts-type')).message.contactTypes as { id: number }[];
+    const types = (await callApi(setup, 'GET', '/contacts-type')).message.contactTypes as { id: number; user_id: number }[];
     for (const [i, type] of types.entries()) {
       for (let j = 0; j < 3; j += 1) {
         await callApi(setup, 'POST', '/contacts/add', { contact_type_id: String(type.id), email: `c${i}-${j}@example.com`, first_name: `C${j}`, country: '1' });
@@ -52,12 +55,15 @@ async function benchOne(kind: DbKind): Promise<void> {
       await server.stop();
     }
     const after = await bare();
+    const queryEnv = kind === 'sqlite' ? { SQLITE_FILE: db.env.SQLITE_FILE } : { PG_URL: withDefaultUser(db.env.DATABASE_URL) };
+    const withQuery = await bare(() => startBareExpressQuery(types[0].user_id, queryEnv));
     const limit = (before.perSecond + after.perSecond) / 2;
     const ratio = project.perSecond / limit;
     console.log(`${kind}: GET ${PATH} (10 rows), ${CONNECTIONS} connections, ${SECONDS} s`);
     console.log(`  project:      ${line(project)}; RSS after ${rss.toFixed(0)} MiB`);
     console.log(`  bare Express: ${line(before)} before, ${line(after)} after`);
-    console.log(`  ratio ${ratio.toFixed(2)} of bare Express (target ≥0.5: ${ratio >= 0.5 ? 'met' : 'MISSED'})`);
+    console.log(`  bare Express with the same query on the same database: ${line(withQuery)}`);
+    console.log(`  ratio ${ratio.toFixed(2)} of bare Express (target ≥0.5: ${ratio >= 0.5 ? 'met' : 'MISSED'}); ${(project.perSecond / withQuery.perSecond).toFixed(2)} of bare Express with the query`);
     console.log(`  ${machineLine()}`);
   } finally {
     await db.drop();

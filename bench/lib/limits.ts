@@ -128,6 +128,37 @@ export function startProject(env: Record<string, string>, keys: Record<string, s
 }
 
 /**
+ * The same bare Express app answering with the same query the project runs for
+ * `GET /contacts-type` (the account's live types with a count of their live contacts), over the
+ * same database: better-sqlite3 with one prepared statement, or a pg pool as large as the
+ * project's (10) with a named prepared statement. No authentication, no record shaping, rows as
+ * the driver gives them. It tells the framework's cost from the database's.
+ */
+const BARE_EXPRESS_QUERY = `
+const express = require('express');
+const sql = 'select contact_types.*, (select count(*) from contacts where contacts.user_id = contact_types.user_id' +
+  ' and contacts.contact_type_id = contact_types.id and contacts.deleted_at is null) as contacts_count' +
+  ' from contact_types where user_id = $1 and deleted_at is null order by id desc';
+let rows;
+if (process.env.SQLITE_FILE) {
+  const statement = new (require('better-sqlite3'))(process.env.SQLITE_FILE, { readonly: true }).prepare(sql.replace('$1', '?'));
+  rows = async (userId) => statement.all(userId);
+} else {
+  const pool = new (require('pg').Pool)({ connectionString: process.env.PG_URL, max: 10 });
+  rows = async (userId) => (await pool.query({ name: 'types', text: sql, values: [userId] })).rows;
+}
+const app = express();
+app.get('/api/v1/contacts-type', async (req, res) => res.json({ status: 'success', message: { contactTypes: await rows(Number(process.env.USER_ID)) } }));
+const server = app.listen(Number(process.env.PORT), '127.0.0.1');
+process.on('SIGTERM', () => server.close(() => process.exit(0)));
+`;
+
+/** Starts bare Express with the project's query for account `userId` over `env`'s database (SQLITE_FILE or PG_URL) and waits for its first 200. */
+export function startBareExpressQuery(userId: number, env: { SQLITE_FILE: string } | { PG_URL: string }): Promise<StartedProcess> {
+  return startAndProbe(['-e', BARE_EXPRESS_QUERY], { USER_ID: String(userId), ...env }, '/api/v1/contacts-type');
+}
+
+/**
  * The limit of `GET /contacts/list` on SQLite: bare `node:http` + better-sqlite3 over the same
  * database file, streaming the same account's live contacts (with country and contact type
  * names joined) newest first as one JSON document, one `JSON.stringify` per row, with
