@@ -92,6 +92,7 @@ describe('the IMAP bounce mailbox', () => {
       feedback: h.runtime.services.feedback,
       logger: h.runtime.logger,
     });
-    await expect(mailbox.pollOnce()).rejects.toThrow();
+    // Refused for the password, not for anything else that can fail a poll (imapflow marks it).
+    await expect(mailbox.pollOnce()).rejects.toMatchObject({ authenticationFailed: true, serverResponseCode: 'AUTHENTICATIONFAILED' });
   });
 });
