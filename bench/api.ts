@@ -19,12 +19,13 @@ const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
 const PATH = '/api/v1/contacts-type';
 
 const line = (r: LoadResult) =>
-  `${Math.round(r.perSecond).toLocaleString('en')} req/s, p50 ${r.p50.toFixed(1)} ms, p99 ${r.p99.toFixed(1)} ms${r.errors ? `, ${r.errors} not 200` : ''}`;
+  `${Math.round(r.perSecond).toLocaleString('en')} req/s, p50 ${r.p50.toFixed(1)} ms, p99 ${r.p99.toFixed(1)} ms, ` +
+  `${Math.round(r.cpuMicrosPerRequest)} µs of its CPU per request${r.errors ? `, ${r.errors} not 200` : ''}`;
 
 async function bare(start = startBareExpress): Promise<LoadResult> {
   const started = await start();
   try {
-    return await load(started.port, PATH, {}, { connections: CONNECTIONS, seconds: SECONDS });
+    return await load(started.port, PATH, {}, { connections: CONNECTIONS, seconds: SECONDS, cpuOf: started.pid });
   } finally {
     await started.stop();
   }
@@ -49,7 +50,7 @@ async function benchOne(kind: DbKind): Promise<void> {
     let project: LoadResult;
     let rss: number;
     try {
-      project = await load(server.port, PATH, keys, { connections: CONNECTIONS, seconds: SECONDS });
+      project = await load(server.port, PATH, keys, { connections: CONNECTIONS, seconds: SECONDS, cpuOf: server.pid });
       rss = server.rssMiB();
     } finally {
       await server.stop();

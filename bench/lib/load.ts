@@ -1,4 +1,5 @@
 import http from 'node:http';
+import { processCpuSeconds } from './server';
 
 /**
  * A small closed-loop load generator: `connections` keep-alive connections, each sending its next
@@ -12,13 +13,15 @@ export interface LoadResult {
   p95: number;
   p99: number;
   errors: number;
+  /** CPU (user + system) of the process `cpuOf` names per counted request, in µs; NaN without one. */
+  cpuMicrosPerRequest: number;
 }
 
 export async function load(
   port: number,
   path: string,
   headers: Record<string, string>,
-  { connections = 50, seconds = 10, warmupSeconds = 2 } = {},
+  { connections = 50, seconds = 10, warmupSeconds = 2, cpuOf = undefined as number | undefined } = {},
 ): Promise<LoadResult> {
   const agent = new http.Agent({ keepAlive: true, maxSockets: connections });
   const buckets = new Uint32Array(100_001); // 0.1 ms each, the last one ≥10 s
@@ -51,9 +54,11 @@ export async function load(
   const loops = Array.from({ length: connections }, loop);
   await new Promise((r) => setTimeout(r, warmupSeconds * 1000));
   counting = true;
+  const cpu0 = cpuOf === undefined ? NaN : processCpuSeconds(cpuOf);
   const t0 = performance.now();
   await new Promise((r) => setTimeout(r, seconds * 1000));
   counting = false;
+  const cpu = cpuOf === undefined ? NaN : processCpuSeconds(cpuOf) - cpu0;
   const took = (performance.now() - t0) / 1000;
   stop = true;
   await Promise.all(loops);
@@ -66,5 +71,5 @@ export async function load(
     }
     return Infinity;
   };
-  return { requests, perSecond: requests / took, p50: percentile(0.5), p95: percentile(0.95), p99: percentile(0.99), errors };
+  return { requests, perSecond: requests / took, p50: percentile(0.5), p95: percentile(0.95), p99: percentile(0.99), errors, cpuMicrosPerRequest: (cpu * 1e6) / requests };
 }
