@@ -1,10 +1,24 @@
+import net from 'node:net';
+import { Writable } from 'node:stream';
 import { ImapFlow } from 'imapflow';
+import pino from 'pino';
 import { createBounceMailbox } from '../../src/mail/bounce-mailbox';
 import { useHarness, TestAccount } from '../support/harness';
 import { header, sendingFixtures, testWorker } from '../support/fixtures-sending';
 import { bounceFixture } from '../support/bounce-fixtures';
 import { Dovecot, startDovecot } from '../support/dovecot';
 import { startSmtpSink, SmtpSink } from '../support/smtp';
+
+/** A port of 127.0.0.1 nobody listens on (taken, then given back). */
+function freePortNumber(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer().listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+    server.on('error', reject);
+  });
+}
 
 describe('the IMAP bounce mailbox', () => {
   // Without BOUNCE_DOMAIN bounces go back to the From address, whose mailbox this is.
@@ -94,5 +108,36 @@ describe('the IMAP bounce mailbox', () => {
     });
     // Refused for the password, not for anything else that can fail a poll (imapflow marks it).
     await expect(mailbox.pollOnce()).rejects.toMatchObject({ authenticationFailed: true, serverResponseCode: 'AUTHENTICATIONFAILED' });
+  });
+
+  test('when a poll fails then the log says why in plain words (the password refused, or the server out of reach) and the loop goes on', async () => {
+    const logged = async (bounceImapUrl: string, times: number, bounceImapPollMs: number) => {
+      const lines: Record<string, unknown>[] = [];
+      const sink = new Writable({
+        write(chunk, _enc, done) {
+          lines.push(JSON.parse(chunk.toString()));
+          done();
+        },
+      });
+      const mailbox = createBounceMailbox({
+        config: { bounceImapUrl, bounceImapPollMs, bounceMaxBytes: 512 * 1024 },
+        feedback: h.runtime.services.feedback,
+        logger: pino({ base: undefined }, sink),
+      });
+      mailbox.start();
+      const deadline = Date.now() + 10_000;
+      const failures = () => lines.filter((l) => l.msg === 'reading the bounce mailbox failed; trying again at the next poll');
+      while (failures().length < times && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+      await mailbox.stop();
+      return failures();
+    };
+    // One attempt: Dovecot answers a wrong password later each time it sees one from the same address.
+    const [refused] = await logged(dovecot.url.replace(dovecot.password, 'wrong'), 1, 60_000);
+    expect(refused?.reason).toMatch(/^the mail server refused the user name or password in BOUNCE_IMAP_URL \(the server said: .+\)$/);
+
+    const closed = await freePortNumber();
+    // Polled again after each failure: at least three failures (one more may land while it stops), each with the reason.
+    const unreachable = await logged(`imap://${dovecot.user}:${dovecot.password}@127.0.0.1:${closed}/INBOX`, 3, 10);
+    expect(unreachable.slice(0, 3).map((l) => l.reason)).toEqual(Array(3).fill(`could not reach the mail server at 127.0.0.1:${closed} (ECONNREFUSED)`));
   });
 });
