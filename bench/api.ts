@@ -5,7 +5,9 @@
  * same run (bare, project, bare again; the limit is their mean). Target: ≥0.5 of bare Express.
  * Also beside bare Express running the project's own query on the same database (after the
  * project), which tells what of the gap is the database's round trip and what the service's.
- * Run: `npm run bench:api` (BENCH_DB=sqlite or postgres for one of them; BENCH_CONNECTIONS).
+ * Run: `npm run bench:api` (BENCH_DB=sqlite or postgres for one of them; BENCH_CONNECTIONS;
+ * SERVER_NODE_ARGS / BARE_NODE_ARGS add node flags to the project / the bare app with the query,
+ * e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`).
  */
 import { callApi } from './lib/http';
 import { startBareExpress, startBareExpressQuery, startProject } from './lib/limits';

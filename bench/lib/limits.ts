@@ -155,7 +155,7 @@ process.on('SIGTERM', () => server.close(() => process.exit(0)));
 
 /** Starts bare Express with the project's query for account `userId` over `env`'s database (SQLITE_FILE or PG_URL) and waits for its first 200. */
 export function startBareExpressQuery(userId: number, env: { SQLITE_FILE: string } | { PG_URL: string }): Promise<StartedProcess> {
-  return startAndProbe(['-e', BARE_EXPRESS_QUERY], { USER_ID: String(userId), ...env }, '/api/v1/contacts-type');
+  return startAndProbe([...(process.env.BARE_NODE_ARGS ?? '').split(' ').filter(Boolean), '-e', BARE_EXPRESS_QUERY], { USER_ID: String(userId), ...env }, '/api/v1/contacts-type');
 }
 
 /**
