@@ -40,24 +40,27 @@ interface SqliteDatabase {
 // better-sqlite3 has no type declarations installed; these are the calls used here.
 const Database = require('better-sqlite3') as new (file: string) => SqliteDatabase;
 
+/** Migrates the database and adds an account with one contact type, for a limit to import into. */
+async function migratedAccount(options: { databaseUrl: string | undefined; sqliteFile: string }): Promise<{ userId: number; typeId: number }> {
+  const knexDb = createDb(options);
+  try {
+    await migrateAndSeed(knexDb);
+    const stamp = { created_at: nowValue(), updated_at: nowValue() };
+    const userId = await insertId(knexDb, 'accounts', {
+      name: 'Limit', email: 'limit@example.com', email_key: 'limit@example.com', password_hash: 'x',
+      public_key: `pk_${crypto.randomBytes(8).toString('hex')}`, secret_key_hash: 'x', ...stamp,
+    });
+    return { userId, typeId: await insertId(knexDb, 'contact_types', { user_id: userId, name: 'Limit', ...stamp }) };
+  } finally {
+    await knexDb.destroy();
+  }
+}
+
 async function sqliteUpsertLimit(csv: string, rows: number): Promise<ImportLimit> {
   const db = await freshDb('sqlite', 'import-limit');
   try {
     const file = db.env.SQLITE_FILE;
-    const knexDb = createDb({ databaseUrl: undefined, sqliteFile: file });
-    let userId: number;
-    let typeId: number;
-    try {
-      await migrateAndSeed(knexDb);
-      const stamp = { created_at: nowValue(), updated_at: nowValue() };
-      userId = await insertId(knexDb, 'accounts', {
-        name: 'Limit', email: 'limit@example.com', email_key: 'limit@example.com', password_hash: 'x',
-        public_key: `pk_${crypto.randomBytes(8).toString('hex')}`, secret_key_hash: 'x', ...stamp,
-      });
-      typeId = await insertId(knexDb, 'contact_types', { user_id: userId, name: 'Limit', ...stamp });
-    } finally {
-      await knexDb.destroy();
-    }
+    const { userId, typeId } = await migratedAccount({ databaseUrl: undefined, sqliteFile: file });
     const sqlite = new Database(file);
     sqlite.pragma('journal_mode = WAL');
     sqlite.pragma('synchronous = NORMAL');
@@ -140,23 +143,10 @@ async function pgCopyLimit(csv: string, rows: number): Promise<ImportLimit> {
  */
 export async function pgMergeLimit(csv: string, rows: number): Promise<ImportLimit> {
   const db = await freshDb('postgres', 'import-merge');
-  const knexDb = createDb({ databaseUrl: db.env.DATABASE_URL, sqliteFile: '' });
-  let userId: number;
-  let typeId: number;
-  try {
-    await migrateAndSeed(knexDb);
-    const stamp = { created_at: nowValue(), updated_at: nowValue() };
-    userId = await insertId(knexDb, 'accounts', {
-      name: 'Limit', email: 'limit@example.com', email_key: 'limit@example.com', password_hash: 'x',
-      public_key: `pk_${crypto.randomBytes(8).toString('hex')}`, secret_key_hash: 'x', ...stamp,
-    });
-    typeId = await insertId(knexDb, 'contact_types', { user_id: userId, name: 'Limit', ...stamp });
-  } finally {
-    await knexDb.destroy();
-  }
   const client = new Client({ connectionString: withDefaultUser(db.env.DATABASE_URL) });
-  await client.connect();
   try {
+    const { userId, typeId } = await migratedAccount({ databaseUrl: db.env.DATABASE_URL, sqliteFile: '' });
+    await client.connect();
     await client.query(`create unlogged table raw_rows (${COLUMNS.map((c) => `${c} text`).join(', ')})`);
     const start = process.hrtime.bigint();
     await pipeline(fs.createReadStream(csv), client.query(copyFrom(`copy raw_rows (${COLUMNS.join(', ')}) from stdin with (format csv, header true)`)));

@@ -47,17 +47,10 @@ export function imapTarget(url: string): { options: ConstructorParameters<typeof
 }
 
 /**
- * The bounce mailbox (BOUNCE_IMAP_URL) for senders whose bounces land in an existing mailbox:
- * polled with imapflow; each unread message is read by the same reader as the SMTP listener and
- * matched through the X-Campaign-Message (or VERP) token it shows. Reports are recorded and
- * then deleted; anything else is marked read and left for a person. A failure to record leaves
- * the message unread, so the next poll tries again.
- */
-/**
  * Why a poll failed, in words an operator can act on: imapflow's own message is often only
  * "Command failed", with the server's answer and the kind of failure in other fields.
  */
-export function mailboxFailure(err: unknown): string {
+function mailboxFailure(err: unknown): string {
   const e = (err ?? {}) as { message?: string; code?: string; authenticationFailed?: boolean; responseText?: string; address?: string; port?: number };
   const said = e.responseText ? ` (the server said: ${e.responseText})` : '';
   if (e.authenticationFailed) return `the mail server refused the user name or password in BOUNCE_IMAP_URL${said}`;
@@ -67,6 +60,13 @@ export function mailboxFailure(err: unknown): string {
   return `${e.message ?? String(err)}${said}`;
 }
 
+/**
+ * The bounce mailbox (BOUNCE_IMAP_URL) for senders whose bounces land in an existing mailbox:
+ * polled with imapflow; each unread message is read by the same reader as the SMTP listener and
+ * matched through the X-Campaign-Message (or VERP) token it shows. Reports are recorded and
+ * then deleted; anything else is marked read and left for a person. A failure to record leaves
+ * the message unread, so the next poll tries again.
+ */
 export function createBounceMailbox({ config, feedback, logger }: Deps): BounceMailbox {
   if (!config.bounceImapUrl) throw new Error('BOUNCE_IMAP_URL is not set');
   const { options, folder } = imapTarget(config.bounceImapUrl);
@@ -120,7 +120,7 @@ export function createBounceMailbox({ config, feedback, logger }: Deps): BounceM
           try {
             await pollOnce();
           } catch (err) {
-            logger.error({ err: (err as Error).message, reason: mailboxFailure(err) }, 'reading the bounce mailbox failed; trying again at the next poll');
+            logger.error({ reason: mailboxFailure(err) }, 'reading the bounce mailbox failed; trying again at the next poll');
           }
           if (running) await sleeper.sleep(config.bounceImapPollMs);
         }

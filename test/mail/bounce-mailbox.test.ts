@@ -1,4 +1,3 @@
-import net from 'node:net';
 import { Writable } from 'node:stream';
 import { ImapFlow } from 'imapflow';
 import pino from 'pino';
@@ -6,19 +5,8 @@ import { createBounceMailbox } from '../../src/mail/bounce-mailbox';
 import { useHarness, TestAccount } from '../support/harness';
 import { header, sendingFixtures, testWorker } from '../support/fixtures-sending';
 import { bounceFixture } from '../support/bounce-fixtures';
-import { Dovecot, startDovecot } from '../support/dovecot';
+import { Dovecot, freePort, startDovecot } from '../support/dovecot';
 import { startSmtpSink, SmtpSink } from '../support/smtp';
-
-/** A port of 127.0.0.1 nobody listens on (taken, then given back). */
-function freePortNumber(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-    server.on('error', reject);
-  });
-}
 
 describe('the IMAP bounce mailbox', () => {
   // Without BOUNCE_DOMAIN bounces go back to the From address, whose mailbox this is.
@@ -135,7 +123,7 @@ describe('the IMAP bounce mailbox', () => {
     const [refused] = await logged(dovecot.url.replace(dovecot.password, 'wrong'), 1, 60_000);
     expect(refused?.reason).toMatch(/^the mail server refused the user name or password in BOUNCE_IMAP_URL \(the server said: .+\)$/);
 
-    const closed = await freePortNumber();
+    const closed = await freePort();
     // Polled again after each failure: at least three failures (one more may land while it stops), each with the reason.
     const unreachable = await logged(`imap://${dovecot.user}:${dovecot.password}@127.0.0.1:${closed}/INBOX`, 3, 10);
     expect(unreachable.slice(0, 3).map((l) => l.reason)).toEqual(Array(3).fill(`could not reach the mail server at 127.0.0.1:${closed} (ECONNREFUSED)`));

@@ -15,7 +15,8 @@ export interface Dovecot {
   stop(): Promise<void>;
 }
 
-async function freePort(): Promise<number> {
+/** A port of 127.0.0.1 nobody listens on (taken, then given back). */
+export async function freePort(): Promise<number> {
   const server = net.createServer();
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as net.AddressInfo;
