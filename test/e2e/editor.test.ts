@@ -44,7 +44,9 @@ function caretAtEnd(element: unknown): void {
  * caret is placed in the editable text itself: on a loaded machine GrapesJS may not have moved
  * the focus into the canvas when the double-click returns, and keys typed then went elsewhere.
  * If the typed text still does not show (the canvas was redrawn under the caret), the person
- * clicks and types again, at most three times.
+ * clicks and types again, at most three times. Where in the text the words land is not what
+ * the tests check: on a loaded machine (one clean-clone CI run in four or so) GrapesJS has
+ * moved the caret to the start of the text after it was put at the end.
  */
 async function typeInto(page: Page, text: string, typed: string): Promise<void> {
   const shown = canvas(page).getByText(typed.trim(), { exact: false }).first();
@@ -105,7 +107,8 @@ describe('dashboard in Chromium: the visual editor (issue 14, point 4)', () => {
     await page.getByRole('button', { name: 'HTML', exact: true }).click();
     const html = page.locator('#field-template_html');
     await html.waitFor({ state: 'visible' });
-    expect(await html.inputValue()).toMatch(/<p[^>]* style="[^"]+"[^>]*>Thanks for joining us\. We are glad/);
+    // The welcome text carries its inlined style (the typed words may have landed before it).
+    expect(await html.inputValue()).toMatch(/<p[^>]* style="[^"]+"[^>]*>[^<]*Thanks for joining us\. We are glad/);
     await page.getByRole('button', { name: 'Visual editor' }).click();
     await html.waitFor({ state: 'hidden' });
     await canvas(page).getByText('Edited in the visual editor.').waitFor();
@@ -135,7 +138,7 @@ describe('dashboard in Chromium: the visual editor (issue 14, point 4)', () => {
     const stored = await h.runtime.db('single_sends').where({ user_id: account.user_id }).first('template_html', 'template_json');
     expect(stored.template_html).toContain('Edited in the visual editor.');
     // CSS inlined: the welcome text carries its style, and the class rules of the canvas are gone.
-    expect(stored.template_html).toMatch(/<p[^>]* style="[^"]+"[^>]*>Thanks for joining us\./);
+    expect(stored.template_html).toMatch(/<p[^>]* style="[^"]+"[^>]*>[^<]*Thanks for joining us\./);
     const project = JSON.parse(stored.template_json);
     expect(Array.isArray(project.pages)).toBe(true);
     expect(JSON.stringify(project.pages)).toContain('Edited in the visual editor.');
