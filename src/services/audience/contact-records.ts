@@ -5,7 +5,7 @@ import type { Ctx } from '../context';
 import { contactTypeRecord, ContactTypeRecord } from './contact-types';
 import { customFieldObject, CustomFieldDef } from './custom-field-values';
 import { parseJson } from '../../db/dialect';
-import { jsonTextSql } from '../../db/json-text';
+import { json, jsonTextSql } from '../../db/json-text';
 
 /** A contact as the reference shapes it; `contact_type` only in the list. */
 export interface ContactRecord {
@@ -107,14 +107,13 @@ export function contactListJson(defs: CustomFieldDef[]): (row: Record<string, un
  * A contact's type shows the contact's user_id, which is the account's.
  */
 export function withListTypes(db: Knex, ctx: Ctx, query: Knex.QueryBuilder): Knex.QueryBuilder {
-  const j = jsonTextSql(db);
-  const type = j.object([
-    ['id', j.number('ct.id')],
-    ['user_id', j.number('ct.user_id')],
-    ['name', j.requiredText('ct.name')],
-    ['deleted_at', j.timestamp('ct.deleted_at')],
-    ['created_at', j.timestamp('ct.created_at')],
-    ['updated_at', j.timestamp('ct.updated_at')],
+  const type = jsonTextSql(db).object([
+    ['id', json.number('ct.id')],
+    ['user_id', json.number('ct.user_id')],
+    ['name', json.requiredText('ct.name')],
+    ['deleted_at', json.timestamp('ct.deleted_at')],
+    ['created_at', json.timestamp('ct.created_at')],
+    ['updated_at', json.timestamp('ct.updated_at')],
   ]);
   return query.withMaterialized('list_types', db('contact_types as ct').where('ct.user_id', ctx.userId).select('ct.id', db.raw(`${type} as j`)));
 }
@@ -125,40 +124,33 @@ export function withListTypes(db: Knex, ctx: Ctx, query: Knex.QueryBuilder): Kne
  * write exactly, which then goes through `contactListJson`.
  */
 export function contactListRowSql(db: Knex, defs: CustomFieldDef[]): string {
-  const j = jsonTextSql(db);
   // The keys in the order JSON.stringify writes the custom_field object (index-like names first).
   const names = Object.keys(customFieldObject(defs, null) ?? {});
-  const customField =
-    names.length === 0
-      ? j.constant('null')
-      : j.object(names.map((name) => [name, j.object([['field_name', j.constant(JSON.stringify(name))], ['field_value', j.customValue('c.custom_fields', name)]])]));
-  // The contact type's JSON, written once per statement for the account's types (listTypes).
-  // A contact of a type not found there would have NULL text, and go to Node.
-  const type = `(select lt.j from list_types lt where lt.id = c.contact_type_id)`;
-  const contact = j.object([
-    ['id', j.number('c.id')],
-    ['user_id', j.number('c.user_id')],
-    ['contact_type_id', j.number('c.contact_type_id')],
-    ['first_name', j.text('c.first_name')],
-    ['last_name', j.text('c.last_name')],
-    ['email', j.text('c.email')],
-    ['alt_email', j.nullableText('c.alt_email')],
-    ['country', j.nullableText('co.name')],
-    ['state', j.text('c.state')],
-    ['city', j.text('c.city')],
-    ['address_line1', j.text('c.address_line1')],
-    ['address_line2', j.text('c.address_line2')],
-    ['state_province_region', j.text('c.state_province_region')],
-    ['postal_code', j.text('c.postal_code')],
-    ['custom_field', customField],
+  return jsonTextSql(db).object([
+    ['id', json.number('c.id')],
+    ['user_id', json.number('c.user_id')],
+    ['contact_type_id', json.number('c.contact_type_id')],
+    ['first_name', json.text('c.first_name')],
+    ['last_name', json.text('c.last_name')],
+    ['email', json.text('c.email')],
+    ['alt_email', json.nullableText('c.alt_email')],
+    ['country', json.nullableText('co.name')],
+    ['state', json.text('c.state')],
+    ['city', json.text('c.city')],
+    ['address_line1', json.text('c.address_line1')],
+    ['address_line2', json.text('c.address_line2')],
+    ['state_province_region', json.text('c.state_province_region')],
+    ['postal_code', json.text('c.postal_code')],
+    ['custom_field', json.customFields('c.custom_fields', names)],
     // The list holds live contacts only (contactListQuery: deleted_at is null).
-    ['deleted_at', j.constant('null')],
-    ['created_at', j.timestamp('c.created_at')],
-    ['updated_at', j.timestamp('c.updated_at')],
-    ['fullname', j.fullName('c.first_name', 'c.last_name')],
-    ['contact_type', type],
+    ['deleted_at', json.null()],
+    ['created_at', json.timestamp('c.created_at')],
+    ['updated_at', json.timestamp('c.updated_at')],
+    ['fullname', json.fullName('c.first_name', 'c.last_name')],
+    // The contact type's JSON, written once per statement for the account's types (withListTypes).
+    // A contact of a type not found there would have NULL text, and go to Node.
+    ['contact_type', json.written('(select lt.j from list_types lt where lt.id = c.contact_type_id)')],
   ]);
-  return names.length === 0 ? contact : j.when(j.customFieldsReadable('c.custom_fields'), contact);
 }
 
 const num = (v: unknown) => JSON.stringify(Number(v));
