@@ -6,9 +6,9 @@ import type { Response } from 'express';
  * socket has taken the last (backpressure), so memory holds one chunk whatever the list's size.
  * A failure before the first byte reaches the error middleware as usual; after it, the
  * connection is cut (the client sees a truncated body, never a wrong one). A chunk is either
- * records, or a string of records already written as JSON and separated by commas.
+ * records, or records already written as JSON and separated by commas (a string, or its UTF-8 bytes).
  */
-export async function sendStreamedList(res: Response, collection: string, chunks: AsyncIterable<unknown[] | string>): Promise<void> {
+export async function sendStreamedList(res: Response, collection: string, chunks: AsyncIterable<unknown[] | string | Buffer>): Promise<void> {
   const iterator = chunks[Symbol.asyncIterator]();
   let next = await iterator.next();
   res.status(200).type('application/json');
@@ -31,18 +31,25 @@ export async function sendStreamedList(res: Response, collection: string, chunks
   res.write(`{"status":"success","message":{${JSON.stringify(collection)}:[`);
   try {
     while (!next.done) {
-      let text = '';
-      if (typeof next.value === 'string') {
+      let chunk: string | Buffer;
+      if (Buffer.isBuffer(next.value)) {
+        // Records the database wrote as JSON (comma-separated), as bytes: written as they are.
+        if (separator) res.write(separator);
+        chunk = next.value;
+        separator = ',';
+      } else if (typeof next.value === 'string') {
         // Records the service already wrote as JSON (comma-separated).
-        text = separator + next.value;
+        chunk = separator + next.value;
         separator = ',';
       } else {
+        let text = '';
         for (const item of next.value) {
           text += separator + JSON.stringify(item);
           separator = ',';
         }
+        chunk = text;
       }
-      if (!res.write(text) && !closed) await drained();
+      if (!res.write(chunk) && !closed) await drained();
       if (closed) return;
       next = await iterator.next();
     }

@@ -51,7 +51,7 @@ export const json = {
 export interface JsonTextSql {
   /** `{"key":value,...}` in the given order, or NULL where the database cannot write it exactly. */
   object(entries: Array<[key: string, value: JsonValue]>): string;
-  /** The rows' texts joined with commas in descending `id` order (an aggregate). */
+  /** The rows' texts joined with commas in descending `id` order (an aggregate): UTF-8 bytes in SQLite, text in PostgreSQL. */
   joined(json: string, id: string): string;
 }
 
@@ -148,7 +148,9 @@ function sqliteObject(entries: Array<[key: string, value: JsonValue]>): string {
 
 const sqlite: JsonTextSql = {
   object: sqliteObject,
-  joined: (text, id) => `group_concat(${text}, ',' order by ${id} desc)`,
+  // As a blob: better-sqlite3 hands over the UTF-8 bytes as a Buffer, which the response
+  // writes as they are, instead of decoding them into a string that is encoded again.
+  joined: (text, id) => `cast(group_concat(${text}, ',' order by ${id} desc) as blob)`,
 };
 
 /** PostgreSQL: each value's JSON text, NULL where it cannot be written exactly. */

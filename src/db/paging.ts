@@ -62,7 +62,7 @@ export async function* jsonChunks(
   rowJson: string,
   writeRows: (rows: Record<string, unknown>[]) => string,
   size = 1000,
-): AsyncGenerator<string> {
+): AsyncGenerator<string | Buffer> {
   const json = jsonTextSql(db);
   const aggregate = db.raw(`${json.joined('s.j', 's.id')} as text, count(*) as n, count(s.j) as written, min(s.id) as last`);
   let last: number | undefined;
@@ -76,8 +76,8 @@ export async function* jsonChunks(
     const [chunk] = await db.from(texts.as('s')).select(aggregate);
     const n = Number(chunk.n);
     if (n === 0) return;
-    const text = Number(chunk.written) === n ? (chunk.text as string) : writeRows(await page(query.clone()));
-    if (text) yield text;
+    const text = Number(chunk.written) === n ? (chunk.text as string | Buffer) : writeRows(await page(query.clone()));
+    if (text.length > 0) yield text;
     if (n < size) return;
     last = Number(chunk.last);
   }

@@ -107,7 +107,7 @@ export function createContactsService({ db, contactTypes, fields, events, member
      * contacts' JSON, comma-separated, written by the database (contactListRowSql) or, for a
      * chunk with a row it cannot write exactly, by contactListJson.
      */
-    async *listChunks(ctx: Ctx, search?: string): AsyncGenerator<string> {
+    async *listChunks(ctx: Ctx, search?: string): AsyncGenerator<string | Buffer> {
       const defs = await customFieldDefs(fields, ctx);
       const json = contactListJson(defs);
       yield* jsonChunks(db, withListTypes(db, ctx, contactListQuery(db, ctx, search)), 'c.id', contactListRowSql(db, defs), (rows) => rows.map(json).join(','));
