@@ -50,18 +50,20 @@ async function bareListOnce(bare: StartedProcess): Promise<{ took: number; peak:
 /** BENCH_CLIENTS clients fetching the list over and over: latency percentiles and peak RSS. */
 async function concurrentLists(db: BenchDb, server: BenchServer): Promise<void> {
   server.resetPeak();
-  const project = await load(server.port, '/api/v1/contacts/list', server.keys!, { connections: CLIENTS, seconds: SECONDS });
+  const project = await load(server.port, '/api/v1/contacts/list', server.keys!, { connections: CLIENTS, seconds: SECONDS, cpuOf: server.pid });
   console.log(
     `  ${CLIENTS} clients, ${SECONDS} s: ${project.requests} lists, ${project.perSecond.toFixed(1)}/s, p50 ${project.p50.toFixed(0)} ms, ` +
-      `p95 ${project.p95.toFixed(0)} ms (target ≤400: ${project.p95 <= 400 ? 'met' : 'MISSED'})${project.errors ? `, ${project.errors} not 200` : ''}; ` +
+      `p95 ${project.p95.toFixed(0)} ms (target ≤400: ${project.p95 <= 400 ? 'met' : 'MISSED'})${project.errors ? `, ${project.errors} not 200` : ''}, ` +
+      `${(project.cpuMicrosPerRequest / 1000).toFixed(1)} ms of server CPU per list; ` +
       `server peak RSS ${server.peakRssMiB().toFixed(0)} MiB (target ≤200)`,
   );
   if (db.kind !== 'sqlite') return;
   const bare = await startBareList(db.env.SQLITE_FILE);
   try {
-    const limit = await load(bare.port, '/', {}, { connections: CLIENTS, seconds: SECONDS });
+    const limit = await load(bare.port, '/', {}, { connections: CLIENTS, seconds: SECONDS, cpuOf: bare.pid });
     console.log(
-      `  limit, bare node:http + better-sqlite3: ${limit.perSecond.toFixed(1)}/s, p50 ${limit.p50.toFixed(0)} ms, p95 ${limit.p95.toFixed(0)} ms, RSS ${rssMiBOf(bare.pid).toFixed(0)} MiB; ` +
+      `  limit, bare node:http + better-sqlite3: ${limit.perSecond.toFixed(1)}/s, p50 ${limit.p50.toFixed(0)} ms, p95 ${limit.p95.toFixed(0)} ms, ` +
+        `${(limit.cpuMicrosPerRequest / 1000).toFixed(1)} ms of its CPU per list, RSS ${rssMiBOf(bare.pid).toFixed(0)} MiB; ` +
         `throughput ratio ${(project.perSecond / limit.perSecond).toFixed(2)}`,
     );
   } finally {
