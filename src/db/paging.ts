@@ -52,9 +52,8 @@ export async function* idChunks(
  * Walks a query newest first like `idChunks`, but the database writes each row's JSON text
  * (`rowJson`, see json-text.ts) and joins a chunk's rows into one text: Node receives one
  * string per chunk (on SQLite its UTF-8 bytes, a Buffer) instead of an object per row and a
- * string per column. A chunk with a row
- * the database could not write (its text NULL) is read again as rows and written by
- * `writeRows` in Node, so the output is the same either way.
+ * string per column. A chunk with a row the database could not write (its text NULL) is read
+ * again as rows and written by `writeRows` in Node, so the output is the same either way.
  */
 export async function* jsonChunks(
   db: Knex,
