@@ -32,14 +32,10 @@ export async function sendStreamedList(res: Response, collection: string, chunks
   try {
     while (!next.done) {
       let chunk: string | Buffer;
-      if (Buffer.isBuffer(next.value)) {
-        // Records the database wrote as JSON (comma-separated), as bytes: written as they are.
+      if (typeof next.value === 'string' || Buffer.isBuffer(next.value)) {
+        // Records already written as JSON (comma-separated): written as they are.
         if (separator) res.write(separator);
         chunk = next.value;
-        separator = ',';
-      } else if (typeof next.value === 'string') {
-        // Records the service already wrote as JSON (comma-separated).
-        chunk = separator + next.value;
         separator = ',';
       } else {
         let text = '';

@@ -34,7 +34,7 @@ export type JsonValue =
    */
   | { kind: 'customFields'; column: string; names: string[] }
   /** JSON text written by another part of the statement (NULL falls back). In SQLite only as the last key. */
-  | { kind: 'json'; sql: string };
+  | { kind: 'written'; sql: string };
 
 export const json = {
   number: (column: string): JsonValue => ({ kind: 'number', column }),
@@ -45,7 +45,7 @@ export const json = {
   fullName: (first: string, last: string): JsonValue => ({ kind: 'fullName', first, last }),
   null: (): JsonValue => ({ kind: 'null' }),
   customFields: (column: string, names: string[]): JsonValue => ({ kind: 'customFields', column, names }),
-  written: (sql: string): JsonValue => ({ kind: 'json', sql }),
+  written: (sql: string): JsonValue => ({ kind: 'written', sql }),
 };
 
 export interface JsonTextSql {
@@ -80,7 +80,7 @@ const sqlitePath = (key: string) => literal(`$."${key}"`);
  * what JSON.stringify would write. Text is quoted by json_object as json_quote quotes it;
  * an argument that is itself a json_object is written as JSON, not as a string.
  */
-function sqliteValue(value: Exclude<JsonValue, { kind: 'json' }>): { sql: string; when?: string } {
+function sqliteValue(value: Exclude<JsonValue, { kind: 'written' }>): { sql: string; when?: string } {
   switch (value.kind) {
     case 'number':
       return { sql: value.column, when: `typeof(${value.column}) = 'integer'` };
@@ -126,12 +126,12 @@ function sqliteObject(entries: Array<[key: string, value: JsonValue]>): string {
   const last = entries[entries.length - 1];
   // JSON text from elsewhere in the statement goes after the object json_object wrote, in
   // place of its closing brace: json_object would quote it as a string.
-  const tail = last?.[1].kind === 'json' ? (last as [string, { kind: 'json'; sql: string }]) : undefined;
+  const tail = last?.[1].kind === 'written' ? (last as [string, { kind: 'written'; sql: string }]) : undefined;
   const written = tail ? entries.slice(0, -1) : entries;
   const conditions: string[] = [];
   const args: string[] = [];
   for (const [key, value] of written) {
-    if (value.kind === 'json') throw new Error(`JSON text from the statement only as the last key in SQLite: ${key}`);
+    if (value.kind === 'written') throw new Error(`JSON text from the statement only as the last key in SQLite: ${key}`);
     const { sql, when } = sqliteValue(value);
     if (when) conditions.push(when);
     args.push(literal(key), sql);
@@ -184,12 +184,12 @@ function postgresValue(value: JsonValue): string {
         value.names.map((name) => {
           const k = literal(name);
           const field = `(case coalesce(jsonb_typeof(${c} -> ${k}), 'null') when 'null' then 'null' when 'string' then to_json(${c} ->> ${k})::text end)`;
-          return [name, { kind: 'json', sql: postgresObject([['field_name', { kind: 'json', sql: `${literal(JSON.stringify(name))}::text` }], ['field_value', { kind: 'json', sql: field }]]) }];
+          return [name, json.written(postgresObject([['field_name', json.written(`${literal(JSON.stringify(name))}::text`)], ['field_value', json.written(field)]]))];
         }),
       );
       return `(case when ${c} is null or jsonb_typeof(${c}) = 'object' then ${fields} end)`;
     }
-    case 'json':
+    case 'written':
       return value.sql;
   }
 }
