@@ -197,5 +197,3 @@ export const HOOK_DELIVERY = {
   maxEndpoints: 20,
 } as const;
 
-/** Emitted on `process` once the server has started (listening, worker running): dist/src/start.js then writes its compile cache. */
-export const STARTED_EVENT = 'campaign-service-started';
