@@ -1,4 +1,7 @@
-import { importBatchRows, importLane, importLanes, ImportRows, newImportRows, UpsertCount, withBulkWrites } from '../../db/bulk';
+import { importBatchRows, UpsertCount } from '../../db/contact-upsert';
+import { ImportRows, newImportRows } from '../../db/import-batches';
+import { importLane, importLanes } from '../../db/import-lanes';
+import { withBulkWrites } from '../../db/sqlite-bulk-writes';
 import { refreshStatistics } from '../../db/dialect';
 import { CSV_IMPORT, CustomFieldType, RESERVED_FIELD_NAMES } from '../../lib/constants';
 import { csvChunks, CsvDialect, isBlankRow, isBroken, toCsv } from '../../lib/csv';
@@ -114,7 +117,7 @@ interface Lane {
  * reaches the database after an earlier one of the same email. Memory stays bounded: per lane
  * one batch being written, one waiting for it and one filling, reused from batch to batch. A
  * full batch is sent only when the next row arrives, so the last batches are never empty: the
- * very last alone is written durably (see bulk.ts).
+ * very last alone is written durably (see db/contact-upsert.ts).
  */
 function batchWriter(write: WriteBatch, { keyAt, batchRows, lanes: laneCount, concurrent, newRows }: WriterOptions, summary: ImportSummary) {
   const filling = (rows: ImportRows): Filling => ({ rows, marked: new Map(), lastKey: '' });

@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
-import { EncodedRows, upsertContacts, UpsertColumn, UpsertCount } from '../../db/bulk';
+import { upsertContacts, UpsertColumn, UpsertCount } from '../../db/contact-upsert';
+import type { EncodedRows } from '../../db/import-batches';
 import { insertId, isUniqueViolation, jsonValue, nowValue, parseJson } from '../../db/dialect';
 import { emailKey } from '../../lib/email-key';
 import { idChunks, listPage, Paging } from '../../db/paging';
