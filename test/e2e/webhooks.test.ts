@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { createHookDeliverer } from '../../src/mail/hook-deliverer';
+import { createHookDeliverer } from '../../src/workers/hook-deliverer';
 import { useHarness } from '../support/harness';
 import { startWebhookReceiver, WebhookReceiver } from '../support/webhook-receiver';
 import { eventually, useBrowser } from './browser';

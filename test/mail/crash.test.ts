@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { isPostgres } from '../../src/db';
 import { MESSAGE_STATE } from '../../src/lib/constants';
-import { IN_DOUBT_TWICE } from '../../src/mail/outcomes';
+import { IN_DOUBT_TWICE } from '../../src/services/delivery/outcomes';
 import { useHarness } from '../support/harness';
 import { sendingFixtures } from '../support/fixtures-sending';
 import { startServiceProcess, ServiceProcess, until } from '../support/processes';

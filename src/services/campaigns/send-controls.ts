@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import { nowValue } from '../../db/dialect';
 import { MESSAGE_STATE, SINGLE_SEND_STATUS as S } from '../../lib/constants';
-import { countRecipients } from '../../mail/expand';
+import { countRecipients } from '../delivery/expand';
 import { ConflictError, NotFoundError, ValidationError } from '../../lib/errors';
 import { ZERO_DATE, ZERO_TIME } from '../../lib/time';
 import { zonedToUtc } from '../../lib/zoned-time';

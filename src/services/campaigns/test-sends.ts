@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
-import { previewMessage } from '../../mail/preview';
-import { queueSystemMail } from '../../mail/system-mail';
+import { previewMessage } from '../delivery/preview';
+import { queueSystemMail } from '../delivery/system-mail';
 import { NotFoundError, ValidationError } from '../../lib/errors';
 import { isUtr } from '../../lib/utr';
 import { messages } from '../../lib/validation';
