@@ -20,7 +20,7 @@ import { parseArgs } from 'node:util';
 import nodemailer from 'nodemailer';
 import { createDb, Db } from '../src/db';
 import { insertId, jsonValue, nowValue } from '../src/db/dialect';
-import { migrateAndSeed } from '../src/db/migrate';
+import { migrateAndSeed } from '../src/migrate';
 import { startServiceProcess } from '../test/support/processes';
 import { beside, TARGETS } from './lib/targets';
 import { adminDb, withDatabase } from '../test/support/test-db';

@@ -3,7 +3,7 @@ import type * as AppModule from './app';
 import type { Logger } from 'pino';
 import type { Config } from './config';
 import { createDb, Db } from './db';
-import { migrateAndSeed } from './db/migrate';
+import { migrateAndSeed } from './migrate';
 import { createLogger } from './logger';
 import { createMailTransport, MailTransport } from './mail/transport';
 import { createServices, Services } from './services';

@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import { createDb } from './db';
-import { migrateAndSeed } from './db/migrate';
+import { migrateAndSeed } from './migrate';
 import { loadConfig } from './config';
 import { createAccountsService } from './services/accounts/accounts';
 import { ValidationError } from './lib/errors';

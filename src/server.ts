@@ -2,7 +2,7 @@ import type { Server } from 'node:http';
 import { parseArgs } from 'node:util';
 import { boot, ensureDemoAccount, Runtime } from './boot';
 import { loadConfig } from './config';
-import { createWorkerRuntime, WorkerRuntime } from './mail/worker-runtime';
+import { createWorkerRuntime, WorkerRuntime } from './workers/worker-runtime';
 
 type Role = 'web' | 'worker' | 'both' | 'inbound';
 
@@ -63,11 +63,11 @@ async function startInbound(runtime: Runtime, required: boolean): Promise<{ clos
   // Loaded only when configured: a web process never pays for the SMTP server and IMAP client.
   const listener = config.bounceSmtpPort === undefined
     ? undefined
-    : await (await import('./mail/bounce-listener')).startBounceListener({ config, feedback: services.feedback, logger });
+    : await (await import('./workers/bounce-listener')).startBounceListener({ config, feedback: services.feedback, logger });
   if (listener) process.stdout.write(`Bounce listener on smtp://${config.bounceSmtpHost}:${listener.port} for bounces+…@${config.bounceDomain}\n`);
   const mailbox = config.bounceImapUrl === undefined
     ? undefined
-    : (await import('./mail/bounce-mailbox')).createBounceMailbox({ config, feedback: services.feedback, logger });
+    : (await import('./workers/bounce-mailbox')).createBounceMailbox({ config, feedback: services.feedback, logger });
   mailbox?.start();
   return { close: async () => void (await Promise.all([listener?.close(), mailbox?.stop()])) };
 }

@@ -7,7 +7,7 @@ import { Client } from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
 import { createDb, withDefaultUser } from '../../src/db';
 import { insertId, nowValue } from '../../src/db/dialect';
-import { migrateAndSeed } from '../../src/db/migrate';
+import { migrateAndSeed } from '../../src/migrate';
 import { DbKind, freshDb, seconds } from './server';
 
 /**

@@ -4,7 +4,8 @@ import { validate } from '../http/validation';
 import type { Services } from '../services';
 import { utrField, utrOf } from '../http/campaign-params';
 import { bulkDelete } from './crud';
-import { holds, lists, ref, says, uuid } from './describe';
+import { holds, lists, ref, says } from './describe';
+import { uuid } from './schema-words';
 import { ApiRoutes } from './routes';
 import { ctxOf } from '../http/context';
 import { listMessage, PAGING_PARAMS, pagingOf } from '../http/paging';
@@ -61,13 +62,13 @@ export function mountAutomations(routes: ApiRoutes, { automations, automationSch
     sendSuccess(res, 'Schedule Added');
   });
 
-  // Extension (issue 14): `utr` in the query is the schedule's own, as for delete.
+  // Extension: `utr` in the query is the schedule's own, as for delete.
   routes.post('/automations/schedule/update', { summary: 'Change an email of an automation (extension; utr is the email\'s)', response: says('Schedule Updated') }, validate(...scheduleFields()), async (req: Request, res) => {
     await automationSchedules.update(ctxOf(req), utrOf(req), scheduleInput(req.body));
     sendSuccess(res, 'Schedule Updated');
   });
 
-  // Extension (issue 14): a step's message for one contact, to up to 10 addresses; `utr` is the schedule's.
+  // Extension: a step's message for one contact, to up to 10 addresses; `utr` is the schedule's.
   routes.post('/automations/schedule/test', { summary: 'Send a test of an automation email (extension; utr is the email\'s)', response: says('Test Email Sent') }, validate(utrField(), ...testSendFields()), async (req: Request, res) => {
     const { addresses, contactId } = testSendInput(req.body);
     await testSends.automationStep(ctxOf(req), utrOf(req), addresses, contactId);

@@ -6,7 +6,8 @@ import { field, validate } from '../http/validation';
 import type { Services } from '../services';
 import type { GeographyFilter, GeographyService } from '../services/reference/geography';
 import { EncodedJson, encodeJson, sendEncodedJson } from './encoded-json';
-import { arrayOf, holds, ref } from './describe';
+import { holds, ref } from './describe';
+import { arrayOf } from './schema-words';
 import type { ApiRoutes } from './routes';
 
 /** Reference data changes only when the seed package does, i.e. with a new release. */

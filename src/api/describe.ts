@@ -1,11 +1,11 @@
 import type { JsonSchema } from '../http/param-doc';
-import { LIMITS } from '../lib/constants';
-import { RecordName } from './records';
+import type { RecordName } from './records';
+import { object } from './schema-words';
 
 /**
  * The pieces a route's description is made of: the success answer (`says`, `holds`, `lists`,
- * …) and the schema words the records are written in. Each route declares its success in one
- * line next to its registration; records and the envelope are shared components (records.ts).
+ * …). Each route declares its success in one line next to its registration; records and the
+ * envelope are shared components (records.ts), written in the words of schema-words.ts.
  */
 
 /** An OpenAPI response object for the 200 answer. */
@@ -68,43 +68,3 @@ export function lists(collection: string, item: JsonSchema): SuccessDoc {
 export function csvFile(description: string): SuccessDoc {
   return { description, content: { 'text/csv': { schema: { type: 'string' } } } };
 }
-
-// Schema words.
-export const int: JsonSchema = { type: 'integer' };
-export const str: JsonSchema = { type: 'string' };
-export const flag: JsonSchema = { type: 'integer', enum: [0, 1] };
-export const strings: JsonSchema = { type: 'array', items: str };
-export const uuid: JsonSchema = { type: 'string', format: 'uuid' };
-/** `2026-11-22T09:15:03.123000Z`: UTC, six fractional digits. */
-export const timestamp: JsonSchema = { type: 'string', format: 'date-time', pattern: '^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\\.[0-9]{6}Z$' };
-/** `YYYY-MM-DD HH:MM:SS` (sent_at, live_at, send_at). */
-export const plainDateTime: JsonSchema = { type: 'string', pattern: '^[0-9]{4}-[0-9]{2}-[0-9]{2} [0-9]{2}:[0-9]{2}:[0-9]{2}$' };
-
-export function nullable(schema: JsonSchema): JsonSchema {
-  if (typeof schema.type === 'string') {
-    return { ...schema, type: [schema.type, 'null'], ...(Array.isArray(schema.enum) ? { enum: [...schema.enum, null] } : {}) };
-  }
-  return { anyOf: [schema, { type: 'null' }] };
-}
-
-export const arrayOf = (items: JsonSchema): JsonSchema => ({ type: 'array', items });
-
-/** An object of exactly these members, all present. */
-export function object(members: Record<string, JsonSchema>, optional: readonly string[] = []): JsonSchema {
-  return {
-    type: 'object',
-    properties: members,
-    required: Object.keys(members).filter((k) => !optional.includes(k)),
-    additionalProperties: false,
-  };
-}
-
-/** A schema for each member of T, no more, no fewer: the compiler keeps a record and its schema together. */
-export type Members<T> = { [K in keyof Required<T>]: JsonSchema };
-
-/** The paging extension's parameters are described in src/http/paging.ts; this is the answer's part. */
-export const pagination: JsonSchema = object({
-  page: { type: 'integer', minimum: 1 },
-  per_page: { type: 'integer', minimum: 1, maximum: LIMITS.perPageMax },
-  total: { type: 'integer', minimum: 0 },
-});

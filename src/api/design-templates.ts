@@ -1,6 +1,7 @@
 import { sendSuccess } from '../lib/envelope';
 import type { Services } from '../services';
-import { holds, lists, ref, strings } from './describe';
+import { holds, lists, ref } from './describe';
+import { strings } from './schema-words';
 import { ApiRoutes } from './routes';
 import { listMessage, PAGING_PARAMS, pagingOf } from '../http/paging';
 

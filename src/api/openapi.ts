@@ -1,6 +1,7 @@
 import type { JsonSchema, ParamDoc } from '../http/param-doc';
 import { API_PREFIX } from '../lib/paths';
-import { pagination, ref, SuccessDoc } from './describe';
+import { ref, SuccessDoc } from './describe';
+import { pagination } from './schema-words';
 import { EncodedJson, encodeJson, sendEncodedJson } from './encoded-json';
 import { RECORDS } from './records';
 import type { ApiRoutes, DescribedRoute } from './routes';

@@ -18,7 +18,7 @@ import type { SuppressionRecord } from '../services/delivery/suppressions';
 import type { CityRecord, CountryRecord, StateRecord } from '../services/reference/geography';
 import type { DeliveryRecord, WebhookRecord } from '../services/integrations/outgoing-webhooks';
 import { HOOK_EVENTS } from '../lib/constants';
-import { arrayOf, flag, int, Members, nullable, object, plainDateTime, str, strings, timestamp, uuid } from './describe';
+import { arrayOf, flag, int, Members, nullable, object, plainDateTime, str, strings, timestamp, uuid } from './schema-words';
 
 /**
  * The records the API answers with, as shared components of the OpenAPI document. Each is

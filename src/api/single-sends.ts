@@ -4,7 +4,8 @@ import { validate } from '../http/validation';
 import type { Services } from '../services';
 import { utrField, utrOf } from '../http/campaign-params';
 import { bulkDelete } from './crud';
-import { holds, lists, ref, says, uuid } from './describe';
+import { holds, lists, ref, says } from './describe';
+import { uuid } from './schema-words';
 import { ApiRoutes } from './routes';
 import { ctxOf } from '../http/context';
 import { listMessage, PAGING_PARAMS, pagingOf } from '../http/paging';
@@ -39,7 +40,7 @@ export function mountSingleSends(routes: ApiRoutes, { singleSends, sendControls,
     sendSuccess(res, { utr: await singleSends.update(ctxOf(req), utrOf(req), singleSendInput(req.body)) });
   });
 
-  // Extensions (issue 14): pause, resume and cancel a scheduled or running send.
+  // Extensions: pause, resume and cancel a scheduled or running send.
   const controls = { pause: 'Single Send Paused', resume: 'Single Send Resumed', cancel: 'Single Send Cancelled' } as const;
   for (const [action, answer] of Object.entries(controls) as Array<[keyof typeof controls, string]>) {
     routes.get(`/single/send/${action}`, { summary: `${action[0].toUpperCase()}${action.slice(1)} a single send (extension)`, response: says(answer) }, validate(utrField()), async (req, res) => {
@@ -48,7 +49,7 @@ export function mountSingleSends(routes: ApiRoutes, { singleSends, sendControls,
     });
   }
 
-  // Extension (issue 14): the message for one contact, to up to 10 addresses, marked [Test].
+  // Extension: the message for one contact, to up to 10 addresses, marked [Test].
   routes.post('/single/send/test', { summary: 'Send a test of a single send (extension)', response: says('Test Email Sent') }, validate(utrField(), ...testSendFields()), async (req, res) => {
     const { addresses, contactId } = testSendInput(req.body);
     await testSends.singleSend(ctxOf(req), utrOf(req), addresses, contactId);

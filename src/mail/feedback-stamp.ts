@@ -1,5 +1,5 @@
 import { createBounceTokens, MESSAGE_HEADER, verpAddress } from '../lib/verp';
-import type { OutgoingMessage } from './transport';
+import type { OutgoingMessage } from './outgoing-message';
 
 /** The key under which providers that echo custom values back in their webhooks return the token. */
 export const ECHO_KEY = 'campaign_message';

@@ -1,5 +1,5 @@
 import MimeNode from 'nodemailer/lib/mime-node';
-import type { OutgoingMessage } from './transport';
+import type { OutgoingMessage } from './outgoing-message';
 
 /** A message whose parts the caller already encoded, ready to hand to nodemailer as `raw`. */
 export interface RawMessage {

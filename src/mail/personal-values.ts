@@ -1,4 +1,3 @@
-import { parseJson } from '../db/dialect';
 import { RESERVED_FIELD_NAMES } from '../lib/constants';
 
 /** Values of a recipient by placeholder name: contact columns, custom fields, then the sender's. */
@@ -15,16 +14,16 @@ function text(value: unknown): string {
 }
 
 /**
- * A contact row (or a segment recipient stored by hand) as placeholder values. `country` is a
- * country id on contacts and is shown by name.
+ * A contact row (or a segment recipient stored by hand) and its custom fields (already read from
+ * their JSON column) as placeholder values. `country` is a country id on contacts and is shown by name.
  */
 export function personalValues(
   person: Record<string, unknown>,
+  custom: Record<string, unknown> | null,
   countryName: (id: number) => string | undefined,
   sender: SenderValues,
 ): PersonalValues {
   const values: PersonalValues = {};
-  const custom = parseJson<Record<string, unknown>>(person.custom_fields, {});
   if (custom && typeof custom === 'object') {
     for (const [name, value] of Object.entries(custom)) values[name] = text(value);
   }

@@ -5,26 +5,8 @@ import type { SendMailOptions, Transporter } from 'nodemailer';
 import type { Logger } from 'pino';
 import type { Config, SmtpTls } from '../config';
 import { rawMessage } from './mime-message';
+import type { OutgoingMessage } from './outgoing-message';
 import { lazy } from '../lib/lazy';
-
-/** A message as the service hands it to the transport. */
-export interface OutgoingMessage {
-  from: string | { name: string; address: string };
-  to: string;
-  replyTo?: string;
-  subject: string;
-  html: string;
-  text?: string;
-  /** `html` and `text` are already quoted-printable encoded (renderEncoded): sent as built. */
-  encoded?: boolean;
-  /** Extra headers, for example List-Unsubscribe. */
-  headers?: Record<string, string>;
-  messageId?: string;
-  /** The account sending it: the outbox keeps each account's messages in its own folder. */
-  accountId?: number;
-  /** The SMTP envelope (`MAIL FROM` the VERP bounce address); default: From and To. */
-  envelope?: { from: string; to: string };
-}
 
 /** Where the outbox writes (and the dashboard's Outbox page reads) one account's messages. */
 export function outboxFolder(outboxDir: string, accountId: number | undefined): string {

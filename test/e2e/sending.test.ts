@@ -1,4 +1,4 @@
-import { createWorkerRuntime } from '../../src/mail/worker-runtime';
+import { createWorkerRuntime } from '../../src/workers/worker-runtime';
 import { countryId } from '../support/audience';
 import { addVerifiedSender, berlin } from '../support/campaign';
 import { useHarness } from '../support/harness';

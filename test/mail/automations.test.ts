@@ -2,7 +2,7 @@ import { useHarness, TestAccount } from '../support/harness';
 import request from 'supertest';
 import { header, manualClock, sendingFixtures, testWorker } from '../support/fixtures-sending';
 import { startSmtpSink, SmtpSink } from '../support/smtp';
-import { runAutomations } from '../../src/mail/automations';
+import { runAutomations } from '../../src/services/campaigns/enrolment';
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;

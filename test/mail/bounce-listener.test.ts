@@ -1,4 +1,4 @@
-import { BounceListener, startBounceListener } from '../../src/mail/bounce-listener';
+import { BounceListener, startBounceListener } from '../../src/workers/bounce-listener';
 import { useHarness, TestAccount } from '../support/harness';
 import { header, sendingFixtures, testWorker } from '../support/fixtures-sending';
 import { bounceFixture, deliverRaw } from '../support/bounce-fixtures';

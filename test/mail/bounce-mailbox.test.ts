@@ -1,7 +1,7 @@
 import { Writable } from 'node:stream';
 import { ImapFlow } from 'imapflow';
 import pino from 'pino';
-import { createBounceMailbox } from '../../src/mail/bounce-mailbox';
+import { createBounceMailbox } from '../../src/workers/bounce-mailbox';
 import { useHarness, TestAccount } from '../support/harness';
 import { header, sendingFixtures, testWorker } from '../support/fixtures-sending';
 import { bounceFixture } from '../support/bounce-fixtures';

@@ -1,8 +1,8 @@
 import { MESSAGE_STATE } from '../../src/lib/constants';
 import { createBounceTokens } from '../../src/lib/verp';
-import { queueSystemMail } from '../../src/mail/system-mail';
+import { queueSystemMail } from '../../src/services/delivery/system-mail';
 import { createMailTransport } from '../../src/mail/transport';
-import { createSendingWorker } from '../../src/mail/worker';
+import { createSendingWorker } from '../../src/workers/send-worker';
 import { useHarness, TestAccount } from '../support/harness';
 import { header, manualClock, sendingFixtures, testWorker } from '../support/fixtures-sending';
 import { startSmtpSink, SmtpSink } from '../support/smtp';

@@ -1,8 +1,9 @@
 import * as countFailed from '../../migrations/20261122_0611_count-failed';
-import { createSendingWorker } from '../../src/mail/worker';
+import { createSendingWorker } from '../../src/workers/send-worker';
 import { MESSAGE_STATE } from '../../src/lib/constants';
-import { startDueSingleSends } from '../../src/mail/start-sends';
-import type { MailTransport, OutgoingMessage } from '../../src/mail/transport';
+import { startDueSingleSends } from '../../src/services/delivery/start-sends';
+import type { OutgoingMessage } from '../../src/mail/outgoing-message';
+import type { MailTransport } from '../../src/mail/transport';
 import { useHarness, TestAccount } from '../support/harness';
 import { sendingFixtures, testWorker } from '../support/fixtures-sending';
 import { until } from '../support/processes';

@@ -1,7 +1,7 @@
-import { createHookDeliverer, HookDelivererOptions } from '../../src/mail/hook-deliverer';
+import { createHookDeliverer, HookDelivererOptions } from '../../src/workers/hook-deliverer';
 import { HOOK_EVENTS } from '../../src/lib/constants';
 import { createSigner, TOKEN_PURPOSE } from '../../src/lib/signed-token';
-import { recordFeedback } from '../../src/mail/feedback';
+import { recordFeedback } from '../../src/services/delivery/record-feedback';
 import { addContact, addContactType, countryId } from '../support/audience';
 import { useHarness, TestAccount } from '../support/harness';
 import { manualClock, sendingFixtures, testWorker } from '../support/fixtures-sending';

@@ -1,8 +1,8 @@
 import { reserveMailSlot } from '../../src/db/rate-limits';
-import { AccountRateLimiter } from '../../src/mail/rate-limit';
+import { AccountRateLimiter } from '../../src/services/delivery/mail-rate';
 import { createMailTransport } from '../../src/mail/transport';
-import { createSendingWorker } from '../../src/mail/worker';
-import { workerHooks } from '../../src/mail/event-hooks';
+import { createSendingWorker } from '../../src/workers/send-worker';
+import { workerHooks } from '../../src/workers/event-hooks';
 import { useHarness } from '../support/harness';
 import { sendingFixtures } from '../support/fixtures-sending';
 import { startSmtpSink, SmtpSink } from '../support/smtp';

@@ -1,5 +1,5 @@
 import { MESSAGE_STATE } from '../../src/lib/constants';
-import { startDueSingleSends } from '../../src/mail/start-sends';
+import { startDueSingleSends } from '../../src/services/delivery/start-sends';
 import { useHarness, TestAccount } from '../support/harness';
 import { header, manualClock, sendingFixtures, testWorker } from '../support/fixtures-sending';
 import { startSmtpSink, SmtpSink } from '../support/smtp';

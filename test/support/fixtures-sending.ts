@@ -3,9 +3,9 @@ import type { Knex } from 'knex';
 import { insertId, jsonValue, nowValue } from '../../src/db/dialect';
 import { emailKey } from '../../src/lib/email-key';
 import { createSigner, TOKEN_PURPOSE } from '../../src/lib/signed-token';
-import { workerHooks } from '../../src/mail/event-hooks';
+import { workerHooks } from '../../src/workers/event-hooks';
 import { createMailTransport } from '../../src/mail/transport';
-import { createSendingWorker, WorkerHooks, WorkerOptions } from '../../src/mail/worker';
+import { createSendingWorker, WorkerHooks, WorkerOptions } from '../../src/workers/send-worker';
 import type { Harness } from './harness';
 
 /**

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import { createDb } from '../../src/db';
-import { migrateAndSeed } from '../../src/db/migrate';
+import { migrateAndSeed } from '../../src/migrate';
 import { adminDb, sqliteTemplateFile, templateName, TMP_DIR, withDatabase } from './test-db';
 
 /** Migrates and seeds one template database per run; every test file copies it. */

@@ -1,5 +1,5 @@
 import { migrations } from '../../migrations';
-import { migrateAndSeed } from '../../src/db/migrate';
+import { migrateAndSeed } from '../../src/migrate';
 import { useHarness } from '../support/harness';
 
 describe('migrations at start', () => {

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { createMailTransport, outboxFolder } from '../../src/mail/transport';
-import { createWorkerRuntime } from '../../src/mail/worker-runtime';
+import { createWorkerRuntime } from '../../src/workers/worker-runtime';
 import { addContact, countryId } from '../support/audience';
 import { addVerifiedSender, berlin } from '../support/campaign';
 import { eventually } from '../e2e/browser';

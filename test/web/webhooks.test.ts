@@ -1,4 +1,4 @@
-import { createHookDeliverer } from '../../src/mail/hook-deliverer';
+import { createHookDeliverer } from '../../src/workers/hook-deliverer';
 import { addContact, addContactType, countryId } from '../support/audience';
 import { useHarness } from '../support/harness';
 import { asFragment, useTwoAccounts } from '../support/web';

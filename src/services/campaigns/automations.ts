@@ -6,7 +6,7 @@ import { ConflictError, FieldErrors, NotFoundError } from '../../lib/errors';
 import { plainDateTime, timestamp } from '../../lib/time';
 import { isUtr, newUtr } from '../../lib/utr';
 import { throwIfAny } from '../../lib/validation';
-import { recordFirstGoLive, GoingLive } from '../../mail/automations';
+import { recordFirstGoLive, GoingLive } from './enrolment';
 import { copySchedules } from './schedule-copy';
 import type { SegmentsService } from '../audience/segments';
 import type { CampaignRefs, RecipientRef } from './campaign-refs';

@@ -4,8 +4,8 @@ import { jsonText, SqlFragment } from '../../db/expressions';
 import { RESERVED_FIELD_NAMES } from '../../lib/constants';
 import { NotFoundError } from '../../lib/errors';
 import { isUtr } from '../../lib/utr';
-import { recipientsOf } from '../../mail/expand';
-import { previewDraft } from '../../mail/preview';
+import { recipientsOf } from '../delivery/expand';
+import { previewDraft } from '../delivery/preview';
 import type { RenderedMessage } from '../../mail/render';
 import { parseTemplate } from '../../mail/template';
 import type { ContactsService } from '../audience/contacts';
@@ -68,7 +68,7 @@ function isEmpty(value: SqlFragment): SqlFragment {
 }
 
 /**
- * What the visual editor needs from the domain (issue 14, point 4): the placeholder picker's
+ * What the visual editor needs from the domain: the placeholder picker's
  * names, the empty-placeholder warning before a send, and the live preview of a design not
  * saved yet, rendered for one contact by the sending engine's own renderer.
  */

@@ -1,7 +1,7 @@
 import { toCount } from '../../db/dialect';
 import { utcHour } from '../../db/time-buckets';
 import { MESSAGE_STATE } from '../../lib/constants';
-import { previewSingleSend } from '../../mail/preview';
+import { previewSingleSend } from '../delivery/preview';
 import type { RenderedMessage } from '../../mail/render';
 import type { ContactsService } from '../audience/contacts';
 import type { Ctx, ServiceDeps } from '../context';

@@ -6,8 +6,8 @@ import { sha256 } from '../../lib/crypto';
 import { ConflictError, FieldErrors, NotFoundError, ServiceUnavailableError } from '../../lib/errors';
 import { plainDateTime, timestamp } from '../../lib/time';
 import { messages, throwIfAny } from '../../lib/validation';
-import { queuedVerification } from '../../mail/sender-verification';
-import { deliverNow, queueSystemMail } from '../../mail/system-mail';
+import { queuedVerification } from '../delivery/sender-verification';
+import { deliverNow, queueSystemMail } from '../delivery/system-mail';
 import type { Ctx, ServiceDeps } from '../context';
 import type { EventsService } from '../delivery/events';
 

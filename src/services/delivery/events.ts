@@ -1,8 +1,8 @@
 import type { Knex } from 'knex';
-import { queueSystemMail } from '../../mail/system-mail';
+import { queueSystemMail } from './system-mail';
 import { escapeHtml } from '../../mail/template';
 import type { ServiceDeps } from '../context';
-import type { RateAlert } from '../../mail/rate-alerts';
+import type { RateAlert } from './rate-alerts';
 
 const percent = (n: number, of: number) => `${((100 * n) / of).toFixed(1)}%`;
 

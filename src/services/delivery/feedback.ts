@@ -1,8 +1,8 @@
 import { createSigner, TOKEN_PURPOSE } from '../../lib/signed-token';
 import { createBounceTokens } from '../../lib/verp';
-import { Feedback, FeedbackResult, recordFeedback } from '../../mail/feedback';
+import { Feedback, FeedbackResult, recordFeedback } from './record-feedback';
 import type { ServiceDeps } from '../context';
-import { checkSendRates } from '../../mail/rate-alerts';
+import { checkSendRates } from './rate-alerts';
 import type { EventsService } from './events';
 
 /** A report before it is matched to a message: which message it names, and what happened. */

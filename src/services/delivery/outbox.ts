@@ -3,7 +3,7 @@ import path from 'node:path';
 import type { ListResult, Paging } from '../../db/paging';
 import { NotFoundError } from '../../lib/errors';
 import { lazy } from '../../lib/lazy';
-import { blankOpenPixels } from '../../mail/preview';
+import { blankOpenPixels } from './preview';
 import { escapeHtml } from '../../mail/template';
 import { outboxFolder } from '../../mail/transport';
 import type { Ctx, ServiceDeps } from '../context';

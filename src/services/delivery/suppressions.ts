@@ -5,7 +5,7 @@ import { NotFoundError } from '../../lib/errors';
 import { emailKey } from '../../lib/email-key';
 import { FEEDBACK_EVENT, SuppressionReason } from '../../lib/constants';
 import { timestamp } from '../../lib/time';
-import { suppressAddress } from '../../mail/suppression';
+import { suppressAddress } from './suppression-list';
 import type { Ctx, ServiceDeps } from '../context';
 
 export interface SuppressionRecord {

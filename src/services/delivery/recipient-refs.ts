@@ -1,5 +1,5 @@
-import { parseJson } from '../db/dialect';
-import { parseRecipientRef } from '../services/campaigns/campaign-refs';
+import { parseJson } from '../../db/dialect';
+import { parseRecipientRef } from '../campaigns/campaign-refs';
 
 /**
  * The targets of a send as stored in `recipient_id` / `exclude_specific_recipient_id`:

@@ -1,8 +1,8 @@
 import type { Knex } from 'knex';
-import type { Config } from '../config';
-import { randomToken, sha256 } from '../lib/crypto';
-import { lazy } from '../lib/lazy';
-import { createViews } from '../lib/views';
+import type { Config } from '../../config';
+import { randomToken, sha256 } from '../../lib/crypto';
+import { lazy } from '../../lib/lazy';
+import { createViews } from '../../lib/views';
 
 export interface VerificationRecipient {
   from_name: string;

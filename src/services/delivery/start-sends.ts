@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
-import { skipLocked } from '../db/locking';
-import { SINGLE_SEND_STATUS } from '../lib/constants';
-import { transitionSingleSends } from '../services/campaigns/single-send-state';
+import { skipLocked } from '../../db/locking';
+import { SINGLE_SEND_STATUS } from '../../lib/constants';
+import { transitionSingleSends } from '../campaigns/single-send-state';
 import { expandSingleSend } from './expand';
 import { completeSingleSends } from './outcomes';
 import { parseTargets } from './recipient-refs';

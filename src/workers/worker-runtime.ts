@@ -1,8 +1,11 @@
-import type { Runtime } from '../boot';
+import type { Knex } from 'knex';
+import type { Logger } from 'pino';
+import type { Config } from '../config';
+import type { Services } from '../services';
 import { workerHooks } from './event-hooks';
-import { createMailTransport } from './transport';
+import { createMailTransport } from '../mail/transport';
 import { createHookDeliverer, HookDeliverer } from './hook-deliverer';
-import { createSendingWorker, SendingWorker, WorkerOptions } from './worker';
+import { createSendingWorker, SendingWorker, WorkerOptions } from './send-worker';
 
 export interface WorkerRuntime {
   worker: SendingWorker;
@@ -12,8 +15,17 @@ export interface WorkerRuntime {
   close(): Promise<void>;
 }
 
+/** What the loops need of a booted service (boot's Runtime has these and more). */
+export interface WorkerDeps {
+  config: Config;
+  db: Knex;
+  logger: Logger;
+  secret: string;
+  services: Services;
+}
+
 /** The sending worker of a booted service, with its own pooled transport. */
-export function createWorkerRuntime(runtime: Runtime, options: WorkerOptions = {}): WorkerRuntime {
+export function createWorkerRuntime(runtime: WorkerDeps, options: WorkerOptions = {}): WorkerRuntime {
   const { config, db, logger, secret, services } = runtime;
   const transport = createMailTransport(config, logger, { maxConnections: config.smtpMaxConnections });
   const worker = createSendingWorker({ db, config, logger, secret, transport, hooks: workerHooks(services) }, { leaseMs: config.sendLeaseMs, ...options });

@@ -1,8 +1,8 @@
 import type { Knex } from 'knex';
-import { toCount } from '../db/dialect';
-import { insertSelect } from '../db/insert-select';
-import { typedParam } from '../db/typed-param';
-import { MESSAGE_KIND, MESSAGE_STATE } from '../lib/constants';
+import { toCount } from '../../db/dialect';
+import { insertSelect } from '../../db/insert-select';
+import { typedParam } from '../../db/typed-param';
+import { MESSAGE_KIND, MESSAGE_STATE } from '../../lib/constants';
 import { parseTargets, Targets } from './recipient-refs';
 
 export interface ExpandableSend {

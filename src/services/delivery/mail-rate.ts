@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { reserveMailSlot } from '../db/rate-limits';
+import { reserveMailSlot } from '../../db/rate-limits';
 
 /**
  * MAIL_RATE: at most `perSecond` messages per second for each account, spaced evenly, across

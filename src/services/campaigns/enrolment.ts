@@ -1,10 +1,10 @@
 import type { Knex } from 'knex';
-import { insertSelect } from '../db/insert-select';
-import { skipLocked } from '../db/locking';
-import { typedParam } from '../db/typed-param';
-import { AUTOMATION_STATUS, AUTOMATION_TYPES, ENROLMENT_STATE, MESSAGE_KIND, MESSAGE_STATE } from '../lib/constants';
-import { membersOf, withoutUnsubscribed } from './expand';
-import type { Targets } from './recipient-refs';
+import { insertSelect } from '../../db/insert-select';
+import { skipLocked } from '../../db/locking';
+import { typedParam } from '../../db/typed-param';
+import { AUTOMATION_STATUS, AUTOMATION_TYPES, ENROLMENT_STATE, MESSAGE_KIND, MESSAGE_STATE } from '../../lib/constants';
+import { membersOf, withoutUnsubscribed } from '../delivery/expand';
+import type { Targets } from '../delivery/recipient-refs';
 
 export interface AutomationRow {
   id: number;

@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import type { Config } from '../config';
 import type { FeedbackService } from '../services/delivery/feedback';
 import { recordReading } from './bounce-listener';
-import { readReport } from './bounce-reader';
+import { readReport } from '../mail/bounce-reader';
 import { Sleeper } from './sleeper';
 
 export interface MailboxCounts {

@@ -1,33 +1,11 @@
 import type { Knex } from 'knex';
-import { nowValue } from '../db/dialect';
-import { Signer, TOKEN_PURPOSE } from '../lib/signed-token';
-import { compileMessage, CompiledMessage, renderEncoded, renderMessage, TrackingOptions } from './render';
-import { personalValues, SenderValues } from './personal-values';
+import { nowValue, parseJson } from '../../db/dialect';
+import { Signer, TOKEN_PURPOSE } from '../../lib/signed-token';
+import { compileMessage, CompiledMessage, renderEncoded, renderMessage, TrackingOptions } from '../../mail/render';
+import { personalValues, SenderValues } from '../../mail/personal-values';
 import { systemMessage } from './system-mail';
-import type { OutgoingMessage } from './transport';
-
-/** A claimed ledger row, as the claim returns it. */
-export interface LedgerRow {
-  id: number;
-  kind: number;
-  user_id: number;
-  single_send_id: number | null;
-  automation_id: number | null;
-  automation_schedule_id: number | null;
-  contact_id: number | null;
-  segment_recipient_id: number | null;
-  email: string;
-  email_key: string;
-  attempts: number;
-  /** Transmissions begun and never recorded (the worker died): see migration 0610. */
-  unconfirmed: number;
-  payload: string | null;
-}
-
-export const LEDGER_COLUMNS: (keyof LedgerRow)[] = [
-  'id', 'kind', 'user_id', 'single_send_id', 'automation_id', 'automation_schedule_id',
-  'contact_id', 'segment_recipient_id', 'email', 'email_key', 'attempts', 'unconfirmed', 'payload',
-];
+import type { OutgoingMessage } from '../../mail/outgoing-message';
+import type { LedgerRow } from './ledger-row';
 
 /** Everything a message of one send (or automation step) shares, compiled once. */
 export interface MessageSource {
@@ -112,7 +90,7 @@ export class MessageSources {
     const token = this.signer.sign(TOKEN_PURPOSE.message, Number(row.id));
     const unsubscribeUrl = `${this.baseUrl}/unsubscribe/${token}`;
     const rendered = (encoded ? renderEncoded : renderMessage)(source.compiled, {
-      values: personalValues(person, (id) => this.countries?.get(id), source.sender),
+      values: personalValues(person, parseJson<Record<string, unknown>>(person.custom_fields, {}), (id) => this.countries?.get(id), source.sender),
       unsubscribeUrl,
       pixelUrl: `${this.baseUrl}/open/${token}.gif`,
       clickUrl: `${this.baseUrl}/c/${token}`,

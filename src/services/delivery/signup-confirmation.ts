@@ -1,8 +1,8 @@
 import type { Knex } from 'knex';
-import { nowValue } from '../db/dialect';
-import { randomToken, sha256 } from '../lib/crypto';
-import { lazy } from '../lib/lazy';
-import { createViews } from '../lib/views';
+import { nowValue } from '../../db/dialect';
+import { randomToken, sha256 } from '../../lib/crypto';
+import { lazy } from '../../lib/lazy';
+import { createViews } from '../../lib/views';
 
 /** What the send ledger keeps of a signup confirmation mail besides its address: never a token. */
 export interface SignupConfirmationRef {

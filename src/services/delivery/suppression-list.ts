@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
-import { MESSAGE_KIND, SuppressionReason } from '../lib/constants';
-import type { LedgerRow } from './sources';
+import { MESSAGE_KIND, SuppressionReason } from '../../lib/constants';
+import type { LedgerRow } from './ledger-row';
 
 /**
  * Rows of a claimed batch whose address was unsubscribed (globally or from the message's group)

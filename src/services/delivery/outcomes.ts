@@ -1,9 +1,9 @@
 import type { Knex } from 'knex';
-import { MESSAGE_STATE, SINGLE_SEND_STATUS } from '../lib/constants';
-import { forUpdate, lockRows } from '../db/locking';
-import { transitionSingleSends } from '../services/campaigns/single-send-state';
-import { suppressAddress } from './suppression';
-import { emitMessageEvents } from '../services/integrations/hook-outbox';
+import { MESSAGE_STATE, SINGLE_SEND_STATUS } from '../../lib/constants';
+import { forUpdate, lockRows } from '../../db/locking';
+import { transitionSingleSends } from '../campaigns/single-send-state';
+import { suppressAddress } from './suppression-list';
+import { emitMessageEvents } from '../integrations/hook-outbox';
 
 /** How one claimed ledger row ended this attempt. */
 export type Outcome =

@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
-import { migrations, migrationSource } from '../../migrations';
-import { runSeeds } from '../../seeds';
+import { migrations, migrationSource } from '../migrations';
+import { runSeeds } from '../seeds';
 
 /** Brings the schema up to date and (re)applies the idempotent reference-data seeds. */
 export async function migrateAndSeed(db: Knex): Promise<void> {

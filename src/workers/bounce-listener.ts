@@ -3,8 +3,8 @@ import { SMTPServer, SMTPServerAddress, SMTPServerDataStream, SMTPServerSession 
 import type { Config } from '../config';
 import { verpToken } from '../lib/verp';
 import type { FeedbackService } from '../services/delivery/feedback';
-import { readReport, Reading } from './bounce-reader';
-import type { FeedbackResult } from './feedback';
+import { readReport, Reading } from '../mail/bounce-reader';
+import type { FeedbackResult } from '../services/delivery/record-feedback';
 
 export interface BounceListener {
   readonly port: number;

@@ -1,8 +1,8 @@
 import type { Knex } from 'knex';
-import { forUpdate } from '../db/locking';
-import { FEEDBACK_EVENT, MESSAGE_STATE, SOFT_BOUNCE_WINDOW_MS } from '../lib/constants';
-import { suppressAddress } from './suppression';
-import { emitMessageEvents } from '../services/integrations/hook-outbox';
+import { forUpdate } from '../../db/locking';
+import { FEEDBACK_EVENT, MESSAGE_STATE, SOFT_BOUNCE_WINDOW_MS } from '../../lib/constants';
+import { suppressAddress } from './suppression-list';
+import { emitMessageEvents } from '../integrations/hook-outbox';
 
 /** What came back about one sent message, from whichever channel (DSN, ARF, a provider's webhook). */
 export type Feedback =

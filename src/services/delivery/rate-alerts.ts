@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { ALERT_RATES, FEEDBACK_EVENT } from '../lib/constants';
+import { ALERT_RATES, FEEDBACK_EVENT } from '../../lib/constants';
 
 export interface RateAlert {
   userId: number;

@@ -2,9 +2,9 @@ import type { Knex } from 'knex';
 import { NotFoundError } from '../lib/errors';
 import type { EventsService } from '../services/delivery/events';
 import type { Services } from '../services';
-import type { WorkerHooks } from './worker';
-import { checkSendRates } from './rate-alerts';
-import type { AutomationRow } from './automations';
+import type { WorkerHooks } from './send-worker';
+import { checkSendRates } from '../services/delivery/rate-alerts';
+import type { AutomationRow } from '../services/campaigns/enrolment';
 import { emitHookEvents } from '../services/integrations/hook-outbox';
 import type { HookEventType } from '../lib/constants';
 

@@ -1,15 +1,16 @@
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
-import { jsonValue, nowValue, parseJson } from '../db/dialect';
-import { emailKey } from '../lib/email-key';
-import { MESSAGE_KIND, MESSAGE_STATE } from '../lib/constants';
-import { randomToken } from '../lib/crypto';
-import { createSigner, TOKEN_PURPOSE } from '../lib/signed-token';
+import { jsonValue, nowValue, parseJson } from '../../db/dialect';
+import { emailKey } from '../../lib/email-key';
+import { MESSAGE_KIND, MESSAGE_STATE } from '../../lib/constants';
+import { randomToken } from '../../lib/crypto';
+import { createSigner, TOKEN_PURPOSE } from '../../lib/signed-token';
 import { recordOutcomes } from './outcomes';
-import { feedbackStamp } from './feedback-stamp';
+import { feedbackStamp } from '../../mail/feedback-stamp';
 import { verificationBody, VerificationRef } from './sender-verification';
 import { signupConfirmationBody, SignupConfirmationRef } from './signup-confirmation';
-import { classifySendError, MailTransport, OutgoingMessage } from './transport';
+import type { OutgoingMessage } from '../../mail/outgoing-message';
+import { classifySendError, MailTransport } from '../../mail/transport';
 
 /** System mail (verification, notifications) goes before campaign mail (lower sorts first). */
 const SYSTEM_PRIORITY = 0;

@@ -1,10 +1,11 @@
 import type { Knex } from 'knex';
-import { MESSAGE_KIND } from '../lib/constants';
-import { emailKey } from '../lib/email-key';
-import { createSigner } from '../lib/signed-token';
-import type { RenderedMessage } from './render';
-import { escapeHtml } from './template';
-import { LedgerRow, MessageSources, sourceKey } from './sources';
+import { MESSAGE_KIND } from '../../lib/constants';
+import { emailKey } from '../../lib/email-key';
+import { createSigner } from '../../lib/signed-token';
+import type { RenderedMessage } from '../../mail/render';
+import { escapeHtml } from '../../mail/template';
+import type { LedgerRow } from './ledger-row';
+import { MessageSources, sourceKey } from './message-sources';
 
 export interface PreviewTarget {
   userId: number;

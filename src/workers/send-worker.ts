@@ -5,17 +5,18 @@ import { claimMessages } from '../db/locking';
 import { MESSAGE_KIND, MESSAGE_STATE } from '../lib/constants';
 import { randomToken } from '../lib/crypto';
 import { createSigner } from '../lib/signed-token';
-import { AutomationHooks, runAutomations } from './automations';
-import { LedgerWriter, Permits } from './ledger-writer';
-import { completeSends, IN_DOUBT_TWICE, Outcome, writeLedger } from './outcomes';
-import { AccountRateLimiter } from './rate-limit';
+import { AutomationHooks, runAutomations } from '../services/campaigns/enrolment';
+import { LedgerWriter, Permits } from '../services/delivery/ledger-writer';
+import { completeSends, IN_DOUBT_TWICE, Outcome, writeLedger } from '../services/delivery/outcomes';
+import { AccountRateLimiter } from '../services/delivery/mail-rate';
 import { Sleeper } from './sleeper';
-import { LEDGER_COLUMNS, LedgerRow, MessageSources, sourceKey } from './sources';
-import { startDueSingleSends, StartHooks } from './start-sends';
-import { suppressedRowIds } from './suppression';
-import { VOID_SYSTEM_MAIL } from './system-mail';
-import { classifySendError, MailTransport } from './transport';
-import { feedbackStamp } from './feedback-stamp';
+import { LEDGER_COLUMNS, LedgerRow } from '../services/delivery/ledger-row';
+import { MessageSources, sourceKey } from '../services/delivery/message-sources';
+import { startDueSingleSends, StartHooks } from '../services/delivery/start-sends';
+import { suppressedRowIds } from '../services/delivery/suppression-list';
+import { VOID_SYSTEM_MAIL } from '../services/delivery/system-mail';
+import { classifySendError, MailTransport } from '../mail/transport';
+import { feedbackStamp } from '../mail/feedback-stamp';
 
 /** Things the worker tells the rest of the service about (events become notification mail). */
 export interface WorkerHooks extends AutomationHooks, StartHooks {}
