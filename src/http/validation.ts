@@ -153,9 +153,12 @@ export class Rule {
     return this;
   }
 
-  /** An array (indexed, bracketed or JSON) of at most `max` entries. */
-  array(max?: number): this {
-    this.describe({ type: 'array', ...(max !== undefined ? { maxItems: max } : {}) });
+  /**
+   * An array (indexed, bracketed or JSON) of at most `max` entries, described as holding
+   * `items` (a generated client types the array from it; its entries are the caller's check).
+   */
+  array(items: JsonSchema, max?: number): this {
+    this.describe({ type: 'array', items, ...(max !== undefined ? { maxItems: max } : {}) });
     this.custom((v) => Array.isArray(v), messages.array(this.name));
     if (max !== undefined) {
       this.custom((v: unknown[]) => v.length <= max, messages.arrayMax(this.name, max));
