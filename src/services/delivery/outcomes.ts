@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import { MESSAGE_STATE, SINGLE_SEND_STATUS } from '../../lib/constants';
 import { forUpdate, lockRows } from '../../db/locking';
 import { transitionSingleSends } from '../campaigns/single-send-state';
+import { countEach } from './counters';
 import { suppressAddress } from './suppression-list';
 import { emitMessageEvents } from '../integrations/hook-outbox';
 
@@ -168,9 +169,9 @@ export async function writeLedger(db: Knex, write: LedgerWrite, policy: OutcomeP
     const automationIds = ids(all.map((r) => r.automation_id));
     if (sendIds.length) await lockRows(trx, trx('single_sends').whereIn('id', sendIds).orderBy('id').select('id'));
     if (automationIds.length) await lockRows(trx, trx('automations').whereIn('id', automationIds).orderBy('id').select('id'));
-    await addCounters(trx, delivered, 'delivered', 'total_delivered');
-    await addCounters(trx, bounced, 'bounces', 'total_bounces');
-    await addCounters(trx, failed, 'failed', 'total_failed');
+    await countEach(trx, delivered, 'delivered');
+    await countEach(trx, bounced, 'bounced');
+    await countEach(trx, failed, 'failed');
     // Outgoing webhooks: written with the outcomes, so each is reported once and never lost.
     await emitMessageEvents(trx, 'message.delivered', delivered.map((r) => ({ messageId: Number(r.id), userId: Number(r.user_id) })), now);
     await emitMessageEvents(trx, 'message.bounced', bounced.map((r) => ({ messageId: Number(r.id), userId: Number(r.user_id), extra: r.extra })), now);
@@ -199,26 +200,9 @@ export async function completeSends(db: Knex, sendIds: number[], now: Date, onCo
   return completed;
 }
 
-/** Adds the rows' counts to their single sends' and automations' counters. */
-async function addCounters(trx: Knex.Transaction, rows: Touched[], sendColumn: string, automationColumn: string): Promise<void> {
-  const bySend = countBy(rows, (r) => r.single_send_id);
-  const byAutomation = countBy(rows, (r) => r.automation_id);
-  for (const [id, n] of bySend) await trx('single_sends').where({ id }).increment(sendColumn, n);
-  for (const [id, n] of byAutomation) await trx('automations').where({ id }).increment(automationColumn, n);
-}
-
 /** Distinct non-null ids, ascending. */
 function ids(values: Array<number | null | undefined>): number[] {
   return [...new Set(values.filter((v): v is number => v !== null && v !== undefined).map(Number))].sort((a, b) => a - b);
-}
-
-function countBy<T>(rows: T[], key: (row: T) => number | null): Map<number, number> {
-  const counts = new Map<number, number>();
-  for (const row of rows) {
-    const k = key(row);
-    if (k !== null && k !== undefined) counts.set(Number(k), (counts.get(Number(k)) ?? 0) + 1);
-  }
-  return counts;
 }
 
 /** Running sends none of whose ledger rows is still queued or sending become completed. */

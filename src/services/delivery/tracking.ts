@@ -4,6 +4,8 @@ import { isAutomatedOpen } from '../../lib/automated-opens';
 import { createSigner, TOKEN_PURPOSE } from '../../lib/signed-token';
 import type { ServiceDeps } from '../context';
 import { emitHookEvents, emitMessageEvents } from '../integrations/hook-outbox';
+import { addUnsubscribers } from '../audience/unsubscribers';
+import { countUnsubscribe, moveCounters } from './counters';
 
 const MESSAGE_TOKEN = TOKEN_PURPOSE.message;
 
@@ -83,23 +85,8 @@ export function createTrackingService({ db, secret }: Pick<ServiceDeps, 'db' | '
     const human = automated ? 0 : await trx('send_messages').where({ id: message.id }).whereNull('human_opened_at').update({ human_opened_at: now });
     // message.opened: the first open of a message (as unique_opens counts it).
     if (first) await emitMessageEvents(trx, 'message.opened', [{ messageId: message.id, userId: Number(message.user_id), extra: { automated } }], now);
-    const plus = (column: string, by: number) => trx.raw('?? + ?', [column, by]);
-    if (message.single_send_id) {
-      const [counts] = await trx('single_sends')
-        .where({ id: message.single_send_id })
-        .update({ total_opens: plus('total_opens', 1), unique_opens: plus('unique_opens', first), unique_human_opens: plus('unique_human_opens', human) })
-        .returning(['unique_opens']);
-      if (first) await trx('send_messages').where({ id: message.id }).update({ open_seq: counts.unique_opens });
-    }
-    if (message.automation_id) {
-      await trx('automations')
-        .where({ id: message.automation_id })
-        .update({
-          total_opens: plus('total_opens', 1),
-          total_unique_opens: plus('total_unique_opens', first),
-          total_unique_human_opens: plus('total_unique_human_opens', human),
-        });
-    }
+    const send = await moveCounters(trx, message, { opened: 1, openedFirst: first, openedByPerson: human });
+    if (first && send) await trx('send_messages').where({ id: message.id }).update({ open_seq: send.openedFirst });
   }
 
   /** contact.unsubscribed: the address left these groups (null: everything the account sends). */
@@ -116,23 +103,9 @@ export function createTrackingService({ db, secret }: Pick<ServiceDeps, 'db' | '
     await emitHookEvents(trx, 'contact.unsubscribed', [Number(message.user_id)], () => [{ userId: Number(message.user_id), data, contactKey: message.email_key }], now);
   }
 
-  /** Adds to the send's (or automation's) `unsubscribes` once per message. */
-  async function countUnsubscribe(trx: Knex.Transaction, message: Message, now: string): Promise<void> {
-    const first = await trx('send_messages').where({ id: message.id }).whereNull('unsubscribed_at').update({ unsubscribed_at: now });
-    if (!first) return;
-    if (message.single_send_id) await trx('single_sends').where({ id: message.single_send_id }).increment('unsubscribes', 1);
-    if (message.automation_id) await trx('automations').where({ id: message.automation_id }).increment('total_unsubscribe', 1);
-  }
-
   /** Adds the address to a group's recipients (or the global unsubscribers); true when it was not there yet. */
   async function addUnsubscriber(trx: Knex.Transaction, message: Message, groupId: number | null, now: string): Promise<boolean> {
-    const [table, conflict] = groupId ? ['unsubscribe_group_recipients', ['unsubscribe_groups_id', 'email_key']] : ['global_unsubscribes', ['user_id', 'email_key']];
-    const inserted = await trx(table)
-      .insert({ user_id: message.user_id, unsubscribe_groups_id: groupId, email_address: message.email, email_key: message.email_key, created_at: now, updated_at: now })
-      .onConflict(conflict)
-      .ignore()
-      .returning('id');
-    return inserted.length > 0;
+    return (await addUnsubscribers(trx, { userId: Number(message.user_id), groupId }, [message.email], now)) > 0;
   }
 
   /** Link n of the message's send or automation step. */
@@ -195,12 +168,7 @@ export function createTrackingService({ db, secret }: Pick<ServiceDeps, 'db' | '
         const first = await trx('send_messages').where({ id: message.id }).whereNull('clicked_at').update({ clicked_at: now });
         // message.clicked: the first click of each link of a message (as unique clicks count it).
         if (firstOfLink) await emitMessageEvents(trx, 'message.clicked', [{ messageId: message.id, userId: Number(message.user_id), extra: { url: link.url } }], now);
-        if (message.single_send_id) {
-          await trx('single_sends').where({ id: message.single_send_id }).update({ total_clicks: plus('total_clicks', 1), unique_clicks: plus('unique_clicks', first) });
-        }
-        if (message.automation_id) {
-          await trx('automations').where({ id: message.automation_id }).update({ total_clicks: plus('total_clicks', 1), total_unique_clicks: plus('total_unique_clicks', first) });
-        }
+        await moveCounters(trx, message, { clicked: 1, clickedFirst: first });
         if (!message.opened_at) await countOpen(trx, message, fetch, now);
         return link.url;
       });
