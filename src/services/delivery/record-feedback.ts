@@ -1,7 +1,8 @@
 import type { Knex } from 'knex';
 import { forUpdate } from '../../db/locking';
-import { FEEDBACK_EVENT, MESSAGE_STATE, SOFT_BOUNCE_WINDOW_MS } from '../../lib/constants';
+import { FEEDBACK_EVENT, SOFT_BOUNCE_WINDOW_MS } from '../../lib/constants';
 import { countUnsubscribe, moveCounters } from './counters';
+import { transitionMessages } from './message-state';
 import { suppressAddress } from './suppression-list';
 import { addUnsubscribers } from '../audience/unsubscribers';
 import { emitMessageEvents } from '../integrations/hook-outbox';
@@ -84,11 +85,9 @@ export async function recordFeedback(db: Knex, f: Feedback, policy: FeedbackPoli
     const suppression = { userId, email: message.email, emailKey: message.email_key, diagnostic: f.diagnostic, source: f.source, now };
 
     if (f.event === FEEDBACK_EVENT.bounce) {
-      const moved = await trx('send_messages')
-        .where({ id: message.id, state: MESSAGE_STATE.sent })
-        .update({ state: MESSAGE_STATE.bounced, last_error: f.diagnostic.slice(0, 500), updated_at: now });
+      const moved = await transitionMessages(trx('send_messages').where({ id: message.id }), 'bounceAfterDelivery', { last_error: f.diagnostic.slice(0, 500), updated_at: now });
       if (moved) {
-        // Reported once: a message refused at SMTP time was reported then (src/mail/outcomes.ts).
+        // Reported once: a message refused at SMTP time was reported then (outcomes.ts).
         const extra = { permanent: f.permanent, status: f.status ?? null, diagnostic: f.diagnostic.slice(0, 500), source: f.source };
         await emitMessageEvents(trx, 'message.bounced', [{ messageId: Number(message.id), userId, extra }], now);
         await moveCounters(trx, message, { delivered: -1, bounced: 1 });
