@@ -133,7 +133,7 @@ export function createSignupsService(deps: Deps) {
     const key = emailKey(email);
     for (const id of offered) {
       if (keep.has(id)) await trx('unsubscribe_group_recipients').where({ unsubscribe_groups_id: id, email_key: key }).delete();
-      else await addUnsubscribers(trx, 'unsubscribe_group_recipients', ['unsubscribe_groups_id', 'email_key'], { user_id: userId, unsubscribe_groups_id: id }, [email]);
+      else await addUnsubscribers(trx, { userId, groupId: id }, [email]);
     }
   }
 
