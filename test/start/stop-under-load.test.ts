@@ -138,7 +138,9 @@ describe('a web process stopped with SIGTERM under keep-alive load', () => {
         else if (outcome.kind === 'answered') otherAnswers.push({ email, status: outcome.status, body: outcome.body });
         else if (outcome.kind === 'broken') broken.push({ email, error: outcome.error });
         if (outcome.kind === 'answered') continue;
-        if (current === target) unexpected.push(`${email}: ${outcome.kind} while the process ran`);
+        // A broken request may meet a keep-alive connection the server let go idle (checked
+        // below: the server never handled it); refused, the process must have stopped.
+        if (outcome.kind === 'refused' && current === target) unexpected.push(`${email}: refused while the process ran`);
         target = current;
         port = await target;
       }
