@@ -3,7 +3,7 @@ import { manualClock, sendingFixtures, testWorker } from '../support/fixtures-se
 import { TestAccount, useHarness } from '../support/harness';
 import { startSmtpSink, SmtpSink } from '../support/smtp';
 
-/** Editing an automation step (issue 14, point 5): `POST /automations/schedule/update?utr=`. */
+/** Editing an automation step: `POST /automations/schedule/update?utr=`. */
 describe('editing an automation step', () => {
   const h = useHarness();
   const f = sendingFixtures(h);
