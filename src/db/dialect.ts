@@ -66,19 +66,22 @@ export function affectedRows(result: unknown): number {
 
 /**
  * Inserts rows in chunks, skipping those that collide with a unique key on `conflict`
- * (ON CONFLICT DO NOTHING on both databases). Call it inside a transaction for all-or-nothing.
+ * (ON CONFLICT DO NOTHING on both databases); answers how many were added (the table's key is
+ * `id`). Call it inside a transaction for all-or-nothing.
  */
 export async function insertIgnoringDuplicates(
   db: Knex | Knex.Transaction,
   table: string,
   rows: Record<string, unknown>[],
   conflict: string[],
-): Promise<void> {
-  if (rows.length === 0) return;
+): Promise<number> {
+  if (rows.length === 0) return 0;
   const chunk = rowsPerInsert(db as Knex, Object.keys(rows[0]).length);
+  let added = 0;
   for (let i = 0; i < rows.length; i += chunk) {
-    await db(table).insert(rows.slice(i, i + chunk)).onConflict(conflict).ignore();
+    added += (await db(table).insert(rows.slice(i, i + chunk)).onConflict(conflict).ignore().returning('id')).length;
   }
+  return added;
 }
 
 /** True for a unique-constraint violation (PostgreSQL 23505, SQLite SQLITE_CONSTRAINT_UNIQUE). */

@@ -191,7 +191,7 @@ export function createContactsService({ db, contactTypes, fields, events, member
         // or cleaned ones on the suppression list, as bounces (docs/import-export.md, Statuses).
         const unsubscribe = marked.filter((m) => !m.bounced).map((m) => m.address);
         const bounced = marked.filter((m) => m.bounced).map((m) => m.address);
-        if (unsubscribe.length > 0) await addUnsubscribers(trx, 'global_unsubscribes', ['user_id', 'email_key'], { user_id: ctx.userId, unsubscribe_groups_id: null }, unsubscribe);
+        if (unsubscribe.length > 0) await addUnsubscribers(trx, { userId: ctx.userId, groupId: null }, unsubscribe);
         if (bounced.length > 0) await suppressImported(trx, ctx.userId, bounced);
         if (members) {
           const after: { id: number; email_key: string }[] = await livingKeys().select('id', 'email_key');

@@ -8,6 +8,7 @@ import { timestamp } from '../../lib/time';
 import type { Ctx, ServiceDeps } from '../context';
 import { contactRecord, ContactRecord } from './contact-records';
 import { customFieldDefs, CustomFieldSource } from './custom-field-values';
+import { transitionMessages } from '../delivery/message-state';
 
 /**
  * What the account holds about one address, and its erasure (privacy requests). Erasure
@@ -146,7 +147,7 @@ export function createPrivacyService({ db, secret, fields }: Deps) {
           })
           .del();
         // Queued mail to the address is not sent any more.
-        await trx('send_messages').where({ user_id: ctx.userId, email_key: key, state: MESSAGE_STATE.queued }).update({ state: MESSAGE_STATE.suppressed });
+        await transitionMessages(trx('send_messages').where({ user_id: ctx.userId, email_key: key }), 'erase');
         const messages = await trx('send_messages')
           .where({ user_id: ctx.userId, email_key: key })
           .update({ email: gone, email_key: gone, contact_id: null, segment_recipient_id: null, payload: null });
