@@ -58,6 +58,18 @@ export async function refreshStatistics(db: Knex | Knex.Transaction, table: stri
   if (isPostgres(db as Knex)) await db.raw('analyze ??', [table]);
 }
 
+/**
+ * After rows were deleted or overwritten so that nothing of them may stay (a privacy erasure):
+ * PostgreSQL keeps the old versions as dead tuples until a VACUUM removes them, so one runs on
+ * the tables now; SQLite already overwrote the freed space (secure_delete, src/db/index.ts), and
+ * the old pages still in the write-ahead log go with a checkpoint that truncates it. Outside a
+ * transaction (a VACUUM cannot run in one).
+ */
+export async function reclaimFreedSpace(db: Knex, tables: string[]): Promise<void> {
+  if (isPostgres(db)) await db.raw(`vacuum ${tables.map(() => '??').join(', ')}`, tables);
+  else await db.raw('pragma wal_checkpoint(truncate)');
+}
+
 /** Rows changed by a raw INSERT / UPDATE / DELETE: pg reports rowCount, better-sqlite3 changes. */
 export function affectedRows(result: unknown): number {
   const r = result as { rowCount?: number | null; changes?: number } | undefined;

@@ -13,6 +13,7 @@ import type { Ctx, ServiceDeps } from '../context';
 import { countryExists } from '../reference/country-lookup';
 import { dropRuleMemberships, SegmentMemberships } from './segment-memberships';
 import { addUnsubscribers, suppressImported } from './unsubscribers';
+import { restoreOptOuts } from './erased-opt-outs';
 import { emitHookEvents } from '../integrations/hook-outbox';
 import { checkCustomValue, CustomFieldDef, customFieldDefs, CustomFieldSource, StoredCustomFields } from './custom-field-values';
 
@@ -28,14 +29,14 @@ export interface ContactInput {
   custom_field?: Record<string, unknown>;
 }
 
-interface Deps extends Pick<ServiceDeps, 'db'> {
+interface Deps extends Pick<ServiceDeps, 'db' | 'secret'> {
   fields: CustomFieldSource;
   contactTypes: Pick<ContactTypesService, 'exists'>;
   events: AudienceEvents;
   memberships: Pick<SegmentMemberships, 'refreshContacts' | 'liveSegments'>;
 }
 
-export function createContactsService({ db, contactTypes, fields, events, memberships }: Deps) {
+export function createContactsService({ db, secret, contactTypes, fields, events, memberships }: Deps) {
   const live = (ctx: Ctx, q: Knex | Knex.Transaction = db) => q('contacts').where({ user_id: ctx.userId }).whereNull('deleted_at');
 
   /** Checks what needs the database; every failing field is reported at once. */
@@ -126,6 +127,7 @@ export function createContactsService({ db, contactTypes, fields, events, member
       const now = nowValue();
       return uniqueEmail(() =>
         (outer ?? db).transaction(async (trx) => {
+          await restoreOptOuts(trx, secret, ctx.userId, [emailKey(input.email.trim())]);
           const id = await insertId(trx, 'contacts', {
             ...columns(input),
             user_id: ctx.userId,
@@ -153,6 +155,7 @@ export function createContactsService({ db, contactTypes, fields, events, member
       const merged = dropEmpty({ ...parseJson<StoredCustomFields>(current.custom_fields, {}), ...custom });
       await uniqueEmail(() =>
         (outer ?? db).transaction(async (trx) => {
+          await restoreOptOuts(trx, secret, ctx.userId, [emailKey(input.email.trim())]);
           const changed = await live(ctx, trx)
             .where({ id })
             .update({ ...columns(input), custom_fields: jsonValue(merged), updated_at: nowValue() });
@@ -179,6 +182,7 @@ export function createContactsService({ db, contactTypes, fields, events, member
     ): Promise<UpsertCount> {
       const { columns, rows, keys, marked = [] } = batch;
       return db.transaction(async (trx) => {
+        await restoreOptOuts(trx, secret, ctx.userId, keys());
         // Who was already in the type is only worth asking when someone listens for joins.
         const listened = events.hasContactTypeListeners() ? keys() : [];
         const livingKeys = () => live(ctx, trx).whereIn('email_key', listened);
