@@ -197,3 +197,12 @@ export const HOOK_DELIVERY = {
 
 /** Emitted on `process` once the server has started (listening, worker running): dist/src/start.js then writes its compile cache. */
 export const STARTED_EVENT = 'campaign-service-started';
+
+/** How old a provider webhook's signed timestamp may be, and how far ahead of our clock (skew). */
+export const PROVIDER_WEBHOOK_AGE = {
+  /** Mailgun signs only timestamp + token: a signature is good for this long, and once. */
+  mailgunMaxAgeMs: 5 * 60_000,
+  /** SendGrid signs timestamp + body; its documentation advises refusing old timestamps. */
+  sendgridMaxAgeMs: 10 * 60_000,
+  maxAheadMs: 60_000,
+} as const;
