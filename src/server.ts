@@ -3,7 +3,6 @@ import { parseArgs } from 'node:util';
 import { boot, ensureDemoAccount, Runtime } from './boot';
 import { loadConfig } from './config';
 import { createWorkerRuntime, WorkerRuntime } from './workers/worker-runtime';
-import { STARTED_EVENT } from './lib/constants';
 
 type Role = 'web' | 'worker' | 'both' | 'inbound';
 
@@ -27,8 +26,6 @@ async function main(): Promise<void> {
   // Bounces come back to the worker (or a process of their own with --role=inbound).
   const inbound = role === 'web' ? undefined : await startInbound(runtime, role === 'inbound');
   handleSignals(runtime, server, sending, inbound);
-  // Tells dist/src/start.js that start-up is over (it then writes the compile cache).
-  (process as NodeJS.EventEmitter).emit(STARTED_EVENT);
 }
 
 async function listen(runtime: Runtime): Promise<Server> {

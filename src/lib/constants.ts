@@ -129,7 +129,7 @@ export const SEGMENT_OPERATORS = {
 export type SegmentFieldKind = keyof typeof SEGMENT_OPERATORS;
 export const SEGMENT_QUERY_TYPES = ['and', 'or'] as const;
 
-/** CSV import: skipped rows reported in the summary (batch sizes are per database, in src/db/bulk.ts). */
+/** CSV import: skipped rows reported in the summary (batch sizes are per database, in src/db/contact-upsert.ts). */
 export const CSV_IMPORT = { reportedErrors: 100 } as const;
 
 /** Dashboard CSV imports: their states, and how long one may go without progress before it counts as interrupted. */
@@ -194,9 +194,6 @@ export const HOOK_DELIVERY = {
   /** Endpoints per account. */
   maxEndpoints: 20,
 } as const;
-
-/** Emitted on `process` once the server has started (listening, worker running): dist/src/start.js then writes its compile cache. */
-export const STARTED_EVENT = 'campaign-service-started';
 
 /** How old a provider webhook's signed timestamp may be, and how far ahead of our clock (skew). */
 export const PROVIDER_WEBHOOK_AGE = {

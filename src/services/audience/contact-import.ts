@@ -1,4 +1,4 @@
-import { withBulkWrites } from '../../db/bulk';
+import { withBulkWrites } from '../../db/sqlite-bulk-writes';
 import { refreshStatistics } from '../../db/dialect';
 import { CSV_IMPORT, CustomFieldType, RESERVED_FIELD_NAMES } from '../../lib/constants';
 import { csvChunks, CsvDialect, isBlankRow, isBroken, toCsv } from '../../lib/csv';

@@ -1,13 +1,14 @@
 import type { Knex } from 'knex';
-import { EncodedRows, upsertContacts, UpsertColumn, UpsertCount } from '../../db/bulk';
+import { upsertContacts, UpsertColumn, UpsertCount } from '../../db/contact-upsert';
+import type { EncodedRows } from '../../db/import-batches';
 import { insertId, isUniqueViolation, jsonValue, nowValue, parseJson } from '../../db/dialect';
 import { emailKey } from '../../lib/email-key';
-import { jsonChunks, listPage, Paging } from '../../db/paging';
+import { idChunks, listPage, Paging } from '../../db/paging';
 import type { ContactTextColumn } from '../../lib/constants';
 import { FieldErrors, NotFoundError, ValidationError } from '../../lib/errors';
 import { messages, throwIfAny } from '../../lib/validation';
 import type { AudienceEvents } from './audience-events';
-import { contactListJson, contactListQuery, contactListRowSql, contactRecord, withListTypes, ContactRecord } from './contact-records';
+import { contactListQuery, contactRecord, ContactRecord, ContactTypeCache } from './contact-records';
 import type { ContactTypesService } from './contact-types';
 import type { Ctx, ServiceDeps } from '../context';
 import { countryExists } from '../reference/country-lookup';
@@ -103,15 +104,11 @@ export function createContactsService({ db, secret, contactTypes, fields, events
       return listPage(contactListQuery(db, ctx, search).orderBy('c.id', 'desc'), paging, (row) => contactRecord(row, defs, 'list'));
     },
 
-    /**
-     * The whole list newest first, in chunks for streaming to the client: each chunk is its
-     * contacts' JSON, comma-separated, written by the database (contactListRowSql) or, for a
-     * chunk with a row it cannot write exactly, by contactListJson.
-     */
-    async *listChunks(ctx: Ctx, search?: string): AsyncGenerator<string | Buffer> {
+    /** The whole list newest first, in chunks of records for streaming to the client (memory holds one chunk). */
+    async *listChunks(ctx: Ctx, search?: string): AsyncGenerator<ContactRecord[]> {
       const defs = await customFieldDefs(fields, ctx);
-      const json = contactListJson(defs);
-      yield* jsonChunks(db, withListTypes(db, ctx, contactListQuery(db, ctx, search)), 'c.id', contactListRowSql(db, defs), (rows) => rows.map(json).join(','));
+      const types: ContactTypeCache = new Map();
+      for await (const rows of idChunks(contactListQuery(db, ctx, search), 'c.id')) yield rows.map((row) => contactRecord(row, defs, 'list', types));
     },
 
     async get(ctx: Ctx, id: number): Promise<ContactRecord> {

@@ -1,10 +1,12 @@
 /**
  * The write side of a CSV import: rows collected into batches by lane and written while the
- * file is read on. src/db/bulk.ts sets the batch size and lanes of each database; the import
+ * file is read on. src/db/import-lanes.ts and import-batches.ts say how each database takes them; the import
  * service (contact-import.ts) reads the file and counts what it skips.
  */
 import type { Knex } from 'knex';
-import { importBatchRows, importLane, importLanes, ImportRows, newImportRows, UpsertCount } from '../../db/bulk';
+import { importBatchRows, UpsertCount } from '../../db/contact-upsert';
+import { ImportRows, newImportRows } from '../../db/import-batches';
+import { importLane, importLanes } from '../../db/import-lanes';
 
 /** An address a row of the file marks: unsubscribed (global unsubscribe list) or bounced/cleaned (suppression list). */
 export interface MarkedAddress {
@@ -44,7 +46,7 @@ interface Lane {
  * reaches the database after an earlier one of the same email. Memory stays bounded: per lane
  * one batch being written, one waiting for it and one filling, reused from batch to batch. A
  * full batch is sent only when the next row arrives, so the last batches are never empty: the
- * very last alone is written durably (see bulk.ts). `keyAt` is the email key's place in a row's values.
+ * very last alone is written durably (see db/contact-upsert.ts). `keyAt` is the email key's place in a row's values.
  */
 export function importBatchWriter(db: Knex, keyAt: number, write: WriteBatch, counts: WrittenCounts) {
   const batchRows = importBatchRows(db);
