@@ -7,7 +7,7 @@ import request from 'supertest';
 import { feedbackStamp } from '../../src/mail/feedback-stamp';
 import { useHarness, TestAccount } from '../support/harness';
 import { header, sendingFixtures, testWorker } from '../support/fixtures-sending';
-import { startSmtpSink, SmtpSink } from '../support/smtp';
+import { useSmtpSink } from '../support/smtp';
 
 const sendgridKeys = crypto.generateKeyPairSync('ec', { namedCurve: 'prime256v1' });
 const SENDGRID_PUBLIC_KEY = sendgridKeys.publicKey.export({ format: 'der', type: 'spki' }).toString('base64');
@@ -25,7 +25,7 @@ describe('provider webhooks', () => {
   });
   const f = sendingFixtures(h);
   let alice: TestAccount;
-  let sink: SmtpSink;
+  const sink = useSmtpSink();
   let sender: number;
   let group: number;
   let snsKey: crypto.KeyObject;
@@ -33,7 +33,6 @@ describe('provider webhooks', () => {
 
   beforeAll(async () => {
     alice = await h.account();
-    sink = await startSmtpSink();
     sender = await f.sender(alice.user_id);
     group = await f.group(alice.user_id);
     // A locally generated certificate stands in for SNS's: served for CERT_URL only.
@@ -49,7 +48,6 @@ describe('provider webhooks', () => {
       throw new Error(`unexpected fetch of ${url}`);
     });
   });
-  afterAll(() => sink.close());
   beforeEach(() => {
     fetched.splice(0);
   });

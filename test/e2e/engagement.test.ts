@@ -1,7 +1,7 @@
 import request from 'supertest';
 import { sendingFixtures, testWorker } from '../support/fixtures-sending';
 import { useHarness } from '../support/harness';
-import { startSmtpSink, SmtpSink } from '../support/smtp';
+import { useSmtpSink } from '../support/smtp';
 import { useBrowser } from './browser';
 
 const CHROME = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/140.0 Safari/537.36';
@@ -10,11 +10,7 @@ describe('dashboard in Chromium: engagement of a sent single send', () => {
   const h = useHarness();
   const b = useBrowser(h);
   const f = sendingFixtures(h);
-  let sink: SmtpSink;
-  beforeAll(async () => {
-    sink = await startSmtpSink();
-  });
-  afterAll(() => sink.close());
+  const sink = useSmtpSink();
 
   test('when recipients clicked then the send page shows the rates and the per-link table, and who clicked', async () => {
     const account = await h.account();

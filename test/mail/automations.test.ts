@@ -1,7 +1,7 @@
 import { useHarness, TestAccount } from '../support/harness';
 import request from 'supertest';
 import { header, manualClock, sendingFixtures, testWorker } from '../support/fixtures-sending';
-import { startSmtpSink, SmtpSink } from '../support/smtp';
+import { useSmtpSink } from '../support/smtp';
 import { runAutomations } from '../../src/services/campaigns/enrolment';
 
 const HOUR = 3_600_000;
@@ -11,18 +11,15 @@ describe('automations', () => {
   const h = useHarness();
   const f = sendingFixtures(h);
   let alice: TestAccount;
-  let sink: SmtpSink;
+  const sink = useSmtpSink({ emptyBeforeEach: true });
   let sender: number;
   let group: number;
 
   beforeAll(async () => {
     alice = await h.account();
-    sink = await startSmtpSink();
     sender = await f.sender(alice.user_id);
     group = await f.group(alice.user_id);
   });
-  afterAll(() => sink.close());
-  beforeEach(() => sink.messages.splice(0));
 
   const received = () => sink.messages.map((m) => `${m.to[0]}: ${m.parsed.subject}`).sort();
 

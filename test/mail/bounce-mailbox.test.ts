@@ -6,25 +6,21 @@ import { useHarness, TestAccount } from '../support/harness';
 import { header, sendingFixtures, testWorker } from '../support/fixtures-sending';
 import { bounceFixture } from '../support/bounce-fixtures';
 import { Dovecot, freePort, startDovecot } from '../support/dovecot';
-import { startSmtpSink, SmtpSink } from '../support/smtp';
+import { useSmtpSink } from '../support/smtp';
 
 describe('the IMAP bounce mailbox', () => {
   // Without BOUNCE_DOMAIN bounces go back to the From address, whose mailbox this is.
   const h = useHarness();
   const f = sendingFixtures(h);
   let alice: TestAccount;
-  let sink: SmtpSink;
+  const sink = useSmtpSink();
   let dovecot: Dovecot;
 
   beforeAll(async () => {
     alice = await h.account();
-    sink = await startSmtpSink();
     dovecot = await startDovecot();
   });
-  afterAll(async () => {
-    await sink.close();
-    await dovecot?.stop();
-  });
+  afterAll(() => dovecot?.stop());
 
   async function withImap<T>(work: (client: ImapFlow) => Promise<T>): Promise<T> {
     const client = new ImapFlow({ host: '127.0.0.1', port: dovecot.port, secure: false, auth: { user: dovecot.user, pass: dovecot.password }, logger: false });

@@ -5,7 +5,7 @@ import { createMailTransport } from '../../src/mail/transport';
 import { createSendingWorker } from '../../src/workers/send-worker';
 import { useHarness, TestAccount } from '../support/harness';
 import { header, manualClock, sendingFixtures, testWorker } from '../support/fixtures-sending';
-import { startSmtpSink, SmtpSink } from '../support/smtp';
+import { useSmtpSink } from '../support/smtp';
 
 const DAY = 24 * 3_600_000;
 
@@ -13,18 +13,15 @@ describe('bounce and complaint rules', () => {
   const h = useHarness({ BOUNCE_DOMAIN: 'Bounces.Campaigns.test' });
   const f = sendingFixtures(h);
   let alice: TestAccount;
-  let sink: SmtpSink;
+  const sink = useSmtpSink({ emptyBeforeEach: true });
   let sender: number;
   let group: number;
 
   beforeAll(async () => {
     alice = await h.account();
-    sink = await startSmtpSink();
     sender = await f.sender(alice.user_id);
     group = await f.group(alice.user_id);
   });
-  afterAll(() => sink.close());
-  beforeEach(() => sink.messages.splice(0));
 
   /** Sends one single send to `emails` (a new contact type) and returns its id and ledger. */
   async function sendTo(emails: string[], now = () => new Date(), existingType?: number) {

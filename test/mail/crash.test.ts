@@ -5,7 +5,7 @@ import { IN_DOUBT_TWICE } from '../../src/services/delivery/outcomes';
 import { useHarness } from '../support/harness';
 import { sendingFixtures } from '../support/fixtures-sending';
 import { startServiceProcess, ServiceProcess, until } from '../support/processes';
-import { startSmtpSink, SmtpSink } from '../support/smtp';
+import { useSmtpSink } from '../support/smtp';
 import { TMP_DIR } from '../support/test-db';
 
 const RECIPIENTS = 2500;
@@ -19,16 +19,11 @@ const IN_FLIGHT = SMTP_MAX_CONNECTIONS * 2;
 describe('worker processes killed in the middle of a send', () => {
   const h = useHarness();
   const f = sendingFixtures(h);
-  let sink: SmtpSink;
+  const sink = useSmtpSink();
   const children: ServiceProcess[] = [];
-
-  beforeAll(async () => {
-    sink = await startSmtpSink();
-  });
   afterAll(async () => {
     for (const c of children) if (c.child.exitCode === null && c.child.signalCode === null) c.child.kill('SIGKILL');
     await Promise.all(children.map((c) => c.exited));
-    await sink.close();
   });
 
   function startWorker(): ServiceProcess {

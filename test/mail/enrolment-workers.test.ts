@@ -5,7 +5,7 @@ import { addContact, addContactType, countryId } from '../support/audience';
 import { sendingFixtures } from '../support/fixtures-sending';
 import { useHarness } from '../support/harness';
 import { startServiceProcess, ServiceProcess, until } from '../support/processes';
-import { startSmtpSink, SmtpSink } from '../support/smtp';
+import { useSmtpSink } from '../support/smtp';
 import { TMP_DIR } from '../support/test-db';
 
 const IMPORTED = 1000;
@@ -13,16 +13,11 @@ const IMPORTED = 1000;
 describe('welcome automations with worker processes running', () => {
   const h = useHarness();
   const f = sendingFixtures(h);
-  let sink: SmtpSink;
+  const sink = useSmtpSink();
   const workers: ServiceProcess[] = [];
-
-  beforeAll(async () => {
-    sink = await startSmtpSink();
-  });
   afterAll(async () => {
     for (const w of workers) if (w.child.exitCode === null && w.child.signalCode === null) w.child.kill('SIGKILL');
     await Promise.all(workers.map((w) => w.exited));
-    await sink.close();
   });
 
   function startWorker(): ServiceProcess {

@@ -2,13 +2,13 @@ import { insertId, nowValue } from '../../src/db/dialect';
 import { MESSAGE_KIND, MESSAGE_STATE } from '../../src/lib/constants';
 import { useHarness, TestAccount } from '../support/harness';
 import { sendingFixtures, testWorker } from '../support/fixtures-sending';
-import { startSmtpSink, SmtpSink } from '../support/smtp';
+import { useSmtpSink } from '../support/smtp';
 
 describe('events email every notification recipient of the account', () => {
   const h = useHarness();
   const f = sendingFixtures(h);
   let alice: TestAccount;
-  let sink: SmtpSink;
+  const sink = useSmtpSink({ emptyBeforeEach: true });
 
   const addNotificationRecipient = (userId: number, email: string) =>
     insertId(h.runtime.db, 'notification_recipients', {
@@ -28,13 +28,10 @@ describe('events email every notification recipient of the account', () => {
   beforeAll(async () => {
     alice = await h.account();
     const bob = await h.account();
-    sink = await startSmtpSink();
     await addNotificationRecipient(alice.user_id, 'boss@example.org');
     await addNotificationRecipient(alice.user_id, 'ops@example.org');
     await addNotificationRecipient(bob.user_id, 'bobs-boss@example.org');
   });
-  afterAll(() => sink.close());
-  beforeEach(() => sink.messages.splice(0));
 
   test('when a single send starts and completes then each notification recipient gets both emails', async () => {
     const sender = await f.sender(alice.user_id);

@@ -7,7 +7,7 @@ import type { MailTransport } from '../../src/mail/transport';
 import { useHarness, TestAccount } from '../support/harness';
 import { sendingFixtures, testWorker } from '../support/fixtures-sending';
 import { until } from '../support/processes';
-import { startSmtpSink, SmtpSink } from '../support/smtp';
+import { useSmtpSink } from '../support/smtp';
 
 /**
  * What a dead worker leaves: its claimed rows stay `sending` under its lease, and `unconfirmed`
@@ -18,14 +18,14 @@ describe('messages in flight when a worker died', () => {
   const h = useHarness();
   const f = sendingFixtures(h);
   let alice: TestAccount;
-  let sink: SmtpSink;
+  const sink = useSmtpSink({
+    onRecipient: (address) => (address.startsWith('stuck@') ? { code: 452, message: '4.2.2 Mailbox full' } : undefined),
+    emptyBeforeEach: true,
+  });
 
   beforeAll(async () => {
     alice = await h.account();
-    sink = await startSmtpSink({ onRecipient: (address) => (address.startsWith('stuck@') ? { code: 452, message: '4.2.2 Mailbox full' } : undefined) });
   });
-  afterAll(() => sink.close());
-  beforeEach(() => sink.messages.splice(0));
 
   /** A started send to `emails`, whose rows a dead worker holds with the given `unconfirmed`. */
   async function abandonedSend(emails: Record<string, number>): Promise<number> {

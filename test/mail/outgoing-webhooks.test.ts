@@ -5,7 +5,7 @@ import { recordFeedback } from '../../src/services/delivery/record-feedback';
 import { addContact, addContactType, countryId } from '../support/audience';
 import { useHarness, TestAccount } from '../support/harness';
 import { manualClock, sendingFixtures, testWorker } from '../support/fixtures-sending';
-import { startSmtpSink, SmtpSink } from '../support/smtp';
+import { startSmtpSink, useSmtpSink } from '../support/smtp';
 import { failFirstTime, startWebhookReceiver, WebhookReceiver } from '../support/webhook-receiver';
 
 const HOUR = 3_600_000;
@@ -13,16 +13,9 @@ const HOUR = 3_600_000;
 describe('outgoing webhooks are delivered signed, once, in order', () => {
   const h = useHarness({ WEBHOOK_ALLOW_PRIVATE: '1' });
   const f = sendingFixtures(h);
-  let sink: SmtpSink;
+  const sink = useSmtpSink();
   const receivers: WebhookReceiver[] = [];
-
-  beforeAll(async () => {
-    sink = await startSmtpSink();
-  });
-  afterAll(async () => {
-    await sink.close();
-    await Promise.all(receivers.map((r) => r.close()));
-  });
+  afterAll(() => Promise.all(receivers.map((r) => r.close())));
 
   async function receiverFor(account: TestAccount, events: readonly string[], options: Parameters<typeof startWebhookReceiver>[0] = {}) {
     const receiver = await startWebhookReceiver(options);

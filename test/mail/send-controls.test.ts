@@ -1,7 +1,7 @@
 import { MESSAGE_STATE, SINGLE_SEND_STATUS } from '../../src/lib/constants';
 import { sendingFixtures, testWorker } from '../support/fixtures-sending';
 import { TestAccount, useHarness } from '../support/harness';
-import { startSmtpSink, SmtpSink } from '../support/smtp';
+import { useSmtpSink } from '../support/smtp';
 
 /** Pause, resume and cancel of a single send (issue 14, point 3), through the API, against a real SMTP server. */
 describe('pausing, resuming and cancelling a single send', () => {
@@ -12,15 +12,13 @@ describe('pausing, resuming and cancelling a single send', () => {
   let group: number;
   /** What the server does before accepting a message (set per test). */
   let hook: () => Promise<void> = async () => undefined;
-  let sink: SmtpSink;
+  const sink = useSmtpSink({ beforeAccept: () => hook() });
 
   beforeAll(async () => {
     alice = await h.account();
     sender = await f.sender(alice.user_id);
     group = await f.group(alice.user_id);
-    sink = await startSmtpSink({ beforeAccept: () => hook() });
   });
-  afterAll(() => sink.close());
   beforeEach(() => {
     sink.messages.splice(0);
     hook = async () => undefined;

@@ -5,25 +5,20 @@ import { createSendingWorker } from '../../src/workers/send-worker';
 import { workerHooks } from '../../src/workers/event-hooks';
 import { useHarness } from '../support/harness';
 import { sendingFixtures } from '../support/fixtures-sending';
-import { startSmtpSink, SmtpSink } from '../support/smtp';
+import { useSmtpSink } from '../support/smtp';
 
 const MAIL_RATE = 20;
 
 describe('MAIL_RATE shared by every worker process through the database', () => {
   const h = useHarness();
   const f = sendingFixtures(h);
-  let sink: SmtpSink;
   const arrivals: number[] = [];
-
-  beforeAll(async () => {
-    sink = await startSmtpSink({
-      onRecipient: () => {
-        arrivals.push(Date.now());
-        return undefined;
-      },
-    });
+  const sink = useSmtpSink({
+    onRecipient: () => {
+      arrivals.push(Date.now());
+      return undefined;
+    },
   });
-  afterAll(() => sink.close());
 
   test('when MAIL_RATE is set then each account is paced on its own, and 0 paces nothing', async () => {
     // The limiter's sleep really waits and records who waited how long. Reservations are

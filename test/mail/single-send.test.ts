@@ -2,29 +2,27 @@ import { MESSAGE_STATE } from '../../src/lib/constants';
 import { startDueSingleSends } from '../../src/services/delivery/start-sends';
 import { useHarness, TestAccount } from '../support/harness';
 import { header, manualClock, sendingFixtures, testWorker } from '../support/fixtures-sending';
-import { startSmtpSink, SmtpSink } from '../support/smtp';
+import { useSmtpSink } from '../support/smtp';
 import { signIn } from '../support/web';
 
 describe('sending a single send', () => {
   const h = useHarness();
   const f = sendingFixtures(h);
   let alice: TestAccount;
-  let sink: SmtpSink;
+  let busyRefusals = 0;
+  const sink = useSmtpSink({
+    onRecipient: (address) => {
+      if (address.startsWith('gone@')) return { code: 550, message: '5.1.1 No such user' };
+      if (address.startsWith('busy@') && busyRefusals-- > 0) return { code: 451, message: '4.3.0 Try again later' };
+      if (address.startsWith('stuck@')) return { code: 452, message: '4.2.2 Mailbox full' };
+      return undefined;
+    },
+    emptyBeforeEach: true,
+  });
 
   beforeAll(async () => {
     alice = await h.account();
-    sink = await startSmtpSink({
-      onRecipient: (address) => {
-        if (address.startsWith('gone@')) return { code: 550, message: '5.1.1 No such user' };
-        if (address.startsWith('busy@') && busyRefusals-- > 0) return { code: 451, message: '4.3.0 Try again later' };
-        if (address.startsWith('stuck@')) return { code: 452, message: '4.2.2 Mailbox full' };
-        return undefined;
-      },
-    });
   });
-  afterAll(() => sink.close());
-  beforeEach(() => sink.messages.splice(0));
-  let busyRefusals = 0;
 
   test('when a send targets a contact type and a segment then every right address gets one personalised message and the send completes', async () => {
     const bob = await h.account();

@@ -1,24 +1,22 @@
 import request from 'supertest';
 import { manualClock, sendingFixtures, testWorker } from '../support/fixtures-sending';
 import { TestAccount, useHarness } from '../support/harness';
-import { startSmtpSink, SmtpSink } from '../support/smtp';
+import { useSmtpSink } from '../support/smtp';
 
 /** Editing an automation step (issue 14, point 5): `POST /automations/schedule/update?utr=`. */
 describe('editing an automation step', () => {
   const h = useHarness();
   const f = sendingFixtures(h);
   let alice: TestAccount;
-  let sink: SmtpSink;
+  const sink = useSmtpSink();
   let sender: number;
   let group: number;
 
   beforeAll(async () => {
     alice = await h.account();
-    sink = await startSmtpSink();
     sender = await f.sender(alice.user_id);
     group = await f.group(alice.user_id);
   });
-  afterAll(() => sink.close());
 
   const stepUtr = async (id: number) => String((await h.runtime.db('automation_schedules').where({ id }).first('utr')).utr);
   const params = (subject: string, html: string) => ({ sender_id: sender, subject, waiting_period: 1, waiting_type: 'instantly', template_id: 1, preview_img: 'blank.png', template_html: html });

@@ -1,29 +1,26 @@
 import { MESSAGE_KIND } from '../../src/lib/constants';
 import { sendingFixtures, testWorker } from '../support/fixtures-sending';
 import { TestAccount, useHarness } from '../support/harness';
-import { startSmtpSink, SmtpSink } from '../support/smtp';
+import { useSmtpSink } from '../support/smtp';
 
 /** Test sends (issue 14, point 2): `POST /single/send/test` and `POST /automations/schedule/test`. */
 describe('test sends', () => {
   const h = useHarness();
   const f = sendingFixtures(h);
   let alice: TestAccount;
-  let sink: SmtpSink;
+  const sink = useSmtpSink({ emptyBeforeEach: true });
   let sender: number;
   let group: number;
   let type: number;
 
   beforeAll(async () => {
     alice = await h.account();
-    sink = await startSmtpSink();
     sender = await f.sender(alice.user_id);
     group = await f.group(alice.user_id);
     type = await f.contactType(alice.user_id, 'Readers');
     await f.contact(alice.user_id, type, 'first@example.org', { first_name: 'Fiona' });
     await f.contact(alice.user_id, type, 'second@example.org', { first_name: 'Sam' });
   });
-  afterAll(() => sink.close());
-  beforeEach(() => sink.messages.splice(0));
 
   const HTML = '<html><body><p>Dear ((first_name)),</p><a href="https://shop.example/sale">Sale</a></body></html>';
   const deliver = async () => {

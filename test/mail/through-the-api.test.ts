@@ -3,18 +3,12 @@ import { addContactType, addGroup, addSender, berlin, PLAIN_TIME, Place, singleS
 import { header, manualClock, sendingFixtures, testWorker } from '../support/fixtures-sending';
 import { TestAccount, useHarness } from '../support/harness';
 import { addContact, countryId } from '../support/audience';
-import { startSmtpSink, SmtpSink } from '../support/smtp';
+import { useSmtpSink } from '../support/smtp';
 
 describe('single sends and automations created through the API go out', () => {
   // The sink starts first: the service's own transport (sender verification) points at it.
-  const env: Record<string, string> = {};
-  let sink: SmtpSink;
-  beforeAll(async () => {
-    sink = await startSmtpSink();
-    env.SMTP_URL = sink.url;
-  });
-  const h = useHarness(env);
-  afterAll(() => sink.close());
+  const sink = useSmtpSink({ emptyBeforeEach: true });
+  const h = useHarness({ SMTP_URL: () => sink.url });
   const f = sendingFixtures(h);
   const web = () => request(h.runtime.app);
   let alice: TestAccount;
@@ -43,7 +37,6 @@ describe('single sends and automations created through the API go out', () => {
       { email: 'cleo@example.org', first_name: 'Cleo' },
     ]);
   });
-  beforeEach(() => sink.messages.splice(0));
 
   const campaignMail = () => sink.messages.filter((m) => m.from === 'desk@shop.example');
   const notices = () => sink.messages.filter((m) => m.to[0] === 'boss@example.org').map((m) => m.parsed.subject).sort();

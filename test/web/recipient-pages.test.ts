@@ -1,13 +1,13 @@
 import request from 'supertest';
 import { useHarness, TestAccount } from '../support/harness';
 import { header, sendingFixtures, testWorker } from '../support/fixtures-sending';
-import { startSmtpSink, SmtpSink, ReceivedMessage } from '../support/smtp';
+import { ReceivedMessage, useSmtpSink } from '../support/smtp';
 
 describe('recipient pages: open pixel, preference page, one-click unsubscribe', () => {
   const h = useHarness();
   const f = sendingFixtures(h);
   let alice: TestAccount;
-  let sink: SmtpSink;
+  const sink = useSmtpSink();
   let sendId: number;
   let news: number;
   let offers: number;
@@ -27,7 +27,6 @@ describe('recipient pages: open pixel, preference page, one-click unsubscribe', 
 
   beforeAll(async () => {
     alice = await h.account();
-    sink = await startSmtpSink();
     const sender = await f.sender(alice.user_id);
     news = await f.group(alice.user_id, 'News', 1);
     offers = await f.group(alice.user_id, 'Offers', 1);
@@ -39,7 +38,6 @@ describe('recipient pages: open pixel, preference page, one-click unsubscribe', 
     await worker.runOnce().finally(close);
     expect(sink.messages).toHaveLength(4);
   });
-  afterAll(() => sink.close());
 
   test('when the pixel is loaded then the GIF comes back and opens are counted, unique once per message', async () => {
     const ann = pixelPath(mailTo('ann@example.org'));
