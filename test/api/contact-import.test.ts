@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import { uploadDir } from '../../src/http/upload';
 import { importBatchRows, importLane, importLanes } from '../../src/db/bulk';
-import { addContact, addContactType, addCustomField, countryId } from '../support/audience';
+import { addContact, addContactType, addCustomField, countryId } from '../support/fixtures';
 import { TestAccount, useHarness } from '../support/harness';
 
 const HEADER = 'first_name,last_name,email,country,city,age,joined';

@@ -4,7 +4,7 @@ import request from 'supertest';
 import { isPostgres } from '../../src/db';
 import { contactListQuery, contactListRowSql, contactRecord, withListTypes } from '../../src/services/audience/contact-records';
 import { customFieldDefs } from '../../src/services/audience/custom-field-values';
-import { addContact, addContactType, addCustomField, countryId } from '../support/audience';
+import { addContact, addContactType, addCustomField, countryId } from '../support/fixtures';
 import { TestAccount, useHarness } from '../support/harness';
 
 /**

@@ -1,8 +1,7 @@
 import { up as normaliseStoredKeys } from '../../migrations/20261123_0632_idna-email-keys';
 import { nowValue } from '../../src/db/dialect';
 import { emailKey } from '../../src/lib/email-key';
-import { addContact, addContactType, countryId } from '../support/audience';
-import { sendingFixtures, testWorker } from '../support/fixtures-sending';
+import { addContact, addContactType, countryId, sendingFixtures, testWorker } from '../support/fixtures';
 import { TestAccount, useHarness } from '../support/harness';
 import { useSmtpSink } from '../support/smtp';
 

@@ -1,6 +1,6 @@
 import request from 'supertest';
 import { sha256 } from '../../src/lib/crypto';
-import { addSender, berlin, PLAIN_TIME, Place, senderFields, verificationToken } from '../support/campaign';
+import { addSender, berlin, Place, PLAIN_TIME, senderFields, verificationToken } from '../support/fixtures';
 import { expectDeleteIdRules, NOT_FOUND } from '../support/expectations';
 import { TestAccount, TIMESTAMP, useHarness } from '../support/harness';
 import { useSmtpSink } from '../support/smtp';

@@ -6,7 +6,7 @@ import path from 'node:path';
 import request from 'supertest';
 import { feedbackStamp } from '../../src/mail/feedback-stamp';
 import { useHarness, TestAccount } from '../support/harness';
-import { header, sendingFixtures, testWorker } from '../support/fixtures-sending';
+import { addContactType, header, sendingFixtures, testWorker } from '../support/fixtures';
 import { useSmtpSink } from '../support/smtp';
 
 const sendgridKeys = crypto.generateKeyPairSync('ec', { namedCurve: 'prime256v1' });
@@ -54,7 +54,7 @@ describe('provider webhooks', () => {
 
   /** One message to `email`, sent through the sink; its ledger token and Message-ID as the provider would echo them. */
   async function sent(email: string) {
-    const type = await f.contactType(alice.user_id, `Type ${email}`);
+    const type = await addContactType(h, alice, `Type ${email}`);
     await f.contact(alice.user_id, type, email);
     const sendId = await f.singleSend(alice.user_id, { senderId: sender, groupId: group, to: [{ contactType: type }] });
     sink.messages.splice(0);

@@ -1,6 +1,5 @@
 import type { Page } from 'playwright-core';
-import { addVerifiedSender, berlin } from '../support/campaign';
-import { sendingFixtures, testWorker } from '../support/fixtures-sending';
+import { addVerifiedSender, berlin, sendingFixtures, testWorker } from '../support/fixtures';
 import { useHarness } from '../support/harness';
 import { useSmtpSink } from '../support/smtp';
 import { eventually, useBrowser } from './browser';

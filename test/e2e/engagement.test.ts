@@ -1,5 +1,5 @@
 import request from 'supertest';
-import { sendingFixtures, testWorker } from '../support/fixtures-sending';
+import { addContactType, sendingFixtures, testWorker } from '../support/fixtures';
 import { useHarness } from '../support/harness';
 import { useSmtpSink } from '../support/smtp';
 import { useBrowser } from './browser';
@@ -17,7 +17,7 @@ describe('dashboard in Chromium: engagement of a sent single send', () => {
     const userId = account.user_id;
     const senderId = await f.sender(userId);
     const groupId = await f.group(userId);
-    const type = await f.contactType(userId, 'Customers');
+    const type = await addContactType(h, account, 'Customers');
     await f.contact(userId, type, 'ann@example.org', { first_name: 'Ann' });
     await f.contact(userId, type, 'ben@example.org', { first_name: 'Ben' });
     const sendId = await f.singleSend(userId, {

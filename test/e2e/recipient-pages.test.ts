@@ -1,4 +1,4 @@
-import { header, sendingFixtures, testWorker } from '../support/fixtures-sending';
+import { addContactType, header, sendingFixtures, testWorker } from '../support/fixtures';
 import { useHarness, TestAccount } from '../support/harness';
 import { useSmtpSink } from '../support/smtp';
 import { useBrowser } from './browser';
@@ -18,7 +18,7 @@ describe('preference page in Chromium on a plain-http BASE_URL', () => {
     alice = await h.account();
     const sender = await f.sender(alice.user_id);
     news = await f.group(alice.user_id, 'News', 1);
-    const type = await f.contactType(alice.user_id, 'Readers');
+    const type = await addContactType(h, alice, 'Readers');
     await f.contact(alice.user_id, type, 'ann@example.org');
     await f.singleSend(alice.user_id, { senderId: sender, groupId: news, to: [{ contactType: type }] });
     const { worker, close } = testWorker(h, sink.url);

@@ -1,4 +1,4 @@
-import { sendingFixtures, testWorker } from '../support/fixtures-sending';
+import { sendingFixtures, testWorker } from '../support/fixtures';
 import { useHarness } from '../support/harness';
 import { useSmtpSink } from '../support/smtp';
 import { axeViolations } from './axe';

@@ -1,6 +1,6 @@
 import { useHarness, TestAccount } from '../support/harness';
 import request from 'supertest';
-import { header, manualClock, sendingFixtures, testWorker } from '../support/fixtures-sending';
+import { addContactType, header, manualClock, sendingFixtures, testWorker } from '../support/fixtures';
 import { useSmtpSink } from '../support/smtp';
 import { runAutomations } from '../../src/services/campaigns/enrolment';
 
@@ -25,7 +25,7 @@ describe('automations', () => {
 
   test('when a welcome automation is live then only contacts who join afterwards receive its steps, in order, at their waiting periods', async () => {
     const clock = manualClock(new Date(Date.now() + 10 * DAY));
-    const type = await f.contactType(alice.user_id, 'Signups');
+    const type = await addContactType(h, alice, 'Signups');
     await f.contact(alice.user_id, type, 'early@example.org', { first_name: 'Early' });
     const automation = await f.automation(alice.user_id, { type: 'welcome', contactType: type, groupId: group });
     await f.schedule(alice.user_id, automation, { senderId: sender, subject: 'Welcome ((first_name))', waitingPeriod: 1, waitingType: 'instantly' });
@@ -79,7 +79,7 @@ describe('automations', () => {
 
   test('when paused then nothing is sent; set-live resumes; unsubscribed and deleted contacts leave', async () => {
     const clock = manualClock(new Date(Date.now() + 30 * DAY));
-    const type = await f.contactType(alice.user_id, 'Customers');
+    const type = await addContactType(h, alice, 'Customers');
     await f.contact(alice.user_id, type, 'ann@example.org', { first_name: 'Ann' });
     const bea = await f.contact(alice.user_id, type, 'bea@example.org', { first_name: 'Bea' });
     await f.contact(alice.user_id, type, 'cy@example.org', { first_name: 'Cy' });
@@ -122,7 +122,7 @@ describe('automations', () => {
 
   test('when paused after a step was queued then the queued message waits until set-live', async () => {
     const clock = manualClock(new Date(Date.now() + 60 * DAY));
-    const type = await f.contactType(alice.user_id, 'Queued');
+    const type = await addContactType(h, alice, 'Queued');
     await f.contact(alice.user_id, type, 'dee@example.org', { first_name: 'Dee' });
     const automation = await f.automation(alice.user_id, { type: 'custom', contactType: type, groupId: group });
     await f.schedule(alice.user_id, automation, { senderId: sender, subject: 'Hello ((first_name))', waitingPeriod: 1, waitingType: 'instantly' });

@@ -1,6 +1,6 @@
 import { BounceListener, startBounceListener } from '../../src/workers/bounce-listener';
 import { useHarness, TestAccount } from '../support/harness';
-import { header, sendingFixtures, testWorker } from '../support/fixtures-sending';
+import { addContactType, header, sendingFixtures, testWorker } from '../support/fixtures';
 import { bounceFixture, deliverRaw } from '../support/bounce-fixtures';
 import { useSmtpSink } from '../support/smtp';
 
@@ -24,7 +24,7 @@ describe('the inbound bounce listener', () => {
 
   /** Sends one message to each address through the relay; returns what the relay received per address. */
   async function send(emails: string[]) {
-    const type = await f.contactType(alice.user_id, `Type ${emails[0]}`);
+    const type = await addContactType(h, alice, `Type ${emails[0]}`);
     for (const email of emails) await f.contact(alice.user_id, type, email);
     const sendId = await f.singleSend(alice.user_id, { senderId: sender, groupId: group, to: [{ contactType: type }] });
     relay.messages.splice(0);

@@ -3,7 +3,7 @@ import { isPostgres } from '../../src/db';
 import { MESSAGE_STATE } from '../../src/lib/constants';
 import { IN_DOUBT_TWICE } from '../../src/services/delivery/outcomes';
 import { useHarness } from '../support/harness';
-import { sendingFixtures } from '../support/fixtures-sending';
+import { addContactType, sendingFixtures } from '../support/fixtures';
 import { startServiceProcess, ServiceProcess, until } from '../support/processes';
 import { useSmtpSink } from '../support/smtp';
 import { TMP_DIR } from '../support/test-db';
@@ -56,7 +56,7 @@ describe('worker processes killed in the middle of a send', () => {
     const alice = await h.account();
     const sender = await f.sender(alice.user_id);
     const group = await f.group(alice.user_id);
-    const type = await f.contactType(alice.user_id, 'Everyone');
+    const type = await addContactType(h, alice, 'Everyone');
     await f.contacts(alice.user_id, type, RECIPIENTS);
     const sendId = await f.singleSend(alice.user_id, { senderId: sender, groupId: group, to: [{ contactType: type }] });
 

@@ -1,6 +1,6 @@
 import { compileMessage, renderEncoded, renderMessage } from '../../src/mail/render';
 import { createMailTransport } from '../../src/mail/transport';
-import { header } from '../support/fixtures-sending';
+import { header } from '../support/fixtures';
 import { useSmtpSink } from '../support/smtp';
 
 /**

@@ -1,5 +1,5 @@
 import request from 'supertest';
-import { manualClock, sendingFixtures, testWorker } from '../support/fixtures-sending';
+import { addContactType, manualClock, sendingFixtures, testWorker } from '../support/fixtures';
 import { TestAccount, useHarness } from '../support/harness';
 import { useSmtpSink } from '../support/smtp';
 
@@ -24,7 +24,7 @@ describe('click tracking, honest opens and tracking switches', () => {
     alice = await h.account();
     senderId = await f.sender(alice.user_id);
     groupId = await f.group(alice.user_id);
-    customers = await f.contactType(alice.user_id, 'Customers');
+    customers = await addContactType(h, alice, 'Customers');
     await f.contact(alice.user_id, customers, 'ann@example.org', { first_name: 'Ann' });
     await f.contact(alice.user_id, customers, 'ben@example.org', { first_name: 'Ben' });
   });

@@ -1,8 +1,7 @@
 import path from 'node:path';
 import { isPostgres } from '../../src/db';
 import { MESSAGE_STATE } from '../../src/lib/constants';
-import { addContact, addContactType, countryId } from '../support/audience';
-import { sendingFixtures } from '../support/fixtures-sending';
+import { addContact, addContactType, countryId, sendingFixtures } from '../support/fixtures';
 import { useHarness } from '../support/harness';
 import { startServiceProcess, ServiceProcess, until } from '../support/processes';
 import { useSmtpSink } from '../support/smtp';

@@ -1,5 +1,4 @@
-import { addContact, addContactType, countryId } from '../support/audience';
-import { sendingFixtures, testWorker } from '../support/fixtures-sending';
+import { addContact, addContactType, countryId, sendingFixtures, testWorker } from '../support/fixtures';
 import { TestAccount, useHarness } from '../support/harness';
 import { useSmtpSink } from '../support/smtp';
 

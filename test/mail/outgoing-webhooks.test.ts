@@ -2,9 +2,8 @@ import { createHookDeliverer, HookDelivererOptions } from '../../src/workers/hoo
 import { HOOK_EVENTS } from '../../src/lib/constants';
 import { createSigner, TOKEN_PURPOSE } from '../../src/lib/signed-token';
 import { recordFeedback } from '../../src/services/delivery/record-feedback';
-import { addContact, addContactType, countryId } from '../support/audience';
+import { addContact, addContactType, countryId, manualClock, sendingFixtures, testWorker } from '../support/fixtures';
 import { useHarness, TestAccount } from '../support/harness';
-import { manualClock, sendingFixtures, testWorker } from '../support/fixtures-sending';
 import { startSmtpSink, useSmtpSink } from '../support/smtp';
 import { failFirstTime, startWebhookReceiver, WebhookReceiver } from '../support/webhook-receiver';
 
@@ -105,7 +104,7 @@ describe('outgoing webhooks are delivered signed, once, in order', () => {
   test('when a send delivers many messages then they arrive in batches of at most the bound, one request at a time, even with two workers', async () => {
     const bob = await h.account();
     const { receiver } = await receiverFor(bob, ['message.delivered'], { delayMs: 20 });
-    const type = await f.contactType(bob.user_id, 'Many');
+    const type = await addContactType(h, bob, 'Many');
     await f.contacts(bob.user_id, type, 25);
     const sendId = await f.singleSend(bob.user_id, { senderId: await f.sender(bob.user_id), groupId: await f.group(bob.user_id), to: [{ contactType: type }] });
     const { worker, close } = testWorker(h, sink.url);
@@ -165,7 +164,7 @@ describe('outgoing webhooks are delivered signed, once, in order', () => {
   test('when an automation goes live and pauses and an import finishes then each is one event with its data', async () => {
     const erin = await h.account();
     const { receiver } = await receiverFor(erin, ['automation.live', 'automation.paused', 'import.finished']);
-    const type = await f.contactType(erin.user_id, 'Journeys');
+    const type = await addContactType(h, erin, 'Journeys');
     const automation = await f.automation(erin.user_id, { type: 'welcome', contactType: type, groupId: await f.group(erin.user_id) });
     const { worker, close } = testWorker(h, sink.url);
     try {
@@ -192,7 +191,7 @@ describe('outgoing webhooks are delivered signed, once, in order', () => {
     const fay = await h.account();
     const { receiver, id: hookId } = await receiverFor(fay, ['message.bounced', 'message.clicked', 'message.complained', 'message.delivered']);
     const refusing = await startSmtpSink({ onRecipient: (address) => (address === 'nope@example.org' ? { code: 550, message: '5.1.1 no such user' } : undefined) });
-    const type = await f.contactType(fay.user_id, 'Mixed');
+    const type = await addContactType(h, fay, 'Mixed');
     await f.contact(fay.user_id, type, 'nope@example.org');
     await f.contact(fay.user_id, type, 'reader@example.org');
     const sendId = await f.singleSend(fay.user_id, {

@@ -1,6 +1,6 @@
 import { insertId, nowValue } from '../../src/db/dialect';
 import { useHarness, TestAccount } from '../support/harness';
-import { sendingFixtures, testWorker } from '../support/fixtures-sending';
+import { addContactType, sendingFixtures, testWorker } from '../support/fixtures';
 import { useSmtpSink } from '../support/smtp';
 
 describe('bounce and complaint rate notifications', () => {
@@ -22,7 +22,7 @@ describe('bounce and complaint rate notifications', () => {
 
   /** A completed send to `count` addresses `<prefix>-<i>@example.org`; its ledger ids by address. */
   async function sendTo(prefix: string, count: number, refused = 0) {
-    const type = await f.contactType(alice.user_id, prefix);
+    const type = await addContactType(h, alice, prefix);
     for (let i = 0; i < count; i += 1) await f.contact(alice.user_id, type, `${i < refused ? 'refused-' : ''}${prefix}-${i}@example.org`);
     const sendId = await f.singleSend(alice.user_id, { senderId: sender, groupId: group, to: [{ contactType: type }] });
     const { worker, close } = testWorker(h, sink.url);

@@ -4,8 +4,7 @@ import { insertId, nowValue } from '../../src/db/dialect';
 import { sha256 } from '../../src/lib/crypto';
 import { emailKey } from '../../src/lib/email-key';
 import { MESSAGE_KIND, MESSAGE_STATE } from '../../src/lib/constants';
-import { addSender, berlin, Place, senderFields, verificationToken } from '../support/campaign';
-import { manualClock, testWorker } from '../support/fixtures-sending';
+import { addSender, berlin, manualClock, Place, senderFields, testWorker, verificationToken } from '../support/fixtures';
 import { TestAccount, useHarness } from '../support/harness';
 import { useSmtpSink } from '../support/smtp';
 

@@ -4,7 +4,7 @@ import { createMailTransport } from '../../src/mail/transport';
 import { createSendingWorker } from '../../src/workers/send-worker';
 import { workerHooks } from '../../src/workers/event-hooks';
 import { useHarness } from '../support/harness';
-import { sendingFixtures } from '../support/fixtures-sending';
+import { addContactType, sendingFixtures } from '../support/fixtures';
 import { useSmtpSink } from '../support/smtp';
 
 const MAIL_RATE = 20;
@@ -66,7 +66,7 @@ describe('MAIL_RATE shared by every worker process through the database', () => 
     const owner = await h.account();
     const sender = await f.sender(owner.user_id, { from_email: 'news@acme.test' });
     const group = await f.group(owner.user_id);
-    const type = await f.contactType(owner.user_id, 'Readers');
+    const type = await addContactType(h, owner, 'Readers');
     const count = 40;
     for (let i = 0; i < count; i += 1) await f.contact(owner.user_id, type, `reader${i}@example.org`);
     await f.singleSend(owner.user_id, { senderId: sender, groupId: group, to: [{ contactType: type }], subject: 'Hi', html: '<p>Hi</p>' });

@@ -1,8 +1,6 @@
 import request from 'supertest';
-import { addContactType, addGroup, addSender, berlin, PLAIN_TIME, Place, singleSendBody, scheduleBody, verificationToken } from '../support/campaign';
-import { header, manualClock, sendingFixtures, testWorker } from '../support/fixtures-sending';
+import { addContact, addContactType, addGroup, addSegment, addSender, berlin, countryId, header, manualClock, Place, PLAIN_TIME, scheduleBody, sendingFixtures, singleSendBody, testWorker, verificationToken } from '../support/fixtures';
 import { TestAccount, useHarness } from '../support/harness';
-import { addContact, countryId } from '../support/audience';
 import { useSmtpSink } from '../support/smtp';
 
 describe('single sends and automations created through the API go out', () => {
@@ -32,7 +30,7 @@ describe('single sends and automations created through the API go out', () => {
     customers = await addContactType(h, alice, 'Customers');
     await f.contact(alice.user_id, customers, 'ann@example.org', { first_name: 'Ann' });
     const ben = await f.contact(alice.user_id, customers, 'ben@example.org', { first_name: 'Ben' });
-    segmentId = await f.segment(alice.user_id, customers, 'Friends', [
+    segmentId = await addSegment(h, alice, customers, 'Friends', [
       { email: 'ben@example.org', contact_id: ben, first_name: 'Ben' },
       { email: 'cleo@example.org', first_name: 'Cleo' },
     ]);

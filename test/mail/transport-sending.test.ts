@@ -1,6 +1,6 @@
 import crypto from 'node:crypto';
 import { classifySendError, createMailTransport } from '../../src/mail/transport';
-import { header } from '../support/fixtures-sending';
+import { header } from '../support/fixtures';
 import { useSmtpSink } from '../support/smtp';
 
 describe('the sending transport', () => {

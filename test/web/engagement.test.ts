@@ -1,5 +1,5 @@
 import request from 'supertest';
-import { sendingFixtures, testWorker } from '../support/fixtures-sending';
+import { addContactType, sendingFixtures, testWorker } from '../support/fixtures';
 import { useHarness } from '../support/harness';
 import { useSmtpSink } from '../support/smtp';
 import { signIn, useTwoAccounts } from '../support/web';
@@ -25,7 +25,7 @@ describe('dashboard engagement of a send and an automation', () => {
     const userId = t.alice.user_id;
     const senderId = await f.sender(userId);
     const groupId = await f.group(userId);
-    const type = await f.contactType(userId, 'Customers');
+    const type = await addContactType(h, t.alice, 'Customers');
     for (const [i, email] of ['ann@example.org', 'ben@example.org', 'cat@example.org', '=cmd@example.org'].entries()) {
       await f.contact(userId, type, email, { first_name: `P${i}` });
     }

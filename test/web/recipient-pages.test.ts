@@ -1,6 +1,6 @@
 import request from 'supertest';
 import { useHarness, TestAccount } from '../support/harness';
-import { header, sendingFixtures, testWorker } from '../support/fixtures-sending';
+import { addContactType, header, sendingFixtures, testWorker } from '../support/fixtures';
 import { ReceivedMessage, useSmtpSink } from '../support/smtp';
 
 describe('recipient pages: open pixel, preference page, one-click unsubscribe', () => {
@@ -31,7 +31,7 @@ describe('recipient pages: open pixel, preference page, one-click unsubscribe', 
     news = await f.group(alice.user_id, 'News', 1);
     offers = await f.group(alice.user_id, 'Offers', 1);
     hidden = await f.group(alice.user_id, 'Internal', 0);
-    const type = await f.contactType(alice.user_id, 'Readers');
+    const type = await addContactType(h, alice, 'Readers');
     for (const who of ['ann', 'ben', 'cat', 'dan']) await f.contact(alice.user_id, type, `${who}@example.org`);
     sendId = await f.singleSend(alice.user_id, { senderId: sender, groupId: news, to: [{ contactType: type }] });
     const { worker, close } = testWorker(h, sink.url);

@@ -2,8 +2,7 @@ import request from 'supertest';
 import { sha256 } from '../../src/lib/crypto';
 import { emailKey } from '../../src/lib/email-key';
 import { MESSAGE_KIND } from '../../src/lib/constants';
-import { addCustomField } from '../support/audience';
-import { sendingFixtures, testWorker } from '../support/fixtures-sending';
+import { addCustomField, sendingFixtures, testWorker } from '../support/fixtures';
 import { TestAccount, useHarness } from '../support/harness';
 import { useSmtpSink } from '../support/smtp';
 
