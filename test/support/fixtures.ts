@@ -9,7 +9,7 @@ import { createSendingWorker, WorkerHooks, WorkerOptions } from '../../src/worke
 import type { Harness, TestAccount } from './harness';
 
 /*
- * The suite's fixtures, one helper for each record.
+ * The suite's fixtures, of two kinds.
  * - `add…(h, account, …)` make a record the way a client does, through the API or the service
  *   behind it, with fresh values each time.
  * - `sendingFixtures(h)` writes rows straight into the database: the fixed values the sending

@@ -18,8 +18,6 @@ export interface SmtpSink {
 }
 
 export interface SmtpSinkOptions {
-  /** Empties `messages` before each test of the file (useSmtpSink only). */
-  emptyBeforeEach?: boolean;
   /** Return an SMTP error (e.g. `{ code: 451, message: 'try later' }`) to refuse a recipient. */
   onRecipient?: (address: string, session: SMTPServerSession) => { code: number; message: string } | undefined;
   /** Runs before each message is accepted: the sender waits for it, like a slow server. */
@@ -95,13 +93,18 @@ export async function startSmtpSink(options: SmtpSinkOptions = {}): Promise<Smtp
   };
 }
 
+export interface FileSmtpSinkOptions extends SmtpSinkOptions {
+  /** Empties `messages` before each test. */
+  emptyBeforeEach?: boolean;
+}
+
 /**
  * One SMTP sink for the test file: started before its tests (in the beforeAll of the block it is
  * called in), closed after them. The handle reads the running sink, so use it inside hooks and
  * tests. For an app that mails through the sink itself, call this before `useHarness` and pass
  * `useHarness({ SMTP_URL: () => sink.url })`: hooks run in the order they are declared.
  */
-export function useSmtpSink(options: SmtpSinkOptions = {}): SmtpSink {
+export function useSmtpSink(options: FileSmtpSinkOptions = {}): SmtpSink {
   let sink: SmtpSink | undefined;
   const running = (): SmtpSink => {
     if (!sink) throw new Error('the SMTP sink starts in beforeAll: read it in a hook or a test, after useSmtpSink()');
