@@ -10,7 +10,7 @@
  * BENCH_SEGMENTS=n first saves n rule segments on the type (the three conditions of
  * bench/segments.ts), which every batch of the import then keeps current.
  * For the standard file it then prints the limit of the same file in the same run
- * (bench/lib/import-limits.ts) and the import's ratio to it (issue 15).
+ * (bench/lib/import-limits.ts) and the import's ratio to it.
  */
 import fs from 'node:fs';
 import os from 'node:os';

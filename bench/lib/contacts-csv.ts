@@ -47,7 +47,7 @@ export async function withContactsCsv(
   }
 }
 
-/** The other files `bench:import` uploads (issue 11): a Mailchimp-style export with a mapping, and a European Excel file. */
+/** The other files `bench:import` uploads: a Mailchimp-style export with a mapping, and a European Excel file. */
 export type ImportStyle = 'mailchimp' | 'windows-1252';
 
 /**

@@ -11,7 +11,7 @@ import { migrateAndSeed } from '../../src/migrate';
 import { DbKind, freshDb, seconds } from './server';
 
 /**
- * The limits `bench:import` prints beside the project's figures (issue 15), measured on the same
+ * The limits `bench:import` prints beside the project's figures, measured on the same
  * file, on this machine, in the same run:
  * - SQLite: papaparse streaming the file into better-sqlite3 through one prepared upsert into
  *   the migrated `contacts` table (same schema and indexes), 500 rows per transaction. No HTTP,
@@ -139,7 +139,7 @@ async function pgCopyLimit(csv: string, rows: number): Promise<ImportLimit> {
  * schema, indexes and constraints) on PostgreSQL: raw COPY into an unlogged text table, then one
  * set-based upsert of its rows with an `@` in the email (the last line of an email wins), in one
  * backend. No HTTP, no parsing in node, no validation, no country lookup, no summary. Not the
- * issue's limit: printed beside it to show what bounds the import.
+ * target's limit: printed beside it to show what bounds the import.
  */
 export async function pgMergeLimit(csv: string, rows: number): Promise<ImportLimit> {
   const db = await freshDb('postgres', 'import-merge');

@@ -62,13 +62,13 @@ export function mountAutomations(routes: ApiRoutes, { automations, automationSch
     sendSuccess(res, 'Schedule Added');
   });
 
-  // Extension (issue 14): `utr` in the query is the schedule's own, as for delete.
+  // Extension: `utr` in the query is the schedule's own, as for delete.
   routes.post('/automations/schedule/update', { summary: 'Change an email of an automation (extension; utr is the email\'s)', response: says('Schedule Updated') }, validate(...scheduleFields()), async (req: Request, res) => {
     await automationSchedules.update(ctxOf(req), utrOf(req), scheduleInput(req.body));
     sendSuccess(res, 'Schedule Updated');
   });
 
-  // Extension (issue 14): a step's message for one contact, to up to 10 addresses; `utr` is the schedule's.
+  // Extension: a step's message for one contact, to up to 10 addresses; `utr` is the schedule's.
   routes.post('/automations/schedule/test', { summary: 'Send a test of an automation email (extension; utr is the email\'s)', response: says('Test Email Sent') }, validate(utrField(), ...testSendFields()), async (req: Request, res) => {
     const { addresses, contactId } = testSendInput(req.body);
     await testSends.automationStep(ctxOf(req), utrOf(req), addresses, contactId);

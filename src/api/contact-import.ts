@@ -14,7 +14,7 @@ export function mountContactImport(routes: ApiRoutes, { contactImport }: Service
     res.status(200).attachment('contacts-sample.csv').type('text/csv; charset=utf-8').send(csv);
   });
 
-  // Extension (issue 11): what an upload would read, before importing it.
+  // Extension: what an upload would read, before importing it.
   routes.upload(
     '/contacts/csv-preview',
     { summary: 'Preview what an upload would read', response: holds({ preview: ref('ImportPreview') }), params: uploadParams(false) },

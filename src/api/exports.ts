@@ -7,7 +7,7 @@ import { streamCsv } from '../http/stream';
 import { field, validate } from '../http/validation';
 import { toId } from '../lib/http';
 
-/** Extensions (issue 11, point 8): streamed CSV exports of contacts and of unsubscribe lists. */
+/** Extensions: streamed CSV exports of contacts and of unsubscribe lists. */
 export function mountExports(routes: ApiRoutes, { contactExport }: Services): void {
   routes.get('/contacts/export', { summary: 'Export contacts as CSV (extension)', response: csvFile('The contacts, optionally of one contact type or segment.') }, validate(...contactExportFields()), async (req, res) => {
     await streamCsv(res, 'contacts.csv', contactExport.contactsCsv(ctxOf(req), contactExportFilter(req)));

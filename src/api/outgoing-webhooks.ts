@@ -9,7 +9,7 @@ import { holds, lists, ref } from './describe';
 import { ApiRoutes } from './routes';
 
 /**
- * Extension (issue 13, point 5): outgoing webhooks, under the API prefix (/api/v1/webhooks…).
+ * Extension: outgoing webhooks, under the API prefix (/api/v1/webhooks…).
  * The provider webhooks coming in (POST /webhooks/ses, …) are another router, outside the prefix.
  */
 export function mountOutgoingWebhooks(routes: ApiRoutes, { outgoingWebhooks }: Services): void {

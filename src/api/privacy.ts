@@ -5,7 +5,7 @@ import { ctxOf } from '../http/context';
 import { field, validate } from '../http/validation';
 import { sendSuccess } from '../lib/envelope';
 
-/** Extensions (issue 11, point 10): everything held about an address, and its erasure. */
+/** Extensions (privacy requests): everything held about an address, and its erasure. */
 export function mountPrivacy(routes: ApiRoutes, { privacy }: Services): void {
   routes.get('/contacts/privacy-export', { summary: 'Everything held about an address (extension)', response: holds({ privacy: ref('PrivacyExport') }) }, validate(field('email', 'query').required().email()), async (req, res) => {
     sendSuccess(res, { privacy: await privacy.export(ctxOf(req), String(req.query.email).trim()) });

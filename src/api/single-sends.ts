@@ -40,7 +40,7 @@ export function mountSingleSends(routes: ApiRoutes, { singleSends, sendControls,
     sendSuccess(res, { utr: await singleSends.update(ctxOf(req), utrOf(req), singleSendInput(req.body)) });
   });
 
-  // Extensions (issue 14): pause, resume and cancel a scheduled or running send.
+  // Extensions: pause, resume and cancel a scheduled or running send.
   const controls = { pause: 'Single Send Paused', resume: 'Single Send Resumed', cancel: 'Single Send Cancelled' } as const;
   for (const [action, answer] of Object.entries(controls) as Array<[keyof typeof controls, string]>) {
     routes.get(`/single/send/${action}`, { summary: `${action[0].toUpperCase()}${action.slice(1)} a single send (extension)`, response: says(answer) }, validate(utrField()), async (req, res) => {
@@ -49,7 +49,7 @@ export function mountSingleSends(routes: ApiRoutes, { singleSends, sendControls,
     });
   }
 
-  // Extension (issue 14): the message for one contact, to up to 10 addresses, marked [Test].
+  // Extension: the message for one contact, to up to 10 addresses, marked [Test].
   routes.post('/single/send/test', { summary: 'Send a test of a single send (extension)', response: says('Test Email Sent') }, validate(utrField(), ...testSendFields()), async (req, res) => {
     const { addresses, contactId } = testSendInput(req.body);
     await testSends.singleSend(ctxOf(req), utrOf(req), addresses, contactId);

@@ -4,7 +4,7 @@ import { isPostgres } from './index';
 /**
  * SQL that writes a row's JSON text in the database, byte for byte as `JSON.stringify` writes
  * the value Node makes of the same columns, so a long list is read as text and never as one
- * object per row (issue 15). Where the database cannot promise the same bytes (a timestamp not
+ * object per row. Where the database cannot promise the same bytes (a timestamp not
  * stored as the app writes it, a custom value that is not a string, JSON escapes it would
  * decode differently) the row's text is NULL, and the caller writes that row in Node instead.
  *

@@ -70,7 +70,7 @@ export function checkPreviewUpload(req: Request): void {
   throwIfAny(errors);
 }
 
-/** The optional `encoding` and `mapping[<header>]` of an upload (issue 11), checked. */
+/** The optional `encoding` and `mapping[<header>]` of an upload, checked. */
 function importOptionErrors(req: Request): FieldErrors {
   const errors: FieldErrors = {};
   const { encoding, mapping } = req.body ?? {};

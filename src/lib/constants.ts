@@ -57,7 +57,7 @@ export const DYNAMIC_CONTENT = [
   'unsubscribe_preferences',
 ] as const;
 
-/** 4 and 5 are extensions (issue 14): a paused send, and one cancelled after it was scheduled or started. */
+/** 4 and 5 are extensions: a paused send, and one cancelled after it was scheduled or started. */
 export const SINGLE_SEND_STATUS = { initiate: 0, ready: 1, running: 2, completed: 3, paused: 4, cancelled: 5 } as const;
 /** States of a send-ledger row (send_messages.state); 0 and 1 are the claimable ones. */
 export const MESSAGE_STATE = { queued: 0, sending: 1, sent: 2, failed: 3, bounced: 4, suppressed: 5, paused: 6, cancelled: 7 } as const;
@@ -152,7 +152,7 @@ export const SOFT_BOUNCE_WINDOW_MS = 30 * 24 * 3_600_000;
 /** A send's bounce and complaint rates past which its notification recipients are told (what mailbox providers act on). */
 export const ALERT_RATES = { bounce: 0.05, complaint: 0.001 } as const;
 
-/** Double opt-in signups (issue 11, point 9). */
+/** Double opt-in signups. */
 export const SIGNUP = {
   /** how long a confirmation link works */
   linkTtlMs: 7 * 24 * 3600_000,
@@ -164,7 +164,7 @@ export const SIGNUP = {
   honeypot: 'website',
 } as const;
 
-/** Outgoing webhooks (issue 13, point 5): the events an endpoint may subscribe to, in the issue's order. */
+/** Outgoing webhooks: the events an endpoint may subscribe to, in the order the dashboard and the validation message list them. */
 export const HOOK_EVENTS = [
   'message.delivered',
   'message.bounced',

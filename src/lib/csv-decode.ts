@@ -4,7 +4,7 @@ import iconv from 'iconv-lite';
 /**
  * Turning the bytes of an uploaded CSV into text, chunk by chunk (a file is never read whole).
  *
- * The rule (README, "Encodings"): a byte-order mark decides (UTF-8, UTF-16 LE or BE); otherwise
+ * The rule (docs/import-export.md, "Encodings"): a byte-order mark decides (UTF-8, UTF-16 LE or BE); otherwise
  * text that is valid UTF-8 is UTF-8, and anything else is Windows-1252, the encoding European
  * Excel writes. UTF-8 validity is exact (Node's built-in validator), so no statistics are
  * needed; the Windows-1252 and UTF-16 tables are iconv-lite's. A file that starts as valid

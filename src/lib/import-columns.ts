@@ -1,6 +1,6 @@
 /**
- * What a CSV column of an import can mean: the one table of header aliases (README, "CSV
- * import: columns"), the special targets beside the contact's own fields, and the status
+ * What a CSV column of an import can mean: the one table of header aliases (docs/import-export.md,
+ * "Columns"), the special targets beside the contact's own fields, and the status
  * words that put an address on the global unsubscribe list.
  */
 

@@ -1,7 +1,7 @@
 import type { FieldErrors } from '../lib/errors';
 
 /**
- * The dashboard says the API's validation messages in plain words (issue 14, point 6). The API
+ * The dashboard says the API's validation messages in plain words. The API
  * keeps the reference's wording ("The contact type id field is required.", "The value.0 must be
  * a number."), which names parameters a person never sees; the page shows each message beside
  * its field, so it can speak of "this" field, or of a condition, without parameter names.

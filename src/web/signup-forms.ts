@@ -19,7 +19,7 @@ const LIST = { 'signup-form-list': 'signup-forms/macros.njk#list' } as const;
 const snippetViews = lazy(() => createViews({ trimBlocks: true, lstripBlocks: true }));
 
 /**
- * Signup forms (issue 11, point 9): create, edit and delete the public double opt-in forms of
+ * Signup forms: create, edit and delete the public double opt-in forms of
  * the account's contact types; each form's page shows its public URL and an HTML snippet that
  * another site can paste (a plain `<form method="post">` to that URL).
  */

@@ -173,7 +173,7 @@ export function mountSingleSends(routes: WebRoutes, services: Services, views: V
   });
 
   // The preview for a contact found by name or email (the first match; the others to pick from).
-  // Confirm before sending (issue 14): the number of recipients, then one button.
+  // Confirm before sending, so a send never leaves by a slip: the number of recipients, then one button.
   const whenOf = (req: Request) => (String(req.query.when ?? req.body?.when) === 'schedule' ? 'schedule' : 'now');
   routes.get('/single-sends/:utr/confirm', async (req, res) => {
     const ctx = ctxOf(req);

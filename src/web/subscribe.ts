@@ -13,7 +13,7 @@ import { plainErrorHandler } from './plain-error';
 const HOUR_MS = 3600_000;
 
 /**
- * The public signup form and its confirmation link (issue 11, point 9): no session, no cookies,
+ * The public signup form and its confirmation link: no session, no cookies,
  * no script. The form is meant to be posted from other sites too (the dashboard's embeddable
  * snippet), so it cannot carry a CSRF token: a honeypot field and a per-client limit
  * (SIGNUP_RATE_LIMIT submissions an hour, by the client address Express reads under

@@ -36,7 +36,7 @@ function eventsAsList(req: Request, _res: Response, next: NextFunction): void {
 }
 
 /**
- * Outgoing webhooks (issue 13, point 5): the endpoints, each with its delivery log and a
+ * Outgoing webhooks: the endpoints, each with its delivery log and a
  * "Send again" per delivery. The same service and rules as `/api/v1/webhooks/*`. The signing
  * secret is shown on the page that answers the save (or the rotation), and never again.
  */

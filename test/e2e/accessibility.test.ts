@@ -15,7 +15,7 @@ async function requiredLabels(page: Page): Promise<string[]> {
     }));
 }
 
-/** Issue 14, point 7: axe finds nothing on any page, also after its htmx swaps. */
+/** Accessibility: axe finds nothing on any page, also after its htmx swaps. */
 describe('dashboard accessibility in Chromium', () => {
   const h = useHarness();
   const b = useBrowser(h);

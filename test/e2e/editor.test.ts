@@ -64,7 +64,7 @@ async function typeInto(page: Page, text: string, typed: string): Promise<void> 
   }
 }
 
-describe('dashboard in Chromium: the visual editor (issue 14, point 4)', () => {
+describe('dashboard in Chromium: the visual editor', () => {
   const h = useHarness();
   const b = useBrowser(h);
   const sink = useSmtpSink();

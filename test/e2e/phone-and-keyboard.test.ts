@@ -9,7 +9,7 @@ interface PageGlobals {
   getComputedStyle(element: unknown): { outlineStyle: string };
 }
 
-/** Issue 14, point 7: every page at 390 px without sideways scrolling, a skip link, a folding menu. */
+/** Phone and keyboard: every page at 390 px without sideways scrolling, a skip link, a folding menu. */
 describe('dashboard in Chromium on a phone and with a keyboard', () => {
   const h = useHarness();
   const b = useBrowser(h);

@@ -7,7 +7,7 @@ import { useBrowser } from './browser';
 
 /**
  * `npm run screenshots`: the main pages with a little data, saved under docs/screenshots/
- * for the README. Not part of `npm test` (it writes into the work tree).
+ * for the README and docs/. Not part of `npm test` (it writes into the work tree).
  */
 const OUT = path.join(PROJECT_ROOT, 'docs', 'screenshots');
 
@@ -135,7 +135,7 @@ describe('screenshots', () => {
     await page.goto('/single-sends/new');
     await page.locator('.template-choice img').last().evaluate((img) => (img as unknown as { decode(): Promise<void> }).decode());
     await shot('single-send-composer');
-    // The visual editor (issue 14, point 4): the design in GrapesJS, then its live preview for a contact at phone width.
+    // The visual editor: the design in GrapesJS, then its live preview for a contact at phone width.
     await page.goto(`/single-sends/${winterUtr}/edit`);
     await page.frameLocator('.designer-canvas iframe.gjs-frame').getByText('Welcome aboard').first().waitFor();
     await page.locator('.designer-bar').evaluate((bar) => (bar as unknown as { scrollIntoView(): void }).scrollIntoView());

@@ -6,7 +6,7 @@ import { eventually, useBrowser } from './browser';
 const NAMES = ['Ann', 'Bob', 'Cat', 'Dan', 'Eve', 'Fay', 'Gus', 'Hal'];
 
 /**
- * Issue 14's journey: draft → test send → confirm → pause → resume → completed, every recipient
+ * A send's whole journey in the dashboard: draft → test send → confirm → pause → resume → completed, every recipient
  * once. MAIL_RATE=2 keeps the send running long enough to pause it half-way.
  */
 describe('dashboard in Chromium: a send drafted, tested, confirmed, paused and resumed', () => {

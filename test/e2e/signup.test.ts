@@ -4,7 +4,7 @@ import { useSmtpSink } from '../support/smtp';
 import { axeViolations } from './axe';
 import { eventually, useBrowser } from './browser';
 
-/** Issue 11, point 9, done when: a double opt-in signup works end to end (form → mail → link → contact → welcome mail). */
+/** A double opt-in signup works end to end (form → mail → link → contact → welcome mail). */
 describe('signup form with double opt-in in Chromium', () => {
   const sink = useSmtpSink();
   const h = useHarness({ SMTP_URL: () => sink.url });

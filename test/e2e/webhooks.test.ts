@@ -11,7 +11,7 @@ interface PageGlobals {
   innerWidth: number;
 }
 
-/** Issue 13, point 5: the Webhooks page on a phone, with the keyboard, under the CSP. */
+/** The Webhooks page on a phone, with the keyboard, under the CSP. */
 describe('dashboard webhooks in Chromium', () => {
   const h = useHarness({ WEBHOOK_ALLOW_PRIVATE: '1' });
   const b = useBrowser(h);

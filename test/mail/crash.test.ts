@@ -96,9 +96,9 @@ describe('worker processes killed in the middle of a send', () => {
     const maxCopies = Math.max(...copies.values());
     // A message begun at two crashes and accepted by the server neither time that the worker
     // saw is in doubt: it may have been delivered twice (a server can accept after its client
-    // died), so it is failed and counted, never sent a third time (IN_DOUBT_TWICE, README).
+    // died), so it is failed and counted, never sent a third time (IN_DOUBT_TWICE; docs/sending-and-tracking.md).
     const inDoubt = await h.runtime.db('send_messages').where({ single_send_id: sendId, state: MESSAGE_STATE.failed }).select('email', 'last_error');
-    // The figures of the README's crash table.
+    // Printed so each run shows how its kills compare with the bound.
     console.info(`crash (${isPostgres(h.runtime.db) ? 'PostgreSQL, two workers' : 'SQLite'}): duplicates per kill ${duplicatesPerKill.join(', ')}; max copies per recipient ${maxCopies}; in doubt after two crashes ${inDoubt.length}`);
 
     for (const row of inDoubt) expect(row.last_error).toBe(IN_DOUBT_TWICE);

@@ -3,7 +3,7 @@ import { addContactType, sendingFixtures, testWorker } from '../support/fixtures
 import { TestAccount, useHarness } from '../support/harness';
 import { useSmtpSink } from '../support/smtp';
 
-/** Pause, resume and cancel of a single send (issue 14, point 3), through the API, against a real SMTP server. */
+/** Pause, resume and cancel of a single send, through the API, against a real SMTP server. */
 describe('pausing, resuming and cancelling a single send', () => {
   const h = useHarness();
   const f = sendingFixtures(h);

@@ -3,7 +3,7 @@ import { addContactType, manualClock, sendingFixtures, testWorker } from '../sup
 import { TestAccount, useHarness } from '../support/harness';
 import { useSmtpSink } from '../support/smtp';
 
-/** Editing an automation step (issue 14, point 5): `POST /automations/schedule/update?utr=`. */
+/** Editing an automation step: `POST /automations/schedule/update?utr=`. */
 describe('editing an automation step', () => {
   const h = useHarness();
   const f = sendingFixtures(h);

@@ -3,7 +3,7 @@ import { addContactType, sendingFixtures, testWorker } from '../support/fixtures
 import { TestAccount, useHarness } from '../support/harness';
 import { useSmtpSink } from '../support/smtp';
 
-/** Test sends (issue 14, point 2): `POST /single/send/test` and `POST /automations/schedule/test`. */
+/** Test sends: `POST /single/send/test` and `POST /automations/schedule/test`. */
 describe('test sends', () => {
   const h = useHarness();
   const f = sendingFixtures(h);

@@ -9,7 +9,7 @@ function srcdocOf(html: string): string {
   return match[1].replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
 }
 
-describe('dashboard visual editor: live preview, placeholders, empty-placeholder warning, own templates (issue 14, point 4)', () => {
+describe('dashboard visual editor: live preview, placeholders, empty-placeholder warning, own templates', () => {
   const h = useHarness();
   const t = useTwoAccounts(h);
   let type = 0;

@@ -43,7 +43,7 @@ describe('dashboard single sends', () => {
     expect(res.text).toContain(`<option value="${refs.group}">Newsletter</option>`);
     expect(res.text).toContain(`value="contacts_${refs.type}"> Customers`);
     expect(res.text).toContain('hx-get="/single-sends/template-body"');
-    // The placeholder picker (issue 14, point 4): the send's own placeholders always; contact fields once contacts use them.
+    // The placeholder picker: the send's own placeholders always; contact fields once contacts use them.
     expect(res.text).toContain('<button type="button" class="chip" data-placeholder="sender_name">((sender_name))</button>');
   });
 

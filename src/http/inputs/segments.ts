@@ -21,7 +21,7 @@ export const recipientRules = () => [
 export const SEGMENT_CONDITION_PARAMS: readonly ParamDoc[] = [
   param('query_type', 'body', { type: 'string', enum: ['and', 'or'] }, 'How the conditions combine (default `and`).'),
   param('select_field', 'body', { type: 'array', items: { type: 'string' } }, 'Condition i: a contact column, `created_at` or a custom field name.'),
-  param('select_operator', 'body', { type: 'array', items: { type: 'string' } }, 'Condition i: its operator (`is`, `contains`, `is between`, `is empty`, …; see the README).'),
+  param('select_operator', 'body', { type: 'array', items: { type: 'string' } }, 'Condition i: its operator (`is`, `contains`, `is between`, `is empty`, …; see docs/segments.md).'),
   param('value', 'body', { type: 'array', items: { type: 'string' } }, 'The values, in order: one per condition, two for `is between`, none for `is empty` / `is not empty`.'),
 ];
 

@@ -12,7 +12,7 @@ import type { SegmentsService } from './segments';
 import type { UnsubscribeGroupsService } from './unsubscribe-groups';
 
 /**
- * Exports as CSV (issue 11, point 8), streamed: each export is an async generator of text
+ * Exports as CSV, streamed: each export is an async generator of text
  * pieces, one per chunk of rows read by id (keyset), so memory holds one chunk whatever the
  * list's size. Contacts come out with the sample file's columns plus one per custom field,
  * the country by name, so an exported file imports back unchanged.

@@ -13,7 +13,7 @@ import { customFieldDefs, CustomFieldSource } from './custom-field-values';
 import { emitHookEvents } from '../integrations/hook-outbox';
 import { ColumnMapping, customTarget, planColumns, RowReader, rowReader } from './import-rows';
 
-/** What decisions.md promises next to `message: "Imported Successfully"`, and what issue 11 adds. */
+/** What decisions.md promises next to `message: "Imported Successfully"`, and what the import of other tools' files adds. */
 export interface ImportSummary {
   /** Every data record of the file (blank lines are not records). */
   rows: number;
@@ -219,7 +219,7 @@ export function createContactImportService({ db, contactTypes, fields, contacts,
     },
 
     /**
-     * The first rows of a file and the mapping its columns would get (issue 11, point 2): the
+     * The first rows of a file and the mapping its columns would get: the
      * encoding and delimiter found, the header, the first PREVIEW_ROWS data rows (blank and
      * unreadable ones left out) and header → target (a field name, or null for ignored).
      * Reads only the first chunks of the file.
@@ -253,7 +253,7 @@ export function createContactImportService({ db, contactTypes, fields, contacts,
 
     /**
      * Imports a CSV file into a contact type of the account; see decisions.md §3, CSV import,
-     * and the README (aliases, encodings, statuses). Every record of the file is counted in
+     * and docs/import-export.md (aliases, encodings, statuses). Every record of the file is counted in
      * `rows`; each one that is not imported is skipped with its reason (the first 100 in the
      * summary, all of them to `onSkipped`).
      */

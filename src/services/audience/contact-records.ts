@@ -85,8 +85,8 @@ export function contactRecord(row: Record<string, unknown>, defs: CustomFieldDef
 /**
  * The list's JSON of one contact, written straight from the row: the same text as
  * `JSON.stringify(contactRecord(row, defs, 'list'))`, without building a record, a custom-field
- * object and a contact type per row (issue 15: 50 readers of a long list spent their time
- * making and dropping those objects). Each contact type is written once per list.
+ * object and a contact type per row (with many readers of a long list, making and dropping
+ * those objects was where the time went). Each contact type is written once per list.
  */
 export function contactListJson(defs: CustomFieldDef[]): (row: Record<string, unknown>) => string {
   const types = new Map<unknown, string>();

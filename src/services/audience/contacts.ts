@@ -188,7 +188,7 @@ export function createContactsService({ db, contactTypes, fields, events, member
         const { ids, ...count } = await upsertContacts(trx, { userId: ctx.userId, contactTypeId, now: nowValue(), columns, rows, withIds }, durable);
         await memberships.refreshContacts(ctx, ids, trx);
         // Rows an export marks unsubscribed or blocklisted go on the global unsubscribe list; bounced
-        // or cleaned ones on the suppression list, as bounces (README, CSV import: statuses).
+        // or cleaned ones on the suppression list, as bounces (docs/import-export.md, Statuses).
         const unsubscribe = marked.filter((m) => !m.bounced).map((m) => m.address);
         const bounced = marked.filter((m) => m.bounced).map((m) => m.address);
         if (unsubscribe.length > 0) await addUnsubscribers(trx, 'global_unsubscribes', ['user_id', 'email_key'], { user_id: ctx.userId, unsubscribe_groups_id: null }, unsubscribe);

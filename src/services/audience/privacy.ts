@@ -10,7 +10,7 @@ import { contactRecord, ContactRecord } from './contact-records';
 import { customFieldDefs, CustomFieldSource } from './custom-field-values';
 
 /**
- * What the account holds about one address, and its erasure (issue 11, point 10). Erasure
+ * What the account holds about one address, and its erasure (privacy requests). Erasure
  * deletes the contact rows and the segment rows of the address and replaces it by a keyed
  * hash in the send ledger and the automation enrolments, so every count of sends, opens and
  * unsubscribes stays right while the address is gone. Global and group unsubscribes and the

@@ -102,7 +102,7 @@ interface Deps extends Pick<ServiceDeps, 'db'> {
 }
 
 /**
- * Signup forms of the dashboard (issue 11, point 9): one per contact type or more, each with
+ * Signup forms of the dashboard: one per contact type or more, each with
  * the fields it asks, the groups it offers and its thank-you text, reached publicly at
  * `/subscribe/<public_id>`. What visitors submit is the signups service's.
  */

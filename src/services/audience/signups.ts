@@ -95,7 +95,7 @@ function problemOf(field: FormField, value: string): string | undefined {
 }
 
 /**
- * Double opt-in (issue 11, point 9). A submission stores what was typed in `signups` and
+ * Double opt-in. A submission stores what was typed in `signups` and
  * mails a confirmation link through the send ledger (its token made as the mail goes out,
  * only its sha256 stored). Opening the link shows a button and changes nothing; pressing it
  * creates the contact (or updates it) through the contacts service, in one transaction with

@@ -68,7 +68,7 @@ function isEmpty(value: SqlFragment): SqlFragment {
 }
 
 /**
- * What the visual editor needs from the domain (issue 14, point 4): the placeholder picker's
+ * What the visual editor needs from the domain: the placeholder picker's
  * names, the empty-placeholder warning before a send, and the live preview of a design not
  * saved yet, rendered for one contact by the sending engine's own renderer.
  */

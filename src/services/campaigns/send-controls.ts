@@ -11,7 +11,7 @@ import type { Ctx, ServiceDeps } from '../context';
 import { SingleSendTransition, transitionSingleSends } from './single-send-state';
 
 /**
- * Pause, resume and cancel of a single send (issue 14, point 3; API extensions
+ * Pause, resume and cancel of a single send (API extensions
  * `GET /single/send/pause|resume|cancel?utr=`). Each is one transaction that changes the
  * send's status from an allowed one (decisions: a wrong state is a 409) and moves its ledger
  * rows: queued ones are parked (`paused`) or dropped (`cancelled`), parked ones queued again.
@@ -49,7 +49,7 @@ export function createSendControlsService({ db }: Pick<ServiceDeps, 'db'>) {
     },
 
     /**
-     * The dashboard's confirm step (issue 14, point 1): a draft (status 0) is sent now, or
+     * The dashboard's confirm step: a draft (status 0) is sent now, or
      * scheduled for its saved date and time, which must be more than a minute ahead (422 on
      * `schedule_date` otherwise, as the API answers). Anything but a draft is a 409.
      */

@@ -97,7 +97,7 @@ export function singleSendRecord(row: Record<string, unknown>) {
 
 export type SingleSendRecord = ReturnType<typeof singleSendRecord>;
 
-/** The answer to a schedule more than PAST_SCHEDULE_GRACE_MS in the past (extension, issue 14). */
+/** The answer to a schedule more than PAST_SCHEDULE_GRACE_MS in the past (extension). */
 export const SCHEDULE_IN_PAST = 'The schedule date must be a date after now.';
 const PAST_SCHEDULE_GRACE_MS = 60_000;
 
@@ -142,7 +142,7 @@ export function createSingleSendsService({ db, refs, senders, tracking }: Single
     if (group) errors.unsubscribe_group_id = [group];
     if (recipients) errors.recipient_id = [recipients];
     if (excluded) errors.exclude_specific_recipient_id = [excluded];
-    // A schedule in the past would send at once (issue 14): a minute's grace for a slow form.
+    // A schedule in the past would send at once, which nobody means: a minute's grace for a slow form.
     if (input.schedule_type === 1 && Date.parse(due) < Date.now() - PAST_SCHEDULE_GRACE_MS) errors.schedule_date = [SCHEDULE_IN_PAST];
     throwIfAny(errors);
     return sender.sender!;

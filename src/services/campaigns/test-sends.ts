@@ -9,7 +9,7 @@ import type { RecipientRef } from './campaign-refs';
 import type { SingleSendsService } from './single-sends';
 
 /**
- * Test sends (issue 14, point 2; extensions `POST /single/send/test` and
+ * Test sends (extensions `POST /single/send/test` and
  * `POST /automations/schedule/test`): the message is rendered for one contact (a chosen one,
  * or the first of the audience) as the worker would, with `[Test] ` before its subject, and
  * written to the send ledger as system mail, so the worker sends it through the same transport

@@ -85,7 +85,7 @@ function newSecret(): string {
 }
 
 /**
- * Outgoing webhooks (issue 13, point 5): an account's endpoints, their delivery log and replay.
+ * Outgoing webhooks: an account's endpoints, their delivery log and replay.
  * Events are written by `emitHookEvents` (hook-outbox.ts) in the transactions of the changes;
  * workers deliver them (src/mail/hook-deliverer.ts). The signing secret is shown once, at save
  * (or when rotated); the database keeps it sealed with the app secret, since signing needs it.
