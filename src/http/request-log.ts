@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Express, NextFunction, Request, Response } from 'express';
 import type { Logger } from 'pino';
+import { API_PREFIX } from '../lib/paths';
 
 declare module 'http' {
   interface IncomingMessage {
@@ -13,8 +14,27 @@ declare module 'http' {
 
 const REQUEST_ID = /^[\w.-]{1,128}$/;
 
-/** Path segments that are credentials (verification, unsubscribe, open and click tracking, preview links). */
-const TOKEN_PATH = /^((?:\/api\/v1)?\/(?:verify-sender|unsubscribe|one-click|open|c|preview\/schedule)\/)[^/?]+/;
+/**
+ * The public routes whose path carries a credential: a signed link's token (sender
+ * verification, preference page, open pixel, tracked link, sign-up confirmation) or an
+ * unguessable id that opens a page without keys (a schedule's preview). The request log writes
+ * each of these path segments as `[redacted]`. A route with a path parameter that is no
+ * credential is listed as such in test/unit/log-redaction.test.ts, which checks every public
+ * route of the app against this list, so a new token route cannot be logged in clear.
+ */
+export const TOKEN_ROUTES = [
+  '/verify-sender/:token',
+  '/unsubscribe/:token',
+  '/open/:file',
+  '/c/:token/:n',
+  '/preview/schedule/:utr',
+  '/subscribe/confirm/:token',
+] as const;
+
+const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\/-]/g, '\\$&');
+
+/** `<prefix>/<secret>`: what precedes each route's first parameter, also under the API's prefix (the schedule preview is mounted there too). */
+const TOKEN_PATH = new RegExp(`^((?:${escape(API_PREFIX)})?(?:${TOKEN_ROUTES.map((route) => escape(route.slice(0, route.indexOf(':')))).join('|')}))[^/?]+`);
 
 /** Keeps secrets in links out of the logs. */
 export function redactTokens(url: string | undefined): string | undefined {

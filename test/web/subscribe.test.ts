@@ -204,6 +204,15 @@ describe('signup forms: /subscribe/<id> and the confirmation link', () => {
     expect(mailTo('victim@example.org')).toHaveLength(3);
   });
 
+  test('when 20 sign-ups of one address arrive at once then exactly 3 confirmation mails go out and the rest are told so', async () => {
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => visitor().post(`/subscribe/${formId}`, { email: i % 2 ? 'Crowd@example.org' : 'crowd@example.org', website: '' })),
+    );
+    expect(answers.map((a) => a.status).sort()).toEqual([...Array(3).fill(200), ...Array(17).fill(429)]);
+    expect(mailTo('crowd@example.org')).toHaveLength(3);
+    expect(await signupsOf('crowd@example.org')).toHaveLength(3);
+  });
+
   test('when a link is forged, unknown or expired then a plain page answers and nothing is created', async () => {
     const v = visitor();
     const forged = await v.get('/subscribe/confirm/not-a-real-token').expect(404);

@@ -1,7 +1,8 @@
 import type { Knex } from 'knex';
 import { insertId, jsonValue, nowValue, parseJson } from '../../db/dialect';
 import { SIGNUP } from '../../lib/constants';
-import { sha256 } from '../../lib/crypto';
+import { dropSignupMailSlotsBefore, takeSignupMailSlot } from '../../db/rate-limits';
+import { hmac, sha256 } from '../../lib/crypto';
 import { emailKey } from '../../lib/email-key';
 import { timestamp } from '../../lib/time';
 import { hasControlCharacters, isEmail } from '../../lib/validation';
@@ -155,13 +156,13 @@ export function createSignupsService(deps: Deps) {
 
       const email = values.email;
       const now = new Date();
+      const dayAgo = now.getTime() - 24 * 3600_000;
+      await dropSignupMailSlotsBefore(db, dayAgo);
       const messageId = await db.transaction(async (trx) => {
         await trx('signups').whereNull('confirmed_at').where('expires_at', '<', new Date(now.getTime() - SIGNUP.keepExpiredMs).toISOString()).delete();
-        const [{ n }] = await trx('signups')
-          .where({ user_id: userId, email_key: emailKey(email) })
-          .where('requested_at', '>', new Date(now.getTime() - 24 * 3600_000).toISOString())
-          .count({ n: '*' });
-        if (Number(n) >= SIGNUP.mailsPerAddressPerDay) return undefined;
+        // The address as a keyed hash: the slots say how often it was mailed, not who it is.
+        const slot = { userId, address: hmac(deps.secret, `signup-mail:${emailKey(email)}`) };
+        if (!(await takeSignupMailSlot(trx, slot, SIGNUP.mailsPerAddressPerDay, now.getTime(), dayAgo))) return undefined;
         const id = await insertId(trx, 'signups', {
           user_id: userId,
           form_id: form.form.id,
