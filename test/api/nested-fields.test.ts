@@ -1,5 +1,5 @@
 import { createApiRouter } from '../../src/api';
-import { addContactType } from '../support/audience';
+import { addContactType } from '../support/fixtures';
 import { TestAccount, useHarness } from '../support/harness';
 
 /** What a parameter described by `schema` is called when it is not one value (the reference's Laravel sentences). */

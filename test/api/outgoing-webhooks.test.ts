@@ -1,6 +1,6 @@
 import request from 'supertest';
 import { HOOK_EVENTS } from '../../src/lib/constants';
-import { addContact, addContactType, countryId } from '../support/audience';
+import { addContact, addContactType, countryId } from '../support/fixtures';
 import { expectDeleteIdRules, NOT_FOUND } from '../support/expectations';
 import { TIMESTAMP, useHarness, TestAccount } from '../support/harness';
 

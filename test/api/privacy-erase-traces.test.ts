@@ -4,8 +4,7 @@ import pino from 'pino';
 import request from 'supertest';
 import { createApp } from '../../src/app';
 import { withDefaultUser } from '../../src/db';
-import { countryId } from '../support/audience';
-import { sendingFixtures, testWorker } from '../support/fixtures-sending';
+import { countryId, sendingFixtures, testWorker } from '../support/fixtures';
 import { TestAccount, useHarness } from '../support/harness';
 import { startSmtpSink, SmtpSink } from '../support/smtp';
 

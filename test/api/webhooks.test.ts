@@ -6,8 +6,8 @@ import path from 'node:path';
 import request from 'supertest';
 import { feedbackStamp } from '../../src/mail/feedback-stamp';
 import { useHarness, TestAccount } from '../support/harness';
-import { header, sendingFixtures, testWorker } from '../support/fixtures-sending';
-import { startSmtpSink, SmtpSink } from '../support/smtp';
+import { addContactType, header, sendingFixtures, testWorker } from '../support/fixtures';
+import { useSmtpSink } from '../support/smtp';
 
 const sendgridKeys = crypto.generateKeyPairSync('ec', { namedCurve: 'prime256v1' });
 const SENDGRID_PUBLIC_KEY = sendgridKeys.publicKey.export({ format: 'der', type: 'spki' }).toString('base64');
@@ -26,7 +26,7 @@ describe('provider webhooks', () => {
   });
   const f = sendingFixtures(h);
   let alice: TestAccount;
-  let sink: SmtpSink;
+  const sink = useSmtpSink();
   let sender: number;
   let group: number;
   let snsKey: crypto.KeyObject;
@@ -34,7 +34,6 @@ describe('provider webhooks', () => {
 
   beforeAll(async () => {
     alice = await h.account();
-    sink = await startSmtpSink();
     sender = await f.sender(alice.user_id);
     group = await f.group(alice.user_id);
     // A locally generated certificate stands in for SNS's: served for CERT_URL only.
@@ -50,7 +49,6 @@ describe('provider webhooks', () => {
       throw new Error(`unexpected fetch of ${url}`);
     });
   });
-  afterAll(() => sink.close());
   beforeEach(() => {
     fetched.splice(0);
   });
@@ -58,7 +56,7 @@ describe('provider webhooks', () => {
 
   /** One message to `email`, sent through the sink; its ledger token and Message-ID as the provider would echo them. */
   async function sent(email: string) {
-    const type = await f.contactType(alice.user_id, `Type ${email}`);
+    const type = await addContactType(h, alice, `Type ${email}`);
     await f.contact(alice.user_id, type, email);
     const sendId = await f.singleSend(alice.user_id, { senderId: sender, groupId: group, to: [{ contactType: type }] });
     sink.messages.splice(0);

@@ -1,7 +1,6 @@
 import { MESSAGE_STATE } from '../../src/lib/constants';
 import { createWorkerRuntime } from '../../src/workers/worker-runtime';
-import { countryId } from '../support/audience';
-import { addVerifiedSender, berlin } from '../support/campaign';
+import { addVerifiedSender, berlin, countryId } from '../support/fixtures';
 import { useHarness } from '../support/harness';
 import { startSmtpSink } from '../support/smtp';
 import { eventually, useBrowser } from './browser';

@@ -1,14 +1,15 @@
 import { BounceListener, startBounceListener } from '../../src/workers/bounce-listener';
 import { useHarness, TestAccount } from '../support/harness';
-import { header, sendingFixtures, testWorker } from '../support/fixtures-sending';
+import { header, sendingFixtures, testWorker } from '../support/fixtures';
 import { bounceFixture, deliverRaw } from '../support/bounce-fixtures';
-import { startSmtpSink, SmtpSink } from '../support/smtp';
+import { useSmtpSink } from '../support/smtp';
 
 describe('the inbound bounce listener', () => {
   const h = useHarness({ BOUNCE_DOMAIN: 'bounces.campaigns.test', BOUNCE_SMTP_PORT: '0' });
   const f = sendingFixtures(h);
   let alice: TestAccount;
-  let relay: SmtpSink;
+  // The relay: accepts every message (as Postfix does before the next hop refuses it).
+  const relay = useSmtpSink();
   let listener: BounceListener;
   let sender: number;
   let group: number;
@@ -18,18 +19,13 @@ describe('the inbound bounce listener', () => {
     sender = await f.sender(alice.user_id);
     group = await f.group(alice.user_id);
     listener = await startBounceListener({ config: { ...h.runtime.config, bounceMaxBytes: 16 * 1024 }, feedback: h.runtime.services.feedback, logger: h.runtime.logger });
-    // The relay: accepts every message (as Postfix does before the next hop refuses it).
-    relay = await startSmtpSink();
   });
-  afterAll(async () => {
-    await listener.close();
-    await relay.close();
-  });
+  afterAll(() => listener.close());
 
   /** Sends one message to each address through the relay; returns what the relay received per address. */
   async function send(emails: string[], from = { userId: 0, sender: 0, group: 0 }) {
     const owner = from.userId ? from : { userId: alice.user_id, sender, group };
-    const type = await f.contactType(owner.userId, `Type ${emails[0]}`);
+    const type = await h.runtime.services.contactTypes.add({ userId: owner.userId }, { name: `Type ${emails[0]}` });
     for (const email of emails) await f.contact(owner.userId, type, email);
     const sendId = await f.singleSend(owner.userId, { senderId: owner.sender, groupId: owner.group, to: [{ contactType: type }] });
     relay.messages.splice(0);

@@ -3,28 +3,24 @@ import { ImapFlow } from 'imapflow';
 import pino from 'pino';
 import { createBounceMailbox } from '../../src/workers/bounce-mailbox';
 import { useHarness, TestAccount } from '../support/harness';
-import { header, sendingFixtures, testWorker } from '../support/fixtures-sending';
+import { addContactType, header, sendingFixtures, testWorker } from '../support/fixtures';
 import { bounceFixture } from '../support/bounce-fixtures';
 import { Dovecot, freePort, startDovecot } from '../support/dovecot';
-import { startSmtpSink, SmtpSink } from '../support/smtp';
+import { useSmtpSink } from '../support/smtp';
 
 describe('the IMAP bounce mailbox', () => {
   // Without BOUNCE_DOMAIN bounces go back to the From address, whose mailbox this is.
   const h = useHarness();
   const f = sendingFixtures(h);
   let alice: TestAccount;
-  let sink: SmtpSink;
+  const sink = useSmtpSink();
   let dovecot: Dovecot;
 
   beforeAll(async () => {
     alice = await h.account();
-    sink = await startSmtpSink();
     dovecot = await startDovecot();
   });
-  afterAll(async () => {
-    await sink.close();
-    await dovecot?.stop();
-  });
+  afterAll(() => dovecot?.stop());
 
   async function withImap<T>(work: (client: ImapFlow) => Promise<T>): Promise<T> {
     const client = new ImapFlow({ host: '127.0.0.1', port: dovecot.port, secure: false, auth: { user: dovecot.user, pass: dovecot.password }, logger: false });
@@ -51,7 +47,7 @@ describe('the IMAP bounce mailbox', () => {
   test('when bounces, a complaint and other mail wait in the mailbox then the reports are recorded and deleted, the rest marked read and left', async () => {
     const sender = await f.sender(alice.user_id);
     const group = await f.group(alice.user_id);
-    const type = await f.contactType(alice.user_id, 'Mailbox readers');
+    const type = await addContactType(h, alice, 'Mailbox readers');
     for (const email of ['gone@example.org', 'moved@example.org', 'angry@example.org', 'away@example.org']) await f.contact(alice.user_id, type, email);
     const sendId = await f.singleSend(alice.user_id, { senderId: sender, groupId: group, to: [{ contactType: type }] });
     const { worker, close } = testWorker(h, sink.url);
@@ -89,7 +85,7 @@ describe('the IMAP bounce mailbox', () => {
   });
 
   test('when a complaint shows only the original\'s headers, without its X-Campaign-Message, then its Message-ID names the message', async () => {
-    const type = await f.contactType(alice.user_id, 'Redacted readers');
+    const type = await addContactType(h, alice, 'Redacted readers');
     await f.contact(alice.user_id, type, 'redacted@example.org');
     const sendId = await f.singleSend(alice.user_id, { senderId: await f.sender(alice.user_id), groupId: await f.group(alice.user_id), to: [{ contactType: type }] });
     sink.messages.splice(0);

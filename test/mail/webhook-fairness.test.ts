@@ -1,7 +1,6 @@
 import { createHookDeliverer, retryDelayMs } from '../../src/workers/hook-deliverer';
-import { addContact, addContactType, countryId } from '../support/audience';
+import { addContact, addContactType, countryId, manualClock } from '../support/fixtures';
 import { useHarness, TestAccount } from '../support/harness';
-import { manualClock } from '../support/fixtures-sending';
 import { failFirstTime, ReceiverOptions, startWebhookReceiver, WebhookReceiver } from '../support/webhook-receiver';
 
 const SECOND = 1000;

@@ -2,7 +2,7 @@ import http from 'node:http';
 import net from 'node:net';
 import path from 'node:path';
 import { emailKey } from '../../src/lib/email-key';
-import { addContactType, countryId } from '../support/audience';
+import { addContactType, countryId } from '../support/fixtures';
 import { TestAccount, useHarness } from '../support/harness';
 import { startServiceProcess, ServiceProcess, until } from '../support/processes';
 import { TMP_DIR } from '../support/test-db';
