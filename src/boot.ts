@@ -29,7 +29,7 @@ export interface Runtime {
 export async function boot(config: Config, logger: Logger = createLogger(config.logLevel)): Promise<Runtime> {
   const db = createDb(config);
   await migrateAndSeed(db);
-  const secret = await ensureAppSecret(db, config.appSecret);
+  const secret = await ensureAppSecret(db, config.appSecret, config.appSecretFile);
   const mail = createMailTransport(config, logger);
   const services = createServices({ db, config, logger, mail, secret });
   const app = lazy(() => (require('./app') as typeof AppModule).createApp({ config, services, logger }));

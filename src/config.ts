@@ -34,8 +34,15 @@ export interface Config {
   smtpMaxConnections: number;
   /** How long a worker holds claimed messages before another worker may take them over. */
   sendLeaseMs: number;
+  /** How long a stopping process (SIGTERM, SIGINT) may take to finish what is in hand before it is forced out. */
+  shutdownMs: number;
   /** HMAC secret for tokens in links; generated and stored in the database when unset. */
   appSecret: string | undefined;
+  /**
+   * Where the generated app secret is kept when APP_SECRET is unset: beside the SQLite file
+   * (`<file>.secret`), or `<DATA_DIR>/app-secret` with PostgreSQL; APP_SECRET_FILE overrides.
+   */
+  appSecretFile: string;
   dkim: { domain: string; selector: string; privateKey: string } | undefined;
   /** How long a process trusts a key pair it authenticated, without reading the database again (0 = always read). */
   apiKeyCacheMs: number;
@@ -212,10 +219,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, kind: keyof typ
   if (optional(env, 'BOUNCE_SMTP_PORT') !== undefined && optional(env, 'BOUNCE_DOMAIN') === undefined) {
     throw new ConfigError('BOUNCE_SMTP_PORT needs BOUNCE_DOMAIN: the listener accepts only bounces+<token>@BOUNCE_DOMAIN');
   }
+  const sqliteFile = path.resolve(optional(env, 'SQLITE_FILE') ?? path.join(dataDir, 'campaigns.sqlite3'));
   const baseUrl = (optional(env, 'BASE_URL') ?? `http://localhost:${port}`).replace(/\/+$/, '');
   return {
     databaseUrl,
-    sqliteFile: path.resolve(optional(env, 'SQLITE_FILE') ?? path.join(dataDir, 'campaigns.sqlite3')),
+    sqliteFile,
     sqliteCacheKib: integer(env, 'SQLITE_CACHE_MB', SQLITE_CACHE_MB[kind], 1) * 1024,
     host: optional(env, 'HOST') ?? '127.0.0.1',
     port,
@@ -230,7 +238,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, kind: keyof typ
     mailRate: integer(env, 'MAIL_RATE', 0, 0),
     smtpMaxConnections: integer(env, 'SMTP_MAX_CONNECTIONS', 5, 1),
     sendLeaseMs: integer(env, 'SEND_LEASE_SECONDS', 300, 1) * 1000,
+    shutdownMs: integer(env, 'SHUTDOWN_SECONDS', 30, 1) * 1000,
     appSecret: optional(env, 'APP_SECRET'),
+    appSecretFile: path.resolve(optional(env, 'APP_SECRET_FILE') ?? (databaseUrl ? path.join(dataDir, 'app-secret') : `${sqliteFile}.secret`)),
     dkim: dkimDomain && dkimSelector && dkimKey
       ? { domain: dkimDomain, selector: dkimSelector, privateKey: dkimKey.replace(/\\n/g, '\n') }
       : undefined,

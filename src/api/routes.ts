@@ -3,7 +3,7 @@ import multer from 'multer';
 import type { Config } from '../config';
 import { formObject, guarded, plainMultipartOnly } from '../http/body';
 import type { ParamDoc } from '../http/param-doc';
-import { rulesOf } from '../http/validation';
+import { refuseMisshapen, rulesOf } from '../http/validation';
 import { sendFailure } from '../lib/envelope';
 import type { SuccessDoc } from './describe';
 
@@ -34,6 +34,15 @@ export interface DescribedRoute {
   params: ParamDoc[];
   /** A file upload: its body is multipart only. */
   upload: boolean;
+}
+
+/**
+ * The handlers after the shape check of the parameters the route reads without a rule (rules
+ * check their own): an object where one value belongs is a 422 before anything reads it.
+ */
+function shaped(doc: RouteDoc, handlers: RequestHandler[]): RequestHandler[] {
+  if (!doc?.params?.length || handlers.length === 0) return handlers;
+  return [refuseMisshapen(doc.params), ...handlers];
 }
 
 /**
@@ -73,23 +82,23 @@ export class ApiRoutes {
 
   get(path: string, doc: RouteDoc, ...handlers: RequestHandler[]): void {
     this.record('GET', path, doc, handlers, false);
-    this.mount('GET', path, doc, guarded(handlers));
+    this.mount('GET', path, doc, guarded(shaped(doc, handlers)));
   }
 
   post(path: string, doc: RouteDoc, ...handlers: RequestHandler[]): void {
     this.record('POST', path, doc, handlers, false);
-    this.mount('POST', path, doc, [...this.formBody, ...guarded(handlers)]);
+    this.mount('POST', path, doc, [...this.formBody, ...guarded(shaped(doc, handlers))]);
   }
 
   /** A POST whose first handler parses its own multipart body (a file upload). */
   upload(path: string, doc: RouteDoc, parser: RequestHandler, ...handlers: RequestHandler[]): void {
     this.record('POST', path, doc, handlers, true);
-    this.mount('POST', path, doc, [plainMultipartOnly, parser, ...guarded(handlers)]);
+    this.mount('POST', path, doc, [plainMultipartOnly, parser, ...guarded(shaped(doc, handlers))]);
   }
 
   delete(path: string, doc: RouteDoc, ...handlers: RequestHandler[]): void {
     this.record('DELETE', path, doc, handlers, false);
-    this.mount('DELETE', path, doc, guarded(handlers));
+    this.mount('DELETE', path, doc, guarded(shaped(doc, handlers)));
   }
 
   /** Answers unknown paths (404) and wrong methods (405 with Allow) before authentication. */

@@ -75,3 +75,38 @@ export async function resetApiHits(db: Knex, key: string): Promise<void> {
 export async function dropApiWindowsBefore(db: Knex, windowStart: number): Promise<void> {
   await db('api_rate_windows').where('window_start', '<', windowStart).delete();
 }
+
+/**
+ * Takes one of `slots` slots of the key (an account's address) that is free or was taken
+ * before `freeBefore` (ms since the epoch), marking it taken at `now`; false when all are taken
+ * since. Each slot is one upsert whose WHERE is checked against the latest committed row, so
+ * two concurrent callers can never both take the same slot (PostgreSQL makes the second wait
+ * for the first's transaction, then looks again); called in order, each takes the first free.
+ */
+export async function takeSignupMailSlot(db: Knex, key: { userId: number; address: string }, slots: number, now: number, freeBefore: number): Promise<boolean> {
+  for (let slot = 0; slot < slots; slot += 1) {
+    const result = await db.raw(
+      `insert into signup_mail_slots (user_id, address, slot, taken_at) values (?, ?, ?, ?)
+       on conflict (user_id, address, slot) do update set taken_at = excluded.taken_at
+       where signup_mail_slots.taken_at < ?
+       returning slot`,
+      [key.userId, key.address, slot, now, freeBefore],
+    );
+    if ((isPostgres(db) ? result.rows : result).length > 0) return true;
+  }
+  return false;
+}
+
+/**
+ * Drops sign-up mail slots taken before `before` (they count for nothing). Rows another
+ * transaction is taking are skipped on PostgreSQL, so the sweep never waits and never deadlocks
+ * with a submission; SQLite has one writer.
+ */
+export async function dropSignupMailSlotsBefore(db: Knex, before: number): Promise<void> {
+  const skip = isPostgres(db) ? 'for update skip locked' : '';
+  await db.raw(
+    `delete from signup_mail_slots where (user_id, address, slot) in (
+       select user_id, address, slot from signup_mail_slots where taken_at < ? limit 500 ${skip})`,
+    [before],
+  );
+}

@@ -1,6 +1,6 @@
 import type { Request } from 'express';
 import { CAMPAIGN_LIMITS } from '../lib/constants';
-import { isBlank, messages, toFlag } from '../lib/validation';
+import { isBlank, isScalar, messages, toFlag } from '../lib/validation';
 import { field, Rule } from './validation';
 
 /** A `contacts_{id}` / `segments_{id}` reference, as the OpenAPI document writes it. */
@@ -25,6 +25,10 @@ export function utrField(): Rule {
   const rule = field('utr').describe({ type: 'string', format: 'uuid' }, 'A body field on POST, else in the query string.');
   rule.doc.in = 'either';
   rule.doc.required = true;
+  rule.custom((_value, { req }) => {
+    const value = (req as Request).body?.utr ?? (req as Request).query.utr;
+    return isBlank(value) || isScalar(value);
+  }, messages.string('utr'));
   rule.custom((_value, { req }) => !isBlank(utrOf(req as Request)), messages.required('utr'), { bail: false });
   return rule;
 }
@@ -49,7 +53,7 @@ export function recipientList(name: string, required: boolean): Rule {
 export function templateJsonField(): Rule {
   return field('template_json')
     .optional()
-    .describe({ type: 'string' }, 'The design as JSON text (in a JSON body, the design object itself); excludes template_html.')
+    .describe({ type: ['string', 'object'] }, 'The design as JSON text (in a JSON body, the design object itself); excludes template_html.')
     .check((v) => typeof v === 'string' || (typeof v === 'object' && v !== null), messages.string('template_json'));
 }
 

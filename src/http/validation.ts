@@ -21,6 +21,8 @@ export class Rule {
   /** The checks, in order, applied to the express-validator chain when it is first needed. */
   private readonly steps: ((chain: ValidationChain) => unknown)[] = [];
   private built?: ValidationChain;
+  /** Takes a list (array(), addressList()), so is not refused for being one. */
+  private list = false;
 
   /** Every field starts with the one check all text gets: no control characters (TAB, CR, LF aside). */
   constructor(
@@ -39,7 +41,11 @@ export class Rule {
   get chain(): ValidationChain {
     if (!this.built) {
       const chain = (this.location === 'body' ? body : query)(this.name);
-      for (const step of this.steps) step(chain);
+      // After the control-character check, before the others: a value that should be one text
+      // or number but is an object or array (`name[a]=1`, `{"name": {}}`) fails as what it is.
+      const message = this.list ? undefined : scalarMessage(this.name, this.doc.schema);
+      const steps = message === undefined ? this.steps : [this.steps[0], (c: ValidationChain) => c.custom(isScalarOrBlank).withMessage(message).bail(), ...this.steps.slice(1)];
+      for (const step of steps) step(chain);
       this.built = chain;
     }
     return this.built;
@@ -141,6 +147,7 @@ export class Rule {
    */
   addressList(max: number = LIMITS.addressList): this {
     const name = this.name;
+    this.list = true;
     this.describe({ type: 'string' }, `Email addresses separated by commas (at most ${max}); an array of addresses is accepted too.`);
     this.custom((v) => typeof v === 'string' || (Array.isArray(v) && v.every((e) => typeof e === 'string')), messages.string(name));
     this.custom((v) => splitAddresses(v).length > 0, messages.required(name));
@@ -153,9 +160,13 @@ export class Rule {
     return this;
   }
 
-  /** An array (indexed, bracketed or JSON) of at most `max` entries. */
-  array(max?: number): this {
-    this.describe({ type: 'array', ...(max !== undefined ? { maxItems: max } : {}) });
+  /**
+   * An array (indexed, bracketed or JSON) of at most `max` entries, described as holding
+   * `items` (a generated client types the array from it; its entries are the caller's check).
+   */
+  array(items: JsonSchema, max?: number): this {
+    this.list = true;
+    this.describe({ type: 'array', items, ...(max !== undefined ? { maxItems: max } : {}) });
     this.custom((v) => Array.isArray(v), messages.array(this.name));
     if (max !== undefined) {
       this.custom((v: unknown[]) => v.length <= max, messages.arrayMax(this.name, max));
@@ -168,6 +179,67 @@ export class Rule {
     this.custom((v) => test(v), message);
     return this;
   }
+}
+
+const isScalarOrBlank = (value: unknown) => isBlank(value) || isScalar(value);
+
+/** What a parameter described by `schema` must be when it is one value, said as its message; undefined for arrays, objects and undescribed values. */
+function scalarMessage(name: string, schema: JsonSchema): string | undefined {
+  const enumerated = schema.enum as unknown[] | undefined;
+  if (schema.type === 'integer' && enumerated?.length === 2 && enumerated.includes(0) && enumerated.includes(1)) return messages.boolean(name);
+  if (enumerated) return messages.selected(name);
+  switch (schema.type) {
+    case 'string':
+      return messages.string(name);
+    case 'integer':
+      return messages.integer(name);
+    case 'number':
+      return messages.numeric(name);
+    case 'boolean':
+      return messages.boolean(name);
+  }
+  return undefined;
+}
+
+/**
+ * The shape problems of parameters read without a rule (a route's `params`, e.g. a segment's
+ * conditions): a parameter described as one value must not be an object or array, and an
+ * array of values must hold values (by index: `select_field[0][a]=x` is `select_field.0`).
+ * Parsers make objects of nested keys in every encoding (`a[b]=1` in urlencoded and multipart
+ * fields, objects in JSON); a service reading them as text must never meet one.
+ */
+export function shapeErrors(params: readonly ParamDoc[], req: Request): FieldErrors {
+  const errors: FieldErrors = {};
+  for (const p of params) {
+    const source = (p.in === 'query' || (p.in === 'either' && req.method !== 'POST') ? req.query : req.body) as Record<string, unknown> | undefined;
+    const value = source?.[p.name];
+    if (isBlank(value) || isScalar(value)) continue;
+    const single = scalarMessage(p.name, p.schema);
+    if (single !== undefined) {
+      errors[p.name] = [single];
+      continue;
+    }
+    const items = p.schema.type === 'array' ? (p.schema.items as JsonSchema | undefined) : undefined;
+    if (!items) continue;
+    const entries = Array.isArray(value) ? value.map((v, i) => [String(i), v] as const) : Object.entries(value as object);
+    if (entries.some(([key]) => !/^\d+$/.test(key))) {
+      errors[p.name] = [messages.array(p.name)];
+      continue;
+    }
+    for (const [key, entry] of entries) {
+      const itemMessage = scalarMessage(`${p.name}.${key}`, items);
+      if (itemMessage !== undefined && !isScalarOrBlank(entry)) errors[`${p.name}.${key}`] ??= [itemMessage];
+    }
+  }
+  return errors;
+}
+
+/** Refuses (422) the parameters of `params` whose shape is wrong (see shapeErrors). */
+export function refuseMisshapen(params: readonly ParamDoc[]): RequestHandler {
+  return (req, _res, next) => {
+    const errors = shapeErrors(params, req);
+    next(Object.keys(errors).length > 0 ? new ValidationError(errors) : undefined);
+  };
 }
 
 /** A text, or any text in an array of them (one level: what a form field holds). */

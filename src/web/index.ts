@@ -73,6 +73,8 @@ export interface Dashboard {
   stateChanging: readonly string[];
   /** Every route, as `[method, path]`. */
   routes: readonly (readonly [string, string])[];
+  /** The routes answered without a session, as `[method, path]`. */
+  publicRoutes: readonly (readonly [string, string])[];
 }
 
 /**
@@ -111,5 +113,5 @@ export function createDashboard(config: Config, services: Services, logger: Logg
   router.use(...vendorAssets());
   router.use(routes.router);
   router.use(webErrorHandler(views, logger));
-  return { router, notFound: express.Router().use(headers, webNotFound(views)), stateChanging: routes.stateChanging, routes: routes.all };
+  return { router, notFound: express.Router().use(headers, webNotFound(views)), stateChanging: routes.stateChanging, routes: routes.all, publicRoutes: routes.open };
 }

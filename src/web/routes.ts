@@ -25,6 +25,8 @@ export class WebRoutes {
   readonly stateChanging: string[] = [];
   /** Every route, as `[method, path]` (the fuzz test walks them). */
   readonly all: ['GET' | 'POST', string][] = [];
+  /** The routes answered without a session (the request log test checks their paths). */
+  readonly open: ['GET' | 'POST', string][] = [];
 
   constructor(private readonly stages: WebStages) {}
 
@@ -49,6 +51,7 @@ export class WebRoutes {
   /** A page anyone may see (the sign-in form). */
   publicGet(path: string, ...handlers: RequestHandler[]): void {
     this.all.push(['GET', path]);
+    this.open.push(['GET', path]);
     this.router.get(path, this.stages.headers, ...guarded(handlers));
   }
 
@@ -56,6 +59,7 @@ export class WebRoutes {
   publicPost(path: string, csrf: RequestHandler, ...handlers: RequestHandler[]): void {
     this.stateChanging.push(path);
     this.all.push(['POST', path]);
+    this.open.push(['POST', path]);
     this.router.post(path, this.stages.headers, ...this.stages.body, csrf, ...guarded(handlers));
   }
 }

@@ -1,5 +1,5 @@
 import request from 'supertest';
-import { addAutomation, addSender, Audience, audienceOf, berlin, scheduleBody, UUID } from '../support/campaign';
+import { addAutomation, addSender, Audience, audienceOf, berlin, scheduleBody, UUID } from '../support/fixtures';
 import { NOT_FOUND } from '../support/expectations';
 import { TestAccount, TIMESTAMP, useHarness } from '../support/harness';
 

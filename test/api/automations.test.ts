@@ -1,4 +1,4 @@
-import { addAutomation, addGroup, Audience, audienceOf, berlin, scheduleBody, PLAIN_TIME, UUID } from '../support/campaign';
+import { addAutomation, addGroup, Audience, audienceOf, berlin, PLAIN_TIME, scheduleBody, UUID } from '../support/fixtures';
 import { expectBulkIdRules, NOT_FOUND } from '../support/expectations';
 import { TestAccount, TIMESTAMP, useHarness } from '../support/harness';
 

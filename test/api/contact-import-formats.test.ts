@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import iconv from 'iconv-lite';
-import { addContactType, addCustomField } from '../support/audience';
+import { addContactType, addCustomField } from '../support/fixtures';
 import { TestAccount, useHarness } from '../support/harness';
 
 /** Exports of the tools people leave, in their own formats (test/fixtures/imports). */

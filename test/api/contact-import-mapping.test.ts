@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { uploadDir } from '../../src/http/upload';
-import { addContactType, addCustomField } from '../support/audience';
+import { addContactType, addCustomField } from '../support/fixtures';
 import { TestAccount, useHarness } from '../support/harness';
 
 const FIXTURES = path.join(__dirname, '..', 'fixtures', 'imports');

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import { uploadDir } from '../../src/http/upload';
 import { importBatchRows } from '../../src/db/contact-upsert';
 import { importLane, importLanes } from '../../src/db/import-lanes';
-import { addContact, addContactType, addCustomField, countryId } from '../support/audience';
+import { addContact, addContactType, addCustomField, countryId } from '../support/fixtures';
 import { TestAccount, useHarness } from '../support/harness';
 
 const HEADER = 'first_name,last_name,email,country,city,age,joined';

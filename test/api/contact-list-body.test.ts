@@ -2,7 +2,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import request from 'supertest';
 import { isPostgres } from '../../src/db';
-import { addContact, addContactType, addCustomField, countryId } from '../support/audience';
+import { addContact, addContactType, addCustomField, countryId } from '../support/fixtures';
 import { useHarness } from '../support/harness';
 
 /**

@@ -1,4 +1,4 @@
-import { addAutomation, addSender, audienceOf, Audience, berlin, singleSendBody } from '../support/campaign';
+import { addAutomation, addSender, Audience, audienceOf, berlin, singleSendBody } from '../support/fixtures';
 import { NOT_FOUND } from '../support/expectations';
 import { useHarness, TestAccount } from '../support/harness';
 

@@ -1,5 +1,5 @@
 import Papa from 'papaparse';
-import { addContact, addContactType, addCustomField, countryId } from '../support/audience';
+import { addContact, addContactType, addCustomField, countryId } from '../support/fixtures';
 import { TestAccount, useHarness } from '../support/harness';
 
 /** The header, then the rows sorted (as parsed values, so a line break inside a value is kept). */

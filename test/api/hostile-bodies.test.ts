@@ -1,6 +1,6 @@
 import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
 import type request from 'supertest';
-import { addContactType, countryId } from '../support/audience';
+import { addContactType, countryId } from '../support/fixtures';
 import { useHarness, TestAccount } from '../support/harness';
 
 /** Bodies that lie about themselves, overflow a parser or carry control characters: never a 500. */

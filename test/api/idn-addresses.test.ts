@@ -1,23 +1,20 @@
 import { up as normaliseStoredKeys } from '../../migrations/20261123_0632_idna-email-keys';
 import { nowValue } from '../../src/db/dialect';
 import { emailKey } from '../../src/lib/email-key';
-import { addContact, addContactType, countryId } from '../support/audience';
-import { sendingFixtures, testWorker } from '../support/fixtures-sending';
+import { addContact, addContactType, countryId, sendingFixtures, testWorker } from '../support/fixtures';
 import { TestAccount, useHarness } from '../support/harness';
-import { startSmtpSink, SmtpSink } from '../support/smtp';
+import { useSmtpSink } from '../support/smtp';
 
 /** `bücher.example` and `xn--bcher-kva.example` are one domain: its Unicode and its IDNA ASCII form. */
 describe('addresses whose domain is written in Unicode or in its ASCII form', () => {
   const h = useHarness();
   const f = sendingFixtures(h);
-  let sink: SmtpSink;
+  const sink = useSmtpSink();
   let france: number;
 
   beforeAll(async () => {
-    sink = await startSmtpSink();
     france = await countryId(h, 'FR');
   });
-  afterAll(() => sink.close());
 
   test('when keys are made then case and the domain form are ignored, the local part only lower-cased', () => {
     expect(emailKey(' User@Bücher.Example ')).toBe('user@xn--bcher-kva.example');

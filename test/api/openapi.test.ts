@@ -102,6 +102,23 @@ describe('OpenAPI document', () => {
     expect(doc.paths['/contacts/bulk-delete'].post.requestBody!.content['application/json'].schema.properties.strIds).toMatchObject({ type: 'array', maxItems: 1000 });
   });
 
+  test('when a parameter or an answer is an array then the document says what it holds', () => {
+    const untyped: string[] = [];
+    const walk = (node: unknown, at: string) => {
+      if (node === null || typeof node !== 'object') return;
+      const schema = node as Record<string, unknown>;
+      const types = ([] as unknown[]).concat(schema.type ?? []);
+      if (types.includes('array') && !('items' in schema) && !('prefixItems' in schema)) untyped.push(at);
+      for (const [key, value] of Object.entries(schema)) walk(value, `${at}/${key}`);
+    };
+    walk(doc, '#');
+    expect(untyped).toEqual([]);
+    for (const route of ['/webhooks/save', '/webhooks/update']) {
+      const events = doc.paths[route].post.requestBody!.content['application/json'].schema.properties.events;
+      expect(events).toMatchObject({ type: 'array', items: { type: 'string', enum: expect.arrayContaining(['contact.created', 'message.delivered']) } });
+    }
+  });
+
   test('when keys are described then they are the two headers the reference names, required together, and the document itself needs none', () => {
     expect(doc.components.securitySchemes).toEqual({
       PublicKey: expect.objectContaining({ type: 'apiKey', in: 'header', name: 'PublicKey' }),

@@ -1,6 +1,6 @@
 import request from 'supertest';
 import { HOOK_EVENTS } from '../../src/lib/constants';
-import { addContact, addContactType, countryId } from '../support/audience';
+import { addContact, addContactType, countryId } from '../support/fixtures';
 import { expectDeleteIdRules, NOT_FOUND } from '../support/expectations';
 import { TIMESTAMP, useHarness, TestAccount } from '../support/harness';
 
@@ -159,9 +159,9 @@ describe('outgoing webhooks (extension)', () => {
 describe('outgoing webhooks to private addresses', () => {
   const h = useHarness();
 
-  test('when the url is or resolves to a private, loopback, link-local, unique-local or CGNAT address then it is refused on url', async () => {
+  test('when the url is or resolves to a private, loopback, link-local, unique-local, CGNAT or other non-global address then it is refused on url', async () => {
     const account = await h.account();
-    for (const url of ['http://127.0.0.1:8080/x', 'http://localhost/x', 'http://10.1.2.3/', 'http://192.168.0.10/', 'http://169.254.169.254/latest', 'http://100.64.0.1/', 'http://[::1]/', 'http://[fd00::1]/', 'http://[::ffff:127.0.0.1]/', 'http://0.0.0.0/']) {
+    for (const url of ['http://127.0.0.1:8080/x', 'http://localhost/x', 'http://10.1.2.3/', 'http://192.168.0.10/', 'http://169.254.169.254/latest', 'http://100.64.0.1/', 'http://[::1]/', 'http://[fd00::1]/', 'http://[::ffff:127.0.0.1]/', 'http://0.0.0.0/', 'http://198.18.0.1/', 'http://[fec0::1]/', 'http://[::10.0.0.1]/', 'http://[2001:db8::1]/']) {
       const res = await h.api(account).post('/webhooks/save').send({ url, events: ['contact.created'] }).expect(422);
       expect({ url, body: res.body }).toEqual({ url, body: { status: 'failed', errors: { url: ['The url must point to a public address, not a private, loopback or link-local one.'] } } });
     }

@@ -1,4 +1,4 @@
-import { addContact, addContactType, addCustomField, countryId } from '../support/audience';
+import { addContact, addContactType, addCustomField, countryId } from '../support/fixtures';
 import { TestAccount, useHarness } from '../support/harness';
 
 describe('privacy export and erasure (extension)', () => {

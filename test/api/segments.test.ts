@@ -1,4 +1,4 @@
-import { addContact, addContactType, addCustomField, countryId } from '../support/audience';
+import { addContact, addContactType, addCustomField, countryId } from '../support/fixtures';
 import { TIMESTAMP, TestAccount, useHarness } from '../support/harness';
 
 type Rule = [field: string, operator: string, ...values: string[]];

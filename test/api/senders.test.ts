@@ -1,24 +1,16 @@
 import request from 'supertest';
 import { sha256 } from '../../src/lib/crypto';
-import { addSender, berlin, PLAIN_TIME, Place, senderFields, verificationToken } from '../support/campaign';
+import { addSender, berlin, Place, PLAIN_TIME, senderFields, verificationToken } from '../support/fixtures';
 import { expectDeleteIdRules, NOT_FOUND } from '../support/expectations';
 import { TestAccount, TIMESTAMP, useHarness } from '../support/harness';
-import { SmtpSink, startSmtpSink } from '../support/smtp';
+import { useSmtpSink } from '../support/smtp';
 
 describe('senders', () => {
-  // The sink starts first; the harness reads `env` in its own beforeAll, after this one.
-  const env: Record<string, string> = {};
-  let sink: SmtpSink;
-  beforeAll(async () => {
-    // Addresses at refused.example answer 550, to show what a failed verification mail does.
-    sink = await startSmtpSink({
-      onRecipient: (address) => (address.endsWith('@refused.example') ? { code: 550, message: 'No such mailbox' } : undefined),
-    });
-    env.SMTP_URL = sink.url;
+  // Addresses at refused.example answer 550, to show what a failed verification mail does.
+  const sink = useSmtpSink({
+    onRecipient: (address) => (address.endsWith('@refused.example') ? { code: 550, message: 'No such mailbox' } : undefined),
   });
-  const h = useHarness(env);
-  // After the harness's afterAll, which closes the service's pooled SMTP connections.
-  afterAll(() => sink.close());
+  const h = useHarness({ SMTP_URL: () => sink.url });
 
   let alice: TestAccount;
   let bob: TestAccount;

@@ -1,6 +1,6 @@
 import { parseRecipientRef } from '../../src/services/campaigns/single-sends';
 import { transitionSingleSends } from '../../src/services/campaigns/single-send-state';
-import { addContactType, addGroup, addSegment, addSender, Audience, audienceOf, berlin, Place, singleSendBody, PLAIN_TIME, UUID } from '../support/campaign';
+import { addContactType, addGroup, addSegment, addSender, Audience, audienceOf, berlin, Place, PLAIN_TIME, singleSendBody, UUID } from '../support/fixtures';
 import { expectBulkIdRules, NOT_FOUND } from '../support/expectations';
 import { TestAccount, TIMESTAMP, useHarness } from '../support/harness';
 

@@ -1,5 +1,5 @@
 import type { Page } from 'playwright-core';
-import { addAutomation, audienceOf, berlin, scheduleBody, singleSendBody } from '../support/campaign';
+import { addAutomation, audienceOf, berlin, scheduleBody, singleSendBody } from '../support/fixtures';
 import { useHarness } from '../support/harness';
 import { axeViolations } from './axe';
 import { eventually, useBrowser } from './browser';

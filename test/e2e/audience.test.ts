@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { countryId } from '../support/audience';
+import { countryId } from '../support/fixtures';
 import { useHarness } from '../support/harness';
 import type { Page } from 'playwright-core';
 import { useBrowser } from './browser';

@@ -1,8 +1,7 @@
 import type { Page } from 'playwright-core';
-import { addVerifiedSender, berlin } from '../support/campaign';
-import { sendingFixtures, testWorker } from '../support/fixtures-sending';
+import { addVerifiedSender, berlin, sendingFixtures, testWorker } from '../support/fixtures';
 import { useHarness } from '../support/harness';
-import { startSmtpSink, SmtpSink } from '../support/smtp';
+import { useSmtpSink } from '../support/smtp';
 import { eventually, useBrowser } from './browser';
 
 /** The element globals these checks read (the suite compiles without the DOM library). */
@@ -68,11 +67,7 @@ async function typeInto(page: Page, text: string, typed: string): Promise<void> 
 describe('dashboard in Chromium: the visual editor', () => {
   const h = useHarness();
   const b = useBrowser(h);
-  let sink: SmtpSink;
-  beforeAll(async () => {
-    sink = await startSmtpSink();
-  });
-  afterAll(() => sink.close());
+  const sink = useSmtpSink();
 
   test('when a send is designed in the editor, previewed for a contact at both widths, saved and sent then the mail holds the edited text', async () => {
     const account = await h.account();

@@ -1,7 +1,7 @@
 import request from 'supertest';
-import { sendingFixtures, testWorker } from '../support/fixtures-sending';
+import { addContactType, sendingFixtures, testWorker } from '../support/fixtures';
 import { useHarness } from '../support/harness';
-import { startSmtpSink, SmtpSink } from '../support/smtp';
+import { useSmtpSink } from '../support/smtp';
 import { useBrowser } from './browser';
 
 const CHROME = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/140.0 Safari/537.36';
@@ -10,18 +10,14 @@ describe('dashboard in Chromium: engagement of a sent single send', () => {
   const h = useHarness();
   const b = useBrowser(h);
   const f = sendingFixtures(h);
-  let sink: SmtpSink;
-  beforeAll(async () => {
-    sink = await startSmtpSink();
-  });
-  afterAll(() => sink.close());
+  const sink = useSmtpSink();
 
   test('when recipients clicked then the send page shows the rates and the per-link table, and who clicked', async () => {
     const account = await h.account();
     const userId = account.user_id;
     const senderId = await f.sender(userId);
     const groupId = await f.group(userId);
-    const type = await f.contactType(userId, 'Customers');
+    const type = await addContactType(h, account, 'Customers');
     await f.contact(userId, type, 'ann@example.org', { first_name: 'Ann' });
     await f.contact(userId, type, 'ben@example.org', { first_name: 'Ben' });
     const sendId = await f.singleSend(userId, {

@@ -1,4 +1,4 @@
-import { addVerifiedSender, berlin } from '../support/campaign';
+import { addVerifiedSender, berlin } from '../support/fixtures';
 import { useHarness } from '../support/harness';
 import { useBrowser } from './browser';
 

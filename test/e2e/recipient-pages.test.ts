@@ -1,6 +1,6 @@
-import { header, sendingFixtures, testWorker } from '../support/fixtures-sending';
+import { addContactType, header, sendingFixtures, testWorker } from '../support/fixtures';
 import { useHarness, TestAccount } from '../support/harness';
-import { startSmtpSink, SmtpSink } from '../support/smtp';
+import { useSmtpSink } from '../support/smtp';
 import { useBrowser } from './browser';
 
 const ORIGIN = 'http://host.example';
@@ -11,21 +11,19 @@ describe('preference page in Chromium on a plain-http BASE_URL', () => {
   const b = useBrowser(h, { origin: ORIGIN });
   const f = sendingFixtures(h);
   let alice: TestAccount;
-  let sink: SmtpSink;
+  const sink = useSmtpSink();
   let news: number;
 
   beforeAll(async () => {
     alice = await h.account();
-    sink = await startSmtpSink();
     const sender = await f.sender(alice.user_id);
     news = await f.group(alice.user_id, 'News', 1);
-    const type = await f.contactType(alice.user_id, 'Readers');
+    const type = await addContactType(h, alice, 'Readers');
     await f.contact(alice.user_id, type, 'ann@example.org');
     await f.singleSend(alice.user_id, { senderId: sender, groupId: news, to: [{ contactType: type }] });
     const { worker, close } = testWorker(h, sink.url);
     await worker.runOnce().finally(close);
   });
-  afterAll(() => sink.close());
 
   test('when the recipient follows the link and opts out of everything then the page is styled, the form is sent and they are unsubscribed', async () => {
     const link = /^<([^>]+)>/.exec(header(sink.messages[0].raw, 'List-Unsubscribe')!)![1];

@@ -1,6 +1,5 @@
 import { createWorkerRuntime } from '../../src/workers/worker-runtime';
-import { countryId } from '../support/audience';
-import { addVerifiedSender, berlin } from '../support/campaign';
+import { addVerifiedSender, berlin, countryId } from '../support/fixtures';
 import { useHarness } from '../support/harness';
 import { eventually, useBrowser } from './browser';
 

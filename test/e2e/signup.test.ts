@@ -1,21 +1,15 @@
-import { sendingFixtures, testWorker } from '../support/fixtures-sending';
+import { sendingFixtures, testWorker } from '../support/fixtures';
 import { useHarness } from '../support/harness';
-import { SmtpSink, startSmtpSink } from '../support/smtp';
+import { useSmtpSink } from '../support/smtp';
 import { axeViolations } from './axe';
 import { eventually, useBrowser } from './browser';
 
 /** A double opt-in signup works end to end (form → mail → link → contact → welcome mail). */
 describe('signup form with double opt-in in Chromium', () => {
-  const env: Record<string, string> = {};
-  let sink: SmtpSink;
-  beforeAll(async () => {
-    sink = await startSmtpSink();
-    env.SMTP_URL = sink.url;
-  });
-  const h = useHarness(env);
+  const sink = useSmtpSink();
+  const h = useHarness({ SMTP_URL: () => sink.url });
   const b = useBrowser(h);
   const f = sendingFixtures(h);
-  afterAll(() => sink.close());
 
   test('when a visitor signs up and confirms the emailed link then the contact appears with its consent and the welcome automation mails them', async () => {
     const account = await h.account();

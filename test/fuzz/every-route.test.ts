@@ -8,7 +8,7 @@ import { schedulePreviewRouter } from '../../src/web/schedule-preview';
 import { createTrackingRouter } from '../../src/web/tracking';
 import { createUnsubscribeRouter } from '../../src/web/unsubscribe';
 import { verifySenderRouter } from '../../src/web/verify-sender';
-import { addAutomation, audienceOf, berlin } from '../support/campaign';
+import { addAutomation, audienceOf, berlin } from '../support/fixtures';
 import { useHarness, TestAccount } from '../support/harness';
 import { signIn, WebClient } from '../support/web';
 

@@ -1,7 +1,7 @@
 import { useHarness, TestAccount } from '../support/harness';
 import request from 'supertest';
-import { header, manualClock, sendingFixtures, testWorker } from '../support/fixtures-sending';
-import { startSmtpSink, SmtpSink } from '../support/smtp';
+import { addContactType, header, manualClock, sendingFixtures, testWorker } from '../support/fixtures';
+import { useSmtpSink } from '../support/smtp';
 import { runAutomations } from '../../src/services/campaigns/enrolment';
 
 const HOUR = 3_600_000;
@@ -11,24 +11,21 @@ describe('automations', () => {
   const h = useHarness();
   const f = sendingFixtures(h);
   let alice: TestAccount;
-  let sink: SmtpSink;
+  const sink = useSmtpSink({ emptyBeforeEach: true });
   let sender: number;
   let group: number;
 
   beforeAll(async () => {
     alice = await h.account();
-    sink = await startSmtpSink();
     sender = await f.sender(alice.user_id);
     group = await f.group(alice.user_id);
   });
-  afterAll(() => sink.close());
-  beforeEach(() => sink.messages.splice(0));
 
   const received = () => sink.messages.map((m) => `${m.to[0]}: ${m.parsed.subject}`).sort();
 
   test('when a welcome automation is live then only contacts who join afterwards receive its steps, in order, at their waiting periods', async () => {
     const clock = manualClock(new Date(Date.now() + 10 * DAY));
-    const type = await f.contactType(alice.user_id, 'Signups');
+    const type = await addContactType(h, alice, 'Signups');
     await f.contact(alice.user_id, type, 'early@example.org', { first_name: 'Early' });
     const automation = await f.automation(alice.user_id, { type: 'welcome', contactType: type, groupId: group });
     await f.schedule(alice.user_id, automation, { senderId: sender, subject: 'Welcome ((first_name))', waitingPeriod: 1, waitingType: 'instantly' });
@@ -82,7 +79,7 @@ describe('automations', () => {
 
   test('when paused then nothing is sent; set-live resumes; unsubscribed and deleted contacts leave', async () => {
     const clock = manualClock(new Date(Date.now() + 30 * DAY));
-    const type = await f.contactType(alice.user_id, 'Customers');
+    const type = await addContactType(h, alice, 'Customers');
     await f.contact(alice.user_id, type, 'ann@example.org', { first_name: 'Ann' });
     const bea = await f.contact(alice.user_id, type, 'bea@example.org', { first_name: 'Bea' });
     await f.contact(alice.user_id, type, 'cy@example.org', { first_name: 'Cy' });
@@ -125,7 +122,7 @@ describe('automations', () => {
 
   test('when paused after a step was queued then the queued message waits until set-live', async () => {
     const clock = manualClock(new Date(Date.now() + 60 * DAY));
-    const type = await f.contactType(alice.user_id, 'Queued');
+    const type = await addContactType(h, alice, 'Queued');
     await f.contact(alice.user_id, type, 'dee@example.org', { first_name: 'Dee' });
     const automation = await f.automation(alice.user_id, { type: 'custom', contactType: type, groupId: group });
     await f.schedule(alice.user_id, automation, { senderId: sender, subject: 'Hello ((first_name))', waitingPeriod: 1, waitingType: 'instantly' });

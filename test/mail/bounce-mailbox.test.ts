@@ -3,28 +3,24 @@ import { ImapFlow } from 'imapflow';
 import pino from 'pino';
 import { createBounceMailbox } from '../../src/workers/bounce-mailbox';
 import { useHarness, TestAccount } from '../support/harness';
-import { header, sendingFixtures, testWorker } from '../support/fixtures-sending';
+import { addContactType, header, sendingFixtures, testWorker } from '../support/fixtures';
 import { bounceFixture } from '../support/bounce-fixtures';
 import { Dovecot, freePort, startDovecot } from '../support/dovecot';
-import { startSmtpSink, SmtpSink } from '../support/smtp';
+import { useSmtpSink } from '../support/smtp';
 
 describe('the IMAP bounce mailbox', () => {
   // Without BOUNCE_DOMAIN bounces go back to the From address, whose mailbox this is.
   const h = useHarness();
   const f = sendingFixtures(h);
   let alice: TestAccount;
-  let sink: SmtpSink;
+  const sink = useSmtpSink();
   let dovecot: Dovecot;
 
   beforeAll(async () => {
     alice = await h.account();
-    sink = await startSmtpSink();
     dovecot = await startDovecot();
   });
-  afterAll(async () => {
-    await sink.close();
-    await dovecot?.stop();
-  });
+  afterAll(() => dovecot?.stop());
 
   async function withImap<T>(work: (client: ImapFlow) => Promise<T>): Promise<T> {
     const client = new ImapFlow({ host: '127.0.0.1', port: dovecot.port, secure: false, auth: { user: dovecot.user, pass: dovecot.password }, logger: false });
@@ -51,7 +47,7 @@ describe('the IMAP bounce mailbox', () => {
   test('when bounces, a complaint and other mail wait in the mailbox then the reports are recorded and deleted, the rest marked read and left', async () => {
     const sender = await f.sender(alice.user_id);
     const group = await f.group(alice.user_id);
-    const type = await f.contactType(alice.user_id, 'Mailbox readers');
+    const type = await addContactType(h, alice, 'Mailbox readers');
     for (const email of ['gone@example.org', 'moved@example.org', 'angry@example.org', 'away@example.org']) await f.contact(alice.user_id, type, email);
     const sendId = await f.singleSend(alice.user_id, { senderId: sender, groupId: group, to: [{ contactType: type }] });
     const { worker, close } = testWorker(h, sink.url);
@@ -86,6 +82,26 @@ describe('the IMAP bounce mailbox', () => {
     ]);
     // Read mail is not read again.
     expect(await mailbox.pollOnce()).toEqual({ recorded: 0, duplicate: 0, ignored: 0, unrecognised: 0, tooLarge: 0 });
+  });
+
+  test('when a complaint shows only the original\'s headers, without its X-Campaign-Message, then its Message-ID names the message', async () => {
+    const type = await addContactType(h, alice, 'Redacted readers');
+    await f.contact(alice.user_id, type, 'redacted@example.org');
+    const sendId = await f.singleSend(alice.user_id, { senderId: await f.sender(alice.user_id), groupId: await f.group(alice.user_id), to: [{ contactType: type }] });
+    sink.messages.splice(0);
+    const { worker, close } = testWorker(h, sink.url);
+    await worker.runOnce().finally(close);
+    const m = sink.messages.find((r) => r.to[0] === 'redacted@example.org')!;
+    await withImap((client) =>
+      client.append('INBOX', bounceFixture('arf-headers-only.eml', { verp: m.from, token: 'none', recipient: 'redacted@example.org', messageId: header(m.raw, 'Message-ID')! })),
+    );
+    const mailbox = createBounceMailbox({
+      config: { bounceImapUrl: dovecot.url, bounceImapPollMs: 60_000, bounceMaxBytes: 512 * 1024 },
+      feedback: h.runtime.services.feedback,
+      logger: h.runtime.logger,
+    });
+    expect(await mailbox.pollOnce()).toEqual({ recorded: 1, duplicate: 0, ignored: 0, unrecognised: 0, tooLarge: 0 });
+    expect(await f.send(sendId)).toMatchObject({ delivered: 1, unsubscribes: 1 });
   });
 
   test('when the mailbox password is wrong then the poll fails (the worker logs it and tries again at the next poll)', async () => {

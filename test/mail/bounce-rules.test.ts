@@ -4,8 +4,8 @@ import { queueSystemMail } from '../../src/services/delivery/system-mail';
 import { createMailTransport } from '../../src/mail/transport';
 import { createSendingWorker } from '../../src/workers/send-worker';
 import { useHarness, TestAccount } from '../support/harness';
-import { header, manualClock, sendingFixtures, testWorker } from '../support/fixtures-sending';
-import { startSmtpSink, SmtpSink } from '../support/smtp';
+import { addContactType, header, manualClock, sendingFixtures, testWorker } from '../support/fixtures';
+import { useSmtpSink } from '../support/smtp';
 
 const DAY = 24 * 3_600_000;
 
@@ -13,22 +13,19 @@ describe('bounce and complaint rules', () => {
   const h = useHarness({ BOUNCE_DOMAIN: 'Bounces.Campaigns.test' });
   const f = sendingFixtures(h);
   let alice: TestAccount;
-  let sink: SmtpSink;
+  const sink = useSmtpSink({ emptyBeforeEach: true });
   let sender: number;
   let group: number;
 
   beforeAll(async () => {
     alice = await h.account();
-    sink = await startSmtpSink();
     sender = await f.sender(alice.user_id);
     group = await f.group(alice.user_id);
   });
-  afterAll(() => sink.close());
-  beforeEach(() => sink.messages.splice(0));
 
   /** Sends one single send to `emails` (a new contact type) and returns its id and ledger. */
   async function sendTo(emails: string[], now = () => new Date(), existingType?: number) {
-    const type = existingType ?? (await f.contactType(alice.user_id, `Type ${Math.random()}`));
+    const type = existingType ?? (await addContactType(h, alice, `Type ${Math.random()}`));
     if (!existingType) for (const email of emails) await f.contact(alice.user_id, type, email);
     const sendId = await f.singleSend(alice.user_id, { senderId: sender, groupId: group, to: [{ contactType: type }], dueAt: now() });
     const { worker, close } = testWorker(h, sink.url, { now });
@@ -60,7 +57,7 @@ describe('bounce and complaint rules', () => {
   });
 
   test('when BOUNCE_DOMAIN is not set then the envelope sender stays the From address and the header is still there', async () => {
-    const type = await f.contactType(alice.user_id, 'Plain envelope');
+    const type = await addContactType(h, alice, 'Plain envelope');
     await f.contact(alice.user_id, type, 'plain@example.org');
     await f.singleSend(alice.user_id, { senderId: sender, groupId: group, to: [{ contactType: type }] });
     const transport = createMailTransport({ smtpUrl: sink.url, outboxDir: '', dkim: undefined });
@@ -124,7 +121,7 @@ describe('bounce and complaint rules', () => {
   });
 
   test('when a message of an automation bounces later then its total_bounces include it', async () => {
-    const type = await f.contactType(alice.user_id, 'Journey');
+    const type = await addContactType(h, alice, 'Journey');
     const automation = await f.automation(alice.user_id, { type: 'custom', contactType: type, groupId: group });
     await f.schedule(alice.user_id, automation, { senderId: sender, subject: 'Step one', waitingPeriod: 1, waitingType: 'instantly' });
     await f.contact(alice.user_id, type, 'journey@example.org');

@@ -3,9 +3,9 @@ import { isPostgres } from '../../src/db';
 import { MESSAGE_STATE } from '../../src/lib/constants';
 import { IN_DOUBT_TWICE } from '../../src/services/delivery/outcomes';
 import { useHarness } from '../support/harness';
-import { sendingFixtures } from '../support/fixtures-sending';
+import { addContactType, sendingFixtures } from '../support/fixtures';
 import { startServiceProcess, ServiceProcess, until } from '../support/processes';
-import { startSmtpSink, SmtpSink } from '../support/smtp';
+import { useSmtpSink } from '../support/smtp';
 import { TMP_DIR } from '../support/test-db';
 
 const RECIPIENTS = 2500;
@@ -19,16 +19,11 @@ const IN_FLIGHT = SMTP_MAX_CONNECTIONS * 2;
 describe('worker processes killed in the middle of a send', () => {
   const h = useHarness();
   const f = sendingFixtures(h);
-  let sink: SmtpSink;
+  const sink = useSmtpSink();
   const children: ServiceProcess[] = [];
-
-  beforeAll(async () => {
-    sink = await startSmtpSink();
-  });
   afterAll(async () => {
     for (const c of children) if (c.child.exitCode === null && c.child.signalCode === null) c.child.kill('SIGKILL');
     await Promise.all(children.map((c) => c.exited));
-    await sink.close();
   });
 
   function startWorker(): ServiceProcess {
@@ -61,7 +56,7 @@ describe('worker processes killed in the middle of a send', () => {
     const alice = await h.account();
     const sender = await f.sender(alice.user_id);
     const group = await f.group(alice.user_id);
-    const type = await f.contactType(alice.user_id, 'Everyone');
+    const type = await addContactType(h, alice, 'Everyone');
     await f.contacts(alice.user_id, type, RECIPIENTS);
     const sendId = await f.singleSend(alice.user_id, { senderId: sender, groupId: group, to: [{ contactType: type }] });
 

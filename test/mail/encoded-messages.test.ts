@@ -1,7 +1,7 @@
 import { compileMessage, renderEncoded, renderMessage } from '../../src/mail/render';
 import { createMailTransport } from '../../src/mail/transport';
-import { header } from '../support/fixtures-sending';
-import { startSmtpSink, SmtpSink } from '../support/smtp';
+import { header } from '../support/fixtures';
+import { useSmtpSink } from '../support/smtp';
 
 /**
  * The worker sends campaign mail pre-encoded (the template's literal parts quoted-printable
@@ -9,11 +9,7 @@ import { startSmtpSink, SmtpSink } from '../support/smtp';
  * composer makes of the same HTML and text.
  */
 describe('pre-encoded campaign messages', () => {
-  let sink: SmtpSink;
-  beforeAll(async () => {
-    sink = await startSmtpSink();
-  });
-  afterAll(() => sink.close());
+  const sink = useSmtpSink();
 
   const template = [
     '<html><body><p>Grüße, ((first_name))!</p>',

@@ -1,7 +1,7 @@
 import request from 'supertest';
-import { manualClock, sendingFixtures, testWorker } from '../support/fixtures-sending';
+import { addContactType, manualClock, sendingFixtures, testWorker } from '../support/fixtures';
 import { TestAccount, useHarness } from '../support/harness';
-import { startSmtpSink, SmtpSink } from '../support/smtp';
+import { useSmtpSink } from '../support/smtp';
 
 const CHROME = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/140.0 Safari/537.36';
 
@@ -15,22 +15,19 @@ describe('click tracking, honest opens and tracking switches', () => {
   const f = sendingFixtures(h);
   const web = () => request(h.runtime.app);
   let alice: TestAccount;
-  let sink: SmtpSink;
+  const sink = useSmtpSink({ emptyBeforeEach: true });
   let senderId: number;
   let groupId: number;
   let customers: number;
 
   beforeAll(async () => {
-    sink = await startSmtpSink();
     alice = await h.account();
     senderId = await f.sender(alice.user_id);
     groupId = await f.group(alice.user_id);
-    customers = await f.contactType(alice.user_id, 'Customers');
+    customers = await addContactType(h, alice, 'Customers');
     await f.contact(alice.user_id, customers, 'ann@example.org', { first_name: 'Ann' });
     await f.contact(alice.user_id, customers, 'ben@example.org', { first_name: 'Ben' });
   });
-  afterAll(() => sink.close());
-  beforeEach(() => sink.messages.splice(0));
 
   async function sendAll(options: { now?: () => Date } = {}): Promise<void> {
     const { worker, close } = testWorker(h, sink.url, options);

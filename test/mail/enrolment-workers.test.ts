@@ -1,11 +1,10 @@
 import path from 'node:path';
 import { isPostgres } from '../../src/db';
 import { MESSAGE_STATE } from '../../src/lib/constants';
-import { addContact, addContactType, countryId } from '../support/audience';
-import { sendingFixtures } from '../support/fixtures-sending';
+import { addContact, addContactType, countryId, sendingFixtures } from '../support/fixtures';
 import { useHarness } from '../support/harness';
 import { startServiceProcess, ServiceProcess, until } from '../support/processes';
-import { startSmtpSink, SmtpSink } from '../support/smtp';
+import { useSmtpSink } from '../support/smtp';
 import { TMP_DIR } from '../support/test-db';
 
 const IMPORTED = 1000;
@@ -13,16 +12,11 @@ const IMPORTED = 1000;
 describe('welcome automations with worker processes running', () => {
   const h = useHarness();
   const f = sendingFixtures(h);
-  let sink: SmtpSink;
+  const sink = useSmtpSink();
   const workers: ServiceProcess[] = [];
-
-  beforeAll(async () => {
-    sink = await startSmtpSink();
-  });
   afterAll(async () => {
     for (const w of workers) if (w.child.exitCode === null && w.child.signalCode === null) w.child.kill('SIGKILL');
     await Promise.all(workers.map((w) => w.exited));
-    await sink.close();
   });
 
   function startWorker(): ServiceProcess {

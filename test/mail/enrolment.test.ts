@@ -1,7 +1,6 @@
-import { addContact, addContactType, countryId } from '../support/audience';
-import { sendingFixtures, testWorker } from '../support/fixtures-sending';
+import { addContact, addContactType, countryId, sendingFixtures, testWorker } from '../support/fixtures';
 import { TestAccount, useHarness } from '../support/harness';
-import { startSmtpSink, SmtpSink } from '../support/smtp';
+import { useSmtpSink } from '../support/smtp';
 
 /**
  * Who a welcome automation reaches, through the API as a client drives it: set-live, then
@@ -11,20 +10,17 @@ describe('automation enrolment', () => {
   const h = useHarness();
   const f = sendingFixtures(h);
   let alice: TestAccount;
-  let sink: SmtpSink;
+  const sink = useSmtpSink({ emptyBeforeEach: true });
   let sender: number;
   let group: number;
   let france: number;
 
   beforeAll(async () => {
     alice = await h.account();
-    sink = await startSmtpSink();
     sender = await f.sender(alice.user_id);
     group = await f.group(alice.user_id);
     france = await countryId(h, 'FR');
   });
-  afterAll(() => sink.close());
-  beforeEach(() => sink.messages.splice(0));
 
   const received = () => sink.messages.map((m) => `${m.to[0]}: ${m.parsed.subject}`).sort();
 

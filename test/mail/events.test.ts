@@ -1,14 +1,14 @@
 import { insertId, nowValue } from '../../src/db/dialect';
 import { MESSAGE_KIND, MESSAGE_STATE } from '../../src/lib/constants';
 import { useHarness, TestAccount } from '../support/harness';
-import { sendingFixtures, testWorker } from '../support/fixtures-sending';
-import { startSmtpSink, SmtpSink } from '../support/smtp';
+import { addContactType, sendingFixtures, testWorker } from '../support/fixtures';
+import { useSmtpSink } from '../support/smtp';
 
 describe('events email every notification recipient of the account', () => {
   const h = useHarness();
   const f = sendingFixtures(h);
   let alice: TestAccount;
-  let sink: SmtpSink;
+  const sink = useSmtpSink({ emptyBeforeEach: true });
 
   const addNotificationRecipient = (userId: number, email: string) =>
     insertId(h.runtime.db, 'notification_recipients', {
@@ -28,18 +28,15 @@ describe('events email every notification recipient of the account', () => {
   beforeAll(async () => {
     alice = await h.account();
     const bob = await h.account();
-    sink = await startSmtpSink();
     await addNotificationRecipient(alice.user_id, 'boss@example.org');
     await addNotificationRecipient(alice.user_id, 'ops@example.org');
     await addNotificationRecipient(bob.user_id, 'bobs-boss@example.org');
   });
-  afterAll(() => sink.close());
-  beforeEach(() => sink.messages.splice(0));
 
   test('when a single send starts and completes then each notification recipient gets both emails', async () => {
     const sender = await f.sender(alice.user_id);
     const group = await f.group(alice.user_id);
-    const type = await f.contactType(alice.user_id, 'Readers');
+    const type = await addContactType(h, alice, 'Readers');
     await f.contact(alice.user_id, type, 'reader@example.org');
     await f.singleSend(alice.user_id, { senderId: sender, groupId: group, to: [{ contactType: type }] });
     const { worker, close } = testWorker(h, sink.url);
@@ -58,7 +55,7 @@ describe('events email every notification recipient of the account', () => {
   });
 
   test('when an automation goes live and is paused then each event is emailed once', async () => {
-    const type = await f.contactType(alice.user_id, 'Nobody yet');
+    const type = await addContactType(h, alice, 'Nobody yet');
     const group = await f.group(alice.user_id);
     const automation = await f.automation(alice.user_id, { type: 'welcome', contactType: type, groupId: group });
     const { worker, close } = testWorker(h, sink.url);
@@ -81,7 +78,7 @@ describe('events email every notification recipient of the account', () => {
   });
 
   test('when a CSV import finishes through the API then each notification recipient gets its summary', async () => {
-    const type = await f.contactType(alice.user_id, 'Imported');
+    const type = await addContactType(h, alice, 'Imported');
     const csv = 'email,first_name\nnew1@example.org,Ann\nnot-an-email,Bob\nnew2@example.org,Cy\n';
     await h.api(alice).post('/contacts/upload-csv').field('contact_type_id', String(type)).attach('file', Buffer.from(csv), 'leads.csv').expect(200);
     const { worker, close } = testWorker(h, sink.url);

@@ -5,9 +5,9 @@ import { startDueSingleSends } from '../../src/services/delivery/start-sends';
 import type { OutgoingMessage } from '../../src/mail/outgoing-message';
 import type { MailTransport } from '../../src/mail/transport';
 import { useHarness, TestAccount } from '../support/harness';
-import { sendingFixtures, testWorker } from '../support/fixtures-sending';
+import { addContactType, sendingFixtures, testWorker } from '../support/fixtures';
 import { until } from '../support/processes';
-import { startSmtpSink, SmtpSink } from '../support/smtp';
+import { useSmtpSink } from '../support/smtp';
 
 /**
  * What a dead worker leaves: its claimed rows stay `sending` under its lease, and `unconfirmed`
@@ -18,20 +18,20 @@ describe('messages in flight when a worker died', () => {
   const h = useHarness();
   const f = sendingFixtures(h);
   let alice: TestAccount;
-  let sink: SmtpSink;
+  const sink = useSmtpSink({
+    onRecipient: (address) => (address.startsWith('stuck@') ? { code: 452, message: '4.2.2 Mailbox full' } : undefined),
+    emptyBeforeEach: true,
+  });
 
   beforeAll(async () => {
     alice = await h.account();
-    sink = await startSmtpSink({ onRecipient: (address) => (address.startsWith('stuck@') ? { code: 452, message: '4.2.2 Mailbox full' } : undefined) });
   });
-  afterAll(() => sink.close());
-  beforeEach(() => sink.messages.splice(0));
 
   /** A started send to `emails`, whose rows a dead worker holds with the given `unconfirmed`. */
   async function abandonedSend(emails: Record<string, number>): Promise<number> {
     const sender = await f.sender(alice.user_id);
     const group = await f.group(alice.user_id);
-    const type = await f.contactType(alice.user_id, `Type ${Math.random()}`);
+    const type = await addContactType(h, alice, `Type ${Math.random()}`);
     for (const email of Object.keys(emails)) await f.contact(alice.user_id, type, email);
     const sendId = await f.singleSend(alice.user_id, { senderId: sender, groupId: group, to: [{ contactType: type }] });
     await startDueSingleSends(h.runtime.db, new Date());
@@ -75,7 +75,7 @@ describe('messages in flight when a worker died', () => {
   test('when an automation step is refused with 4xx until its retries run out then the automation counts it in total_failed', async () => {
     const sender = await f.sender(alice.user_id);
     const group = await f.group(alice.user_id);
-    const type = await f.contactType(alice.user_id, 'Journey');
+    const type = await addContactType(h, alice, 'Journey');
     await f.contact(alice.user_id, type, 'stuck@example.org');
     await f.contact(alice.user_id, type, 'glad@example.org');
     const automation = await f.automation(alice.user_id, { type: 'custom', contactType: type, groupId: group });
@@ -103,7 +103,7 @@ describe('messages in flight when a worker died', () => {
   test('when a worker sends with two lanes then each message is marked begun before it leaves, and no more than the transport\'s concurrency are begun and unrecorded at once', async () => {
     const sender = await f.sender(alice.user_id);
     const group = await f.group(alice.user_id);
-    const type = await f.contactType(alice.user_id, 'Lanes');
+    const type = await addContactType(h, alice, 'Lanes');
     await f.contacts(alice.user_id, type, 60, 'lanes.test');
     const sendId = await f.singleSend(alice.user_id, { senderId: sender, groupId: group, to: [{ contactType: type }] });
 

@@ -2,10 +2,9 @@ import { createHookDeliverer, HookDelivererOptions } from '../../src/workers/hoo
 import { HOOK_EVENTS } from '../../src/lib/constants';
 import { createSigner, TOKEN_PURPOSE } from '../../src/lib/signed-token';
 import { recordFeedback } from '../../src/services/delivery/record-feedback';
-import { addContact, addContactType, countryId } from '../support/audience';
+import { addContact, addContactType, countryId, manualClock, sendingFixtures, testWorker } from '../support/fixtures';
 import { useHarness, TestAccount } from '../support/harness';
-import { manualClock, sendingFixtures, testWorker } from '../support/fixtures-sending';
-import { startSmtpSink, SmtpSink } from '../support/smtp';
+import { startSmtpSink, useSmtpSink } from '../support/smtp';
 import { failFirstTime, startWebhookReceiver, WebhookReceiver } from '../support/webhook-receiver';
 
 const HOUR = 3_600_000;
@@ -13,16 +12,9 @@ const HOUR = 3_600_000;
 describe('outgoing webhooks are delivered signed, once, in order', () => {
   const h = useHarness({ WEBHOOK_ALLOW_PRIVATE: '1' });
   const f = sendingFixtures(h);
-  let sink: SmtpSink;
+  const sink = useSmtpSink();
   const receivers: WebhookReceiver[] = [];
-
-  beforeAll(async () => {
-    sink = await startSmtpSink();
-  });
-  afterAll(async () => {
-    await sink.close();
-    await Promise.all(receivers.map((r) => r.close()));
-  });
+  afterAll(() => Promise.all(receivers.map((r) => r.close())));
 
   async function receiverFor(account: TestAccount, events: readonly string[], options: Parameters<typeof startWebhookReceiver>[0] = {}) {
     const receiver = await startWebhookReceiver(options);
@@ -65,8 +57,8 @@ describe('outgoing webhooks are delivered signed, once, in order', () => {
     const token = (email: string) => signer.sign(TOKEN_PURPOSE.message, Number(messages.find((m) => m.email === email)!.id));
     await h.runtime.services.tracking.recordOpen(token('ann@example.org'), { userAgent: 'Mozilla/5.0 (Macintosh) Thunderbird/128.0', at: new Date(Date.now() + HOUR) });
     await h.runtime.services.tracking.recordOpen(token('ann@example.org'), { userAgent: 'Mozilla/5.0 (Macintosh) Thunderbird/128.0' });
-    await h.runtime.services.tracking.oneClickUnsubscribe(token('bea@example.org'));
-    await h.runtime.services.tracking.oneClickUnsubscribe(token('bea@example.org'));
+    await h.runtime.services.preferences.oneClickUnsubscribe(token('bea@example.org'));
+    await h.runtime.services.preferences.oneClickUnsubscribe(token('bea@example.org'));
 
     const clock = manualClock(new Date());
     await deliverAll(clock);
@@ -112,7 +104,7 @@ describe('outgoing webhooks are delivered signed, once, in order', () => {
   test('when a send delivers many messages then they arrive in batches of at most the bound, one request at a time, even with two workers', async () => {
     const bob = await h.account();
     const { receiver } = await receiverFor(bob, ['message.delivered'], { delayMs: 20 });
-    const type = await f.contactType(bob.user_id, 'Many');
+    const type = await addContactType(h, bob, 'Many');
     await f.contacts(bob.user_id, type, 25);
     const sendId = await f.singleSend(bob.user_id, { senderId: await f.sender(bob.user_id), groupId: await f.group(bob.user_id), to: [{ contactType: type }] });
     const { worker, close } = testWorker(h, sink.url);
@@ -172,7 +164,7 @@ describe('outgoing webhooks are delivered signed, once, in order', () => {
   test('when an automation goes live and pauses and an import finishes then each is one event with its data', async () => {
     const erin = await h.account();
     const { receiver } = await receiverFor(erin, ['automation.live', 'automation.paused', 'import.finished']);
-    const type = await f.contactType(erin.user_id, 'Journeys');
+    const type = await addContactType(h, erin, 'Journeys');
     const automation = await f.automation(erin.user_id, { type: 'welcome', contactType: type, groupId: await f.group(erin.user_id) });
     const { worker, close } = testWorker(h, sink.url);
     try {
@@ -199,7 +191,7 @@ describe('outgoing webhooks are delivered signed, once, in order', () => {
     const fay = await h.account();
     const { receiver, id: hookId } = await receiverFor(fay, ['message.bounced', 'message.clicked', 'message.complained', 'message.delivered']);
     const refusing = await startSmtpSink({ onRecipient: (address) => (address === 'nope@example.org' ? { code: 550, message: '5.1.1 no such user' } : undefined) });
-    const type = await f.contactType(fay.user_id, 'Mixed');
+    const type = await addContactType(h, fay, 'Mixed');
     await f.contact(fay.user_id, type, 'nope@example.org');
     await f.contact(fay.user_id, type, 'reader@example.org');
     const sendId = await f.singleSend(fay.user_id, {

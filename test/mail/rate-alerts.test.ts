@@ -1,30 +1,28 @@
 import { insertId, nowValue } from '../../src/db/dialect';
 import { useHarness, TestAccount } from '../support/harness';
-import { sendingFixtures, testWorker } from '../support/fixtures-sending';
-import { startSmtpSink, SmtpSink } from '../support/smtp';
+import { addContactType, sendingFixtures, testWorker } from '../support/fixtures';
+import { useSmtpSink } from '../support/smtp';
 
 describe('bounce and complaint rate notifications', () => {
   const h = useHarness();
   const f = sendingFixtures(h);
   let alice: TestAccount;
-  let sink: SmtpSink;
+  const sink = useSmtpSink({ onRecipient: (address) => (address.startsWith('refused') ? { code: 550, message: '5.1.1 No such user' } : undefined) });
   let sender: number;
   let group: number;
 
   beforeAll(async () => {
     alice = await h.account();
-    sink = await startSmtpSink({ onRecipient: (address) => (address.startsWith('refused') ? { code: 550, message: '5.1.1 No such user' } : undefined) });
     sender = await f.sender(alice.user_id);
     group = await f.group(alice.user_id);
     await insertId(h.runtime.db, 'notification_recipients', {
       user_id: alice.user_id, email_address: 'boss@example.org', email_key: 'boss@example.org', email_owner: 'Boss', created_at: nowValue(), updated_at: nowValue(),
     });
   });
-  afterAll(() => sink.close());
 
   /** A completed send to `count` addresses `<prefix>-<i>@example.org`; its ledger ids by address. */
   async function sendTo(prefix: string, count: number, refused = 0) {
-    const type = await f.contactType(alice.user_id, prefix);
+    const type = await addContactType(h, alice, prefix);
     for (let i = 0; i < count; i += 1) await f.contact(alice.user_id, type, `${i < refused ? 'refused-' : ''}${prefix}-${i}@example.org`);
     const sendId = await f.singleSend(alice.user_id, { senderId: sender, groupId: group, to: [{ contactType: type }] });
     const { worker, close } = testWorker(h, sink.url);

@@ -1,7 +1,7 @@
 import { MESSAGE_STATE, SINGLE_SEND_STATUS } from '../../src/lib/constants';
-import { sendingFixtures, testWorker } from '../support/fixtures-sending';
+import { addContactType, sendingFixtures, testWorker } from '../support/fixtures';
 import { TestAccount, useHarness } from '../support/harness';
-import { startSmtpSink, SmtpSink } from '../support/smtp';
+import { useSmtpSink } from '../support/smtp';
 
 /** Pause, resume and cancel of a single send, through the API, against a real SMTP server. */
 describe('pausing, resuming and cancelling a single send', () => {
@@ -12,15 +12,13 @@ describe('pausing, resuming and cancelling a single send', () => {
   let group: number;
   /** What the server does before accepting a message (set per test). */
   let hook: () => Promise<void> = async () => undefined;
-  let sink: SmtpSink;
+  const sink = useSmtpSink({ beforeAccept: () => hook() });
 
   beforeAll(async () => {
     alice = await h.account();
     sender = await f.sender(alice.user_id);
     group = await f.group(alice.user_id);
-    sink = await startSmtpSink({ beforeAccept: () => hook() });
   });
-  afterAll(() => sink.close());
   beforeEach(() => {
     sink.messages.splice(0);
     hook = async () => undefined;
@@ -28,7 +26,7 @@ describe('pausing, resuming and cancelling a single send', () => {
 
   const RECIPIENTS = 40;
   async function sendTo(name: string): Promise<{ id: number; utr: string; addresses: string[] }> {
-    const type = await f.contactType(alice.user_id, name);
+    const type = await addContactType(h, alice, name);
     const addresses: string[] = [];
     for (let i = 0; i < RECIPIENTS; i += 1) {
       addresses.push(`${name.toLowerCase()}${i}@example.org`);
@@ -116,7 +114,7 @@ describe('pausing, resuming and cancelling a single send', () => {
   });
 
   test('when a scheduled send is paused before its time then it does not start; resumed, it is scheduled again', async () => {
-    const type = await f.contactType(alice.user_id, 'Later');
+    const type = await addContactType(h, alice, 'Later');
     await f.contact(alice.user_id, type, 'later@example.org', { first_name: 'Lee' });
     const id = await f.singleSend(alice.user_id, { senderId: sender, groupId: group, to: [{ contactType: type }], dueAt: new Date(Date.now() + 3_600_000) });
     const utr = String((await f.send(id)).utr);
@@ -128,7 +126,7 @@ describe('pausing, resuming and cancelling a single send', () => {
   });
 
   test('when the send is sent, unknown, another account\'s or the utr is missing then 409, 404 or 422', async () => {
-    const type = await f.contactType(alice.user_id, 'Done');
+    const type = await addContactType(h, alice, 'Done');
     const id = await f.singleSend(alice.user_id, { senderId: sender, groupId: group, to: [{ contactType: type }], status: SINGLE_SEND_STATUS.completed });
     const utr = String((await f.send(id)).utr);
     expect((await control('pause', utr).expect(409)).body).toEqual({ status: 'failed', errors: 'Only a scheduled or sending single send can be paused.' });

@@ -4,25 +4,18 @@ import { insertId, nowValue } from '../../src/db/dialect';
 import { sha256 } from '../../src/lib/crypto';
 import { emailKey } from '../../src/lib/email-key';
 import { MESSAGE_KIND, MESSAGE_STATE } from '../../src/lib/constants';
-import { addSender, berlin, Place, senderFields, verificationToken } from '../support/campaign';
-import { manualClock, testWorker } from '../support/fixtures-sending';
+import { addSender, berlin, manualClock, Place, senderFields, testWorker, verificationToken } from '../support/fixtures';
 import { TestAccount, useHarness } from '../support/harness';
-import { SmtpSink, startSmtpSink } from '../support/smtp';
+import { useSmtpSink } from '../support/smtp';
 
 /** The send ledger keeps a sender verification mail without the link's token; the link is made as the mail goes out. */
 describe('sender verification mail in the send ledger', () => {
-  const env: Record<string, string> = {};
-  let sink: SmtpSink;
   /** Addresses at busy.example answer 451 while this is true. */
   let busy = true;
-  beforeAll(async () => {
-    sink = await startSmtpSink({
-      onRecipient: (address) => (address.endsWith('@busy.example') && busy ? { code: 451, message: '4.3.0 Try again later' } : undefined),
-    });
-    env.SMTP_URL = sink.url;
+  const sink = useSmtpSink({
+    onRecipient: (address) => (address.endsWith('@busy.example') && busy ? { code: 451, message: '4.3.0 Try again later' } : undefined),
   });
-  const h = useHarness(env);
-  afterAll(() => sink.close());
+  const h = useHarness({ SMTP_URL: () => sink.url });
 
   let alice: TestAccount;
   let place: Place;

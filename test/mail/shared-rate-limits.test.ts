@@ -4,26 +4,21 @@ import { createMailTransport } from '../../src/mail/transport';
 import { createSendingWorker } from '../../src/workers/send-worker';
 import { workerHooks } from '../../src/workers/event-hooks';
 import { useHarness } from '../support/harness';
-import { sendingFixtures } from '../support/fixtures-sending';
-import { startSmtpSink, SmtpSink } from '../support/smtp';
+import { addContactType, sendingFixtures } from '../support/fixtures';
+import { useSmtpSink } from '../support/smtp';
 
 const MAIL_RATE = 20;
 
 describe('MAIL_RATE shared by every worker process through the database', () => {
   const h = useHarness();
   const f = sendingFixtures(h);
-  let sink: SmtpSink;
   const arrivals: number[] = [];
-
-  beforeAll(async () => {
-    sink = await startSmtpSink({
-      onRecipient: () => {
-        arrivals.push(Date.now());
-        return undefined;
-      },
-    });
+  const sink = useSmtpSink({
+    onRecipient: () => {
+      arrivals.push(Date.now());
+      return undefined;
+    },
   });
-  afterAll(() => sink.close());
 
   test('when MAIL_RATE is set then each account is paced on its own, and 0 paces nothing', async () => {
     // The limiter's sleep really waits and records who waited how long. Reservations are
@@ -71,7 +66,7 @@ describe('MAIL_RATE shared by every worker process through the database', () => 
     const owner = await h.account();
     const sender = await f.sender(owner.user_id, { from_email: 'news@acme.test' });
     const group = await f.group(owner.user_id);
-    const type = await f.contactType(owner.user_id, 'Readers');
+    const type = await addContactType(h, owner, 'Readers');
     const count = 40;
     for (let i = 0; i < count; i += 1) await f.contact(owner.user_id, type, `reader${i}@example.org`);
     await f.singleSend(owner.user_id, { senderId: sender, groupId: group, to: [{ contactType: type }], subject: 'Hi', html: '<p>Hi</p>' });

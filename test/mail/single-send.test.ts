@@ -1,37 +1,35 @@
 import { MESSAGE_STATE } from '../../src/lib/constants';
 import { startDueSingleSends } from '../../src/services/delivery/start-sends';
 import { useHarness, TestAccount } from '../support/harness';
-import { header, manualClock, sendingFixtures, testWorker } from '../support/fixtures-sending';
-import { startSmtpSink, SmtpSink } from '../support/smtp';
+import { addContactType, addSegment, header, manualClock, sendingFixtures, testWorker } from '../support/fixtures';
+import { useSmtpSink } from '../support/smtp';
 import { signIn } from '../support/web';
 
 describe('sending a single send', () => {
   const h = useHarness();
   const f = sendingFixtures(h);
   let alice: TestAccount;
-  let sink: SmtpSink;
+  let busyRefusals = 0;
+  const sink = useSmtpSink({
+    onRecipient: (address) => {
+      if (address.startsWith('gone@')) return { code: 550, message: '5.1.1 No such user' };
+      if (address.startsWith('busy@') && busyRefusals-- > 0) return { code: 451, message: '4.3.0 Try again later' };
+      if (address.startsWith('stuck@')) return { code: 452, message: '4.2.2 Mailbox full' };
+      return undefined;
+    },
+    emptyBeforeEach: true,
+  });
 
   beforeAll(async () => {
     alice = await h.account();
-    sink = await startSmtpSink({
-      onRecipient: (address) => {
-        if (address.startsWith('gone@')) return { code: 550, message: '5.1.1 No such user' };
-        if (address.startsWith('busy@') && busyRefusals-- > 0) return { code: 451, message: '4.3.0 Try again later' };
-        if (address.startsWith('stuck@')) return { code: 452, message: '4.2.2 Mailbox full' };
-        return undefined;
-      },
-    });
   });
-  afterAll(() => sink.close());
-  beforeEach(() => sink.messages.splice(0));
-  let busyRefusals = 0;
 
   test('when a send targets a contact type and a segment then every right address gets one personalised message and the send completes', async () => {
     const bob = await h.account();
     const sender = await f.sender(alice.user_id, { from_name: 'Acme News', from_email: 'news@acme.test', reply_to_email: 'reply@acme.test' });
     const group = await f.group(alice.user_id);
-    const customers = await f.contactType(alice.user_id, 'Customers');
-    const staff = await f.contactType(alice.user_id, 'Staff');
+    const customers = await addContactType(h, alice, 'Customers');
+    const staff = await addContactType(h, alice, 'Staff');
     const ann = await f.contact(alice.user_id, customers, 'ann@example.org', { first_name: 'Ann', last_name: 'Lee', custom_fields: { company_name: 'Acme <Ltd> & Co' } });
     const ben = await f.contact(alice.user_id, customers, 'Ben@Example.org', { first_name: 'Ben' });
     await f.contact(alice.user_id, customers, 'carl@example.org', { first_name: 'Carl' });
@@ -41,13 +39,13 @@ describe('sending a single send', () => {
     await f.contact(alice.user_id, staff, 'eve.work@example.org');
     await f.globalUnsubscribe(alice.user_id, 'CARL@example.org');
     await f.groupUnsubscribe(alice.user_id, group, 'dora@example.org');
-    const vips = await f.segment(alice.user_id, customers, 'VIPs', [
+    const vips = await addSegment(h, alice, customers, 'VIPs', [
       { email: 'ben@example.org', contact_id: ben, first_name: 'Ben' },
       { email: 'sam@example.org', first_name: 'Sam' },
     ]);
-    const excluded = await f.segment(alice.user_id, customers, 'Excluded', [{ email: 'EVE@example.org' }]);
+    const excluded = await addSegment(h, alice, customers, 'Excluded', [{ email: 'EVE@example.org' }]);
     // Another account's list, named in the send: none of its contacts may be written to.
-    const bobsType = await f.contactType(bob.user_id, 'Not yours');
+    const bobsType = await addContactType(h, bob, 'Not yours');
     await f.contact(bob.user_id, bobsType, 'stranger@example.org');
 
     const sendId = await f.singleSend(alice.user_id, {
@@ -91,7 +89,7 @@ describe('sending a single send', () => {
   test('when a message is rendered then it carries both unsubscribe headers, a unique Message-ID and the open pixel', async () => {
     const sender = await f.sender(alice.user_id);
     const group = await f.group(alice.user_id);
-    const type = await f.contactType(alice.user_id, 'Headers');
+    const type = await addContactType(h, alice, 'Headers');
     await f.contact(alice.user_id, type, 'h1@example.org');
     await f.contact(alice.user_id, type, 'h2@example.org');
     const sendId = await f.singleSend(alice.user_id, {
@@ -126,7 +124,7 @@ describe('sending a single send', () => {
     const clock = manualClock(new Date(Date.now() + 3_600_000));
     const sender = await f.sender(alice.user_id);
     const group = await f.group(alice.user_id);
-    const type = await f.contactType(alice.user_id, 'Scheduled');
+    const type = await addContactType(h, alice, 'Scheduled');
     await f.contact(alice.user_id, type, 'later@example.org');
     const sendId = await f.singleSend(alice.user_id, { senderId: sender, groupId: group, to: [{ contactType: type }], dueAt: new Date(clock.now().getTime() + 60_000) });
     const draft = await f.singleSend(alice.user_id, { senderId: sender, groupId: group, to: [{ contactType: type }], status: 0 });
@@ -156,7 +154,7 @@ describe('sending a single send', () => {
     const clock = manualClock(new Date(Date.now() + 7_200_000));
     const sender = await f.sender(alice.user_id);
     const group = await f.group(alice.user_id);
-    const type = await f.contactType(alice.user_id, 'Flaky');
+    const type = await addContactType(h, alice, 'Flaky');
     await f.contact(alice.user_id, type, 'busy@example.org');
     await f.contact(alice.user_id, type, 'gone@example.org');
     await f.contact(alice.user_id, type, 'fine@example.org');
@@ -201,7 +199,7 @@ describe('sending a single send', () => {
     const clock = manualClock(new Date(Date.now() + 14_400_000));
     const sender = await f.sender(alice.user_id);
     const group = await f.group(alice.user_id);
-    const type = await f.contactType(alice.user_id, 'Full mailboxes');
+    const type = await addContactType(h, alice, 'Full mailboxes');
     for (const email of ['stuck@example.org', 'ok1@example.org', 'ok2@example.org', 'ok3@example.org']) await f.contact(alice.user_id, type, email);
     const sendId = await f.singleSend(alice.user_id, { senderId: sender, groupId: group, to: [{ contactType: type }], dueAt: clock.now() });
 
@@ -231,7 +229,7 @@ describe('sending a single send', () => {
   test('when an address unsubscribes or its contact is deleted after the send started then its queued message is suppressed, not sent', async () => {
     const sender = await f.sender(alice.user_id);
     const group = await f.group(alice.user_id);
-    const type = await f.contactType(alice.user_id, 'Late leavers');
+    const type = await addContactType(h, alice, 'Late leavers');
     await f.contact(alice.user_id, type, 'stays@example.org');
     await f.contact(alice.user_id, type, 'leaves@example.org');
     await f.contact(alice.user_id, type, 'quits@example.org');

@@ -1,24 +1,22 @@
 import request from 'supertest';
-import { manualClock, sendingFixtures, testWorker } from '../support/fixtures-sending';
+import { addContactType, manualClock, sendingFixtures, testWorker } from '../support/fixtures';
 import { TestAccount, useHarness } from '../support/harness';
-import { startSmtpSink, SmtpSink } from '../support/smtp';
+import { useSmtpSink } from '../support/smtp';
 
 /** Editing an automation step: `POST /automations/schedule/update?utr=`. */
 describe('editing an automation step', () => {
   const h = useHarness();
   const f = sendingFixtures(h);
   let alice: TestAccount;
-  let sink: SmtpSink;
+  const sink = useSmtpSink();
   let sender: number;
   let group: number;
 
   beforeAll(async () => {
     alice = await h.account();
-    sink = await startSmtpSink();
     sender = await f.sender(alice.user_id);
     group = await f.group(alice.user_id);
   });
-  afterAll(() => sink.close());
 
   const stepUtr = async (id: number) => String((await h.runtime.db('automation_schedules').where({ id }).first('utr')).utr);
   const params = (subject: string, html: string) => ({ sender_id: sender, subject, waiting_period: 1, waiting_type: 'instantly', template_id: 1, preview_img: 'blank.png', template_html: html });
@@ -27,7 +25,7 @@ describe('editing an automation step', () => {
 
   test('when a live step is edited then the next message has the new content, and the links of mail already sent still lead where they did', async () => {
     const clock = manualClock(new Date(Date.now() + 86_400_000));
-    const type = await f.contactType(alice.user_id, 'Readers');
+    const type = await addContactType(h, alice, 'Readers');
     const automation = await f.automation(alice.user_id, { type: 'welcome', contactType: type, groupId: group });
     const step = await f.schedule(alice.user_id, automation, {
       senderId: sender, subject: 'Welcome ((first_name))', waitingPeriod: 1, waitingType: 'instantly',
@@ -68,7 +66,7 @@ describe('editing an automation step', () => {
   });
 
   test('when the step is unknown, another account\'s, or the parameters are invalid then 404 or 422 and nothing changes', async () => {
-    const type = await f.contactType(alice.user_id, 'Others');
+    const type = await addContactType(h, alice, 'Others');
     const automation = await f.automation(alice.user_id, { type: 'welcome', contactType: type, groupId: group });
     const step = await f.schedule(alice.user_id, automation, { senderId: sender, subject: 'Kept', waitingPeriod: 1, waitingType: 'instantly' });
     const utr = await stepUtr(step);

@@ -1,29 +1,26 @@
 import { MESSAGE_KIND } from '../../src/lib/constants';
-import { sendingFixtures, testWorker } from '../support/fixtures-sending';
+import { addContactType, sendingFixtures, testWorker } from '../support/fixtures';
 import { TestAccount, useHarness } from '../support/harness';
-import { startSmtpSink, SmtpSink } from '../support/smtp';
+import { useSmtpSink } from '../support/smtp';
 
 /** Test sends: `POST /single/send/test` and `POST /automations/schedule/test`. */
 describe('test sends', () => {
   const h = useHarness();
   const f = sendingFixtures(h);
   let alice: TestAccount;
-  let sink: SmtpSink;
+  const sink = useSmtpSink({ emptyBeforeEach: true });
   let sender: number;
   let group: number;
   let type: number;
 
   beforeAll(async () => {
     alice = await h.account();
-    sink = await startSmtpSink();
     sender = await f.sender(alice.user_id);
     group = await f.group(alice.user_id);
-    type = await f.contactType(alice.user_id, 'Readers');
+    type = await addContactType(h, alice, 'Readers');
     await f.contact(alice.user_id, type, 'first@example.org', { first_name: 'Fiona' });
     await f.contact(alice.user_id, type, 'second@example.org', { first_name: 'Sam' });
   });
-  afterAll(() => sink.close());
-  beforeEach(() => sink.messages.splice(0));
 
   const HTML = '<html><body><p>Dear ((first_name)),</p><a href="https://shop.example/sale">Sale</a></body></html>';
   const deliver = async () => {
@@ -81,7 +78,7 @@ describe('test sends', () => {
     expect((await api.post('/single/send/test').send({ utr, email_address: eleven }).expect(422)).body.errors.email_address).toHaveLength(1);
     expect((await api.post('/single/send/test').send({ utr, email_address: 'me@example.net, nope' }).expect(422)).body.errors.email_address).toHaveLength(1);
     const bob = await h.account();
-    const bobs = await f.contact(bob.user_id, await f.contactType(bob.user_id, 'Bob'), 'bob@example.org', { first_name: 'Bob' });
+    const bobs = await f.contact(bob.user_id, await addContactType(h, bob, 'Bob'), 'bob@example.org', { first_name: 'Bob' });
     expect((await api.post('/single/send/test').send({ utr, email_address: 'me@example.net', contact_id: bobs }).expect(422)).body.errors).toEqual({ contact_id: ['The selected contact id is invalid.'] });
     await h.api(bob).post('/single/send/test').send({ utr, email_address: 'me@example.net' }).expect(404);
     await api.post('/automations/schedule/test').send({ utr: '00000000-0000-4000-8000-000000000000', email_address: 'me@example.net' }).expect(404);

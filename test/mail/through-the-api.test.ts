@@ -1,20 +1,12 @@
 import request from 'supertest';
-import { addContactType, addGroup, addSender, berlin, PLAIN_TIME, Place, singleSendBody, scheduleBody, verificationToken } from '../support/campaign';
-import { header, manualClock, sendingFixtures, testWorker } from '../support/fixtures-sending';
+import { addContact, addContactType, addGroup, addSegment, addSender, berlin, countryId, header, manualClock, Place, PLAIN_TIME, scheduleBody, sendingFixtures, singleSendBody, testWorker, verificationToken } from '../support/fixtures';
 import { TestAccount, useHarness } from '../support/harness';
-import { addContact, countryId } from '../support/audience';
-import { startSmtpSink, SmtpSink } from '../support/smtp';
+import { useSmtpSink } from '../support/smtp';
 
 describe('single sends and automations created through the API go out', () => {
   // The sink starts first: the service's own transport (sender verification) points at it.
-  const env: Record<string, string> = {};
-  let sink: SmtpSink;
-  beforeAll(async () => {
-    sink = await startSmtpSink();
-    env.SMTP_URL = sink.url;
-  });
-  const h = useHarness(env);
-  afterAll(() => sink.close());
+  const sink = useSmtpSink({ emptyBeforeEach: true });
+  const h = useHarness({ SMTP_URL: () => sink.url });
   const f = sendingFixtures(h);
   const web = () => request(h.runtime.app);
   let alice: TestAccount;
@@ -38,12 +30,11 @@ describe('single sends and automations created through the API go out', () => {
     customers = await addContactType(h, alice, 'Customers');
     await f.contact(alice.user_id, customers, 'ann@example.org', { first_name: 'Ann' });
     const ben = await f.contact(alice.user_id, customers, 'ben@example.org', { first_name: 'Ben' });
-    segmentId = await f.segment(alice.user_id, customers, 'Friends', [
+    segmentId = await addSegment(h, alice, customers, 'Friends', [
       { email: 'ben@example.org', contact_id: ben, first_name: 'Ben' },
       { email: 'cleo@example.org', first_name: 'Cleo' },
     ]);
   });
-  beforeEach(() => sink.messages.splice(0));
 
   const campaignMail = () => sink.messages.filter((m) => m.from === 'desk@shop.example');
   const notices = () => sink.messages.filter((m) => m.to[0] === 'boss@example.org').map((m) => m.parsed.subject).sort();

@@ -1,20 +1,16 @@
 import crypto from 'node:crypto';
 import { classifySendError, createMailTransport } from '../../src/mail/transport';
-import { header } from '../support/fixtures-sending';
-import { startSmtpSink, SmtpSink } from '../support/smtp';
+import { header } from '../support/fixtures';
+import { useSmtpSink } from '../support/smtp';
 
 describe('the sending transport', () => {
-  let sink: SmtpSink;
-  beforeAll(async () => {
-    sink = await startSmtpSink({
-      onRecipient: (address) => {
-        if (address.startsWith('busy@')) return { code: 451, message: '4.7.1 Greylisted, try again' };
-        if (address.startsWith('nobody@')) return { code: 550, message: '5.1.1 User unknown' };
-        return undefined;
-      },
-    });
+  const sink = useSmtpSink({
+    onRecipient: (address) => {
+      if (address.startsWith('busy@')) return { code: 451, message: '4.7.1 Greylisted, try again' };
+      if (address.startsWith('nobody@')) return { code: 550, message: '5.1.1 User unknown' };
+      return undefined;
+    },
   });
-  afterAll(() => sink.close());
 
   test('when DKIM is configured then the signature covers both unsubscribe headers', async () => {
     const { privateKey } = crypto.generateKeyPairSync('rsa', { modulusLength: 2048 });

@@ -2,14 +2,10 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { createMailTransport } from '../../src/mail/transport';
-import { startSmtpSink, SmtpSink } from '../support/smtp';
+import { useSmtpSink } from '../support/smtp';
 
 describe('mail transport', () => {
-  let sink: SmtpSink;
-  beforeAll(async () => {
-    sink = await startSmtpSink();
-  });
-  afterAll(() => sink.close());
+  const sink = useSmtpSink();
 
   test('when SMTP_URL is set then the message arrives at the SMTP server', async () => {
     const transport = createMailTransport({ smtpUrl: sink.url, outboxDir: '', dkim: undefined });

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { SINGLE_SEND_STATUS } from '../../src/lib/constants';
 import { PROJECT_ROOT } from '../../src/lib/paths';
 import { useHarness } from '../support/harness';
-import { sendingFixtures } from '../support/fixtures-sending';
+import { addContactType, sendingFixtures } from '../support/fixtures';
 import { startServiceProcess, ServiceProcess, until } from '../support/processes';
 import { startSmtpSink, SmtpSink } from '../support/smtp';
 import { TMP_DIR } from '../support/test-db';
@@ -83,7 +83,7 @@ describe('the built server that npm start runs', () => {
 
     const sender = await f.sender(alice.user_id);
     const group = await f.group(alice.user_id);
-    const type = await f.contactType(alice.user_id, 'Readers');
+    const type = await addContactType(h, alice, 'Readers');
     await f.contacts(alice.user_id, type, 3);
     const sendId = await f.singleSend(alice.user_id, { senderId: sender, groupId: group, to: [{ contactType: type }] });
     await sink.waitFor(3, 30_000);

@@ -32,9 +32,11 @@ let accountSeq = 0;
 
 /**
  * One database and one app per test file: call at the top of a describe block; the
- * returned object is filled in beforeAll and cleaned up in afterAll.
+ * returned object is filled in beforeAll and cleaned up in afterAll. A value of `env` given as
+ * a function is read as the app boots, after the beforeAll hooks declared before this call
+ * (`SMTP_URL: () => sink.url`).
  */
-export function useHarness(env: Record<string, string> = {}): Harness {
+export function useHarness(env: Record<string, string | (() => string)> = {}): Harness {
   let database: TestDatabase;
   const harness = {} as Harness;
 
@@ -46,7 +48,7 @@ export function useHarness(env: Record<string, string> = {}): Harness {
       LOG_LEVEL: 'silent',
       API_RATE_LIMIT: '0',
       BASE_URL: 'http://campaigns.test',
-      ...env,
+      ...Object.fromEntries(Object.entries(env).map(([name, value]) => [name, typeof value === 'function' ? value() : value])),
     });
     harness.runtime = await boot(config, createLogger('silent'));
     harness.openApi = new OpenApiCheck((await request(harness.runtime.app).get('/api/v1/openapi.json').expect(200)).body);

@@ -36,6 +36,10 @@ export async function startSmtpSink(options: SmtpSinkOptions = {}): Promise<Smtp
     authOptional: true,
     disabledCommands: ['STARTTLS'],
     logger: false,
+    // close() tells clients still connected that the server is going (421, as any server
+    // shutting down does) instead of waiting for them to quit: the app under test keeps its
+    // pooled connections open until its own close, which may come later.
+    closeTimeout: 1,
     onRcptTo(address: SMTPServerAddress, session, callback) {
       const refusal = options.onRecipient?.(address.address, session);
       if (refusal) {
@@ -86,5 +90,42 @@ export async function startSmtpSink(options: SmtpSinkOptions = {}): Promise<Smtp
       });
     },
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+export interface FileSmtpSinkOptions extends SmtpSinkOptions {
+  /** Empties `messages` before each test. */
+  emptyBeforeEach?: boolean;
+}
+
+/**
+ * One SMTP sink for the test file: started before its tests (in the beforeAll of the block it is
+ * called in), closed after them. The handle reads the running sink, so use it inside hooks and
+ * tests. For an app that mails through the sink itself, call this before `useHarness` and pass
+ * `useHarness({ SMTP_URL: () => sink.url })`: hooks run in the order they are declared.
+ */
+export function useSmtpSink(options: FileSmtpSinkOptions = {}): SmtpSink {
+  let sink: SmtpSink | undefined;
+  const running = (): SmtpSink => {
+    if (!sink) throw new Error('the SMTP sink starts in beforeAll: read it in a hook or a test, after useSmtpSink()');
+    return sink;
+  };
+  beforeAll(async () => {
+    sink = await startSmtpSink(options);
+  });
+  if (options.emptyBeforeEach) beforeEach(() => running().messages.splice(0));
+  afterAll(() => sink?.close());
+  return {
+    get url() {
+      return running().url;
+    },
+    get port() {
+      return running().port;
+    },
+    get messages() {
+      return running().messages;
+    },
+    waitFor: (count, timeoutMs) => running().waitFor(count, timeoutMs),
+    close: () => running().close(),
   };
 }

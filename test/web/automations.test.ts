@@ -1,6 +1,6 @@
 import { AUTOMATION_STATUS } from '../../src/lib/constants';
 import { NO_GROUP_TO_GO_LIVE } from '../../src/services/campaigns/automations';
-import { addVerifiedSender, berlin } from '../support/campaign';
+import { addVerifiedSender, berlin } from '../support/fixtures';
 import { useHarness } from '../support/harness';
 import { asFragment, signIn, useTwoAccounts } from '../support/web';
 

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import { uploadDir } from '../../src/http/upload';
-import { addContactType } from '../support/audience';
+import { addContactType } from '../support/fixtures';
 import { useHarness } from '../support/harness';
 import { asFragment, signIn, useTwoAccounts } from '../support/web';
 

@@ -1,5 +1,4 @@
-import { addContact, countryId } from '../support/audience';
-import { addVerifiedSender, berlin } from '../support/campaign';
+import { addContact, addVerifiedSender, berlin, countryId } from '../support/fixtures';
 import { useHarness } from '../support/harness';
 import { asBoosted, asFragment, signIn, useTwoAccounts } from '../support/web';
 

@@ -1,7 +1,7 @@
 import request from 'supertest';
-import { sendingFixtures, testWorker } from '../support/fixtures-sending';
+import { addContactType, sendingFixtures, testWorker } from '../support/fixtures';
 import { useHarness } from '../support/harness';
-import { startSmtpSink, SmtpSink } from '../support/smtp';
+import { useSmtpSink } from '../support/smtp';
 import { signIn, useTwoAccounts } from '../support/web';
 
 const CHROME = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/140.0 Safari/537.36';
@@ -10,7 +10,7 @@ describe('dashboard engagement of a send and an automation', () => {
   const h = useHarness();
   const t = useTwoAccounts(h);
   const f = sendingFixtures(h);
-  let sink: SmtpSink;
+  const sink = useSmtpSink();
   let sendUtr = '';
   let automationUtr = '';
 
@@ -22,11 +22,10 @@ describe('dashboard engagement of a send and an automation', () => {
     request(h.runtime.app).get(new URL(/<img src="([^"]+\.gif)"/.exec(html)![1]).pathname).set('User-Agent', agent).expect(200);
 
   beforeAll(async () => {
-    sink = await startSmtpSink();
     const userId = t.alice.user_id;
     const senderId = await f.sender(userId);
     const groupId = await f.group(userId);
-    const type = await f.contactType(userId, 'Customers');
+    const type = await addContactType(h, t.alice, 'Customers');
     for (const [i, email] of ['ann@example.org', 'ben@example.org', 'cat@example.org', '=cmd@example.org'].entries()) {
       await f.contact(userId, type, email, { first_name: `P${i}` });
     }
@@ -49,7 +48,6 @@ describe('dashboard engagement of a send and an automation', () => {
     await pixel(news('=cmd@example.org'), CHROME);
     await click(mail('ann@example.org', 'Welcome'), 1);
   });
-  afterAll(() => sink.close());
 
   test('when a sent send is shown then its rates of delivered, its links with unique and total clicks, and its clicks over time are on the page', async () => {
     const page = (await t.web.get(`/single-sends/${sendUtr}`).expect(200)).text;

@@ -1,4 +1,4 @@
-import { addContact, addContactType, countryId } from '../support/audience';
+import { addContact, addContactType, countryId } from '../support/fixtures';
 import { useHarness } from '../support/harness';
 import { signIn, useTwoAccounts } from '../support/web';
 

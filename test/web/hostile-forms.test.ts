@@ -44,6 +44,16 @@ describe('hostile form bodies', () => {
     expect(res.text).toContain('The body is nested too deeply.');
   });
 
+  test('when a form field that holds one value comes nested then the form comes back with the message under that field', async () => {
+    const res = await raw(t.web.agent.post('/contact-types/new'), FORM, `_csrf=${t.web.csrf}&name[a]=Nested`);
+    expect(res.status).toBe(422);
+    expect(res.text).toContain('<p class="field-error" id="name-error">The name must be a string.</p>');
+    expect(await typeNames()).not.toContain('Nested');
+    const segment = await raw(t.web.agent.post('/segments/new'), FORM, `_csrf=${t.web.csrf}&segment_name=Nested&contact_type_id[a]=1&cond[0][field][a]=email&cond[0][operator]=is&cond[0][value][0]=x`);
+    expect(segment.status).toBe(422);
+    expect(segment.text).toContain('The contact type id must be an integer.');
+  });
+
   test('when a form field holds a control character then the form comes back with the message under that field', async () => {
     const res = await t.web.post('/contact-types/new', { name: 'Nul\u0000name' }).expect(422);
     expect(res.text).toContain('<p class="field-error" id="name-error">The name must not contain control characters.</p>');

@@ -1,13 +1,13 @@
 import request from 'supertest';
 import { useHarness, TestAccount } from '../support/harness';
-import { header, sendingFixtures, testWorker } from '../support/fixtures-sending';
-import { startSmtpSink, SmtpSink, ReceivedMessage } from '../support/smtp';
+import { addContactType, header, sendingFixtures, testWorker } from '../support/fixtures';
+import { ReceivedMessage, useSmtpSink } from '../support/smtp';
 
 describe('recipient pages: open pixel, preference page, one-click unsubscribe', () => {
   const h = useHarness();
   const f = sendingFixtures(h);
   let alice: TestAccount;
-  let sink: SmtpSink;
+  const sink = useSmtpSink();
   let sendId: number;
   let news: number;
   let offers: number;
@@ -27,19 +27,17 @@ describe('recipient pages: open pixel, preference page, one-click unsubscribe', 
 
   beforeAll(async () => {
     alice = await h.account();
-    sink = await startSmtpSink();
     const sender = await f.sender(alice.user_id);
     news = await f.group(alice.user_id, 'News', 1);
     offers = await f.group(alice.user_id, 'Offers', 1);
     hidden = await f.group(alice.user_id, 'Internal', 0);
-    const type = await f.contactType(alice.user_id, 'Readers');
+    const type = await addContactType(h, alice, 'Readers');
     for (const who of ['ann', 'ben', 'cat', 'dan']) await f.contact(alice.user_id, type, `${who}@example.org`);
     sendId = await f.singleSend(alice.user_id, { senderId: sender, groupId: news, to: [{ contactType: type }] });
     const { worker, close } = testWorker(h, sink.url);
     await worker.runOnce().finally(close);
     expect(sink.messages).toHaveLength(4);
   });
-  afterAll(() => sink.close());
 
   test('when the pixel is loaded then the GIF comes back and opens are counted, unique once per message', async () => {
     const ann = pixelPath(mailTo('ann@example.org'));

@@ -1,5 +1,5 @@
 import { createMailTransport } from '../../src/mail/transport';
-import { addVerifiedSender, berlin } from '../support/campaign';
+import { addVerifiedSender, berlin } from '../support/fixtures';
 import { useHarness } from '../support/harness';
 import { useTwoAccounts } from '../support/web';
 

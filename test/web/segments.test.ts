@@ -1,4 +1,4 @@
-import { addContact, addContactType, addCustomField, countryId } from '../support/audience';
+import { addContact, addContactType, addCustomField, countryId } from '../support/fixtures';
 import { useHarness } from '../support/harness';
 import { asFragment, useTwoAccounts } from '../support/web';
 

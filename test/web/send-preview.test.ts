@@ -1,7 +1,6 @@
 import { createSigner, TOKEN_PURPOSE } from '../../src/lib/signed-token';
 import { fillBuckets } from '../../src/services/campaigns/send-insights';
-import { addContact, countryId } from '../support/audience';
-import { addVerifiedSender, berlin } from '../support/campaign';
+import { addContact, addVerifiedSender, berlin, countryId } from '../support/fixtures';
 import { useHarness } from '../support/harness';
 import { asFragment, useTwoAccounts } from '../support/web';
 

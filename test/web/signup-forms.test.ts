@@ -1,5 +1,4 @@
-import { addCustomField } from '../support/audience';
-import { sendingFixtures } from '../support/fixtures-sending';
+import { addCustomField, sendingFixtures } from '../support/fixtures';
 import { useHarness } from '../support/harness';
 import { asFragment, useTwoAccounts } from '../support/web';
 

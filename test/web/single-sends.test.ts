@@ -1,7 +1,6 @@
 import { SINGLE_SEND_STATUS } from '../../src/lib/constants';
-import { addSender, addVerifiedSender, berlin } from '../support/campaign';
+import { addContact, addSender, addVerifiedSender, berlin, countryId } from '../support/fixtures';
 import { useHarness } from '../support/harness';
-import { addContact, countryId } from '../support/audience';
 import { asFragment, signIn, useTwoAccounts } from '../support/web';
 
 describe('dashboard single sends', () => {

@@ -2,10 +2,9 @@ import request from 'supertest';
 import { sha256 } from '../../src/lib/crypto';
 import { emailKey } from '../../src/lib/email-key';
 import { MESSAGE_KIND } from '../../src/lib/constants';
-import { addCustomField } from '../support/audience';
-import { sendingFixtures, testWorker } from '../support/fixtures-sending';
+import { addCustomField, sendingFixtures, testWorker } from '../support/fixtures';
 import { TestAccount, useHarness } from '../support/harness';
-import { SmtpSink, startSmtpSink } from '../support/smtp';
+import { useSmtpSink } from '../support/smtp';
 
 /** The confirmation link of a mail's text part. */
 function confirmLink(text: string | undefined): string {
@@ -16,15 +15,9 @@ function confirmLink(text: string | undefined): string {
 
 /** The public signup form and its double opt-in link, as a visitor and a mail reader use them. */
 describe('signup forms: /subscribe/<id> and the confirmation link', () => {
-  const env: Record<string, string> = { TRUST_PROXY: 'loopback', SIGNUP_RATE_LIMIT: '4' };
-  let sink: SmtpSink;
-  beforeAll(async () => {
-    sink = await startSmtpSink();
-    env.SMTP_URL = sink.url;
-  });
-  const h = useHarness(env);
+  const sink = useSmtpSink({ emptyBeforeEach: true });
+  const h = useHarness({ TRUST_PROXY: 'loopback', SIGNUP_RATE_LIMIT: '4', SMTP_URL: () => sink.url });
   const f = sendingFixtures(h);
-  afterAll(() => sink.close());
 
   let alice: TestAccount;
   let bob: TestAccount;
@@ -52,7 +45,6 @@ describe('signup forms: /subscribe/<id> and the confirmation link', () => {
     });
     formId = (await services.signupForms.get(ctx, id)).public_id;
   });
-  beforeEach(() => sink.messages.splice(0));
 
   /** Each test posts from its own client address (TRUST_PROXY=loopback reads X-Forwarded-For), so the per-client limit is its own. */
   const visitor = () => {
@@ -210,6 +202,15 @@ describe('signup forms: /subscribe/<id> and the confirmation link', () => {
     const capped = await visitor().post(`/subscribe/${formId}`, { email: 'Victim@example.org', website: '' }).expect(429);
     expect(capped.text).toContain('already sent several confirmation emails');
     expect(mailTo('victim@example.org')).toHaveLength(3);
+  });
+
+  test('when 20 sign-ups of one address arrive at once then exactly 3 confirmation mails go out and the rest are told so', async () => {
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => visitor().post(`/subscribe/${formId}`, { email: i % 2 ? 'Crowd@example.org' : 'crowd@example.org', website: '' })),
+    );
+    expect(answers.map((a) => a.status).sort()).toEqual([...Array(3).fill(200), ...Array(17).fill(429)]);
+    expect(mailTo('crowd@example.org')).toHaveLength(3);
+    expect(await signupsOf('crowd@example.org')).toHaveLength(3);
   });
 
   test('when a link is forged, unknown or expired then a plain page answers and nothing is created', async () => {

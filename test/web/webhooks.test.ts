@@ -1,5 +1,5 @@
 import { createHookDeliverer } from '../../src/workers/hook-deliverer';
-import { addContact, addContactType, countryId } from '../support/audience';
+import { addContact, addContactType, countryId } from '../support/fixtures';
 import { useHarness } from '../support/harness';
 import { asFragment, useTwoAccounts } from '../support/web';
 import { startWebhookReceiver, WebhookReceiver } from '../support/webhook-receiver';

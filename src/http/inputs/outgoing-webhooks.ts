@@ -23,7 +23,7 @@ export const webhookRules = () => [
   field('url').required().string().maxLength(2000).check(isHttpUrl, 'The url must be a valid URL starting with http:// or https://.'),
   field('events')
     .required()
-    .array(HOOK_EVENTS.length)
+    .array({ type: 'string', enum: [...HOOK_EVENTS] }, HOOK_EVENTS.length)
     .check((v) => (v as unknown[]).every((e) => typeof e === 'string' && KNOWN.has(e.trim())), `The selected events is invalid; the events are: ${HOOK_EVENTS.join(', ')}.`),
   field('description').optional().string().maxLength(255),
 ];

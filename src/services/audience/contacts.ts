@@ -14,6 +14,7 @@ import type { Ctx, ServiceDeps } from '../context';
 import { countryExists } from '../reference/country-lookup';
 import { dropRuleMemberships, SegmentMemberships } from './segment-memberships';
 import { addUnsubscribers, suppressImported } from './unsubscribers';
+import { restoreOptOuts } from './erased-opt-outs';
 import { emitHookEvents } from '../integrations/hook-outbox';
 import { checkCustomValue, CustomFieldDef, customFieldDefs, CustomFieldSource, StoredCustomFields } from './custom-field-values';
 
@@ -29,14 +30,14 @@ export interface ContactInput {
   custom_field?: Record<string, unknown>;
 }
 
-interface Deps extends Pick<ServiceDeps, 'db'> {
+interface Deps extends Pick<ServiceDeps, 'db' | 'secret'> {
   fields: CustomFieldSource;
   contactTypes: Pick<ContactTypesService, 'exists'>;
   events: AudienceEvents;
   memberships: Pick<SegmentMemberships, 'refreshContacts' | 'liveSegments'>;
 }
 
-export function createContactsService({ db, contactTypes, fields, events, memberships }: Deps) {
+export function createContactsService({ db, secret, contactTypes, fields, events, memberships }: Deps) {
   const live = (ctx: Ctx, q: Knex | Knex.Transaction = db) => q('contacts').where({ user_id: ctx.userId }).whereNull('deleted_at');
 
   /** Checks what needs the database; every failing field is reported at once. */
@@ -123,6 +124,7 @@ export function createContactsService({ db, contactTypes, fields, events, member
       const now = nowValue();
       return uniqueEmail(() =>
         (outer ?? db).transaction(async (trx) => {
+          await restoreOptOuts(trx, secret, ctx.userId, [emailKey(input.email.trim())]);
           const id = await insertId(trx, 'contacts', {
             ...columns(input),
             user_id: ctx.userId,
@@ -150,6 +152,7 @@ export function createContactsService({ db, contactTypes, fields, events, member
       const merged = dropEmpty({ ...parseJson<StoredCustomFields>(current.custom_fields, {}), ...custom });
       await uniqueEmail(() =>
         (outer ?? db).transaction(async (trx) => {
+          await restoreOptOuts(trx, secret, ctx.userId, [emailKey(input.email.trim())]);
           const changed = await live(ctx, trx)
             .where({ id })
             .update({ ...columns(input), custom_fields: jsonValue(merged), updated_at: nowValue() });
@@ -176,6 +179,7 @@ export function createContactsService({ db, contactTypes, fields, events, member
     ): Promise<UpsertCount> {
       const { columns, rows, keys, marked = [] } = batch;
       return db.transaction(async (trx) => {
+        await restoreOptOuts(trx, secret, ctx.userId, keys());
         // Who was already in the type is only worth asking when someone listens for joins.
         const listened = events.hasContactTypeListeners() ? keys() : [];
         const livingKeys = () => live(ctx, trx).whereIn('email_key', listened);
@@ -188,7 +192,7 @@ export function createContactsService({ db, contactTypes, fields, events, member
         // or cleaned ones on the suppression list, as bounces (docs/import-export.md, Statuses).
         const unsubscribe = marked.filter((m) => !m.bounced).map((m) => m.address);
         const bounced = marked.filter((m) => m.bounced).map((m) => m.address);
-        if (unsubscribe.length > 0) await addUnsubscribers(trx, 'global_unsubscribes', ['user_id', 'email_key'], { user_id: ctx.userId, unsubscribe_groups_id: null }, unsubscribe);
+        if (unsubscribe.length > 0) await addUnsubscribers(trx, { userId: ctx.userId, groupId: null }, unsubscribe);
         if (bounced.length > 0) await suppressImported(trx, ctx.userId, bounced);
         if (members) {
           const after: { id: number; email_key: string }[] = await livingKeys().select('id', 'email_key');

@@ -3,7 +3,7 @@ import { asNumber, jsonText, likeOperator, likePattern, SqlFragment } from '../.
 import { LIMITS, RESERVED_FIELD_NAMES, SEGMENT_OPERATORS, SEGMENT_QUERY_TYPES, SegmentFieldKind } from '../../lib/constants';
 import { FieldErrors } from '../../lib/errors';
 import { minuteText, parseLocalDateTime } from '../../lib/local-datetime';
-import { messages, throwIfAny } from '../../lib/validation';
+import { isScalar, messages, throwIfAny } from '../../lib/validation';
 import type { CountryResolver } from '../reference/country-lookup';
 import { CustomFieldDef, DECIMAL } from './custom-field-values';
 
@@ -45,7 +45,8 @@ export function arity(operator: string): number {
   return operator === 'is empty' || operator === 'is not empty' ? 0 : 1;
 }
 
-const text = (v: unknown) => (v === undefined || v === null ? '' : String(v).trim());
+/** A value as text; anything but one value (an object from a nested key) is no text. */
+const text = (v: unknown) => (isScalar(v) ? String(v).trim() : '');
 
 /** Checks the arrays against the account's fields; every problem is reported at once. */
 export function checkRules(

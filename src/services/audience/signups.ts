@@ -1,7 +1,9 @@
 import type { Knex } from 'knex';
+import { restoreOptOuts } from './erased-opt-outs';
 import { insertId, jsonValue, nowValue, parseJson } from '../../db/dialect';
 import { SIGNUP } from '../../lib/constants';
-import { sha256 } from '../../lib/crypto';
+import { dropSignupMailSlotsBefore, takeSignupMailSlot } from '../../db/rate-limits';
+import { hmac, sha256 } from '../../lib/crypto';
 import { emailKey } from '../../lib/email-key';
 import { timestamp } from '../../lib/time';
 import { hasControlCharacters, isEmail } from '../../lib/validation';
@@ -132,7 +134,7 @@ export function createSignupsService(deps: Deps) {
     const key = emailKey(email);
     for (const id of offered) {
       if (keep.has(id)) await trx('unsubscribe_group_recipients').where({ unsubscribe_groups_id: id, email_key: key }).delete();
-      else await addUnsubscribers(trx, 'unsubscribe_group_recipients', ['unsubscribe_groups_id', 'email_key'], { user_id: userId, unsubscribe_groups_id: id }, [email]);
+      else await addUnsubscribers(trx, { userId, groupId: id }, [email]);
     }
   }
 
@@ -148,6 +150,8 @@ export function createSignupsService(deps: Deps) {
     async submit(form: PublicForm, body: SignupBody, clientIp: string): Promise<SubmitResult> {
       const { errors, values, submitted, groups } = readSubmission(form, body);
       const userId = form.form.user_id;
+      // An erased address that comes back is still suppressed, and stays unsubscribed until it confirms.
+      if (!errors.email) await restoreOptOuts(db, deps.secret, userId, [emailKey(values.email)]);
       if (!errors.email && (await db('suppressed_addresses').where({ user_id: userId, email_key: emailKey(values.email) }).first('id'))) {
         errors.email = 'We cannot send email to this address. Please use another one.';
       }
@@ -155,13 +159,13 @@ export function createSignupsService(deps: Deps) {
 
       const email = values.email;
       const now = new Date();
+      const dayAgo = now.getTime() - 24 * 3600_000;
+      await dropSignupMailSlotsBefore(db, dayAgo);
       const messageId = await db.transaction(async (trx) => {
         await trx('signups').whereNull('confirmed_at').where('expires_at', '<', new Date(now.getTime() - SIGNUP.keepExpiredMs).toISOString()).delete();
-        const [{ n }] = await trx('signups')
-          .where({ user_id: userId, email_key: emailKey(email) })
-          .where('requested_at', '>', new Date(now.getTime() - 24 * 3600_000).toISOString())
-          .count({ n: '*' });
-        if (Number(n) >= SIGNUP.mailsPerAddressPerDay) return undefined;
+        // The address as a keyed hash: the slots say how often it was mailed, not who it is.
+        const slot = { userId, address: hmac(deps.secret, `signup-mail:${emailKey(email)}`) };
+        if (!(await takeSignupMailSlot(trx, slot, SIGNUP.mailsPerAddressPerDay, now.getTime(), dayAgo))) return undefined;
         const id = await insertId(trx, 'signups', {
           user_id: userId,
           form_id: form.form.id,
