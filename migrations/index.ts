@@ -25,6 +25,7 @@ import * as signupForms from './20261125_1000_signup-forms';
 import * as outgoingWebhooks from './20261125_1010_outgoing-webhooks';
 import * as accountTemplates from './20261125_1020_account-templates';
 import * as contactsTypeCountIndex from './20261126_1100_contacts-type-count-index';
+import * as providerWebhookTokens from './20261126_1942_provider-webhook-tokens';
 import * as signupMailSlots from './20261126_1959_signup-mail-slots';
 
 /**
@@ -59,6 +60,7 @@ export const migrations: ReadonlyArray<[name: string, migration: Knex.Migration]
   ['20261125_1010_outgoing-webhooks', outgoingWebhooks],
   ['20261125_1020_account-templates', accountTemplates],
   ['20261126_1100_contacts-type-count-index', contactsTypeCountIndex],
+  ['20261126_1942_provider-webhook-tokens', providerWebhookTokens],
   ['20261126_1959_signup-mail-slots', signupMailSlots],
 ];
 

@@ -6,8 +6,6 @@ import type { Logger } from 'pino';
 import { createApiRouter } from './api';
 import type { Config } from './config';
 import { compressWhenAccepted } from './http/compress';
-import { fixedHeaders } from './http/fixed-headers';
-import { inTurn } from './http/in-turn';
 import { redactTokens, requestLog } from './http/request-log';
 import { lazy } from './lib/lazy';
 import { API_PREFIX, PUBLIC_DIR } from './lib/paths';
@@ -53,9 +51,7 @@ export function createApp({ config, services, logger }: AppDeps): Express {
   app.set('trust proxy', config.trustProxy);
   app.set('query parser', 'extended');
 
-  const api = createApiRouter(config, services, logger);
-  // Then the API's routes by one lookup; what it does not answer goes on through the routers below.
-  app.use(inTurn(requestLog(app, logger), fixedHeaders(publicHeaders(config)), compressWhenAccepted(), api.dispatch));
+  app.use(requestLog(app, logger), publicHeaders(config), compressWhenAccepted());
 
   // Public files (template previews, email images) are shown by API clients and mail readers on other origins.
   const publicFiles = { maxAge: '1h', setHeaders: (res: ServerResponse) => res.setHeader('Cross-Origin-Resource-Policy', 'cross-origin') };
@@ -63,7 +59,7 @@ export function createApp({ config, services, logger }: AppDeps): Express {
   // A schedule's design_url and image are "under {base_url}" (the reference), and public: before the keyed API.
   app.use(API_PREFIX, schedulePreview);
   app.use(`${API_PREFIX}/templates`, express.static(path.join(PUBLIC_DIR, 'templates'), publicFiles));
-  app.use(API_PREFIX, api);
+  app.use(API_PREFIX, createApiRouter(config, services, logger));
   app.use(verifySenderRouter(services, logger));
   app.use(createTrackingRouter(services, logger));
   app.use(createUnsubscribeRouter(services, logger));

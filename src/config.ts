@@ -34,6 +34,8 @@ export interface Config {
   smtpMaxConnections: number;
   /** How long a worker holds claimed messages before another worker may take them over. */
   sendLeaseMs: number;
+  /** How long a stopping process (SIGTERM, SIGINT) may take to finish what is in hand before it is forced out. */
+  shutdownMs: number;
   /** HMAC secret for tokens in links; generated and stored in the database when unset. */
   appSecret: string | undefined;
   /**
@@ -236,6 +238,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, kind: keyof typ
     mailRate: integer(env, 'MAIL_RATE', 0, 0),
     smtpMaxConnections: integer(env, 'SMTP_MAX_CONNECTIONS', 5, 1),
     sendLeaseMs: integer(env, 'SEND_LEASE_SECONDS', 300, 1) * 1000,
+    shutdownMs: integer(env, 'SHUTDOWN_SECONDS', 30, 1) * 1000,
     appSecret: optional(env, 'APP_SECRET'),
     appSecretFile: path.resolve(optional(env, 'APP_SECRET_FILE') ?? (databaseUrl ? path.join(dataDir, 'app-secret') : `${sqliteFile}.secret`)),
     dkim: dkimDomain && dkimSelector && dkimKey

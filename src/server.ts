@@ -1,9 +1,8 @@
-import type { Server } from 'node:http';
+import type { Server, ServerResponse } from 'node:http';
 import { parseArgs } from 'node:util';
 import { boot, ensureDemoAccount, Runtime } from './boot';
 import { loadConfig } from './config';
 import { createWorkerRuntime, WorkerRuntime } from './workers/worker-runtime';
-import { STARTED_EVENT } from './lib/constants';
 
 type Role = 'web' | 'worker' | 'both' | 'inbound';
 
@@ -27,8 +26,6 @@ async function main(): Promise<void> {
   // Bounces come back to the worker (or a process of their own with --role=inbound).
   const inbound = role === 'web' ? undefined : await startInbound(runtime, role === 'inbound');
   handleSignals(runtime, server, sending, inbound);
-  // Tells dist/src/start.js that start-up is over (it then writes the compile cache).
-  (process as NodeJS.EventEmitter).emit(STARTED_EVENT);
 }
 
 async function listen(runtime: Runtime): Promise<Server> {
@@ -75,24 +72,64 @@ async function startInbound(runtime: Runtime, required: boolean): Promise<{ clos
   return { close: async () => void (await Promise.all([listener?.close(), mailbox?.stop()])) };
 }
 
-/** Stops taking requests and claiming mail, finishes what is in hand, then exits. */
+/**
+ * Stops taking requests and claiming mail, finishes what is in hand within SHUTDOWN_SECONDS,
+ * then exits 0; what is still running then is cut off with exit code 1.
+ */
 function handleSignals(runtime: Runtime, server: Server | undefined, sending: WorkerRuntime | undefined, inbound?: { close(): Promise<void> }): void {
   let stopping = false;
+  const drain = server ? drainOnStop(server) : undefined;
   const stop = (signal: string) => {
     if (stopping) return;
     stopping = true;
     runtime.logger.info({ signal }, 'shutting down');
-    const closed = server ? new Promise<void>((resolve) => server.close(() => resolve())) : Promise.resolve();
-    Promise.all([closed, sending?.close(), inbound?.close()])
+    setTimeout(() => {
+      runtime.logger.error({ signal, seconds: runtime.config.shutdownMs / 1000 }, 'shutdown took longer than SHUTDOWN_SECONDS: forced out');
+      process.exit(1);
+    }, runtime.config.shutdownMs).unref();
+    Promise.all([drain?.(), sending?.close(), inbound?.close()])
       .then(() => runtime.close())
       .then(
         () => process.exit(0),
-        () => process.exit(1),
+        (err: unknown) => {
+          runtime.logger.error({ err }, 'shutdown failed');
+          process.exit(1);
+        },
       );
-    setTimeout(() => process.exit(1), 30_000).unref();
   };
   process.on('SIGINT', () => stop('SIGINT'));
   process.on('SIGTERM', () => stop('SIGTERM'));
+}
+
+/**
+ * Returns the server's stop: it closes the listening socket and the idle keep-alive
+ * connections, and answers every request still in hand, or arriving on a connection that is
+ * still open, with `Connection: close`, so that each connection ends after its answer. A client
+ * then learns from an answer that it must reconnect, and no request the server has begun to
+ * handle is reset. Resolves once the last connection has closed. (`server.close()` alone
+ * keeps serving busy keep-alive connections for as long as their clients send.)
+ */
+function drainOnStop(server: Server): () => Promise<void> {
+  let stopping = false;
+  const inHand = new Set<ServerResponse>();
+  const closeAfter = (res: ServerResponse) => {
+    if (!res.headersSent) res.setHeader('Connection', 'close');
+    // An answer whose headers left before the stop leaves its connection open and idle.
+    res.once('finish', () => server.closeIdleConnections());
+  };
+  // First, so the header is set before the app can answer.
+  server.prependListener('request', (_req, res: ServerResponse) => {
+    if (stopping) return closeAfter(res);
+    inHand.add(res);
+    res.once('close', () => inHand.delete(res));
+  });
+  return () => {
+    stopping = true;
+    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+    server.closeIdleConnections();
+    for (const res of inHand) closeAfter(res);
+    return closed;
+  };
 }
 
 main().catch((err) => {

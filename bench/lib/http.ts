@@ -78,7 +78,8 @@ export async function uploadFile(server: BenchServer, apiPath: string, fields: R
 /** A GET read to its end as fast as it arrives (the bench keeps the body to check it; the server streams it). */
 export function getAll(server: BenchServer, apiPath: string, headers: Record<string, string> = {}): Promise<Reply & { bytes: number }> {
   return new Promise((resolve, reject) => {
-    const req = http.get({ host: '127.0.0.1', port: server.port, path: `/api/v1${apiPath}`, headers: { ...headersOf(server), ...headers } }, (res) =>
+    // A connection of its own, as the bare server's list is read (limits.ts timedGet).
+    const req = http.get({ host: '127.0.0.1', port: server.port, path: `/api/v1${apiPath}`, headers: { ...headersOf(server), ...headers }, agent: false }, (res) =>
       collect(res).then((reply) => resolve({ ...reply, bytes: reply.body.length }), reject),
     );
     req.on('error', reject);

@@ -72,15 +72,10 @@ export interface BenchServer {
   stop(): Promise<void>;
 }
 
-/** The node flags of `npm start` (package.json's start script, e.g. `--max-semi-space-size=4`), then SERVER_NODE_ARGS. */
-export function serverFlags(): string[] {
-  return serverCommand().slice(0, -1);
-}
-
 /**
- * The node flags and the entry file of `npm start` (package.json's start script, e.g.
- * `node --max-semi-space-size=4 dist/src/start.js`), so a benchmark runs the server as a user
- * starts it. SERVER_NODE_ARGS adds flags (`--cpu-prof`).
+ * The node flags and the entry file of `npm start` (package.json's start script,
+ * `node dist/src/server.js`), so a benchmark runs the server as a user starts it.
+ * SERVER_NODE_ARGS adds flags (`--cpu-prof`).
  */
 export function serverCommand(): string[] {
   const pkg = JSON.parse(fs.readFileSync(path.join(SERVER_ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> };

@@ -1,7 +1,8 @@
+import { DYNAMIC_CONTENT } from '../lib/constants';
 import { sendSuccess } from '../lib/envelope';
 import type { Services } from '../services';
 import { holds, lists, ref } from './describe';
-import { strings } from './schema-words';
+import { arrayOf } from './schema-words';
 import { ApiRoutes } from './routes';
 import { listMessage, PAGING_PARAMS, pagingOf } from '../http/paging';
 
@@ -10,7 +11,12 @@ export function mountDesignTemplates(routes: ApiRoutes, { designTemplates }: Ser
     sendSuccess(res, listMessage('templates', await designTemplates.list(pagingOf(req))));
   });
 
-  routes.get('/get-dynamic/content', { summary: 'List the placeholder names', response: holds({ contents: strings }) }, (_req, res) => {
+  const doc = {
+    summary: 'List the placeholder names',
+    description: 'A subject, preheader or body writes a placeholder as `((name))`.',
+    response: holds({ contents: arrayOf({ type: 'string', enum: [...DYNAMIC_CONTENT] }) }),
+  };
+  routes.get('/get-dynamic/content', doc, (_req, res) => {
     sendSuccess(res, { contents: designTemplates.dynamicContent() });
   });
 }

@@ -1,4 +1,4 @@
-import express,{ RequestHandler, Router } from 'express';
+import express, { Router } from 'express';
 import type { Logger } from 'pino';
 import type { Config } from '../config';
 import { sendFailure } from '../lib/envelope';
@@ -10,7 +10,6 @@ import { mountContacts } from './contacts';
 import { mountSegments } from './segments';
 import { mountCountryStateCity } from './country-state-city';
 import { mountDesignTemplates } from './design-templates';
-import { apiDispatch } from './dispatch';
 import { apiErrorHandler } from './errors';
 import { mountFields } from './fields';
 import { mountGlobalUnsubscribes } from './global-unsubscribes';
@@ -27,10 +26,9 @@ import { mountOpenApi } from './openapi';
 import { mountOutgoingWebhooks } from './outgoing-webhooks';
 
 /**
- * The JSON API of the reference, mounted at /api/v1; `table` is its route table (tests walk it),
- * `dispatch` the same routes found by one lookup, for the app to run first (./dispatch).
+ * The JSON API of the reference, mounted at /api/v1; `table` is its route table (tests walk it).
  */
-export function createApiRouter(config: Config, services: Services, logger: Logger): Router & { table: ApiRoutes; dispatch: RequestHandler } {
+export function createApiRouter(config: Config, services: Services, logger: Logger): Router & { table: ApiRoutes } {
   const routes = new ApiRoutes(config);
   // Each resource's routes are listed under its tag in the OpenAPI document.
   mountContactTypes(routes.tagged('Contact types'), services);
@@ -51,16 +49,14 @@ export function createApiRouter(config: Config, services: Services, logger: Logg
   mountOutgoingWebhooks(routes.tagged('Webhooks'), services);
   mountOpenApi(routes.tagged('Documentation'));
 
-  const beforeKeyedRoutes = [apiRateLimit(config.apiRateLimitPerMinute, services.rateLimits), requireApiKeys(services.accounts)];
-  const errors = apiErrorHandler(logger);
   const api = express.Router();
   // Unknown path or wrong method first, then the public routes (the document), then rate limit and keys, then the routes.
   api.use(routes.guard);
   api.use(routes.publicRouter);
-  api.use(...beforeKeyedRoutes);
+  api.use(apiRateLimit(config.apiRateLimitPerMinute, services.rateLimits), requireApiKeys(services.accounts));
   api.use(routes.router);
   // A path the guard let through but no route matched (`/senders//`): still JSON, never Express's HTML page.
   api.use((_req, res) => sendFailure(res, 404, 'Not Found'));
-  api.use(errors);
-  return Object.assign(api, { table: routes, dispatch: apiDispatch(routes, beforeKeyedRoutes, errors) });
+  api.use(apiErrorHandler(logger));
+  return Object.assign(api, { table: routes });
 }

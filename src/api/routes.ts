@@ -24,13 +24,6 @@ export interface RouteDoc {
   public?: boolean;
 }
 
-/** A route's whole handler list as registered (body parsers, rules, control-character check, its own). */
-export interface RouteHandlers {
-  handlers: readonly RequestHandler[];
-  /** Answered before the rate limit and the key check (RouteDoc.public). */
-  public: boolean;
-}
-
 /** A registered route as the document describes it. */
 export interface DescribedRoute {
   method: Method;
@@ -66,8 +59,6 @@ export class ApiRoutes {
   readonly publicRouter = express.Router();
   private readonly methods = new Map<string, Set<Method>>();
   private readonly described: DescribedRoute[] = [];
-  /** `METHOD /path` → the handlers registered for it, the same ones the routers run. */
-  private readonly handlersByRoute = new Map<string, RouteHandlers>();
   private readonly formBody: RequestHandler[];
   private tag?: string;
 
@@ -110,15 +101,6 @@ export class ApiRoutes {
     this.mount('DELETE', path, doc, guarded(shaped(doc, handlers)));
   }
 
-  /**
-   * The handlers of exactly `method path` (a path of the table as registered, no trailing
-   * slash, same case), or undefined: one Map lookup instead of Express matching each route in
-   * turn (see ./dispatch). HEAD and anything not spelled exactly so go through the routers.
-   */
-  lookup(method: string, path: string): RouteHandlers | undefined {
-    return this.handlersByRoute.get(`${method} ${path}`);
-  }
-
   /** Answers unknown paths (404) and wrong methods (405 with Allow) before authentication. */
   readonly guard: RequestHandler = (req: Request, res: Response, next: NextFunction) => {
     const path = req.path.length > 1 ? req.path.replace(/\/+$/, '') : req.path;
@@ -150,7 +132,6 @@ export class ApiRoutes {
     if (method === 'GET') router.get(path, ...handlers);
     else if (method === 'POST') router.post(path, ...handlers);
     else router.delete(path, ...handlers);
-    this.handlersByRoute.set(`${method} ${path}`, { handlers, public: Boolean(doc.public) });
   }
 
   private record(method: Method, path: string, doc: RouteDoc, handlers: RequestHandler[], upload: boolean): void {

@@ -5,10 +5,10 @@ import type { Response } from 'express';
  * read: each chunk is written as soon as it arrives and the next one is read only when the
  * socket has taken the last (backpressure), so memory holds one chunk whatever the list's size.
  * A failure before the first byte reaches the error middleware as usual; after it, the
- * connection is cut (the client sees a truncated body, never a wrong one). A chunk is either
- * records, or records already written as JSON and separated by commas (a string, or its UTF-8 bytes).
+ * connection is cut (the client sees a truncated body, never a wrong one). Each chunk of
+ * records is written by one `JSON.stringify`.
  */
-export async function sendStreamedList(res: Response, collection: string, chunks: AsyncIterable<unknown[] | string | Buffer>): Promise<void> {
+export async function sendStreamedList(res: Response, collection: string, chunks: AsyncIterable<unknown[]>): Promise<void> {
   const iterator = chunks[Symbol.asyncIterator]();
   let next = await iterator.next();
   res.status(200).type('application/json');
@@ -31,21 +31,13 @@ export async function sendStreamedList(res: Response, collection: string, chunks
   res.write(`{"status":"success","message":{${JSON.stringify(collection)}:[`);
   try {
     while (!next.done) {
-      let chunk: string | Buffer;
-      if (typeof next.value === 'string' || Buffer.isBuffer(next.value)) {
-        // Records already written as JSON (comma-separated): written as they are.
-        if (separator) res.write(separator);
-        chunk = next.value;
+      // The chunk's array without its brackets, after a comma from the previous chunk.
+      const records = JSON.stringify(next.value).slice(1, -1);
+      if (records) {
+        const written = res.write(separator + records);
         separator = ',';
-      } else {
-        let text = '';
-        for (const item of next.value) {
-          text += separator + JSON.stringify(item);
-          separator = ',';
-        }
-        chunk = text;
+        if (!written && !closed) await drained();
       }
-      if (!res.write(chunk) && !closed) await drained();
       if (closed) return;
       next = await iterator.next();
     }

@@ -58,6 +58,18 @@ export async function refreshStatistics(db: Knex | Knex.Transaction, table: stri
   if (isPostgres(db as Knex)) await db.raw('analyze ??', [table]);
 }
 
+/**
+ * After rows were deleted or overwritten so that nothing of them may stay (a privacy erasure):
+ * PostgreSQL keeps the old versions as dead tuples until a VACUUM removes them, so one runs on
+ * the tables now; SQLite already overwrote the freed space (secure_delete, src/db/index.ts), and
+ * the old pages still in the write-ahead log go with a checkpoint that truncates it. Outside a
+ * transaction (a VACUUM cannot run in one).
+ */
+export async function reclaimFreedSpace(db: Knex, tables: string[]): Promise<void> {
+  if (isPostgres(db)) await db.raw(`vacuum ${tables.map(() => '??').join(', ')}`, tables);
+  else await db.raw('pragma wal_checkpoint(truncate)');
+}
+
 /** Rows changed by a raw INSERT / UPDATE / DELETE: pg reports rowCount, better-sqlite3 changes. */
 export function affectedRows(result: unknown): number {
   const r = result as { rowCount?: number | null; changes?: number } | undefined;
@@ -66,19 +78,22 @@ export function affectedRows(result: unknown): number {
 
 /**
  * Inserts rows in chunks, skipping those that collide with a unique key on `conflict`
- * (ON CONFLICT DO NOTHING on both databases). Call it inside a transaction for all-or-nothing.
+ * (ON CONFLICT DO NOTHING on both databases); answers how many were added (the table's key is
+ * `id`). Call it inside a transaction for all-or-nothing.
  */
 export async function insertIgnoringDuplicates(
   db: Knex | Knex.Transaction,
   table: string,
   rows: Record<string, unknown>[],
   conflict: string[],
-): Promise<void> {
-  if (rows.length === 0) return;
+): Promise<number> {
+  if (rows.length === 0) return 0;
   const chunk = rowsPerInsert(db as Knex, Object.keys(rows[0]).length);
+  let added = 0;
   for (let i = 0; i < rows.length; i += chunk) {
-    await db(table).insert(rows.slice(i, i + chunk)).onConflict(conflict).ignore();
+    added += (await db(table).insert(rows.slice(i, i + chunk)).onConflict(conflict).ignore().returning('id')).length;
   }
+  return added;
 }
 
 /** True for a unique-constraint violation (PostgreSQL 23505, SQLite SQLITE_CONSTRAINT_UNIQUE). */

@@ -40,6 +40,8 @@ export function createDb(options: DbOptions | Config): Db {
         conn.pragma('synchronous = NORMAL');
         conn.pragma('foreign_keys = ON');
         conn.pragma('busy_timeout = 5000');
+        // Deleted content is overwritten, not left in free pages (a privacy erasure must erase).
+        conn.pragma('secure_delete = ON');
         // Negative: a size in KiB. Pages read stay in the OS cache too, so a large one buys little.
         conn.pragma(`cache_size = -${Math.floor(cacheKib)}`);
         done(null, conn);

@@ -1,7 +1,6 @@
 import type { Knex } from 'knex';
 import type { ListResult, Paging } from '../lib/paging';
 import { toCount } from './dialect';
-import { jsonTextSql } from './json-text';
 
 export type { ListResult, Paging };
 
@@ -45,40 +44,5 @@ export async function* idChunks(
     if (rows.length > 0) yield rows;
     if (rows.length < size) return;
     last = Number(rows[rows.length - 1].id);
-  }
-}
-
-/**
- * Walks a query newest first like `idChunks`, but the database writes each row's JSON text
- * (`rowJson`, see json-text.ts) and joins a chunk's rows into one text: Node receives one
- * string per chunk (on SQLite its UTF-8 bytes, a Buffer) instead of an object per row and a
- * string per column. A chunk with a row the database could not write (its text NULL) is read
- * again as rows and written by `writeRows` in Node, so the output is the same either way.
- */
-export async function* jsonChunks(
-  db: Knex,
-  query: Knex.QueryBuilder,
-  idColumn: string,
-  rowJson: string,
-  writeRows: (rows: Record<string, unknown>[]) => string,
-  size = 1000,
-): AsyncGenerator<string | Buffer> {
-  const json = jsonTextSql(db);
-  const aggregate = db.raw(`${json.joined('s.j', 's.id')} as text, count(*) as n, count(s.j) as written, min(s.id) as last`);
-  let last: number | undefined;
-  for (;;) {
-    const page = (q: Knex.QueryBuilder) => {
-      q.orderBy(idColumn, 'desc').limit(size);
-      if (last !== undefined) q.where(idColumn, '<', last);
-      return q;
-    };
-    const texts = page(query.clone().clearSelect().select({ id: idColumn }, db.raw(`${rowJson} as j`)));
-    const [chunk] = await db.from(texts.as('s')).select(aggregate);
-    const n = Number(chunk.n);
-    if (n === 0) return;
-    const text = Number(chunk.written) === n ? (chunk.text as string | Buffer) : writeRows(await page(query.clone()));
-    if (text.length > 0) yield text;
-    if (n < size) return;
-    last = Number(chunk.last);
   }
 }

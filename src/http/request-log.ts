@@ -36,9 +36,29 @@ const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\/-]/g, '\\$&');
 /** `<prefix>/<secret>`: what precedes each route's first parameter, also under the API's prefix (the schedule preview is mounted there too). */
 const TOKEN_PATH = new RegExp(`^((?:${escape(API_PREFIX)})?(?:${TOKEN_ROUTES.map((route) => escape(route.slice(0, route.indexOf(':')))).join('|')}))[^/?]+`);
 
-/** Keeps secrets in links out of the logs. */
+/** A query parameter's name, and a value that says nothing about anyone (a page, an id). */
+const PLAIN_NAME = /^[\w.[\]%-]{1,64}$/;
+const PLAIN_VALUE = /^\d{0,12}$/;
+
+/**
+ * Keeps secrets in links out of the logs, and personal data: a query value other than a number
+ * (an address in `privacy-export?email=`, a search term) and a path segment with an address in
+ * it are written as `[redacted]`.
+ */
 export function redactTokens(url: string | undefined): string | undefined {
-  return url?.replace(TOKEN_PATH, '$1[redacted]');
+  if (url === undefined) return undefined;
+  const at = url.indexOf('?');
+  const path = (at === -1 ? url : url.slice(0, at)).replace(TOKEN_PATH, '$1[redacted]').replace(/[^/]*(?:@|%40)[^/]*/gi, '[redacted]');
+  if (at === -1) return path;
+  const query = url
+    .slice(at + 1)
+    .split('&')
+    .map((pair) => {
+      const [name, value = ''] = pair.split(/=(.*)/s);
+      if (!PLAIN_NAME.test(name)) return '[redacted]';
+      return PLAIN_VALUE.test(value) ? pair : `${name}=[redacted]`;
+    });
+  return `${path}?${query.join('&')}`;
 }
 
 const requestFields = (req: Request) => ({ id: req.id, method: req.method, url: redactTokens(req.originalUrl) });

@@ -21,41 +21,39 @@ export const RESERVED_FIELDS = [
 export const RESERVED_FIELD_NAMES: readonly string[] = RESERVED_FIELDS.map((f) => f.field_name);
 
 /**
+ * Placeholders filled at send time, not stored on a contact. The sender's two come from the
+ * send's sender; the preference link is a link in HTML text and the bare URL in an attribute
+ * or the text part; the full name joins the first and last name.
+ */
+export const SENDER_PLACEHOLDERS = ['sender_name', 'sender_address'] as const;
+export type SenderPlaceholder = (typeof SENDER_PLACEHOLDERS)[number];
+export const UNSUBSCRIBE_PLACEHOLDER = 'unsubscribe_preferences';
+export const FULL_NAME_PLACEHOLDER = 'full_name';
+/** What the send fills for every recipient, so never empty. */
+export const SEND_PLACEHOLDERS: readonly string[] = [...SENDER_PLACEHOLDERS, UNSUBSCRIBE_PLACEHOLDER];
+
+/** Custom field names the reference lists among the placeholders (filled only for an account that adds such a field). */
+const REFERENCE_CUSTOM_PLACEHOLDERS = ['father_name', 'designation', 'age', 'company_name', 'birth_date', 'join_date'];
+
+/** Placeholder names usable as `((name))` in subjects, preheaders and bodies, in the reference's order. */
+export const DYNAMIC_CONTENT: readonly string[] = [
+  ...RESERVED_FIELD_NAMES,
+  FULL_NAME_PLACEHOLDER,
+  ...REFERENCE_CUSTOM_PLACEHOLDERS,
+  ...SEND_PLACEHOLDERS,
+];
+
+/**
  * Names a custom field may not take besides the reserved ones: keys of the contact record
- * (segments select on them) and placeholders computed at send time.
+ * (segments select on them) and the placeholders filled at send time.
  */
 export const NOT_CUSTOM_FIELD_NAMES: readonly string[] = [
   'id', 'user_id', 'contact_type_id', 'created_at', 'updated_at', 'deleted_at', 'fullname', 'custom_field', 'contact_type',
-  'full_name', 'sender_name', 'sender_address', 'unsubscribe_preferences',
+  FULL_NAME_PLACEHOLDER, ...SEND_PLACEHOLDERS,
 ];
 
 export const CUSTOM_FIELD_TYPES = ['text', 'number', 'datetime-local'] as const;
 export type CustomFieldType = (typeof CUSTOM_FIELD_TYPES)[number];
-
-/** Placeholder names usable as `((name))` in subjects, preheaders and bodies. */
-export const DYNAMIC_CONTENT = [
-  'first_name',
-  'last_name',
-  'email',
-  'alt_email',
-  'country',
-  'state',
-  'city',
-  'address_line1',
-  'address_line2',
-  'state_province_region',
-  'postal_code',
-  'full_name',
-  'father_name',
-  'designation',
-  'age',
-  'company_name',
-  'birth_date',
-  'join_date',
-  'sender_name',
-  'sender_address',
-  'unsubscribe_preferences',
-] as const;
 
 /** 4 and 5 are extensions: a paused send, and one cancelled after it was scheduled or started. */
 export const SINGLE_SEND_STATUS = { initiate: 0, ready: 1, running: 2, completed: 3, paused: 4, cancelled: 5 } as const;
@@ -131,7 +129,7 @@ export const SEGMENT_OPERATORS = {
 export type SegmentFieldKind = keyof typeof SEGMENT_OPERATORS;
 export const SEGMENT_QUERY_TYPES = ['and', 'or'] as const;
 
-/** CSV import: skipped rows reported in the summary (batch sizes are per database, in src/db/bulk.ts). */
+/** CSV import: skipped rows reported in the summary (batch sizes are per database, in src/db/contact-upsert.ts). */
 export const CSV_IMPORT = { reportedErrors: 100 } as const;
 
 /** Dashboard CSV imports: their states, and how long one may go without progress before it counts as interrupted. */
@@ -197,5 +195,11 @@ export const HOOK_DELIVERY = {
   maxEndpoints: 20,
 } as const;
 
-/** Emitted on `process` once the server has started (listening, worker running): dist/src/start.js then writes its compile cache. */
-export const STARTED_EVENT = 'campaign-service-started';
+/** How old a provider webhook's signed timestamp may be, and how far ahead of our clock (skew). */
+export const PROVIDER_WEBHOOK_AGE = {
+  /** Mailgun signs only timestamp + token: a signature is good for this long, and once. */
+  mailgunMaxAgeMs: 5 * 60_000,
+  /** SendGrid signs timestamp + body; its documentation advises refusing old timestamps. */
+  sendgridMaxAgeMs: 10 * 60_000,
+  maxAheadMs: 60_000,
+} as const;

@@ -1,15 +1,26 @@
 import { simpleParser, ParsedMail } from 'mailparser';
 import { MESSAGE_HEADER, VERP_PREFIX } from '../lib/verp';
 
-/** What a message that came back says about the message it answers. */
-export type Reading =
-  | { kind: 'bounce'; permanent: boolean; status?: string; diagnostic: string; recipient?: string; token?: string }
-  | { kind: 'complaint'; diagnostic: string; recipient?: string; token?: string }
+/** What the returned original's own headers say it is: its X-Campaign-Message token and its Message-ID. */
+export interface Named {
+  token?: string;
+  messageId?: string;
+}
+
+/**
+ * What a message that came back says about the message it answers. `token` is the original's
+ * X-Campaign-Message token, or else a VERP token the report shows anywhere (its own To: too);
+ * `named` holds only what the returned original's headers say (absent when they say nothing).
+ */
+export type Reading = (
+  | { kind: 'bounce'; permanent: boolean; status?: string; diagnostic: string; recipient?: string }
+  | { kind: 'complaint'; diagnostic: string; recipient?: string }
   /** A DSN that reports no failure (delayed, delivered, relayed, expanded): nothing to record. */
-  | { kind: 'not-a-failure'; token?: string }
+  | { kind: 'not-a-failure' }
   /** RFC 3834 auto-replies, vacation and out-of-office answers: never bounces. */
-  | { kind: 'auto-reply'; token?: string }
-  | { kind: 'unrecognised'; token?: string };
+  | { kind: 'auto-reply' }
+  | { kind: 'unrecognised' }
+) & { token?: string; named?: Named };
 
 interface Field {
   name: string;
@@ -26,11 +37,21 @@ interface Field {
  * - anything else from a mail system (MAILER-DAEMON, postmaster, X-Failed-Recipients) is a
  *   malformed DSN: its status code is looked for in the text;
  * - RFC 3834 Auto-Submitted (not `no`), X-Autoreply and vacation subjects: an auto-reply.
- * `token` is the message's X-Campaign-Message (or VERP) token when the returned original shows it.
+ * `token` is the message's X-Campaign-Message (or VERP) token when the returned original shows it,
+ * `named` the X-Campaign-Message and Message-ID of the returned original.
  */
 export async function readReport(raw: Buffer | string): Promise<Reading> {
   const mail = await simpleParser(raw, { keepDeliveryStatus: true, skipHtmlToText: true, skipTextLinks: true, skipImageLinks: true });
-  const token = tokenOf(mail, typeof raw === 'string' ? raw : raw.toString('utf8'));
+  const source = typeof raw === 'string' ? raw : raw.toString('utf8');
+  const named = namedBy(mail, source);
+  const token = named.token ?? verpTokenIn(mail, source);
+  return { ...classify(mail), ...(token ? { token } : {}), ...(named.token || named.messageId ? { named } : {}) };
+}
+
+type Kind = DistributiveOmit<Reading, 'token' | 'named'>;
+type DistributiveOmit<T, K extends keyof never> = T extends unknown ? Omit<T, K> : never;
+
+function classify(mail: ParsedMail): Kind {
   const type = mail.headers.get('content-type') as { value?: string; params?: Record<string, string> } | undefined;
   const reportType = type?.value === 'multipart/report' ? String(type.params?.['report-type'] ?? '').toLowerCase() : '';
   const part = (contentType: string) => mail.attachments.find((a) => a.contentType.toLowerCase() === contentType);
@@ -40,9 +61,9 @@ export async function readReport(raw: Buffer | string): Promise<Reading> {
     const fields = feedback ? parseFields(feedback.content.toString('utf8')).flat() : [];
     const feedbackType = (get(fields, 'feedback-type') ?? 'abuse').toLowerCase();
     if (['abuse', 'fraud'].includes(feedbackType)) {
-      return { kind: 'complaint', diagnostic: `${feedbackType} report${get(fields, 'user-agent') ? ` from ${get(fields, 'user-agent')}` : ''}`, recipient: address(get(fields, 'original-rcpt-to')), token };
+      return { kind: 'complaint', diagnostic: `${feedbackType} report${get(fields, 'user-agent') ? ` from ${get(fields, 'user-agent')}` : ''}`, recipient: address(get(fields, 'original-rcpt-to')) };
     }
-    return { kind: 'not-a-failure', token };
+    return { kind: 'not-a-failure' };
   }
 
   const status = part('message/delivery-status');
@@ -59,10 +80,9 @@ export async function readReport(raw: Buffer | string): Promise<Reading> {
         ...(code ? { status: code } : {}),
         diagnostic,
         recipient: address(get(failed, 'final-recipient') ?? get(failed, 'original-recipient')),
-        token,
       };
     }
-    if (recipients.length) return { kind: 'not-a-failure', token };
+    if (recipients.length) return { kind: 'not-a-failure' };
     // A report without per-recipient fields is malformed: read it like a plain bounce below.
   }
 
@@ -79,12 +99,11 @@ export async function readReport(raw: Buffer | string): Promise<Reading> {
       ...(code ? { status: code } : {}),
       diagnostic: diagnosticLine(mail.text ?? '', code) || String(mail.subject ?? 'delivery failed'),
       recipient: address(failedHeader.split(',')[0]),
-      token,
     };
   }
 
-  if (isAutoReply(mail)) return { kind: 'auto-reply', token };
-  return { kind: 'unrecognised', token };
+  if (isAutoReply(mail)) return { kind: 'auto-reply' };
+  return { kind: 'unrecognised' };
 }
 
 /** RFC 3834 and the de-facto vacation markers. */
@@ -98,25 +117,38 @@ function isAutoReply(mail: ParsedMail): boolean {
   return /^(auto(matic)?[ -]?(reply|response)|out of (the )?office|vacation|abwesenheitsnotiz|r[ée]ponse automatique)\b/i.test(mail.subject ?? '');
 }
 
-/** The X-Campaign-Message (or VERP) token of the original message, wherever the report shows it. */
-function tokenOf(mail: ParsedMail, raw: string): string | undefined {
-  const own = mail.headers.get(MESSAGE_HEADER.toLowerCase());
-  if (typeof own === 'string' && own.trim()) return own.trim();
-  const texts = [
-    ...mail.attachments
-      .filter((a) => ['message/rfc822', 'text/rfc822-headers', 'message/rfc822-headers', 'message/global', 'message/global-headers'].includes(a.contentType.toLowerCase()))
-      .map((a) => a.content.toString('utf8')),
+const ORIGINAL_TYPES = ['message/rfc822', 'text/rfc822-headers', 'message/rfc822-headers', 'message/global', 'message/global-headers'];
+
+/**
+ * Where the returned original can be: the parts that carry it, the text, and the source after
+ * the report's own header (an inline original, as ARF reports often send it, is folded into the
+ * text by the parser), so that the report's own Message-ID is never taken for the original's.
+ */
+function originalTexts(mail: ParsedMail, source: string): string[] {
+  const body = /\r?\n\r?\n/.exec(source);
+  return [
+    ...mail.attachments.filter((a) => ORIGINAL_TYPES.includes(a.contentType.toLowerCase())).map((a) => a.content.toString('utf8')),
     mail.text ?? '',
-    // An inline original (ARF reports often mark it inline) is folded into the text by the parser: read the source too.
-    raw,
+    body ? source.slice(body.index + body[0].length) : '',
   ];
-  for (const text of texts) {
-    const header = new RegExp(`^${MESSAGE_HEADER}:[ \\t]*([0-9a-zA-Z]+-[0-9a-fA-F]+)`, 'im').exec(text);
-    if (header) return header[1];
-  }
-  for (const text of texts) {
-    const verp = new RegExp(`${VERP_PREFIX.replace('+', '\\+')}([0-9a-zA-Z]+-[0-9a-fA-F]+)@`, 'i').exec(text);
-    if (verp) return verp[1];
+}
+
+/** The X-Campaign-Message and Message-ID of the returned original, wherever the report shows them. */
+function namedBy(mail: ParsedMail, source: string): Named {
+  const texts = originalTexts(mail, source);
+  const first = (pattern: RegExp) => texts.map((t) => pattern.exec(t)?.[1]).find((v) => v !== undefined);
+  const own = mail.headers.get(MESSAGE_HEADER.toLowerCase());
+  const token = typeof own === 'string' && own.trim() ? own.trim() : first(new RegExp(`^${MESSAGE_HEADER}:[ \\t]*([0-9a-zA-Z]+-[0-9a-fA-F]+)`, 'im'));
+  const messageId = first(/^Message-ID:[ \t]*(?:\r?\n[ \t]+)?(<[^<>\s]+@[^<>\s]+>)/im);
+  return { ...(token ? { token } : {}), ...(messageId ? { messageId } : {}) };
+}
+
+/** A VERP token anywhere in the report, the report's own To: included (a bounce without the original). */
+function verpTokenIn(mail: ParsedMail, source: string): string | undefined {
+  const verp = new RegExp(`${VERP_PREFIX.replace('+', '\\+')}([0-9a-zA-Z]+-[0-9a-fA-F]+)@`, 'i');
+  for (const text of [...originalTexts(mail, source), source]) {
+    const match = verp.exec(text);
+    if (match) return match[1];
   }
   return undefined;
 }

@@ -1,12 +1,10 @@
-import { RESERVED_FIELD_NAMES } from '../lib/constants';
+import { FULL_NAME_PLACEHOLDER, RESERVED_FIELD_NAMES, SENDER_PLACEHOLDERS, SenderPlaceholder } from '../lib/constants';
 
 /** Values of a recipient by placeholder name: contact columns, custom fields, then the sender's. */
 export type PersonalValues = Record<string, string | undefined>;
 
-export interface SenderValues {
-  sender_name: string;
-  sender_address: string;
-}
+/** The sender's placeholders (its name and postal address) of one send. */
+export type SenderValues = Record<SenderPlaceholder, string>;
 
 function text(value: unknown): string {
   if (value === null || value === undefined) return '';
@@ -32,8 +30,7 @@ export function personalValues(
   if (typeof country === 'number' || (typeof country === 'string' && /^\d+$/.test(country))) {
     values.country = countryName(Number(country)) ?? '';
   }
-  if (!values.full_name) values.full_name = [values.first_name, values.last_name].filter(Boolean).join(' ');
-  values.sender_name = sender.sender_name;
-  values.sender_address = sender.sender_address;
+  if (!values[FULL_NAME_PLACEHOLDER]) values[FULL_NAME_PLACEHOLDER] = [values.first_name, values.last_name].filter(Boolean).join(' ');
+  for (const name of SENDER_PLACEHOLDERS) values[name] = sender[name];
   return values;
 }

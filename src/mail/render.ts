@@ -1,3 +1,4 @@
+import { UNSUBSCRIBE_PLACEHOLDER as UNSUBSCRIBE } from '../lib/constants';
 import { lazy } from '../lib/lazy';
 import { LINK_PLACEHOLDER_PREFIX, trackLinks } from './links';
 import { encodeParts } from './quoted-printable';
@@ -30,7 +31,6 @@ const htmlToText = lazy(() => require('html-to-text') as typeof import('html-to-
 /** Filled by the engine, not by the template's author. */
 const PREHEADER = '((__preheader))';
 const PIXEL = '((__pixel))';
-const UNSUBSCRIBE = 'unsubscribe_preferences';
 
 export function compileMessage(
   source: { subject: string; preheader: string; html: string },

@@ -27,6 +27,14 @@ export function parseTemplate(source: string): Part[] {
   return parts;
 }
 
+/**
+ * The source with the placeholders `values` has a value for replaced by it, HTML-escaped; the
+ * others stay as written (a design shown before any contact is known).
+ */
+export function fillPlaceholders(source: string, values: Readonly<Record<string, string>>): string {
+  return source.replace(PLACEHOLDER, (whole, name: string) => (Object.hasOwn(values, name) ? escapeHtml(values[name]) : whole));
+}
+
 /** Joins the parts, asking `value` for each placeholder. */
 export function renderParts(parts: Part[], value: (placeholder: Placeholder) => string): string {
   let out = '';

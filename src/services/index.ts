@@ -38,6 +38,7 @@ import { createSignupsService } from './audience/signups';
 import { createOutgoingWebhooksService } from './integrations/outgoing-webhooks';
 import { createDesignEditorService } from './campaigns/design-editor';
 import { createOwnTemplatesService } from './campaigns/own-templates';
+import { createPreferencesService } from './delivery/preferences';
 
 /** The composition root of the domain: every service, built once from its dependencies. */
 export function createServices(deps: ServiceDeps) {
@@ -96,6 +97,7 @@ export function createServices(deps: ServiceDeps) {
     outgoingWebhooks: createOutgoingWebhooksService(deps),
     designEditor: createDesignEditorService({ ...deps, fields, contacts }),
     ownTemplates: createOwnTemplatesService(deps),
+    preferences: createPreferencesService(deps),
   };
 }
 

@@ -2,7 +2,7 @@ import type { Request, Response } from 'express';
 import { changesOf, createFields, createInput, scheduleFields, scheduleInput, updateFields } from '../http/inputs/automations';
 import { testSendFields, testSendInput } from '../http/inputs/single-sends';
 import { ctxOf } from '../http/context';
-import { AUTOMATION_STATUS, AUTOMATION_TYPES, WAITING_TYPES } from '../lib/constants';
+import { WAITING_TYPES } from '../lib/constants';
 import { validate } from '../http/validation';
 import type { Services } from '../services';
 import type { AutomationRecord } from '../services/campaigns/automations';
@@ -15,11 +15,10 @@ import { TRACKING_SWITCHES } from './settings';
 import { engagementOf } from './engagement';
 import type { Config } from '../config';
 import { designerChoices, editorPage } from './editor';
+import { withAutomationStatus } from './statuses';
 
 const LIST = { 'automation-list': 'automations/macros.njk#list' } as const;
 const STATE = { 'automation-state': 'automations/macros.njk#state' } as const;
-const STATUS_LABELS: Record<number, string> = { [AUTOMATION_STATUS.draft]: 'Draft', [AUTOMATION_STATUS.live]: 'Live', [AUTOMATION_STATUS.paused]: 'Paused' };
-const TYPE_LABELS: Record<number, string> = { [AUTOMATION_TYPES.welcome]: 'Welcome', [AUTOMATION_TYPES.custom]: 'Custom' };
 const TYPE_CHOICES = [
   { value: 'welcome', label: 'Welcome: each contact who joins the target after it goes live' },
   { value: 'custom', label: 'Custom: every member when it goes live, then each new one' },
@@ -56,9 +55,7 @@ export function mountAutomations(routes: WebRoutes, services: Services, views: V
   const present = (a: AutomationRecord, names: Map<string, string>) => {
     const target = a.automation_for_table && a.automation_for !== null ? `${a.automation_for_table}${a.automation_for}` : '';
     return {
-      ...a,
-      statusLabel: STATUS_LABELS[a.status] ?? String(a.status),
-      typeLabel: TYPE_LABELS[a.automation_type] ?? String(a.automation_type),
+      ...withAutomationStatus(a),
       target,
       targetName: target ? (names.get(target) ?? target) : '',
     };

@@ -17,19 +17,12 @@ import { listFields } from './forms';
 import { MESSAGE_CSP } from './outbox';
 import { pagerOf, pagingOf } from './paging';
 import { TRACKING_SWITCHES } from './settings';
+import { withSendStatus } from './statuses';
 import type { WebRoutes } from './routes';
 import type { Views } from './views';
 
 const LIST = { 'single-send-list': 'single-sends/macros.njk#list' } as const;
 const STATS = { 'send-stats': 'single-sends/macros.njk#stats' } as const;
-const STATUS_LABELS: Record<number, string> = {
-  [SINGLE_SEND_STATUS.initiate]: 'Draft',
-  [SINGLE_SEND_STATUS.ready]: 'Scheduled',
-  [SINGLE_SEND_STATUS.running]: 'Sending',
-  [SINGLE_SEND_STATUS.completed]: 'Sent',
-  [SINGLE_SEND_STATUS.paused]: 'Paused',
-  [SINGLE_SEND_STATUS.cancelled]: 'Cancelled',
-};
 
 const DRAFT_SAVED = 'Draft saved. Send yourself a test, then send it or schedule it: nothing goes out before you confirm.';
 const CANCEL = { action: 'cancel', label: 'Cancel send', danger: true, confirm: 'Cancel this send? Messages not sent yet will never be sent; this cannot be undone.' };
@@ -45,16 +38,12 @@ const CONTROL_DONE: Record<string, string> = {
   cancel: 'Cancelled: messages not sent yet will never be sent.',
 };
 
-export function withStatusLabel<T extends { status: number }>(send: T): T & { statusLabel: string } {
-  return { ...send, statusLabel: STATUS_LABELS[send.status] ?? String(send.status) };
-}
-
 /** What the list and detail pages show beside the stored record. */
 function present(send: SingleSendRecord) {
   const editable = SINGLE_SEND_EDITABLE.includes(send.status);
   // A ready send due at once, or a running one, changes by itself: its page polls.
   const live = send.status === SINGLE_SEND_STATUS.running || (send.status === SINGLE_SEND_STATUS.ready && send.schedule_type === 0);
-  return { ...withStatusLabel(send), editable, live, controls: CONTROLS[send.status] ?? [] };
+  return { ...withSendStatus(send), editable, live, controls: CONTROLS[send.status] ?? [] };
 }
 
 /** The opens-over-time chart's columns, labelled in the page's time zone by the view. */

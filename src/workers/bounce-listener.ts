@@ -69,10 +69,14 @@ export async function startBounceListener(deps: Deps, port = deps.config.bounceS
 
   async function handle(raw: Buffer, ids: number[]): Promise<void> {
     const reading = await readReport(raw);
-    for (const id of ids) {
+    const named = feedback.messageOfReading(reading);
+    for (const envelope of ids) {
+      // A report may come to one message's address about another (a feedback loop's address
+      // for a whole stream): it is charged to the message it is about, within the account.
+      const id = await feedback.chargedMessage(envelope, named);
       const outcome = await recordReading(feedback, id, reading, 'dsn');
       counts[outcome] += 1;
-      logger.info({ messageId: id, kind: reading.kind, outcome }, 'returned message read');
+      logger.info({ messageId: id, ...(id !== envelope ? { envelope } : {}), kind: reading.kind, outcome }, 'returned message read');
     }
   }
 
@@ -89,8 +93,8 @@ export async function startBounceListener(deps: Deps, port = deps.config.bounceS
 }
 
 /**
- * Records what a returned message says about ledger message `id` (named by its VERP address or
- * by the mailbox's own matching). Auto-replies and reports of no failure are ignored.
+ * Records what a returned message says about ledger message `id` (the message it is about, as
+ * the listener or the mailbox matched it). Auto-replies and reports of no failure are ignored.
  */
 export async function recordReading(
   feedback: FeedbackService,

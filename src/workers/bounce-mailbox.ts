@@ -94,7 +94,7 @@ export function createBounceMailbox({ config, feedback, logger }: Deps): BounceM
           const message = await client.fetchOne(String(uid), { source: true }, { uid: true });
           if (!message || !message.source) continue;
           const reading = await readReport(message.source);
-          const id = feedback.messageOfToken(reading.token);
+          const id = feedback.messageOfReading(reading);
           const outcome = id === undefined ? 'unrecognised' : await recordReading(feedback, id, reading, 'imap');
           counts[outcome] += 1;
           if (outcome === 'unrecognised') await client.messageFlagsAdd(String(uid), ['\\Seen'], { uid: true });

@@ -111,17 +111,24 @@ export function createHookDeliverer(deps: HookDelivererDeps, options: HookDelive
   let loops: Promise<void>[] = [];
 
   const due = (at: string) =>
-    db('webhook_deliveries as d').select(db.raw('1')).whereRaw('d.endpoint_id = webhook_endpoints.id').where('d.state', HOOK_DELIVERY_STATE.pending).where('d.next_attempt_at', '<=', at);
+    db('webhook_deliveries as d').whereRaw('d.endpoint_id = webhook_endpoints.id').where('d.state', HOOK_DELIVERY_STATE.pending).where('d.next_attempt_at', '<=', at);
 
-  /** Leases the endpoint with due work that was served longest ago. */
+  /**
+   * Leases the endpoint whose due work has waited longest: since its oldest due event became
+   * due, or since the endpoint was last served (released) when that is later. A failing
+   * endpoint goes to the back after each turn, so it never holds up another account's events.
+   * Written as one CASE over plain comparisons, which both dialects read alike (no NULLS
+   * FIRST, which knex writes on SQLite in a way that drops the column's order).
+   */
   async function claim(): Promise<Endpoint | undefined> {
     const at = now().toISOString();
+    const dueSince = due(at).min('d.next_attempt_at');
     const pick = skipLocked(
       db,
       db('webhook_endpoints')
         .where((q) => q.whereNull('lease_until').orWhere('lease_until', '<=', at))
-        .whereExists(due(at))
-        .orderBy('lease_until', 'asc', 'first')
+        .whereExists(due(at).select(db.raw('1')))
+        .orderByRaw('case when webhook_endpoints.lease_until > (?) then webhook_endpoints.lease_until else (?) end', [dueSince, dueSince])
         .orderBy('id')
         .limit(1)
         .select('id'),

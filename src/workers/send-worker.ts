@@ -13,7 +13,7 @@ import { Sleeper } from './sleeper';
 import { LEDGER_COLUMNS, LedgerRow } from '../services/delivery/ledger-row';
 import { MessageSources, sourceKey } from '../services/delivery/message-sources';
 import { startDueSingleSends, StartHooks } from '../services/delivery/start-sends';
-import { suppressedRowIds } from '../services/delivery/suppression-list';
+import { suppressedRowIds } from '../services/delivery/do-not-mail';
 import { VOID_SYSTEM_MAIL } from '../services/delivery/system-mail';
 import { classifySendError, MailTransport } from '../mail/transport';
 import { feedbackStamp } from '../mail/feedback-stamp';

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import { uploadDir } from '../../src/http/upload';
-import { importBatchRows, importLane, importLanes } from '../../src/db/bulk';
+import { importBatchRows } from '../../src/db/contact-upsert';
+import { importLane, importLanes } from '../../src/db/import-lanes';
 import { addContact, addContactType, addCustomField, countryId } from '../support/fixtures';
 import { TestAccount, useHarness } from '../support/harness';
 

@@ -15,6 +15,7 @@ const TOPIC = 'arn:aws:sns:us-east-1:123456789012:ses-feedback';
 const CERT_URL = 'https://sns.us-east-1.amazonaws.com/SimpleNotificationService-9c6465fa7f48f5cacd23014631ec1136.pem';
 const POSTMARK_AUTH = 'postmark-hooks:correct-horse-battery';
 const MAILGUN_KEY = 'mailgun-signing-key-for-tests';
+const MINUTE = 60_000;
 
 describe('provider webhooks', () => {
   const h = useHarness({
@@ -51,6 +52,7 @@ describe('provider webhooks', () => {
   beforeEach(() => {
     fetched.splice(0);
   });
+  afterEach(() => h.runtime.services.webhooks.setClock(() => new Date()));
 
   /** One message to `email`, sent through the sink; its ledger token and Message-ID as the provider would echo them. */
   async function sent(email: string) {
@@ -196,9 +198,9 @@ describe('provider webhooks', () => {
 
   // ---- SendGrid Event Webhook ----
 
-  function sendgridPost(events: unknown[], sign = true) {
+  function sendgridPost(events: unknown[], sign = true, at = Date.now()) {
     const body = JSON.stringify(events);
-    const timestamp = String(Math.floor(Date.now() / 1000));
+    const timestamp = String(Math.floor(at / 1000));
     const signature = crypto.sign('sha256', Buffer.from(timestamp + body), sendgridKeys.privateKey).toString('base64');
     const req = request(h.runtime.app).post('/webhooks/sendgrid').set('Content-Type', 'application/json');
     if (sign) req.set('X-Twilio-Email-Event-Webhook-Signature', signature).set('X-Twilio-Email-Event-Webhook-Timestamp', timestamp);
@@ -232,6 +234,30 @@ describe('provider webhooks', () => {
     expect(unsigned.body).toEqual({ status: 'failed', errors: 'The SendGrid signature headers are missing.' });
     expect(await suppression('sg-forged@example.org')).toBeUndefined();
     expect(await f.send(m.sendId)).toMatchObject({ delivered: 1, bounces: 0 });
+  });
+
+  test('when a SendGrid request is signed more than 10 minutes ago or ahead of our clock, or a captured one is replayed later, then it is refused with 403 and nothing is recorded', async () => {
+    const m = await sent('sg-late@example.org');
+    const events = [{ email: 'sg-late@example.org', timestamp: 1795425400, 'smtp-id': m.messageId, event: 'spamreport', campaign_message: m.token }];
+    const body = JSON.stringify(events);
+    const stale = { status: 'failed', errors: 'The SendGrid signature timestamp is too old or ahead of time.' };
+    for (const at of [Date.now() - 11 * MINUTE, Date.parse('2015-06-01T09:00:00Z'), Date.now() + 5 * MINUTE]) {
+      expect((await sendgridPost(events, true, at).req.send(body).expect(403)).body).toEqual(stale);
+    }
+    // Captured as it was posted, replayed 11 minutes later.
+    const captured = sendgridPost(events);
+    h.runtime.services.webhooks.setClock(() => new Date(Date.now() + 11 * MINUTE));
+    const replayed = await request(h.runtime.app).post('/webhooks/sendgrid').set('Content-Type', 'application/json')
+      .set('X-Twilio-Email-Event-Webhook-Signature', captured.signature).set('X-Twilio-Email-Event-Webhook-Timestamp', captured.timestamp)
+      .send(captured.body).expect(403);
+    expect(replayed.body).toEqual(stale);
+    expect(await suppression('sg-late@example.org')).toBeUndefined();
+    expect(await f.send(m.sendId)).toMatchObject({ unsubscribes: 0 });
+
+    // Within the window (SendGrid batches events for a while) it is taken.
+    h.runtime.services.webhooks.setClock(() => new Date());
+    const late = await sendgridPost(events, true, Date.now() - 9 * MINUTE).req.send(body).expect(200);
+    expect(late.body.message.received).toEqual({ recorded: 1, duplicate: 0, ignored: 0, unmatched: 0 });
   });
 
   // ---- Postmark ----
@@ -275,8 +301,8 @@ describe('provider webhooks', () => {
 
   // ---- Mailgun ----
 
-  function mailgunSigned(eventData: Record<string, unknown>, key = MAILGUN_KEY) {
-    const timestamp = String(Math.floor(Date.now() / 1000));
+  function mailgunSigned(eventData: Record<string, unknown>, key = MAILGUN_KEY, at = Date.now()) {
+    const timestamp = String(Math.floor(at / 1000));
     const token = crypto.randomBytes(25).toString('hex');
     return { signature: { timestamp, token, signature: crypto.createHmac('sha256', key).update(timestamp + token).digest('hex') }, 'event-data': eventData };
   }
@@ -309,6 +335,76 @@ describe('provider webhooks', () => {
     const res = await request(h.runtime.app).post('/webhooks/mailgun').send(mailgunSigned(mailgunFailed('mg-forged@example.org', m.messageId, 'permanent'), 'not-the-key')).expect(403);
     expect(res.body).toEqual({ status: 'failed', errors: 'Invalid Mailgun signature.' });
     expect(await suppression('mg-forged@example.org')).toBeUndefined();
+  });
+
+  function mailgunComplained(email: string, messageId: string) {
+    return {
+      id: '-Agny091SquKnsrW2NEKUA', timestamp: 1795425400.1, 'log-level': 'warn', event: 'complained',
+      envelope: { sending_ip: '192.0.2.10' }, flags: { 'is-test-mode': false },
+      message: { headers: { to: email, 'message-id': messageId.replace(/^<|>$/g, ''), from: 'Acme News <news@acme.test>', subject: 'November news' }, attachments: [], size: 2048 },
+      recipient: email, campaigns: [], tags: ['newsletter'], 'user-variables': {},
+    };
+  }
+
+  const postMailgun = (payload: unknown) => request(h.runtime.app).post('/webhooks/mailgun').send(payload as object);
+  const globallyUnsubscribed = async (email: string) =>
+    (await h.runtime.services.globalUnsubscribes.list({ userId: alice.user_id })).rows.some((r) => r.email_address === email);
+
+  test('when a captured Mailgun request is posted again, or its signature comes with a complaint about another message, then it is refused with 403 and nothing more is recorded', async () => {
+    const first = await sent('mg-once@example.org');
+    const other = await sent('mg-other@example.org');
+    const captured = mailgunSigned(mailgunFailed('mg-once@example.org', first.messageId, 'permanent'));
+    expect((await postMailgun(captured).expect(200)).body.message.received).toEqual({ recorded: 1, duplicate: 0, ignored: 0, unmatched: 0 });
+
+    const used = { status: 'failed', errors: 'This Mailgun signature was used before.' };
+    expect((await postMailgun(captured).expect(403)).body).toEqual(used);
+    const forged = { signature: captured.signature, 'event-data': mailgunComplained('mg-other@example.org', other.messageId) };
+    expect((await postMailgun(forged).expect(403)).body).toEqual(used);
+    expect(await suppression('mg-other@example.org')).toBeUndefined();
+    expect(await globallyUnsubscribed('mg-other@example.org')).toBe(false);
+    expect(await f.send(other.sendId)).toMatchObject({ delivered: 1, unsubscribes: 0 });
+    expect(await f.send(first.sendId)).toMatchObject({ delivered: 0, bounces: 1 });
+  });
+
+  test('when one fresh Mailgun signature arrives several times at once then exactly one request is taken', async () => {
+    const m = await sent('mg-race@example.org');
+    const payload = mailgunSigned(mailgunComplained('mg-race@example.org', m.messageId));
+    const answers = await Promise.all([postMailgun(payload), postMailgun(payload), postMailgun(payload), postMailgun(payload)]);
+    expect(answers.map((r) => r.status).sort()).toEqual([200, 403, 403, 403]);
+    expect(answers.find((r) => r.status === 200)!.body.message.received).toEqual({ recorded: 1, duplicate: 0, ignored: 0, unmatched: 0 });
+    expect(await f.send(m.sendId)).toMatchObject({ unsubscribes: 1 });
+  });
+
+  test('when a Mailgun signature is older than 5 minutes (one from 2015) or ahead of our clock then it is refused with 403 and nothing is recorded; one 4 minutes old is taken', async () => {
+    const m = await sent('mg-redated@example.org');
+    const stale = { status: 'failed', errors: 'The Mailgun signature timestamp is too old or ahead of time.' };
+    for (const at of [Date.parse('2015-03-01T12:00:00Z'), Date.now() - 6 * MINUTE, Date.now() + 3 * MINUTE]) {
+      const res = await postMailgun(mailgunSigned(mailgunComplained('mg-redated@example.org', m.messageId), MAILGUN_KEY, at)).expect(403);
+      expect(res.body).toEqual(stale);
+    }
+    expect(await suppression('mg-redated@example.org')).toBeUndefined();
+    expect(await globallyUnsubscribed('mg-redated@example.org')).toBe(false);
+    expect(await f.send(m.sendId)).toMatchObject({ unsubscribes: 0 });
+
+    await postMailgun(mailgunSigned(mailgunComplained('mg-redated@example.org', m.messageId), MAILGUN_KEY, Date.now() - 4 * MINUTE)).expect(200);
+    expect(await suppression('mg-redated@example.org')).toMatchObject({ reason: 'complaint', source: 'mailgun' });
+  });
+
+  test('when a captured Mailgun request is replayed after its window then it is refused, and the tokens seen before are forgotten', async () => {
+    const m = await sent('mg-later-replay@example.org');
+    const captured = mailgunSigned(mailgunFailed('mg-later-replay@example.org', m.messageId, 'temporary'));
+    await postMailgun(captured).expect(200);
+    const tokens = () => h.runtime.db('provider_webhook_tokens').orderBy('token').pluck('token');
+    expect(await tokens()).toContain(captured.signature.token);
+
+    const later = Date.now() + 11 * MINUTE;
+    h.runtime.services.webhooks.setClock(() => new Date(later));
+    const replayed = await postMailgun(captured).expect(403);
+    expect(replayed.body).toEqual({ status: 'failed', errors: 'The Mailgun signature timestamp is too old or ahead of time.' });
+    const fresh = mailgunSigned(mailgunFailed('mg-later-replay@example.org', m.messageId, 'temporary'), MAILGUN_KEY, later);
+    await postMailgun(fresh).expect(200);
+    // Every token of this file's earlier requests has expired and is gone: only the last one is kept.
+    expect(await tokens()).toEqual([fresh.signature.token]);
   });
 
   test('when an event names no message of this service then it is counted as unmatched, never matched by address', async () => {

@@ -23,24 +23,26 @@ describe('the inbound bounce listener', () => {
   afterAll(() => listener.close());
 
   /** Sends one message to each address through the relay; returns what the relay received per address. */
-  async function send(emails: string[]) {
-    const type = await addContactType(h, alice, `Type ${emails[0]}`);
-    for (const email of emails) await f.contact(alice.user_id, type, email);
-    const sendId = await f.singleSend(alice.user_id, { senderId: sender, groupId: group, to: [{ contactType: type }] });
+  async function send(emails: string[], from = { userId: 0, sender: 0, group: 0 }) {
+    const owner = from.userId ? from : { userId: alice.user_id, sender, group };
+    const type = await addContactType(h, { user_id: owner.userId }, `Type ${emails[0]}`);
+    for (const email of emails) await f.contact(owner.userId, type, email);
+    const sendId = await f.singleSend(owner.userId, { senderId: owner.sender, groupId: owner.group, to: [{ contactType: type }] });
     relay.messages.splice(0);
     const { worker, close } = testWorker(h, relay.url);
     await worker.runOnce().finally(close);
     const accepted = (email: string) => {
       const m = relay.messages.find((r) => r.to[0] === email)!;
-      return { verp: m.from, token: header(m.raw, 'X-Campaign-Message')!, recipient: email };
+      return { verp: m.from, token: header(m.raw, 'X-Campaign-Message')!, recipient: email, messageId: header(m.raw, 'Message-ID')! };
     };
     return { sendId, type, accepted };
   }
 
-  const reasons = async () =>
+  const reasons = async (userId = alice.user_id) =>
     Object.fromEntries(
-      (await h.runtime.services.suppressions.list({ userId: alice.user_id })).rows.map((r) => [r.email_address, `${r.reason}: ${r.diagnostic}`]),
+      (await h.runtime.services.suppressions.list({ userId })).rows.map((r) => [r.email_address, `${r.reason}: ${r.diagnostic}`]),
     );
+  const globallyUnsubscribed = async (userId = alice.user_id) => (await h.runtime.services.globalUnsubscribes.list({ userId })).rows.map((r) => r.email_address).sort();
 
   test.each([
     ['postfix-user-unknown.eml', 'postfix@example.org', 'smtp; 550 5.1.1 <postfix@example.org>: Recipient address rejected: User unknown in virtual mailbox table'],
@@ -96,6 +98,42 @@ describe('the inbound bounce listener', () => {
     expect((await reasons())['spam-click@example.org']).toBe('complaint: abuse report from SomeGenerator/1.0');
     const global = await h.runtime.services.globalUnsubscribes.list({ userId: alice.user_id });
     expect(global.rows.map((r) => r.email_address)).toContain('spam-click@example.org');
+  });
+
+  test('when an ARF report comes to one message\'s VERP address about another message of the account then the complaint is charged to the message it is about: named by its X-Campaign-Message, or by the Message-ID in the original\'s headers', async () => {
+    const { sendId, accepted } = await send(['envelope-a@example.org', 'complainer-b@example.org', 'envelope-c@example.org', 'complainer-d@example.org']);
+    const [a, b, c, d] = ['envelope-a', 'complainer-b', 'envelope-c', 'complainer-d'].map((name) => accepted(`${name}@example.org`));
+    // The full original, with its X-Campaign-Message.
+    await deliverRaw(listener.port, a.verp, bounceFixture('arf-abuse.eml', { ...b, verp: a.verp }));
+    // Only the original's headers, recipient redacted, no X-Campaign-Message: its Message-ID names it.
+    await deliverRaw(listener.port, c.verp, bounceFixture('arf-headers-only.eml', { ...d, token: 'none', verp: c.verp }));
+
+    expect(await f.send(sendId)).toMatchObject({ triggered: 4, delivered: 4, unsubscribes: 2 });
+    const now = await reasons();
+    expect(now['complainer-b@example.org']).toBe('complaint: abuse report from SomeGenerator/1.0');
+    expect(now['complainer-d@example.org']).toBe('complaint: abuse report from ExampleFBL/2.1');
+    expect(now).not.toHaveProperty('envelope-a@example.org');
+    expect(now).not.toHaveProperty('envelope-c@example.org');
+    const global = await globallyUnsubscribed();
+    expect(global).toEqual(expect.arrayContaining(['complainer-b@example.org', 'complainer-d@example.org']));
+    expect(global).not.toEqual(expect.arrayContaining(['envelope-a@example.org']));
+    expect(global).not.toEqual(expect.arrayContaining(['envelope-c@example.org']));
+  });
+
+  test('when an ARF report to one account\'s message names a message of another account then it is charged to the envelope\'s message, never to the other account\'s', async () => {
+    const bob = await h.account();
+    const bobs = await send(['bobs-reader@example.org'], { userId: bob.user_id, sender: await f.sender(bob.user_id), group: await f.group(bob.user_id) });
+    const theirs = bobs.accepted('bobs-reader@example.org');
+    const { sendId, accepted } = await send(['alices-reader@example.org']);
+    const ours = accepted('alices-reader@example.org');
+    await deliverRaw(listener.port, ours.verp, bounceFixture('arf-abuse.eml', { ...theirs, verp: ours.verp }));
+    await deliverRaw(listener.port, ours.verp, bounceFixture('arf-headers-only.eml', { ...theirs, token: 'none', verp: ours.verp }));
+
+    expect(await reasons(bob.user_id)).toEqual({});
+    expect(await globallyUnsubscribed(bob.user_id)).toEqual([]);
+    expect(await f.send(bobs.sendId)).toMatchObject({ delivered: 1, unsubscribes: 0 });
+    expect((await reasons())['alices-reader@example.org']).toBe('complaint: abuse report from SomeGenerator/1.0');
+    expect(await f.send(sendId)).toMatchObject({ delivered: 1, unsubscribes: 1 });
   });
 
   test('when mail is addressed to anything but a valid VERP address then it is refused at RCPT with 550', async () => {

@@ -84,6 +84,26 @@ describe('the IMAP bounce mailbox', () => {
     expect(await mailbox.pollOnce()).toEqual({ recorded: 0, duplicate: 0, ignored: 0, unrecognised: 0, tooLarge: 0 });
   });
 
+  test('when a complaint shows only the original\'s headers, without its X-Campaign-Message, then its Message-ID names the message', async () => {
+    const type = await addContactType(h, alice, 'Redacted readers');
+    await f.contact(alice.user_id, type, 'redacted@example.org');
+    const sendId = await f.singleSend(alice.user_id, { senderId: await f.sender(alice.user_id), groupId: await f.group(alice.user_id), to: [{ contactType: type }] });
+    sink.messages.splice(0);
+    const { worker, close } = testWorker(h, sink.url);
+    await worker.runOnce().finally(close);
+    const m = sink.messages.find((r) => r.to[0] === 'redacted@example.org')!;
+    await withImap((client) =>
+      client.append('INBOX', bounceFixture('arf-headers-only.eml', { verp: m.from, token: 'none', recipient: 'redacted@example.org', messageId: header(m.raw, 'Message-ID')! })),
+    );
+    const mailbox = createBounceMailbox({
+      config: { bounceImapUrl: dovecot.url, bounceImapPollMs: 60_000, bounceMaxBytes: 512 * 1024 },
+      feedback: h.runtime.services.feedback,
+      logger: h.runtime.logger,
+    });
+    expect(await mailbox.pollOnce()).toEqual({ recorded: 1, duplicate: 0, ignored: 0, unrecognised: 0, tooLarge: 0 });
+    expect(await f.send(sendId)).toMatchObject({ delivered: 1, unsubscribes: 1 });
+  });
+
   test('when the mailbox password is wrong then the poll fails (the worker logs it and tries again at the next poll)', async () => {
     const mailbox = createBounceMailbox({
       config: { bounceImapUrl: dovecot.url.replace(dovecot.password, 'wrong'), bounceImapPollMs: 60_000, bounceMaxBytes: 512 * 1024 },

@@ -57,8 +57,8 @@ describe('outgoing webhooks are delivered signed, once, in order', () => {
     const token = (email: string) => signer.sign(TOKEN_PURPOSE.message, Number(messages.find((m) => m.email === email)!.id));
     await h.runtime.services.tracking.recordOpen(token('ann@example.org'), { userAgent: 'Mozilla/5.0 (Macintosh) Thunderbird/128.0', at: new Date(Date.now() + HOUR) });
     await h.runtime.services.tracking.recordOpen(token('ann@example.org'), { userAgent: 'Mozilla/5.0 (Macintosh) Thunderbird/128.0' });
-    await h.runtime.services.tracking.oneClickUnsubscribe(token('bea@example.org'));
-    await h.runtime.services.tracking.oneClickUnsubscribe(token('bea@example.org'));
+    await h.runtime.services.preferences.oneClickUnsubscribe(token('bea@example.org'));
+    await h.runtime.services.preferences.oneClickUnsubscribe(token('bea@example.org'));
 
     const clock = manualClock(new Date());
     await deliverAll(clock);

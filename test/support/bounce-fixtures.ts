@@ -7,14 +7,15 @@ const DIR = path.join(__dirname, '..', 'fixtures', 'bounces');
 /**
  * A returned-mail fixture (test/fixtures/bounces/, each in its MTA's own format) addressed to
  * one sent message: `{{VERP}}` its envelope sender, `{{TOKEN}}` its X-Campaign-Message,
- * `{{RCPT}}` the recipient. Lines end in CRLF, as on the wire.
+ * `{{RCPT}}` the recipient, `{{MESSAGE_ID}}` its Message-ID. Lines end in CRLF, as on the wire.
  */
-export function bounceFixture(name: string, values: { verp: string; token: string; recipient: string }): string {
+export function bounceFixture(name: string, values: { verp: string; token: string; recipient: string; messageId?: string }): string {
   return fs
     .readFileSync(path.join(DIR, name), 'utf8')
     .replace(/\{\{VERP\}\}/g, values.verp)
     .replace(/\{\{TOKEN\}\}/g, values.token)
     .replace(/\{\{RCPT\}\}/g, values.recipient)
+    .replace(/\{\{MESSAGE_ID\}\}/g, values.messageId ?? '<20261123091539.unknown@acme.test>')
     .replace(/\r?\n/g, '\r\n');
 }
 

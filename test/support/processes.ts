@@ -12,11 +12,11 @@ export interface ServiceProcess {
 /**
  * Runs `src/server.ts` from the sources in a real child process (compiled on load by
  * @swc-node/register, as spawnTs does) with only the given environment, or the
- * bundled server (`dist/src/start.js`, as `npm start` runs it; `npm run build` first) when `built` is set (benchmarks measure what `npm start` runs).
+ * built server (`dist/src/server.js`, as `npm start` runs it; `npm run build` first) when `built` is set.
  */
 export function startServiceProcess(args: string[], env: Record<string, string>, built = false, nodeArgs: string[] = []): ServiceProcess {
   const entry = built
-    ? [path.join(PROJECT_ROOT, 'dist/src/start.js')]
+    ? [path.join(PROJECT_ROOT, 'dist/src/server.js')]
     : ['-r', '@swc-node/register', path.join(PROJECT_ROOT, 'src/server.ts')];
   const child = spawn(process.execPath, [...nodeArgs, ...entry, ...args], {
     cwd: PROJECT_ROOT,

@@ -46,6 +46,14 @@ describe('reading returned mail', () => {
     expect(await readReport(raw)).toMatchObject({ kind: 'bounce', permanent: true, status: '5.7.1', token: values.token, diagnostic: '(reason: 550 5.7.1 Mailbox disabled for this recipient)' });
   });
 
+  test('when a report shows the original it is about then it names it by the original\'s X-Campaign-Message and Message-ID, never by the report\'s own Message-ID', async () => {
+    const full = await readReport(bounceFixture('arf-abuse.eml', values));
+    expect(full).toMatchObject({ kind: 'complaint', token: values.token, named: { token: values.token } });
+    const messageId = '<1a.0123456789abcdef@acme.test>';
+    const headers = await readReport(bounceFixture('arf-headers-only.eml', { ...values, messageId }));
+    expect(headers).toEqual({ kind: 'complaint', diagnostic: 'abuse report from ExampleFBL/2.1', token: values.token, named: { messageId } });
+  });
+
   test('when a person simply replies then it is not taken for a bounce', async () => {
     const raw = ['From: Robin <robin@example.org>', `To: ${values.verp}`, 'Subject: Re: November news', '', 'Thanks!', ''].join('\r\n');
     expect(await readReport(raw)).toEqual({ kind: 'unrecognised', token: values.token });

@@ -58,4 +58,12 @@ describe('request log redaction of every public route', () => {
     }
     expect(shown).toEqual([]);
   });
+
+  test('when a URL carries an address or a search term then the logged URL hides them and keeps numbers', () => {
+    expect(redactTokens('/api/v1/contacts/privacy-export?email=erin%40example.com')).toBe('/api/v1/contacts/privacy-export?email=[redacted]');
+    expect(redactTokens('/api/v1/contacts/list?search=Erin&page=2&per_page=50')).toBe('/api/v1/contacts/list?search=[redacted]&page=2&per_page=50');
+    expect(redactTokens('/contacts/privacy/export.json?email=erin@example.com')).toBe('/contacts/privacy/export.json?email=[redacted]');
+    expect(redactTokens('/x?erin@example.com')).toBe('/x?[redacted]');
+    expect(redactTokens('/people/erin@example.com/edit')).toBe('/people/[redacted]/edit');
+  });
 });

@@ -1,6 +1,5 @@
 import type { Knex } from 'knex';
 import { insertId, nowValue } from '../../db/dialect';
-import { preparedRead } from '../../db/prepared';
 import { emailKey } from '../../lib/email-key';
 import { LIMITS, PASSWORD_MIN } from '../../lib/constants';
 import { hashPassword, randomToken, safeEqual, sha256, verifyPassword } from '../../lib/crypto';
@@ -42,10 +41,6 @@ const ACCOUNT_COLUMNS = ['id', 'name', 'email', 'public_key', 'time_zone', 'trac
 
 export function createAccountsService({ db, config }: Pick<ServiceDeps, 'db' | 'config'>) {
   const keys = new KeyCache<Account>(config.apiKeyCacheMs);
-  // Every request whose key pair is not cached reads this: compiled once, kept prepared.
-  const accountByKey = preparedRead<[string], Account & { secret_key_hash: string }>(db, (publicKeyValue) =>
-    db('accounts').where({ public_key: publicKeyValue }).whereNull('deleted_at').first([...ACCOUNT_COLUMNS, 'secret_key_hash']),
-  );
   return {
     async create(input: { email: string; name?: string; password?: string }): Promise<CreatedAccount> {
       const email = input.email.trim();
@@ -75,7 +70,10 @@ export function createAccountsService({ db, config }: Pick<ServiceDeps, 'db' | '
     async authenticate(publicKeyValue: string, secret: string): Promise<Account | undefined> {
       const cached = keys.get(publicKeyValue);
       if (cached) return safeEqual(cached.secretHash, sha256(secret)) ? cached.account : undefined;
-      const [row] = await accountByKey(publicKeyValue);
+      const row: (Account & { secret_key_hash: string }) | undefined = await db('accounts')
+        .where({ public_key: publicKeyValue })
+        .whereNull('deleted_at')
+        .first([...ACCOUNT_COLUMNS, 'secret_key_hash']);
       if (!row) return undefined;
       const { secret_key_hash: secretHash, ...account } = row;
       keys.set(publicKeyValue, account as Account, secretHash);

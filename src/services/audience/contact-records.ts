@@ -4,8 +4,6 @@ import { timestamp } from '../../lib/time';
 import type { Ctx } from '../context';
 import { contactTypeRecord, ContactTypeRecord } from './contact-types';
 import { customFieldObject, CustomFieldDef } from './custom-field-values';
-import { parseJson } from '../../db/dialect';
-import { json, jsonTextSql } from '../../db/json-text';
 
 /** A contact as the reference shapes it; `contact_type` only in the list. */
 export interface ContactRecord {
@@ -80,101 +78,6 @@ export function contactRecord(row: Record<string, unknown>, defs: CustomFieldDef
     record.contact_type = type;
   }
   return record;
-}
-
-/**
- * The list's JSON of one contact, written straight from the row: the same text as
- * `JSON.stringify(contactRecord(row, defs, 'list'))`, without building a record, a custom-field
- * object and a contact type per row (with many readers of a long list, making and dropping
- * those objects was where the time went). Each contact type is written once per list.
- */
-export function contactListJson(defs: CustomFieldDef[]): (row: Record<string, unknown>) => string {
-  const types = new Map<unknown, string>();
-  const customField = customFieldJson(defs);
-  return (row) => {
-    let type = types.get(row.contact_type_id);
-    if (type === undefined) {
-      type = JSON.stringify(contactTypeRecord({ id: row.contact_type_id, user_id: row.user_id, name: row.ct_name, deleted_at: row.ct_deleted_at, created_at: row.ct_created_at, updated_at: row.ct_updated_at }));
-      types.set(row.contact_type_id, type);
-    }
-    return `{"id":${num(row.id)},"user_id":${num(row.user_id)},"contact_type_id":${num(row.contact_type_id)},"first_name":${str(row.first_name)},"last_name":${str(row.last_name)},"email":${str(row.email)},"alt_email":${nullable(row.alt_email)},"country":${nullable(row.country_name)},"state":${str(row.state)},"city":${str(row.city)},"address_line1":${str(row.address_line1)},"address_line2":${str(row.address_line2)},"state_province_region":${str(row.state_province_region)},"postal_code":${str(row.postal_code)},"custom_field":${customField(row.custom_fields)},"deleted_at":${time(row.deleted_at)},"created_at":${time(row.created_at)},"updated_at":${time(row.updated_at)},"fullname":${JSON.stringify(fullName(row.first_name, row.last_name))},"contact_type":${type}}`;
-  };
-}
-
-/**
- * `query` (contactListQuery) with the account's contact types written as list JSON once per
- * statement (`list_types`), for contactListRowSql: per row they were a fifth of its work.
- * A contact's type shows the contact's user_id, which is the account's.
- */
-export function withListTypes(db: Knex, ctx: Ctx, query: Knex.QueryBuilder): Knex.QueryBuilder {
-  const type = jsonTextSql(db).object([
-    ['id', json.number('ct.id')],
-    ['user_id', json.number('ct.user_id')],
-    ['name', json.requiredText('ct.name')],
-    ['deleted_at', json.timestamp('ct.deleted_at')],
-    ['created_at', json.timestamp('ct.created_at')],
-    ['updated_at', json.timestamp('ct.updated_at')],
-  ]);
-  return query.withMaterialized('list_types', db('contact_types as ct').where('ct.user_id', ctx.userId).select('ct.id', db.raw(`${type} as j`)));
-}
-
-/**
- * The same text as `contactListJson`, written by the database (db/json-text.ts) from the
- * columns of `contactListQuery` and the types of `withListTypes`: NULL for a row it cannot
- * write exactly, which then goes through `contactListJson`.
- */
-export function contactListRowSql(db: Knex, defs: CustomFieldDef[]): string {
-  // The keys in the order JSON.stringify writes the custom_field object (index-like names first).
-  const names = Object.keys(customFieldObject(defs, null) ?? {});
-  return jsonTextSql(db).object([
-    ['id', json.number('c.id')],
-    ['user_id', json.number('c.user_id')],
-    ['contact_type_id', json.number('c.contact_type_id')],
-    ['first_name', json.text('c.first_name')],
-    ['last_name', json.text('c.last_name')],
-    ['email', json.text('c.email')],
-    ['alt_email', json.nullableText('c.alt_email')],
-    ['country', json.nullableText('co.name')],
-    ['state', json.text('c.state')],
-    ['city', json.text('c.city')],
-    ['address_line1', json.text('c.address_line1')],
-    ['address_line2', json.text('c.address_line2')],
-    ['state_province_region', json.text('c.state_province_region')],
-    ['postal_code', json.text('c.postal_code')],
-    ['custom_field', json.customFields('c.custom_fields', names)],
-    // The list holds live contacts only (contactListQuery: deleted_at is null).
-    ['deleted_at', json.null()],
-    ['created_at', json.timestamp('c.created_at')],
-    ['updated_at', json.timestamp('c.updated_at')],
-    ['fullname', json.fullName('c.first_name', 'c.last_name')],
-    // The contact type's JSON, written once per statement for the account's types (withListTypes).
-    // A contact of a type not found there would have NULL text, and go to Node.
-    ['contact_type', json.written('(select lt.j from list_types lt where lt.id = c.contact_type_id)')],
-  ]);
-}
-
-const num = (v: unknown) => JSON.stringify(Number(v));
-const str = (v: unknown) => JSON.stringify(text(v));
-const nullable = (v: unknown) => (v === null || v === undefined ? 'null' : JSON.stringify(String(v)));
-const time = (v: unknown) => JSON.stringify(timestamp(v));
-/** An object key JSON.stringify would move before the others (an array index). */
-const INDEX_KEY = /^(0|[1-9]\d*)$/;
-
-/** `custom_field` as JSON text: the account's fields in their order, each with its stored value or null. */
-function customFieldJson(defs: CustomFieldDef[]): (stored: unknown) => string {
-  if (defs.length === 0) return () => 'null';
-  // Keys that are array indexes would be reordered by JSON.stringify: keep its order exactly.
-  if (defs.some((d) => INDEX_KEY.test(d.field_name) && Number(d.field_name) < 2 ** 32 - 1)) return (stored) => JSON.stringify(customFieldObject(defs, stored));
-  const heads = defs.map((d, i) => `${i === 0 ? '{' : ','}${JSON.stringify(d.field_name)}:{"field_name":${JSON.stringify(d.field_name)},"field_value":`);
-  return (stored) => {
-    const values = parseJson<Record<string, unknown>>(stored, {});
-    let out = '';
-    for (let i = 0; i < defs.length; i += 1) {
-      const value = values[defs[i].field_name];
-      out += `${heads[i]}${value === undefined || value === null ? 'null' : JSON.stringify(String(value))}}`;
-    }
-    return `${out}}`;
-  };
 }
 
 /**

@@ -1,7 +1,6 @@
 import type { Knex } from 'knex';
 import { insertId, isUniqueViolation, nowValue, toCount } from '../../db/dialect';
 import { listPage, Paging } from '../../db/paging';
-import { preparedRead } from '../../db/prepared';
 import { NotFoundError, ValidationError } from '../../lib/errors';
 import { timestamp } from '../../lib/time';
 import { messages } from '../../lib/validation';
@@ -55,12 +54,8 @@ export function createContactTypesService({ db }: Pick<ServiceDeps, 'db'>) {
       .as('contacts_count');
     return live({ userId }).select('contact_types.*', contactsCount).orderBy('id', 'desc');
   };
-  // The whole list (the API's usual call) is a hot read: compiled once, kept prepared.
-  const wholeList = preparedRead(db, listQuery);
-
   return {
     async list(ctx: Ctx, paging?: Paging) {
-      if (!paging) return { rows: (await wholeList(ctx.userId)).map(contactTypeRecord) };
       return listPage(listQuery(ctx.userId), paging, contactTypeRecord);
     },
 

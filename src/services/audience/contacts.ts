@@ -1,18 +1,20 @@
 import type { Knex } from 'knex';
-import { EncodedRows, upsertContacts, UpsertColumn, UpsertCount } from '../../db/bulk';
+import { upsertContacts, UpsertColumn, UpsertCount } from '../../db/contact-upsert';
+import type { EncodedRows } from '../../db/import-batches';
 import { insertId, isUniqueViolation, jsonValue, nowValue, parseJson } from '../../db/dialect';
 import { emailKey } from '../../lib/email-key';
-import { jsonChunks, listPage, Paging } from '../../db/paging';
+import { idChunks, listPage, Paging } from '../../db/paging';
 import type { ContactTextColumn } from '../../lib/constants';
 import { FieldErrors, NotFoundError, ValidationError } from '../../lib/errors';
 import { messages, throwIfAny } from '../../lib/validation';
 import type { AudienceEvents } from './audience-events';
-import { contactListJson, contactListQuery, contactListRowSql, contactRecord, withListTypes, ContactRecord } from './contact-records';
+import { contactListQuery, contactRecord, ContactRecord, ContactTypeCache } from './contact-records';
 import type { ContactTypesService } from './contact-types';
 import type { Ctx, ServiceDeps } from '../context';
 import { countryExists } from '../reference/country-lookup';
 import { dropRuleMemberships, SegmentMemberships } from './segment-memberships';
 import { addUnsubscribers, suppressImported } from './unsubscribers';
+import { restoreOptOuts } from './erased-opt-outs';
 import { emitHookEvents } from '../integrations/hook-outbox';
 import { checkCustomValue, CustomFieldDef, customFieldDefs, CustomFieldSource, StoredCustomFields } from './custom-field-values';
 
@@ -28,14 +30,14 @@ export interface ContactInput {
   custom_field?: Record<string, unknown>;
 }
 
-interface Deps extends Pick<ServiceDeps, 'db'> {
+interface Deps extends Pick<ServiceDeps, 'db' | 'secret'> {
   fields: CustomFieldSource;
   contactTypes: Pick<ContactTypesService, 'exists'>;
   events: AudienceEvents;
   memberships: Pick<SegmentMemberships, 'refreshContacts' | 'liveSegments'>;
 }
 
-export function createContactsService({ db, contactTypes, fields, events, memberships }: Deps) {
+export function createContactsService({ db, secret, contactTypes, fields, events, memberships }: Deps) {
   const live = (ctx: Ctx, q: Knex | Knex.Transaction = db) => q('contacts').where({ user_id: ctx.userId }).whereNull('deleted_at');
 
   /** Checks what needs the database; every failing field is reported at once. */
@@ -102,15 +104,11 @@ export function createContactsService({ db, contactTypes, fields, events, member
       return listPage(contactListQuery(db, ctx, search).orderBy('c.id', 'desc'), paging, (row) => contactRecord(row, defs, 'list'));
     },
 
-    /**
-     * The whole list newest first, in chunks for streaming to the client: each chunk is its
-     * contacts' JSON, comma-separated, written by the database (contactListRowSql) or, for a
-     * chunk with a row it cannot write exactly, by contactListJson.
-     */
-    async *listChunks(ctx: Ctx, search?: string): AsyncGenerator<string | Buffer> {
+    /** The whole list newest first, in chunks of records for streaming to the client (memory holds one chunk). */
+    async *listChunks(ctx: Ctx, search?: string): AsyncGenerator<ContactRecord[]> {
       const defs = await customFieldDefs(fields, ctx);
-      const json = contactListJson(defs);
-      yield* jsonChunks(db, withListTypes(db, ctx, contactListQuery(db, ctx, search)), 'c.id', contactListRowSql(db, defs), (rows) => rows.map(json).join(','));
+      const types: ContactTypeCache = new Map();
+      for await (const rows of idChunks(contactListQuery(db, ctx, search), 'c.id')) yield rows.map((row) => contactRecord(row, defs, 'list', types));
     },
 
     async get(ctx: Ctx, id: number): Promise<ContactRecord> {
@@ -126,6 +124,7 @@ export function createContactsService({ db, contactTypes, fields, events, member
       const now = nowValue();
       return uniqueEmail(() =>
         (outer ?? db).transaction(async (trx) => {
+          await restoreOptOuts(trx, secret, ctx.userId, [emailKey(input.email.trim())]);
           const id = await insertId(trx, 'contacts', {
             ...columns(input),
             user_id: ctx.userId,
@@ -153,6 +152,7 @@ export function createContactsService({ db, contactTypes, fields, events, member
       const merged = dropEmpty({ ...parseJson<StoredCustomFields>(current.custom_fields, {}), ...custom });
       await uniqueEmail(() =>
         (outer ?? db).transaction(async (trx) => {
+          await restoreOptOuts(trx, secret, ctx.userId, [emailKey(input.email.trim())]);
           const changed = await live(ctx, trx)
             .where({ id })
             .update({ ...columns(input), custom_fields: jsonValue(merged), updated_at: nowValue() });
@@ -179,6 +179,7 @@ export function createContactsService({ db, contactTypes, fields, events, member
     ): Promise<UpsertCount> {
       const { columns, rows, keys, marked = [] } = batch;
       return db.transaction(async (trx) => {
+        await restoreOptOuts(trx, secret, ctx.userId, keys());
         // Who was already in the type is only worth asking when someone listens for joins.
         const listened = events.hasContactTypeListeners() ? keys() : [];
         const livingKeys = () => live(ctx, trx).whereIn('email_key', listened);
@@ -191,7 +192,7 @@ export function createContactsService({ db, contactTypes, fields, events, member
         // or cleaned ones on the suppression list, as bounces (docs/import-export.md, Statuses).
         const unsubscribe = marked.filter((m) => !m.bounced).map((m) => m.address);
         const bounced = marked.filter((m) => m.bounced).map((m) => m.address);
-        if (unsubscribe.length > 0) await addUnsubscribers(trx, 'global_unsubscribes', ['user_id', 'email_key'], { user_id: ctx.userId, unsubscribe_groups_id: null }, unsubscribe);
+        if (unsubscribe.length > 0) await addUnsubscribers(trx, { userId: ctx.userId, groupId: null }, unsubscribe);
         if (bounced.length > 0) await suppressImported(trx, ctx.userId, bounced);
         if (members) {
           const after: { id: number; email_key: string }[] = await livingKeys().select('id', 'email_key');

@@ -13,7 +13,7 @@ export function createGlobalUnsubscribesService({ db }: Pick<ServiceDeps, 'db'>)
 
     /** Adds addresses; one already unsubscribed keeps its row. */
     async add(ctx: Ctx, addresses: string[]): Promise<void> {
-      await addUnsubscribers(db, 'global_unsubscribes', ['user_id', 'email_key'], { user_id: ctx.userId, unsubscribe_groups_id: null }, addresses);
+      await addUnsubscribers(db, { userId: ctx.userId, groupId: null }, addresses);
     },
 
     async remove(ctx: Ctx, ids: number[]): Promise<void> {

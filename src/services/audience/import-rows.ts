@@ -1,4 +1,4 @@
-import type { UpsertColumn } from '../../db/bulk';
+import type { UpsertColumn } from '../../db/contact-upsert';
 import { CONTACT_TEXT_COLUMNS, RESERVED_FIELD_NAMES } from '../../lib/constants';
 import { aliasKey, aliasTarget, IGNORE, isBouncedStatus, isFilledFlag, isUnsubscribedStatus, SPECIAL_TARGETS, splitFullName } from '../../lib/import-columns';
 import { ValidationError } from '../../lib/errors';

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { parseJson } from '../../db/dialect';
+import { parseJson, reclaimFreedSpace } from '../../db/dialect';
 import { likePattern } from '../../db/expressions';
 import { ENROLMENT_STATE, MESSAGE_STATE } from '../../lib/constants';
 import { hmac } from '../../lib/crypto';
@@ -8,13 +8,18 @@ import { timestamp } from '../../lib/time';
 import type { Ctx, ServiceDeps } from '../context';
 import { contactRecord, ContactRecord } from './contact-records';
 import { customFieldDefs, CustomFieldSource } from './custom-field-values';
+import { transitionMessages } from '../delivery/message-state';
+import { ERASED_TEXT, hiddenKey, hideOptOuts, OPT_OUT_TABLES } from './erased-opt-outs';
 
 /**
- * What the account holds about one address, and its erasure (privacy requests). Erasure
- * deletes the contact rows and the segment rows of the address and replaces it by a keyed
- * hash in the send ledger and the automation enrolments, so every count of sends, opens and
- * unsubscribes stays right while the address is gone. Global and group unsubscribes and the
- * bounce suppression are kept: they are what keeps the address from being mailed again.
+ * What the account holds about one address, and its erasure. Erasure deletes the contact rows
+ * and the segment rows of the address and replaces it by a keyed hash in the send ledger, the
+ * automation enrolments and the bounce and complaint records, so every count of sends, opens
+ * and unsubscribes stays right while the address is gone; the words mail systems said about it
+ * (DSN diagnostics, SMTP replies), which quote the address, go. Global and group unsubscribes
+ * and the suppression are kept under a keyed hash of the address (erased-opt-outs.ts): they are
+ * what keeps it from being mailed again. What the databases keep of deleted rows in their files
+ * is reclaimed after the erasure (docs/privacy-erase.md).
  */
 
 const STATE_NAMES = Object.fromEntries(Object.entries(MESSAGE_STATE).map(([name, value]) => [value, name])) as Record<number, string>;
@@ -64,20 +69,28 @@ export interface ErasureCount {
   signups: number;
 }
 
-interface Deps extends Pick<ServiceDeps, 'db' | 'secret'> {
+/** The tables an erasure may change, whose freed space it reclaims. */
+const ERASED_FROM = [
+  'contacts', 'segment_recipients', 'send_messages', 'message_feedback', 'automation_enrolments', 'import_skipped_rows',
+  'webhook_deliveries', 'signups', ...OPT_OUT_TABLES,
+];
+
+interface Deps extends Pick<ServiceDeps, 'db' | 'secret' | 'logger'> {
   fields: CustomFieldSource;
 }
 
 const num = (v: unknown) => (v === null || v === undefined ? null : Number(v));
 
-export function createPrivacyService({ db, secret, fields }: Deps) {
+export function createPrivacyService({ db, secret, logger, fields }: Deps) {
   /** The address an erased one becomes: the same for the same account and address, so uniqueness holds. */
   const erasedAddress = (ctx: Ctx, key: string) => `erased-${hmac(secret, `${ctx.userId}:${key}`).slice(0, 32).toLowerCase()}@erased.invalid`;
 
   return {
     async export(ctx: Ctx, email: string): Promise<PrivacyExport> {
       const key = emailKey(email);
-      const mine = (table: string, q: Knex = db) => q(table).where({ [`${table}.user_id`]: ctx.userId, [`${table}.email_key`]: key });
+      // The lists of opt-outs keep an erased address under its hash: they are shown all the same.
+      const keys = [key, hiddenKey(secret, key)];
+      const mine = (table: string, q: Knex = db) => q(table).where({ [`${table}.user_id`]: ctx.userId }).whereIn(`${table}.email_key`, keys);
       const [defs, contacts, segments, groups, globalRow, suppressedRow, enrolments, messages, signups] = await Promise.all([
         customFieldDefs(fields, ctx),
         mine('contacts').orderBy('id'),
@@ -136,7 +149,7 @@ export function createPrivacyService({ db, secret, fields }: Deps) {
     async erase(ctx: Ctx, email: string): Promise<ErasureCount> {
       const key = emailKey(email);
       const gone = erasedAddress(ctx, key);
-      return db.transaction(async (trx) => {
+      const erased = await db.transaction(async (trx) => {
         const contactIds: number[] = (await trx('contacts').where({ user_id: ctx.userId, email_key: key }).pluck('id')).map(Number);
         const segmentRows = await trx('segment_recipients')
           .where({ user_id: ctx.userId })
@@ -146,10 +159,14 @@ export function createPrivacyService({ db, secret, fields }: Deps) {
           })
           .del();
         // Queued mail to the address is not sent any more.
-        await trx('send_messages').where({ user_id: ctx.userId, email_key: key, state: MESSAGE_STATE.queued }).update({ state: MESSAGE_STATE.suppressed });
+        await transitionMessages(trx('send_messages').where({ user_id: ctx.userId, email_key: key }), 'erase');
+        // A DSN or SMTP reply quotes the address.
+        await trx('send_messages').where({ user_id: ctx.userId, email_key: key }).whereNotNull('last_error').update({ last_error: ERASED_TEXT });
         const messages = await trx('send_messages')
           .where({ user_id: ctx.userId, email_key: key })
           .update({ email: gone, email_key: gone, contact_id: null, segment_recipient_id: null, payload: null });
+        await trx('message_feedback').where({ user_id: ctx.userId, email_key: key }).update({ email_key: gone, diagnostic: ERASED_TEXT });
+        await hideOptOuts(trx, secret, ctx.userId, key);
         await trx('automation_enrolments').where({ user_id: ctx.userId, email_key: key, state: ENROLMENT_STATE.active }).update({ state: ENROLMENT_STATE.left });
         const enrolments = await trx('automation_enrolments')
           .where({ user_id: ctx.userId, email_key: key })
@@ -164,6 +181,13 @@ export function createPrivacyService({ db, secret, fields }: Deps) {
         const signups = await trx('signups').where({ user_id: ctx.userId, email_key: key }).del();
         return { contacts, segment_recipients: segmentRows, messages, automation_enrolments: enrolments, skipped_import_rows: skipped, webhook_deliveries: hooks, signups };
       });
+      try {
+        await reclaimFreedSpace(db, ERASED_FROM);
+      } catch (err) {
+        // The erasure stands; the database reclaims the space later by itself (docs/privacy-erase.md).
+        logger.warn({ err }, 'freed space not reclaimed after an erasure');
+      }
+      return erased;
     },
   };
 }

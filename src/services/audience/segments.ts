@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { restoreOptOuts } from './erased-opt-outs';
 import { affectedRows, insertId, jsonValue, nowValue, refreshStatistics, toCount } from '../../db/dialect';
 import { emailKey } from '../../lib/email-key';
 import { idChunks, listPage, Paging } from '../../db/paging';
@@ -37,13 +38,13 @@ export interface RecipientInput {
   email: string;
 }
 
-interface Deps extends Pick<ServiceDeps, 'db'> {
+interface Deps extends Pick<ServiceDeps, 'db' | 'secret'> {
   fields: CustomFieldSource;
   contactTypes: Pick<ContactTypesService, 'exists'>;
   events: AudienceEvents;
 }
 
-export function createSegmentsService({ db, contactTypes, fields, events }: Deps) {
+export function createSegmentsService({ db, secret, contactTypes, fields, events }: Deps) {
   const live = (ctx: Ctx, q: Knex | Knex.Transaction = db) => q('segments').where({ user_id: ctx.userId }).whereNull('deleted_at');
 
   async function liveSegment(ctx: Ctx, id: number, q: Knex | Knex.Transaction = db): Promise<Record<string, unknown>> {
@@ -241,6 +242,7 @@ export function createSegmentsService({ db, contactTypes, fields, events }: Deps
       }
       const now = nowValue();
       const email = input.email.trim();
+      await restoreOptOuts(db, secret, ctx.userId, [emailKey(email)]);
       await db('segment_recipients')
         .insert({
           user_id: ctx.userId,

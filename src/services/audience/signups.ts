@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { restoreOptOuts } from './erased-opt-outs';
 import { insertId, jsonValue, nowValue, parseJson } from '../../db/dialect';
 import { SIGNUP } from '../../lib/constants';
 import { dropSignupMailSlotsBefore, takeSignupMailSlot } from '../../db/rate-limits';
@@ -133,7 +134,7 @@ export function createSignupsService(deps: Deps) {
     const key = emailKey(email);
     for (const id of offered) {
       if (keep.has(id)) await trx('unsubscribe_group_recipients').where({ unsubscribe_groups_id: id, email_key: key }).delete();
-      else await addUnsubscribers(trx, 'unsubscribe_group_recipients', ['unsubscribe_groups_id', 'email_key'], { user_id: userId, unsubscribe_groups_id: id }, [email]);
+      else await addUnsubscribers(trx, { userId, groupId: id }, [email]);
     }
   }
 
@@ -149,6 +150,8 @@ export function createSignupsService(deps: Deps) {
     async submit(form: PublicForm, body: SignupBody, clientIp: string): Promise<SubmitResult> {
       const { errors, values, submitted, groups } = readSubmission(form, body);
       const userId = form.form.user_id;
+      // An erased address that comes back is still suppressed, and stays unsubscribed until it confirms.
+      if (!errors.email) await restoreOptOuts(db, deps.secret, userId, [emailKey(values.email)]);
       if (!errors.email && (await db('suppressed_addresses').where({ user_id: userId, email_key: emailKey(values.email) }).first('id'))) {
         errors.email = 'We cannot send email to this address. Please use another one.';
       }

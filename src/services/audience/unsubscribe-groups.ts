@@ -82,7 +82,7 @@ export function createUnsubscribeGroupsService({ db }: Pick<ServiceDeps, 'db'>) 
     /** Adds addresses to a group of this account; an address already in the group keeps its row. */
     async addRecipients(ctx: Ctx, groupId: number, addresses: string[]): Promise<void> {
       await requireGroup(ctx, groupId);
-      await addUnsubscribers(db, 'unsubscribe_group_recipients', ['unsubscribe_groups_id', 'email_key'], { user_id: ctx.userId, unsubscribe_groups_id: groupId }, addresses);
+      await addUnsubscribers(db, { userId: ctx.userId, groupId }, addresses);
     },
 
     async listRecipients(ctx: Ctx, groupId: number, paging?: Paging) {

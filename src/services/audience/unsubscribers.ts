@@ -24,26 +24,32 @@ export function unsubscriberRecord(row: Record<string, unknown>): UnsubscriberRe
   };
 }
 
+/** An unsubscribe list: the recipients of unsubscribe group `groupId`, or the account's global list when it is null. */
+export interface UnsubscribeList {
+  userId: number;
+  groupId: number | null;
+}
+
 /**
- * Adds addresses (already split, de-duplicated and validated) in one transaction. An address
- * already present under the unique key `conflict` keeps its row: adding twice succeeds.
+ * The one writer of unsubscribe lists (the API and dashboard, imports, the preference page and
+ * one-click, complaints). Adds addresses (already split, de-duplicated and validated) all or
+ * none, in the caller's transaction or its own; an address already on the list keeps its row,
+ * so adding twice succeeds. Answers how many were added.
  */
-export async function addUnsubscribers(
-  db: Knex,
-  table: string,
-  conflict: string[],
-  owner: { user_id: number; unsubscribe_groups_id: number | null },
-  addresses: string[],
-): Promise<void> {
-  const now = nowValue();
+export async function addUnsubscribers(db: Knex | Knex.Transaction, list: UnsubscribeList, addresses: string[], now: string = nowValue()): Promise<number> {
+  const [table, conflict] = list.groupId === null
+    ? ['global_unsubscribes', ['user_id', 'email_key']]
+    : ['unsubscribe_group_recipients', ['unsubscribe_groups_id', 'email_key']];
   const rows = addresses.map((address) => ({
-    ...owner,
+    user_id: list.userId,
+    unsubscribe_groups_id: list.groupId,
     email_address: address,
     email_key: emailKey(address),
     created_at: now,
     updated_at: now,
   }));
-  await db.transaction((trx) => insertIgnoringDuplicates(trx, table, rows, conflict));
+  const write = (trx: Knex | Knex.Transaction) => insertIgnoringDuplicates(trx, table, rows, conflict);
+  return db.isTransaction ? write(db) : db.transaction(write);
 }
 
 /**

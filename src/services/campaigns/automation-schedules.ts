@@ -5,6 +5,8 @@ import { timestamp } from '../../lib/time';
 import { API_PREFIX } from '../../lib/paths';
 import { isUtr, newUtr } from '../../lib/utr';
 import { messages, throwIfAny } from '../../lib/validation';
+import type { SenderValues } from '../../mail/personal-values';
+import { fillPlaceholders } from '../../mail/template';
 import type { AutomationsService } from './automations';
 import type { CampaignRefs } from './campaign-refs';
 import type { Ctx, ServiceDeps } from '../context';
@@ -63,9 +65,6 @@ interface ScheduleDeps extends Pick<ServiceDeps, 'db' | 'config'> {
   automations: Pick<AutomationsService, 'idOf'>;
   senders: Pick<SendersService, 'find' | 'postalAddress'>;
 }
-
-const escapeHtml = (text: string) =>
-  text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 
 export function createAutomationSchedulesService({ db, config, refs, automations, senders }: ScheduleDeps) {
   /** Schedules of the account's live (not deleted) automations. */
@@ -153,11 +152,10 @@ export function createAutomationSchedulesService({ db, config, refs, automations
         .first('automation_schedules.*', 'design_templates.html_code');
       if (!schedule) return undefined;
       const sender = await senders.find({ userId: Number(schedule.user_id) }, Number(schedule.sender_id));
-      const values: Record<string, string> = sender
+      const values: SenderValues | Record<string, never> = sender
         ? { sender_name: sender.from_name, sender_address: await senders.postalAddress(sender) }
         : {};
-      const html = String(schedule.template_html || schedule.html_code);
-      return html.replace(/\(\((sender_name|sender_address)\)\)/g, (whole, name: string) => (name in values ? escapeHtml(values[name]) : whole));
+      return fillPlaceholders(String(schedule.template_html || schedule.html_code), values);
     },
   };
 }

@@ -6,21 +6,12 @@ import { ConflictError, FieldErrors, NotFoundError } from '../../lib/errors';
 import { plainDateTime, timestamp } from '../../lib/time';
 import { isUtr, newUtr } from '../../lib/utr';
 import { throwIfAny } from '../../lib/validation';
+import { transitionAutomations } from './automation-state';
 import { recordFirstGoLive, GoingLive } from './enrolment';
 import { copySchedules } from './schedule-copy';
 import type { SegmentsService } from '../audience/segments';
 import type { CampaignRefs, RecipientRef } from './campaign-refs';
 import type { Ctx, ServiceDeps } from '../context';
-
-/**
- * Status changes of an automation (decisions.md): set-live takes a draft or paused one live
- * and needs an unsubscribe group; set-live of a live one changes nothing; only a live one
- * can be paused.
- */
-export const AUTOMATION_TRANSITIONS = {
-  setLive: { from: [A.draft, A.paused], to: A.live },
-  pause: { from: [A.live], to: A.paused },
-} as const;
 
 /** The reference's exact sentence for set-live without a group. */
 export const NO_GROUP_TO_GO_LIVE = 'Unsubscribe group require to live automation';
@@ -193,10 +184,9 @@ export function createAutomationsService({ db, refs, segments }: AutomationDeps)
       const row = await requireRow(ctx, utr);
       if (row.unsubscribe_group_id === null || row.unsubscribe_group_id === undefined) throw new ConflictError(NO_GROUP_TO_GO_LIVE);
       if (Number(row.status) === A.live) return;
-      const { from, to } = AUTOMATION_TRANSITIONS.setLive;
       const now = nowValue();
       const changed = await db.transaction(async (trx) => {
-        const updated = await live(ctx, trx).where({ id: row.id }).whereIn('status', [...from]).update({ status: to, live_at: now, updated_at: now });
+        const updated = await transitionAutomations(trx('automations').where({ id: row.id }), 'setLive', { live_at: now, updated_at: now });
         if (!updated) return false;
         if (row.automation_for_table === 'segments_' && row.automation_for !== null) await refreshTarget(ctx, Number(row.automation_for), trx);
         await recordFirstGoLive(trx, row as unknown as GoingLive, Number(row.status), now);
@@ -208,8 +198,7 @@ export function createAutomationsService({ db, refs, segments }: AutomationDeps)
 
     async pause(ctx: Ctx, utr: string): Promise<void> {
       const row = await requireRow(ctx, utr);
-      const { from, to } = AUTOMATION_TRANSITIONS.pause;
-      const changed = await live(ctx).where({ id: row.id }).whereIn('status', [...from]).update({ status: to, updated_at: nowValue() });
+      const changed = await transitionAutomations(db('automations').where({ id: row.id }), 'pause', { updated_at: nowValue() });
       if (!changed) throw new ConflictError('Only a live automation can be paused; set it live first.');
     },
 

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import { toCount } from '../../db/dialect';
 import { jsonText, SqlFragment } from '../../db/expressions';
-import { RESERVED_FIELD_NAMES } from '../../lib/constants';
+import { FULL_NAME_PLACEHOLDER, RESERVED_FIELD_NAMES, SEND_PLACEHOLDERS } from '../../lib/constants';
 import { NotFoundError } from '../../lib/errors';
 import { isUtr } from '../../lib/utr';
 import { recipientsOf } from '../delivery/expand';
@@ -14,8 +14,6 @@ import type { Ctx, ServiceDeps } from '../context';
 import type { RecipientRef } from './campaign-refs';
 import { firstContactOf } from './test-sends';
 
-/** Placeholders the engine fills from the send, not from the contact: never empty for one recipient. */
-const SEND_PLACEHOLDERS = ['sender_name', 'sender_address', 'unsubscribe_preferences'] as const;
 /** Reserved fields a hand-added segment recipient (no contact) also has. */
 const SEGMENT_RECIPIENT_COLUMNS = new Set(['first_name', 'last_name', 'email', 'country', 'state', 'city', 'address_line1']);
 
@@ -101,7 +99,7 @@ export function createDesignEditorService({ db, config, secret, fields, contacts
       const [row, custom] = await Promise.all([db.select(probes).first(), fields.listCustom(ctx)]);
       const used = RESERVED_FIELD_NAMES.filter((name) => Number(row?.[name]) === 1);
       const named = used.includes('first_name') || used.includes('last_name');
-      return { contact: named ? [...used, 'full_name'] : used, custom: custom.map((f) => f.field_name), send: SEND_PLACEHOLDERS };
+      return { contact: named ? [...used, FULL_NAME_PLACEHOLDER] : used, custom: custom.map((f) => f.field_name), send: SEND_PLACEHOLDERS };
     },
 
     /**
@@ -117,7 +115,7 @@ export function createDesignEditorService({ db, config, secret, fields, contacts
       const template = send.template_html && String(send.template_html).trim() ? undefined : await db('design_templates').where({ id: send.template_id }).first('html_code');
       const html = String(template ? template.html_code : send.template_html);
       const names = [...new Set([send.subject, send.preheader, html].flatMap((text) => parseTemplate(String(text ?? ''))).flatMap((part) => (typeof part === 'string' ? [] : [part.name])))]
-        .filter((name) => !(SEND_PLACEHOLDERS as readonly string[]).includes(name));
+        .filter((name) => !SEND_PLACEHOLDERS.includes(name));
       if (!names.length) return [];
       const customNames = new Set((await fields.listCustom(ctx)).map((f) => f.field_name));
       const recipients = recipientsOf(db, send);
@@ -127,7 +125,7 @@ export function createDesignEditorService({ db, config, secret, fields, contacts
       const sums: Knex.Raw[] = [];
       const known: boolean[] = [];
       names.forEach((name, i) => {
-        const full = name === 'full_name' ? { sql: `(${isEmpty(valueOf('first_name', customNames)!).sql} and ${isEmpty(valueOf('last_name', customNames)!).sql})`, bindings: [] as Knex.Value[] } : undefined;
+        const full = name === FULL_NAME_PLACEHOLDER ? { sql: `(${isEmpty(valueOf('first_name', customNames)!).sql} and ${isEmpty(valueOf('last_name', customNames)!).sql})`, bindings: [] as Knex.Value[] } : undefined;
         const value = valueOf(name, customNames);
         known.push(Boolean(full || value));
         const empty = full ? { sql: full.sql, bindings: [] } : value ? isEmpty(value) : { sql: '1 = 1', bindings: [] };

@@ -3,7 +3,9 @@ import { insertSelect } from '../../db/insert-select';
 import { skipLocked } from '../../db/locking';
 import { typedParam } from '../../db/typed-param';
 import { AUTOMATION_STATUS, AUTOMATION_TYPES, ENROLMENT_STATE, MESSAGE_KIND, MESSAGE_STATE } from '../../lib/constants';
-import { membersOf, withoutUnsubscribed } from '../delivery/expand';
+import { Audience, unsubscribedOrSuppressed, withoutUnsubscribed } from '../delivery/do-not-mail';
+import { moveCounters } from '../delivery/counters';
+import { membersOf } from '../delivery/expand';
 import type { Targets } from '../delivery/recipient-refs';
 
 export interface AutomationRow {
@@ -135,7 +137,7 @@ async function enrol(trx: Knex.Transaction, automation: GoingLive, schedules: Sc
   const active = state === ENROLMENT_STATE.active;
   const firstDue = active && schedules.length ? new Date(Date.parse(at) + waitingMs(schedules[0])).toISOString() : null;
   joiners.whereNotExists(trx('automation_enrolments as e').select(trx.raw('1')).where('e.automation_id', automation.id).whereRaw('e.email_key = t.email_key'));
-  if (active) withoutUnsubscribed(joiners, trx, Number(automation.user_id), automation.unsubscribe_group_id, 't.email_key');
+  if (active) withoutUnsubscribed(joiners, trx, audienceOf(automation), 't.email_key');
   await insertSelect(trx, 'automation_enrolments', {
     user_id: typedParam(trx, automation.user_id, 'integer'),
     automation_id: typedParam(trx, automation.id, 'integer'),
@@ -152,19 +154,20 @@ async function enrol(trx: Knex.Transaction, automation: GoingLive, schedules: Sc
 
 /** Unsubscribed (globally, from the automation's group, bounced) or deleted contacts leave. */
 async function leave(trx: Knex.Transaction, automation: AutomationRow, at: string): Promise<void> {
-  const userId = Number(automation.user_id);
-  const gone = (table: string, column: string, value: number | null) =>
-    trx(table).select(trx.raw('1')).where(column, value).whereRaw(`${table}.email_key = automation_enrolments.email_key`);
   await trx('automation_enrolments')
     .where({ automation_id: automation.id, state: ENROLMENT_STATE.active })
     .where((q) => {
-      q.whereExists(gone('global_unsubscribes', 'user_id', userId)).orWhereExists(gone('suppressed_addresses', 'user_id', userId));
-      if (automation.unsubscribe_group_id) q.orWhereExists(gone('unsubscribe_group_recipients', 'unsubscribe_groups_id', automation.unsubscribe_group_id));
+      q.where(unsubscribedOrSuppressed(trx, audienceOf(automation), 'automation_enrolments.email_key'));
       q.orWhereExists(
         trx('contacts').select(trx.raw('1')).whereRaw('contacts.id = automation_enrolments.contact_id').whereNotNull('contacts.deleted_at'),
       );
     })
     .update({ state: ENROLMENT_STATE.left, next_due_at: null, updated_at: at });
+}
+
+/** Whose do-not-mail lists an automation's messages respect: its account's and its group's. */
+function audienceOf(automation: GoingLive): Audience {
+  return { userId: Number(automation.user_id), groupId: automation.unsubscribe_group_id };
 }
 
 /** Enrolments that had run out of schedules get the next one when it is added later. */
@@ -226,7 +229,7 @@ async function queueDueSteps(trx: Knex.Transaction, automation: AutomationRow, s
       next_due_at: following ? new Date(now.getTime() + waitingMs(following)).toISOString() : null,
       updated_at: at,
     });
-    if (inserted) await trx('automations').where({ id: automation.id }).increment('total_triggered', inserted);
+    await moveCounters(trx, { single_send_id: null, automation_id: automation.id }, { triggered: inserted });
     queued += inserted;
   }
   return queued;

@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import { nowValue } from '../../db/dialect';
-import { MESSAGE_STATE, SINGLE_SEND_STATUS as S } from '../../lib/constants';
+import { SINGLE_SEND_STATUS as S } from '../../lib/constants';
 import { countRecipients } from '../delivery/expand';
 import { ConflictError, NotFoundError, ValidationError } from '../../lib/errors';
 import { ZERO_DATE, ZERO_TIME } from '../../lib/time';
@@ -9,6 +9,7 @@ import { SCHEDULE_IN_PAST } from './single-sends';
 import { isUtr } from '../../lib/utr';
 import type { Ctx, ServiceDeps } from '../context';
 import { SingleSendTransition, transitionSingleSends } from './single-send-state';
+import { transitionMessages } from '../delivery/message-state';
 
 /**
  * Pause, resume and cancel of a single send (API extensions
@@ -33,7 +34,7 @@ export function createSendControlsService({ db }: Pick<ServiceDeps, 'db'>) {
     if (!(await transitionSingleSends(trx('single_sends').where({ id }), name, { updated_at: nowValue() }))) throw new ConflictError(refusal);
   }
 
-  const rows = (trx: Knex.Transaction, sendId: number, states: number[]) => trx('send_messages').where({ single_send_id: sendId }).whereIn('state', states);
+  const rows = (trx: Knex.Transaction, sendId: number) => trx('send_messages').where({ single_send_id: sendId });
 
   /** A draft of the account (404 otherwise) with what its confirm step needs. */
   async function draftOf(ctx: Ctx, utr: string) {
@@ -72,7 +73,7 @@ export function createSendControlsService({ db }: Pick<ServiceDeps, 'db'>) {
     async pause(ctx: Ctx, utr: string): Promise<void> {
       await change(ctx, utr, async (trx, send) => {
         await transition(trx, send.id, 'pause', 'Only a scheduled or sending single send can be paused.');
-        await rows(trx, send.id, [MESSAGE_STATE.queued]).update({ state: MESSAGE_STATE.paused, updated_at: nowValue() });
+        await transitionMessages(rows(trx, send.id), 'pause', { updated_at: nowValue() });
       });
     },
 
@@ -81,7 +82,7 @@ export function createSendControlsService({ db }: Pick<ServiceDeps, 'db'>) {
         // A send paused before it started has no ledger rows: it goes back to waiting for its time.
         const started = await trx('send_messages').where({ single_send_id: send.id }).first('id');
         await transition(trx, send.id, started ? 'resumeStarted' : 'resumeUnstarted', 'Only a paused single send can be resumed.');
-        await rows(trx, send.id, [MESSAGE_STATE.paused]).update({ state: MESSAGE_STATE.queued, updated_at: nowValue() });
+        await transitionMessages(rows(trx, send.id), 'resume', { updated_at: nowValue() });
       });
     },
 
@@ -89,7 +90,7 @@ export function createSendControlsService({ db }: Pick<ServiceDeps, 'db'>) {
       await change(ctx, utr, async (trx, send) => {
         const refusal = send.status === S.completed ? 'This single send has already been sent.' : 'Only a scheduled, sending or paused single send can be cancelled.';
         await transition(trx, send.id, 'stop', refusal);
-        await rows(trx, send.id, [MESSAGE_STATE.queued, MESSAGE_STATE.paused]).update({ state: MESSAGE_STATE.cancelled, last_error: 'the send was cancelled', updated_at: nowValue() });
+        await transitionMessages(rows(trx, send.id), 'cancel', { last_error: 'the send was cancelled', updated_at: nowValue() });
       });
     },
   };

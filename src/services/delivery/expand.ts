@@ -3,6 +3,7 @@ import { toCount } from '../../db/dialect';
 import { insertSelect } from '../../db/insert-select';
 import { typedParam } from '../../db/typed-param';
 import { MESSAGE_KIND, MESSAGE_STATE } from '../../lib/constants';
+import { withoutUnsubscribed } from './do-not-mail';
 import { parseTargets, Targets } from './recipient-refs';
 
 export interface ExpandableSend {
@@ -52,7 +53,7 @@ export function recipientsOf(db: Knex, send: Omit<ExpandableSend, 'id'>): Knex.Q
   const excluded = parseTargets(send.exclude_specific_recipient_id);
   const recipients = membersOf(db, userId, parseTargets(send.recipient_id));
   if (!recipients) return undefined;
-  withoutUnsubscribed(recipients, db, userId, send.unsubscribe_group_id, 't.email_key');
+  withoutUnsubscribed(recipients, db, { userId, groupId: send.unsubscribe_group_id }, 't.email_key');
   if (excluded.contactTypeIds.length) {
     recipients.whereNotExists(contactsOf(db, userId, excluded.contactTypeIds).select(db.raw('1')).whereRaw('c.email_key = t.email_key'));
   }
@@ -113,17 +114,4 @@ export function segmentMembersOf(db: Knex, userId: number, segmentIds: number[])
     .whereIn('sr.segment_id', segmentIds)
     .whereNull('s.deleted_at')
     .where((q) => q.whereNull('sr.contact_id').orWhereNull('sc.deleted_at'));
-}
-
-/** Leaves out addresses the account must not write to: global unsubscribers, the group's, bounced. */
-export function withoutUnsubscribed(query: Knex.QueryBuilder, db: Knex, userId: number, groupId: number | null, column: string): Knex.QueryBuilder {
-  query
-    .whereNotExists(db('global_unsubscribes as g').select(db.raw('1')).where('g.user_id', userId).whereRaw(`g.email_key = ${column}`))
-    .whereNotExists(db('suppressed_addresses as b').select(db.raw('1')).where('b.user_id', userId).whereRaw(`b.email_key = ${column}`));
-  if (groupId) {
-    query.whereNotExists(
-      db('unsubscribe_group_recipients as u').select(db.raw('1')).where('u.unsubscribe_groups_id', groupId).whereRaw(`u.email_key = ${column}`),
-    );
-  }
-  return query;
 }

@@ -1,4 +1,5 @@
 import { createSigner, TOKEN_PURPOSE } from '../../lib/signed-token';
+import type { Reading } from '../../mail/bounce-reader';
 import { createBounceTokens } from '../../lib/verp';
 import { Feedback, FeedbackResult, recordFeedback } from './record-feedback';
 import type { ServiceDeps } from '../context';
@@ -18,16 +19,37 @@ type DistributiveOmit<T, K extends keyof never> = T extends unknown ? Omit<T, K>
 export function createFeedbackService({ db, config, secret, logger, events }: Pick<ServiceDeps, 'db' | 'config' | 'secret' | 'logger'> & { events: EventsService }) {
   const tokens = createBounceTokens(secret);
   const signer = createSigner(secret);
+  const messageOfToken = (token: string | undefined): number | undefined => (token ? tokens.verify(token) : undefined);
+  const messageOfMessageId = (messageId: string | undefined): number | undefined => {
+    const match = /^\s*<?([^@<>\s]+)@[^<>\s]+>?\s*$/.exec(messageId ?? '');
+    return match ? signer.verify(TOKEN_PURPOSE.messageId, match[1]) : undefined;
+  };
   return {
     /** The ledger id named by a VERP / X-Campaign-Message token, or undefined. */
-    messageOfToken(token: string | undefined): number | undefined {
-      return token ? tokens.verify(token) : undefined;
-    },
+    messageOfToken,
 
     /** The ledger id named by a Message-ID the service wrote (`<token@host>`), or undefined. */
-    messageOfMessageId(messageId: string | undefined): number | undefined {
-      const match = /^\s*<?([^@<>\s]+)@[^<>\s]+>?\s*$/.exec(messageId ?? '');
-      return match ? signer.verify(TOKEN_PURPOSE.messageId, match[1]) : undefined;
+    messageOfMessageId,
+
+    /**
+     * The ledger id a returned report is about: the returned original's X-Campaign-Message,
+     * else its Message-ID, else a VERP address the report shows; undefined when none is ours.
+     */
+    messageOfReading(reading: Pick<Reading, 'token' | 'named'>): number | undefined {
+      return messageOfToken(reading.named?.token) ?? messageOfMessageId(reading.named?.messageId) ?? messageOfToken(reading.token);
+    },
+
+    /**
+     * The message a report that came to `envelopeId`'s VERP address is charged to: the one the
+     * report is about (`namedId`) when it is a message of the same account, else the envelope's,
+     * never a message of another account.
+     */
+    async chargedMessage(envelopeId: number, namedId: number | undefined): Promise<number> {
+      if (namedId === undefined || namedId === envelopeId) return envelopeId;
+      const rows: Array<{ id: number; user_id: number }> = await db('send_messages').whereIn('id', [envelopeId, namedId]).select('id', 'user_id');
+      const owner = (id: number) => rows.find((r) => Number(r.id) === id)?.user_id;
+      const named = owner(namedId);
+      return named !== undefined && Number(named) === Number(owner(envelopeId)) ? namedId : envelopeId;
     },
 
     async record(messageId: number, report: Report, now = new Date()): Promise<FeedbackResult> {

@@ -2,6 +2,8 @@ import type { Knex } from 'knex';
 import { MESSAGE_STATE, SINGLE_SEND_STATUS } from '../../lib/constants';
 import { forUpdate, lockRows } from '../../db/locking';
 import { transitionSingleSends } from '../campaigns/single-send-state';
+import { countEach } from './counters';
+import { MessageTransition, transitionMessages } from './message-state';
 import { suppressAddress } from './suppression-list';
 import { emitMessageEvents } from '../integrations/hook-outbox';
 
@@ -75,8 +77,10 @@ export async function writeLedger(db: Knex, write: LedgerWrite, policy: OutcomeP
   if (!outcomes.length && !starts.length) return { completed: [], started: new Set(), sends: [] };
   const now = policy.now.toISOString();
   return db.transaction(async (trx) => {
-    const mine = () => trx('send_messages').where({ state: MESSAGE_STATE.sending, lease_owner: policy.owner });
+    // Rows still leased by this worker; every outcome moves them on from sending.
+    const mine = () => trx('send_messages').where({ lease_owner: policy.owner });
     const done = { available_at: null, lease_owner: null, updated_at: now, unconfirmed: 0 };
+    const end = (query: Knex.QueryBuilder, name: MessageTransition, patch: Record<string, unknown>) => transitionMessages(query, name, { ...done, ...patch });
     const delivered: Touched[] = [];
     const bounced: Array<Touched & { extra?: Record<string, unknown> }> = [];
     const failed: Touched[] = [];
@@ -95,66 +99,49 @@ export async function writeLedger(db: Knex, write: LedgerWrite, policy: OutcomeP
 
     const sentIds = outcomes.filter((o) => o.result === 'sent').map((o) => o.id);
     for (let i = 0; i < sentIds.length; i += CHUNK) {
-      const rows = await mine()
-        .whereIn('id', sentIds.slice(i, i + CHUNK))
-        .update({ ...done, state: MESSAGE_STATE.sent, sent_at: now, smtp_code: null, last_error: null })
-        .returning(returning);
+      const rows = await end(mine().whereIn('id', sentIds.slice(i, i + CHUNK)), 'deliver', { sent_at: now, smtp_code: null, last_error: null }).returning(returning);
       delivered.push(...rows);
     }
     const suppressedIds = outcomes.filter((o) => o.result === 'suppressed').map((o) => o.id);
     for (let i = 0; i < suppressedIds.length; i += CHUNK) {
       touched.push(
-        ...(await mine()
-          .whereIn('id', suppressedIds.slice(i, i + CHUNK))
-          .update({ ...done, state: MESSAGE_STATE.suppressed, last_error: 'unsubscribed, bounced or deleted before sending' })
-          .returning(returning)),
+        ...(await end(mine().whereIn('id', suppressedIds.slice(i, i + CHUNK)), 'suppress', { last_error: 'unsubscribed, bounced or deleted before sending' }).returning(returning)),
       );
     }
     for (const o of outcomes) {
       if (o.result === 'bounce') {
-        const rows = await mine()
-          .where({ id: o.id })
-          .update({ ...done, state: MESSAGE_STATE.bounced, smtp_code: o.code, last_error: o.error.slice(0, 500) })
-          .returning([...returning, 'email']);
+        const rows = await end(mine().where({ id: o.id }), 'bounce', { smtp_code: o.code, last_error: o.error.slice(0, 500) }).returning([...returning, 'email']);
         if (!rows.length) continue;
         bounced.push(...rows.map((row) => ({ ...row, extra: { permanent: true, smtp_code: o.code, diagnostic: o.error.slice(0, 500) } })));
         const email = String(rows[0].email);
         await suppressAddress(trx, { userId: o.userId, email, emailKey: o.emailKey, category: 'hard_bounce', diagnostic: o.error, source: 'smtp', now });
       } else if (o.result === 'retry') {
         const final = o.attempts >= policy.maxAttempts;
-        const rows = await mine()
-          .where({ id: o.id })
-          .update({
-            ...done,
-            state: final ? MESSAGE_STATE.failed : MESSAGE_STATE.queued,
-            available_at: final ? null : new Date(policy.now.getTime() + policy.retryDelayMs(o.attempts)).toISOString(),
-            smtp_code: o.code,
-            last_error: o.error.slice(0, 500),
-          })
-          .returning(returning);
+        const rows = await end(mine().where({ id: o.id }), final ? 'fail' : 'retry', {
+          available_at: final ? null : new Date(policy.now.getTime() + policy.retryDelayMs(o.attempts)).toISOString(),
+          smtp_code: o.code,
+          last_error: o.error.slice(0, 500),
+        }).returning(returning);
         (final ? failed : touched).push(...rows);
       } else if (o.result === 'failed') {
-        failed.push(
-          ...(await mine()
-            .where({ id: o.id })
-            .update({ ...done, state: MESSAGE_STATE.failed, last_error: o.error.slice(0, 500) })
-            .returning(returning)),
-        );
+        failed.push(...(await end(mine().where({ id: o.id }), 'fail', { last_error: o.error.slice(0, 500) }).returning(returning)));
       }
     }
 
     // Claimed rows of a send paused or cancelled since the claim do not start: parked or dropped
     // (the claim's attempt is given back: nothing was attempted).
-    for (const [status, state] of [[SINGLE_SEND_STATUS.paused, MESSAGE_STATE.paused], [SINGLE_SEND_STATUS.cancelled, MESSAGE_STATE.cancelled]] as const) {
+    for (const [status, name] of [[SINGLE_SEND_STATUS.paused, 'pauseClaimed'], [SINGLE_SEND_STATUS.cancelled, 'cancelClaimed']] as const) {
       const halted = sends.filter((send) => Number(send.status) === status).map((send) => Number(send.id));
       if (!halted.length || !starts.length) continue;
       for (let i = 0; i < starts.length; i += CHUNK) {
-        await mine().whereIn('id', starts.slice(i, i + CHUNK)).whereIn('single_send_id', halted).update({ state, lease_owner: null, available_at: now, updated_at: now, attempts: trx.raw('?? - 1', ['attempts']) });
+        const claimed = mine().whereIn('id', starts.slice(i, i + CHUNK)).whereIn('single_send_id', halted);
+        await transitionMessages(claimed, name, { lease_owner: null, available_at: now, updated_at: now, attempts: trx.raw('?? - 1', ['attempts']) });
       }
     }
     const started = new Set<number>();
     for (let i = 0; i < starts.length; i += CHUNK) {
       const rows = await mine()
+        .where({ state: MESSAGE_STATE.sending })
         .whereIn('id', starts.slice(i, i + CHUNK))
         .update({ unconfirmed: trx.raw('?? + 1', ['unconfirmed']) })
         .returning(['id']);
@@ -168,9 +155,9 @@ export async function writeLedger(db: Knex, write: LedgerWrite, policy: OutcomeP
     const automationIds = ids(all.map((r) => r.automation_id));
     if (sendIds.length) await lockRows(trx, trx('single_sends').whereIn('id', sendIds).orderBy('id').select('id'));
     if (automationIds.length) await lockRows(trx, trx('automations').whereIn('id', automationIds).orderBy('id').select('id'));
-    await addCounters(trx, delivered, 'delivered', 'total_delivered');
-    await addCounters(trx, bounced, 'bounces', 'total_bounces');
-    await addCounters(trx, failed, 'failed', 'total_failed');
+    await countEach(trx, delivered, 'delivered');
+    await countEach(trx, bounced, 'bounced');
+    await countEach(trx, failed, 'failed');
     // Outgoing webhooks: written with the outcomes, so each is reported once and never lost.
     await emitMessageEvents(trx, 'message.delivered', delivered.map((r) => ({ messageId: Number(r.id), userId: Number(r.user_id) })), now);
     await emitMessageEvents(trx, 'message.bounced', bounced.map((r) => ({ messageId: Number(r.id), userId: Number(r.user_id), extra: r.extra })), now);
@@ -199,26 +186,9 @@ export async function completeSends(db: Knex, sendIds: number[], now: Date, onCo
   return completed;
 }
 
-/** Adds the rows' counts to their single sends' and automations' counters. */
-async function addCounters(trx: Knex.Transaction, rows: Touched[], sendColumn: string, automationColumn: string): Promise<void> {
-  const bySend = countBy(rows, (r) => r.single_send_id);
-  const byAutomation = countBy(rows, (r) => r.automation_id);
-  for (const [id, n] of bySend) await trx('single_sends').where({ id }).increment(sendColumn, n);
-  for (const [id, n] of byAutomation) await trx('automations').where({ id }).increment(automationColumn, n);
-}
-
 /** Distinct non-null ids, ascending. */
 function ids(values: Array<number | null | undefined>): number[] {
   return [...new Set(values.filter((v): v is number => v !== null && v !== undefined).map(Number))].sort((a, b) => a - b);
-}
-
-function countBy<T>(rows: T[], key: (row: T) => number | null): Map<number, number> {
-  const counts = new Map<number, number>();
-  for (const row of rows) {
-    const k = key(row);
-    if (k !== null && k !== undefined) counts.set(Number(k), (counts.get(Number(k)) ?? 0) + 1);
-  }
-  return counts;
 }
 
 /** Running sends none of whose ledger rows is still queued or sending become completed. */

@@ -1,7 +1,10 @@
 import type { Knex } from 'knex';
 import { forUpdate } from '../../db/locking';
-import { FEEDBACK_EVENT, MESSAGE_STATE, SOFT_BOUNCE_WINDOW_MS } from '../../lib/constants';
+import { FEEDBACK_EVENT, SOFT_BOUNCE_WINDOW_MS } from '../../lib/constants';
+import { countUnsubscribe, moveCounters } from './counters';
+import { transitionMessages } from './message-state';
 import { suppressAddress } from './suppression-list';
+import { addUnsubscribers } from '../audience/unsubscribers';
 import { emitMessageEvents } from '../integrations/hook-outbox';
 
 /** What came back about one sent message, from whichever channel (DSN, ARF, a provider's webhook). */
@@ -82,19 +85,12 @@ export async function recordFeedback(db: Knex, f: Feedback, policy: FeedbackPoli
     const suppression = { userId, email: message.email, emailKey: message.email_key, diagnostic: f.diagnostic, source: f.source, now };
 
     if (f.event === FEEDBACK_EVENT.bounce) {
-      const moved = await trx('send_messages')
-        .where({ id: message.id, state: MESSAGE_STATE.sent })
-        .update({ state: MESSAGE_STATE.bounced, last_error: f.diagnostic.slice(0, 500), updated_at: now });
+      const moved = await transitionMessages(trx('send_messages').where({ id: message.id }), 'bounceAfterDelivery', { last_error: f.diagnostic.slice(0, 500), updated_at: now });
       if (moved) {
-        // Reported once: a message refused at SMTP time was reported then (src/mail/outcomes.ts).
+        // Reported once: a message refused at SMTP time was reported then (outcomes.ts).
         const extra = { permanent: f.permanent, status: f.status ?? null, diagnostic: f.diagnostic.slice(0, 500), source: f.source };
         await emitMessageEvents(trx, 'message.bounced', [{ messageId: Number(message.id), userId, extra }], now);
-        if (sendId) await trx('single_sends').where({ id: sendId }).update({ delivered: trx.raw('delivered - 1'), bounces: trx.raw('bounces + 1') });
-        if (automationId) {
-          await trx('automations')
-            .where({ id: automationId })
-            .update({ total_delivered: trx.raw('total_delivered - 1'), total_bounces: trx.raw('total_bounces + 1') });
-        }
+        await moveCounters(trx, message, { delivered: -1, bounced: 1 });
       }
       if (f.permanent) {
         await suppressAddress(trx, { ...suppression, category: 'hard_bounce' });
@@ -102,13 +98,8 @@ export async function recordFeedback(db: Knex, f: Feedback, policy: FeedbackPoli
         await suppressAddress(trx, { ...suppression, category: 'soft_bounce' });
       }
     } else {
-      await trx('global_unsubscribes')
-        .insert({ user_id: userId, unsubscribe_groups_id: null, email_address: message.email, email_key: message.email_key, created_at: now, updated_at: now })
-        .onConflict(['user_id', 'email_key'])
-        .ignore();
-      const first = await trx('send_messages').where({ id: message.id }).whereNull('unsubscribed_at').update({ unsubscribed_at: now });
-      if (first && sendId) await trx('single_sends').where({ id: sendId }).increment('unsubscribes', 1);
-      if (first && automationId) await trx('automations').where({ id: automationId }).increment('total_unsubscribe', 1);
+      await addUnsubscribers(trx, { userId, groupId: null }, [message.email], now);
+      await countUnsubscribe(trx, message, now);
       await suppressAddress(trx, { ...suppression, category: 'complaint' });
       await emitMessageEvents(trx, 'message.complained', [{ messageId: Number(message.id), userId, extra: { source: f.source } }], now);
     }

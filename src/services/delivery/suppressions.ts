@@ -32,7 +32,7 @@ export function suppressionRecord(row: Record<string, unknown>): SuppressionReco
 
 /**
  * The account's suppression list: addresses that bounced or complained (written by the ledger
- * as reports arrive, see src/mail/feedback.ts) or were added by hand. Reinstating removes the
+ * as reports arrive, see record-feedback.ts) or were added by hand. Reinstating removes the
  * address (and its soft-bounce count), so the next send mails it again.
  */
 export function createSuppressionsService({ db }: Pick<ServiceDeps, 'db'>) {

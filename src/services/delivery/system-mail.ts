@@ -5,6 +5,7 @@ import { emailKey } from '../../lib/email-key';
 import { MESSAGE_KIND, MESSAGE_STATE } from '../../lib/constants';
 import { randomToken } from '../../lib/crypto';
 import { createSigner, TOKEN_PURPOSE } from '../../lib/signed-token';
+import { transitionMessages } from './message-state';
 import { recordOutcomes } from './outcomes';
 import { feedbackStamp } from '../../mail/feedback-stamp';
 import { verificationBody, VerificationRef } from './sender-verification';
@@ -95,18 +96,14 @@ export interface DeliverNowDeps {
 export async function deliverNow(deps: DeliverNowDeps, id: number): Promise<'sent' | 'retry' | 'bounce' | 'taken' | 'void'> {
   const owner = `now-${randomToken(6)}`;
   const now = new Date();
-  const [row] = await deps.db('send_messages')
-    .where({ id, state: MESSAGE_STATE.queued })
-    .update({
-      state: MESSAGE_STATE.sending,
-      attempts: deps.db.raw('attempts + 1'),
-      // Handed to the server right away: a crash before the outcome is written leaves this trace.
-      unconfirmed: deps.db.raw('unconfirmed + 1'),
-      lease_owner: owner,
-      available_at: new Date(now.getTime() + 60_000).toISOString(),
-      updated_at: now.toISOString(),
-    })
-    .returning(['id', 'user_id', 'email', 'email_key', 'attempts', 'payload']);
+  const [row] = await transitionMessages(deps.db('send_messages').where({ id }), 'sendNow', {
+    attempts: deps.db.raw('attempts + 1'),
+    // Handed to the server right away: a crash before the outcome is written leaves this trace.
+    unconfirmed: deps.db.raw('unconfirmed + 1'),
+    lease_owner: owner,
+    available_at: new Date(now.getTime() + 60_000).toISOString(),
+    updated_at: now.toISOString(),
+  }).returning(['id', 'user_id', 'email', 'email_key', 'attempts', 'payload']);
   if (!row) return 'taken';
   const policy = { owner, now, maxAttempts: MAX_ATTEMPTS, retryDelayMs: () => 60_000 };
   try {

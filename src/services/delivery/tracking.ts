@@ -1,46 +1,11 @@
 import type { Knex } from 'knex';
 import { nowValue } from '../../db/dialect';
 import { isAutomatedOpen } from '../../lib/automated-opens';
-import { createSigner, TOKEN_PURPOSE } from '../../lib/signed-token';
+import { createSigner } from '../../lib/signed-token';
 import type { ServiceDeps } from '../context';
-import { emitHookEvents, emitMessageEvents } from '../integrations/hook-outbox';
-
-const MESSAGE_TOKEN = TOKEN_PURPOSE.message;
-
-export interface PreferenceGroup {
-  id: number;
-  group_name: string;
-  description: string;
-  subscribed: boolean;
-}
-
-export interface Preferences {
-  email: string;
-  groups: PreferenceGroup[];
-  /** Unsubscribed from everything the account sends. */
-  globallyUnsubscribed: boolean;
-}
-
-export interface PreferenceChoice {
-  /** Ids of the shown groups the recipient stays subscribed to; the others are unsubscribed. */
-  subscribedGroupIds: number[];
-  unsubscribeAll: boolean;
-}
-
-interface Message {
-  id: number;
-  user_id: number;
-  email: string;
-  email_key: string;
-  single_send_id: number | null;
-  automation_id: number | null;
-  automation_schedule_id: number | null;
-  contact_id: number | null;
-  sent_at: unknown;
-  opened_at: unknown;
-  unsubscribed_at: unknown;
-  group_id: number | null;
-}
+import { emitMessageEvents } from '../integrations/hook-outbox';
+import { moveCounters } from './counters';
+import { MESSAGE_TOKEN, TrackedMessage, trackedMessages } from './tracked-message';
 
 /** What the service learns from a request that opens or clicks: who fetched, and when. */
 export interface Fetch {
@@ -49,111 +14,37 @@ export interface Fetch {
 }
 
 /**
- * What recipients do with a message: open it (the pixel), change their preferences and
- * unsubscribe (the preference page and one-click). Every entry point takes the signed token
- * of the message's links; a forged or edited token finds nothing and changes nothing.
+ * What recipients do with a message's content: open it (the pixel) and follow its links.
+ * Every entry point takes the signed token of the message's links (see tracked-message.ts).
+ * The preference page and unsubscribes are preferences.ts.
  */
 export function createTrackingService({ db, secret }: Pick<ServiceDeps, 'db' | 'secret'>) {
   const signer = createSigner(secret);
-
-  async function messageOf(trx: Knex, token: string): Promise<Message | undefined> {
-    const id = signer.verify(MESSAGE_TOKEN, token);
-    if (id === undefined) return undefined;
-    const row = await trx('send_messages as m')
-      .leftJoin('single_sends as s', 's.id', 'm.single_send_id')
-      .leftJoin('automations as a', 'a.id', 'm.automation_id')
-      .where('m.id', id)
-      .first(
-        'm.id', 'm.user_id', 'm.email', 'm.email_key', 'm.single_send_id', 'm.automation_id', 'm.automation_schedule_id', 'm.contact_id', 'm.sent_at',
-        'm.opened_at', 'm.unsubscribed_at',
-        trx.raw('coalesce(s.unsubscribe_group_id, a.unsubscribe_group_id) as group_id'),
-      );
-    return row ? { ...row, group_id: row.group_id === null ? null : Number(row.group_id) } : undefined;
-  }
+  const messageOf = trackedMessages(secret);
 
   /**
    * Counts an open: every open adds to total_opens, the first of a message to unique_opens
    * (and makes it the n-th entry of unique_open_token), the first not made by a proxy or
    * scanner to the opens excluding automated ones.
    */
-  async function countOpen(trx: Knex.Transaction, message: Message, fetch: Fetch, now: string): Promise<void> {
+  async function countOpen(trx: Knex.Transaction, message: TrackedMessage, fetch: Fetch, now: string): Promise<void> {
     const deliveredAt = message.sent_at ? new Date(message.sent_at as string) : null;
     const automated = isAutomatedOpen({ userAgent: fetch.userAgent, deliveredAt, at: fetch.at ?? new Date(now) });
     const first = await trx('send_messages').where({ id: message.id }).whereNull('opened_at').update({ opened_at: now, updated_at: now });
     const human = automated ? 0 : await trx('send_messages').where({ id: message.id }).whereNull('human_opened_at').update({ human_opened_at: now });
     // message.opened: the first open of a message (as unique_opens counts it).
     if (first) await emitMessageEvents(trx, 'message.opened', [{ messageId: message.id, userId: Number(message.user_id), extra: { automated } }], now);
-    const plus = (column: string, by: number) => trx.raw('?? + ?', [column, by]);
-    if (message.single_send_id) {
-      const [counts] = await trx('single_sends')
-        .where({ id: message.single_send_id })
-        .update({ total_opens: plus('total_opens', 1), unique_opens: plus('unique_opens', first), unique_human_opens: plus('unique_human_opens', human) })
-        .returning(['unique_opens']);
-      if (first) await trx('send_messages').where({ id: message.id }).update({ open_seq: counts.unique_opens });
-    }
-    if (message.automation_id) {
-      await trx('automations')
-        .where({ id: message.automation_id })
-        .update({
-          total_opens: plus('total_opens', 1),
-          total_unique_opens: plus('total_unique_opens', first),
-          total_unique_human_opens: plus('total_unique_human_opens', human),
-        });
-    }
-  }
-
-  /** contact.unsubscribed: the address left these groups (null: everything the account sends). */
-  async function announceUnsubscribe(trx: Knex.Transaction, message: Message, groupIds: Array<number | null>, source: string, now: string): Promise<void> {
-    if (!groupIds.length) return;
-    const data = {
-      email: message.email,
-      contact_id: message.contact_id === null ? null : Number(message.contact_id),
-      global: groupIds.includes(null),
-      unsubscribe_group_ids: groupIds.filter((id): id is number => id !== null),
-      message_id: message.id,
-      source,
-    };
-    await emitHookEvents(trx, 'contact.unsubscribed', [Number(message.user_id)], () => [{ userId: Number(message.user_id), data, contactKey: message.email_key }], now);
-  }
-
-  /** Adds to the send's (or automation's) `unsubscribes` once per message. */
-  async function countUnsubscribe(trx: Knex.Transaction, message: Message, now: string): Promise<void> {
-    const first = await trx('send_messages').where({ id: message.id }).whereNull('unsubscribed_at').update({ unsubscribed_at: now });
-    if (!first) return;
-    if (message.single_send_id) await trx('single_sends').where({ id: message.single_send_id }).increment('unsubscribes', 1);
-    if (message.automation_id) await trx('automations').where({ id: message.automation_id }).increment('total_unsubscribe', 1);
-  }
-
-  /** Adds the address to a group's recipients (or the global unsubscribers); true when it was not there yet. */
-  async function addUnsubscriber(trx: Knex.Transaction, message: Message, groupId: number | null, now: string): Promise<boolean> {
-    const [table, conflict] = groupId ? ['unsubscribe_group_recipients', ['unsubscribe_groups_id', 'email_key']] : ['global_unsubscribes', ['user_id', 'email_key']];
-    const inserted = await trx(table)
-      .insert({ user_id: message.user_id, unsubscribe_groups_id: groupId, email_address: message.email, email_key: message.email_key, created_at: now, updated_at: now })
-      .onConflict(conflict)
-      .ignore()
-      .returning('id');
-    return inserted.length > 0;
+    const send = await moveCounters(trx, message, { opened: 1, openedFirst: first, openedByPerson: human });
+    if (first && send) await trx('send_messages').where({ id: message.id }).update({ open_seq: send.openedFirst });
   }
 
   /** Link n of the message's send or automation step. */
-  async function linkOf(trx: Knex, message: Message, n: number): Promise<{ id: number; url: string } | undefined> {
+  async function linkOf(trx: Knex, message: TrackedMessage, n: number): Promise<{ id: number; url: string } | undefined> {
     if (!Number.isSafeInteger(n) || n < 1 || n > 2147483647) return undefined;
     const owner = message.single_send_id ? { single_send_id: message.single_send_id } : message.automation_schedule_id ? { automation_schedule_id: message.automation_schedule_id } : undefined;
     if (!owner) return undefined;
     const row = await trx('send_links').where({ ...owner, n }).first('id', 'url');
     return row ? { id: Number(row.id), url: String(row.url) } : undefined;
-  }
-
-  /** The account's groups shown on preference pages, plus the message's own group. */
-  async function shownGroups(trx: Knex, message: Message): Promise<Array<{ id: number; group_name: string; description: string }>> {
-    return trx('unsubscribe_groups')
-      .where({ user_id: message.user_id })
-      .where((q) => {
-        q.where({ is_display: 1 });
-        if (message.group_id) q.orWhere({ id: message.group_id });
-      })
-      .orderBy('id')
-      .select('id', 'group_name', 'description');
   }
 
   return {
@@ -195,12 +86,7 @@ export function createTrackingService({ db, secret }: Pick<ServiceDeps, 'db' | '
         const first = await trx('send_messages').where({ id: message.id }).whereNull('clicked_at').update({ clicked_at: now });
         // message.clicked: the first click of each link of a message (as unique clicks count it).
         if (firstOfLink) await emitMessageEvents(trx, 'message.clicked', [{ messageId: message.id, userId: Number(message.user_id), extra: { url: link.url } }], now);
-        if (message.single_send_id) {
-          await trx('single_sends').where({ id: message.single_send_id }).update({ total_clicks: plus('total_clicks', 1), unique_clicks: plus('unique_clicks', first) });
-        }
-        if (message.automation_id) {
-          await trx('automations').where({ id: message.automation_id }).update({ total_clicks: plus('total_clicks', 1), total_unique_clicks: plus('total_unique_clicks', first) });
-        }
+        await moveCounters(trx, message, { clicked: 1, clickedFirst: first });
         if (!message.opened_at) await countOpen(trx, message, fetch, now);
         return link.url;
       });
@@ -210,70 +96,6 @@ export function createTrackingService({ db, secret }: Pick<ServiceDeps, 'db' | '
     async linkUrl(token: string, n: number): Promise<string | undefined> {
       const message = await messageOf(db, token);
       return message ? (await linkOf(db, message, n))?.url : undefined;
-    },
-
-    /** What the preference page shows, or undefined for a bad token. Changes nothing. */
-    async preferences(token: string): Promise<Preferences | undefined> {
-      const message = await messageOf(db, token);
-      if (!message) return undefined;
-      const groups = await shownGroups(db, message);
-      const left = new Set(
-        (
-          await db('unsubscribe_group_recipients')
-            .whereIn('unsubscribe_groups_id', groups.map((g) => g.id))
-            .where({ email_key: message.email_key })
-            .select('unsubscribe_groups_id')
-        ).map((r) => Number(r.unsubscribe_groups_id)),
-      );
-      const global = await db('global_unsubscribes').where({ user_id: message.user_id, email_key: message.email_key }).first('id');
-      return {
-        email: message.email,
-        groups: groups.map((g) => ({ id: Number(g.id), group_name: g.group_name, description: g.description, subscribed: !left.has(Number(g.id)) })),
-        globallyUnsubscribed: Boolean(global),
-      };
-    },
-
-    /** Applies the preference page's form; false for a bad token. */
-    async applyPreferences(token: string, choice: PreferenceChoice): Promise<boolean> {
-      return db.transaction(async (trx) => {
-        const message = await messageOf(trx, token);
-        if (!message) return false;
-        const now = nowValue();
-        const keep = new Set(choice.subscribedGroupIds);
-        const left: Array<number | null> = [];
-        for (const group of await shownGroups(trx, message)) {
-          const id = Number(group.id);
-          if (keep.has(id)) {
-            await trx('unsubscribe_group_recipients').where({ unsubscribe_groups_id: id, email_key: message.email_key }).delete();
-          } else if (await addUnsubscriber(trx, message, id, now)) {
-            left.push(id);
-          }
-        }
-        if (choice.unsubscribeAll) {
-          if (await addUnsubscriber(trx, message, null, now)) left.push(null);
-        } else {
-          await trx('global_unsubscribes').where({ user_id: message.user_id, email_key: message.email_key }).delete();
-        }
-        if (left.length) await countUnsubscribe(trx, message, now);
-        await announceUnsubscribe(trx, message, left, 'preference_page', now);
-        return true;
-      });
-    },
-
-    /**
-     * RFC 8058 one-click: leaves the message's unsubscribe group (everything, when the message
-     * has no group). False for a bad token.
-     */
-    async oneClickUnsubscribe(token: string): Promise<boolean> {
-      return db.transaction(async (trx) => {
-        const message = await messageOf(trx, token);
-        if (!message) return false;
-        const now = nowValue();
-        const changed = await addUnsubscriber(trx, message, message.group_id, now);
-        if (changed) await countUnsubscribe(trx, message, now);
-        if (changed) await announceUnsubscribe(trx, message, [message.group_id], 'one_click', now);
-        return true;
-      });
     },
 
     /** unique_open_token of single sends: the n-th unique open (from 1) → that message's token. */

@@ -1,7 +1,9 @@
 import crypto from 'node:crypto';
+import { PROVIDER_WEBHOOK_AGE } from '../../lib/constants';
 import { safeEqual } from '../../lib/crypto';
 import type { ServiceDeps } from '../context';
 import type { FeedbackService, Report } from './feedback';
+import { isFresh, returnToken, takeToken } from './webhook-tokens';
 
 /** What a webhook request did: its HTTP answer, and the events it recorded or could not match. */
 export interface WebhookResult {
@@ -41,10 +43,19 @@ export function isSnsUrl(value: unknown, pem = false): value is string {
  * Provider webhooks (SES through SNS, SendGrid, Postmark, Mailgun), each authenticated the
  * provider's way before anything is read; every event is matched to a ledger message through a
  * token the service wrote (X-Campaign-Message, its Message-ID, or the provider's echo of it),
- * never by address, and recorded through services.feedback, so it counts once.
+ * never by address, and recorded through services.feedback, so it counts once. A signed
+ * timestamp older than the provider's window (or ahead of our clock) is refused, and a Mailgun
+ * signature, which does not cover the event it comes with, is taken once.
  */
-export function createWebhooksService({ config, logger, feedback }: Pick<ServiceDeps, 'config' | 'logger'> & { feedback: FeedbackService }) {
+export function createWebhooksService({
+  db,
+  config,
+  logger,
+  feedback,
+  now: clock = () => new Date(),
+}: Pick<ServiceDeps, 'db' | 'config' | 'logger'> & { feedback: FeedbackService; now?: () => Date }) {
   let httpGet: HttpGet = defaultHttpGet;
+  let now = clock;
   const certificates = new Map<string, string>();
   const settings = config.webhooks;
 
@@ -90,6 +101,11 @@ export function createWebhooksService({ config, logger, feedback }: Pick<Service
       certificates.clear();
     },
 
+    /** Tests move the clock that signed timestamps are checked against. */
+    setClock(clock: () => Date): void {
+      now = clock;
+    },
+
     /** Amazon SES events through SNS: signature (certificate from sns.<region>.amazonaws.com), topic, then the event. */
     async ses(body: Buffer): Promise<WebhookResult> {
       if (!settings.sesTopicArns.length) return { status: 404, error: 'Not Found' };
@@ -130,6 +146,9 @@ export function createWebhooksService({ config, logger, feedback }: Pick<Service
         logger.warn({ err: (err as Error).message }, 'SendGrid signature could not be checked');
       }
       if (!valid) return { status: 403, error: 'Invalid SendGrid signature.' };
+      if (!isFresh(timestamp, now(), PROVIDER_WEBHOOK_AGE.sendgridMaxAgeMs, PROVIDER_WEBHOOK_AGE.maxAheadMs)) {
+        return { status: 403, error: 'The SendGrid signature timestamp is too old or ahead of time.' };
+      }
       const events = parseJson(body);
       if (!Array.isArray(events)) return { status: 400, error: 'The body is not a list of SendGrid events.' };
       return recordAll('sendgrid', events.map((e: Record<string, any>) => ({
@@ -154,14 +173,29 @@ export function createWebhooksService({ config, logger, feedback }: Pick<Service
       if (!settings.mailgunSigningKey) return { status: 404, error: 'Not Found' };
       const payload = parseJson(body) as Record<string, any> | undefined;
       const sig = payload?.signature ?? {};
-      const expected = crypto.createHmac('sha256', settings.mailgunSigningKey).update(`${sig.timestamp ?? ''}${sig.token ?? ''}`).digest('hex');
+      if (typeof sig.token !== 'string' || !/^[\x21-\x7e]{1,200}$/.test(sig.token)) return { status: 403, error: 'Invalid Mailgun signature.' };
+      const expected = crypto.createHmac('sha256', settings.mailgunSigningKey).update(`${sig.timestamp ?? ''}${sig.token}`).digest('hex');
       if (typeof sig.signature !== 'string' || !safeEqual(sig.signature, expected)) return { status: 403, error: 'Invalid Mailgun signature.' };
+      const at = now();
+      const maxAge = PROVIDER_WEBHOOK_AGE.mailgunMaxAgeMs;
+      if (!isFresh(sig.timestamp, at, maxAge, PROVIDER_WEBHOOK_AGE.maxAheadMs)) return { status: 403, error: 'The Mailgun signature timestamp is too old or ahead of time.' };
       const e = payload?.['event-data'];
       if (!e || typeof e.event !== 'string') return { status: 400, error: 'The body is not a Mailgun event.' };
-      return recordAll('mailgun', [{
-        messageId: tokenOrMessageId(e['user-variables']?.campaign_message, e.message?.headers?.['message-id']),
-        report: mailgunReport(e),
-      }]);
+      // Kept for twice the window: by then its timestamp is refused anyway.
+      const token: string = sig.token;
+      if (!(await takeToken(db, 'mailgun', token, at, new Date(at.getTime() + 2 * maxAge)))) {
+        logger.warn({ provider: 'mailgun' }, 'a Mailgun signature was posted again');
+        return { status: 403, error: 'This Mailgun signature was used before.' };
+      }
+      try {
+        return await recordAll('mailgun', [{
+          messageId: tokenOrMessageId(e['user-variables']?.campaign_message, e.message?.headers?.['message-id']),
+          report: mailgunReport(e),
+        }]);
+      } catch (err) {
+        await returnToken(db, 'mailgun', token).catch(() => undefined);
+        throw err;
+      }
     },
   };
 }

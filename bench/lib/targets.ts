@@ -1,0 +1,33 @@
+/**
+ * The figures users feel, each with its target; every benchmark prints its figure beside the
+ * target by these names (bench/README.md lists them). Ratios are to a limit measured in the same
+ * run on the same machine, so a shared, busy host moves them less than the raw figures.
+ */
+export interface Target {
+  name: string;
+  /** At least this (a ratio, or rows per second). */
+  min?: number;
+  /** At most this. */
+  max?: number;
+  unit: string;
+}
+
+export const TARGETS = {
+  send: { name: 'send rate / bare nodemailer (SQLite)', min: 1.0, unit: '×' },
+  importSqlite: { name: 'import / its limit (SQLite)', min: 0.9, unit: '×' },
+  importPostgres: { name: 'import rate (PostgreSQL)', min: 100_000, unit: 'rows/s' },
+  list: { name: 'list of 100,000 contacts / bare server', min: 0.9, unit: '×' },
+  api: { name: 'API requests / bare Express', min: 0.35, unit: '×' },
+  start: { name: 'start to first answer', max: 1.5, unit: 's' },
+  rss: { name: 'RSS at rest', max: 100, unit: 'MiB' },
+} satisfies Record<string, Target>;
+
+const format = (value: number, unit: string) =>
+  unit === 'rows/s' ? `${Math.round(value).toLocaleString('en')} rows/s` : unit === '×' ? `${value.toFixed(2)}×` : `${value.toFixed(unit === 's' ? 2 : 0)} ${unit}`;
+
+/** `name: figure (target ≥ x: met)`, one line per figure. */
+export function beside(target: Target, value: number): string {
+  const met = (target.min === undefined || value >= target.min) && (target.max === undefined || value <= target.max);
+  const bound = target.min !== undefined ? `≥ ${format(target.min, target.unit)}` : `≤ ${format(target.max!, target.unit)}`;
+  return `${target.name}: ${format(value, target.unit)} (target ${bound}: ${met ? 'met' : 'MISSED'})`;
+}
