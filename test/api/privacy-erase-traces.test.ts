@@ -6,7 +6,7 @@ import { createApp } from '../../src/app';
 import { withDefaultUser } from '../../src/db';
 import { countryId, sendingFixtures, testWorker } from '../support/fixtures';
 import { TestAccount, useHarness } from '../support/harness';
-import { startSmtpSink, SmtpSink } from '../support/smtp';
+import { useSmtpSink } from '../support/smtp';
 
 /** Mixed case, with a `+`: every form it could be stored or logged in is searched for. */
 const ADDRESS = 'Erin.Erasure+7@Privacy-Test.Example';
@@ -21,18 +21,14 @@ function traces(bytes: Buffer | string): string[] {
 describe('a privacy erasure leaves nothing of the address behind', () => {
   const h = useHarness();
   const f = sendingFixtures(h);
-  let sink: SmtpSink;
+  const sink = useSmtpSink();
   let log = '';
   let app: ReturnType<typeof createApp>;
 
   beforeAll(async () => {
-    sink = await startSmtpSink();
     // The app as a server runs it, logging every request at info level (into `log`).
     const logger = pino({ level: 'info' }, { write: (line: string) => void (log += line) });
     app = createApp({ config: h.runtime.config, services: h.runtime.services, logger });
-  });
-  afterAll(async () => {
-    await sink.close();
   });
 
   const api = (account: TestAccount) => ({

@@ -1,6 +1,6 @@
 import { BounceListener, startBounceListener } from '../../src/workers/bounce-listener';
 import { useHarness, TestAccount } from '../support/harness';
-import { header, sendingFixtures, testWorker } from '../support/fixtures';
+import { addContactType, header, sendingFixtures, testWorker } from '../support/fixtures';
 import { bounceFixture, deliverRaw } from '../support/bounce-fixtures';
 import { useSmtpSink } from '../support/smtp';
 
@@ -25,7 +25,7 @@ describe('the inbound bounce listener', () => {
   /** Sends one message to each address through the relay; returns what the relay received per address. */
   async function send(emails: string[], from = { userId: 0, sender: 0, group: 0 }) {
     const owner = from.userId ? from : { userId: alice.user_id, sender, group };
-    const type = await h.runtime.services.contactTypes.add({ userId: owner.userId }, { name: `Type ${emails[0]}` });
+    const type = await addContactType(h, { user_id: owner.userId }, `Type ${emails[0]}`);
     for (const email of emails) await f.contact(owner.userId, type, email);
     const sendId = await f.singleSend(owner.userId, { senderId: owner.sender, groupId: owner.group, to: [{ contactType: type }] });
     relay.messages.splice(0);

@@ -53,7 +53,7 @@ export async function berlin(h: Harness): Promise<Place> {
 // Audience
 
 /** A contact type of the account, through the service the API calls. */
-export async function addContactType(h: Harness, account: TestAccount, name = 'Customers'): Promise<number> {
+export async function addContactType(h: Harness, account: Pick<TestAccount, 'user_id'>, name = 'Customers'): Promise<number> {
   return h.runtime.services.contactTypes.add({ userId: account.user_id }, { name });
 }
 
