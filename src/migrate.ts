@@ -2,6 +2,9 @@ import type { Knex } from 'knex';
 import { migrations, migrationSource } from '../migrations';
 import { runSeeds } from '../seeds';
 
+/** This build's migrations, in the order they run. */
+export const MIGRATION_NAMES: readonly string[] = migrations.map(([name]) => name);
+
 /** Brings the schema up to date and (re)applies the idempotent reference-data seeds. */
 export async function migrateAndSeed(db: Knex): Promise<void> {
   if (!(await upToDate(db))) await db.migrate.latest({ migrationSource });

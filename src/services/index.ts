@@ -39,6 +39,8 @@ import { createOutgoingWebhooksService } from './integrations/outgoing-webhooks'
 import { createDesignEditorService } from './campaigns/design-editor';
 import { createOwnTemplatesService } from './campaigns/own-templates';
 import { createPreferencesService } from './delivery/preferences';
+import { createHealthService } from './operations/health';
+import { createOperationalCounts } from './operations/operational-counts';
 
 /** The composition root of the domain: every service, built once from its dependencies. */
 export function createServices(deps: ServiceDeps) {
@@ -98,6 +100,8 @@ export function createServices(deps: ServiceDeps) {
     designEditor: createDesignEditorService({ ...deps, fields, contacts }),
     ownTemplates: createOwnTemplatesService(deps),
     preferences: createPreferencesService(deps),
+    health: createHealthService(deps),
+    operationalCounts: createOperationalCounts(deps),
   };
 }
 
