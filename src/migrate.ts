@@ -28,3 +28,8 @@ async function upToDate(db: Knex): Promise<boolean> {
   const names = new Set(recorded.map((row) => row.name));
   return names.size === migrations.length && migrations.every(([name]) => names.has(name));
 }
+
+/** Runs the next migration of this build that the database has not run (a restore stops at its backup's schema). */
+export async function migrateOne(db: Knex): Promise<void> {
+  await db.migrate.up({ migrationSource });
+}
