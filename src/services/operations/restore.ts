@@ -12,6 +12,9 @@ import { BackupFileError, BackupHeader, readBackup } from '../../lib/backup-file
  */
 const SEEDED_TABLES = new Set(['app_settings', 'cities', 'countries', 'design_templates', 'fields', 'states']);
 
+/** Rows per INSERT at most: bigger statements cost memory and save little. */
+const INSERT_ROWS = 500;
+
 /** The restore would overwrite something or cannot trust its file: nothing was written. */
 export class RestoreRefused extends Error {}
 
@@ -105,7 +108,7 @@ export async function restoreBackup(deps: RestoreDeps, file: string): Promise<Re
         const shape = await tableShape(trx, entry.name);
         const unknown = entry.columns.find((column) => !shape.columns.includes(column));
         if (unknown) throw new Error(`the backup's table ${entry.name} has column ${unknown}, which its schema does not create here`);
-        target = { name: entry.name, columns: entry.columns, types: shape.types, perInsert: rowsPerInsert(trx as unknown as Knex, entry.columns.length) };
+        target = { name: entry.name, columns: entry.columns, types: shape.types, perInsert: Math.min(INSERT_ROWS, rowsPerInsert(trx as unknown as Knex, entry.columns.length)) };
       } else if (entry.kind === 'row') {
         const { columns, types } = target!;
         batch.push(Object.fromEntries(columns.map((column, i) => [column, storedValue(trx, entry.values[i], types[column])])));
