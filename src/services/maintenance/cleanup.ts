@@ -51,7 +51,7 @@ export function createCleanupService({ db, contacts }: Deps) {
     if (!isCalendarDate(text)) throw ValidationError.of('before', 'Enter a date such as 2026-01-31.');
     const account = await db('accounts').where('id', ctx.userId).first('time_zone');
     const zone = String(account?.time_zone ?? 'UTC');
-    if (text > utcToZoned(new Date(Date.now() + DAY_MS), zone).date) throw ValidationError.of('before', 'Enter a date that is not in the future.');
+    if (text > utcToZoned(new Date(Date.now() + DAY_MS), zone).date) throw ValidationError.of('before', 'Enter a date no later than tomorrow.');
     return zonedToUtc(text, '00:00:00', zone).toISOString();
   }
 
