@@ -1,10 +1,13 @@
+import path from 'node:path';
 import request from 'supertest';
 import { isPostgres } from '../../src/db';
 import { createRetentionService } from '../../src/services/maintenance/retention';
 import { createMaintenanceJob } from '../../src/workers/maintenance';
 import { addContactType, sendingFixtures, testWorker } from '../support/fixtures';
 import { TestAccount, useHarness } from '../support/harness';
+import { startServiceProcess, until } from '../support/processes';
 import { useSmtpSink } from '../support/smtp';
+import { TMP_DIR } from '../support/test-db';
 
 const CHROME = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/140.0 Safari/537.36';
 const DAY = 24 * 3600_000;
@@ -140,5 +143,34 @@ describe('retention: the maintenance job prunes old data and keeps the totals', 
     // cat had not opened before the pruning: her first open is one.
     await web().get(`/open/${f.token(messages.cat)}.gif`).set('User-Agent', CHROME).expect(200);
     expect(await totals(utr)).toMatchObject({ unique_opens: Number(before.unique_opens) + 1 });
+  });
+
+  test('when a worker process starts then its maintenance job prunes by the settings it was started with, and it stops cleanly', async () => {
+    const db = h.runtime.db;
+    const old = new Date(Date.now() - 40 * DAY).toISOString();
+    await db('sessions').insert({ id: 'expired'.padEnd(64, '0'), account_id: alice.user_id, csrf_token: 'x', expires_at: old, created_at: old, updated_at: old });
+    const [endpoint] = await db('webhook_endpoints').insert({ user_id: alice.user_id, url: 'https://hooks.example/w', events: '[]', secret_sealed: 'x', created_at: old, updated_at: old }).returning('id');
+    const endpointId = Number(typeof endpoint === 'object' ? endpoint.id : endpoint);
+    await db('webhook_deliveries').insert(['delivered-40-days-ago', 'delivered-now'].map((event, i) => ({
+      user_id: alice.user_id, endpoint_id: endpointId, event_id: event, event_type: 'message.delivered', data: '{}', state: 1,
+      created_at: i === 0 ? old : new Date().toISOString(), updated_at: old,
+    })));
+
+    const { config } = h.runtime;
+    const worker = startServiceProcess(['--role=worker'], {
+      ...(config.databaseUrl ? { DATABASE_URL: config.databaseUrl } : { SQLITE_FILE: config.sqliteFile }),
+      DATA_DIR: path.join(TMP_DIR, `retention-${process.pid}`),
+      BASE_URL: config.baseUrl,
+      SMTP_URL: sink.url,
+      APP_SECRET: h.runtime.secret,
+      RETENTION_WEBHOOK_DELIVERIES_DAYS: '30',
+    });
+    try {
+      await until(async () => !(await db('sessions').where({ id: 'expired'.padEnd(64, '0') }).first('id')), 20_000, 'the expired session to be pruned');
+      await until(async () => (await db('webhook_deliveries').where({ endpoint_id: endpointId }).pluck('event_id')).join() === 'delivered-now', 20_000, 'the old delivery to be pruned');
+    } finally {
+      worker.child.kill('SIGTERM');
+    }
+    expect(await worker.exited).toBe(0);
   });
 });
