@@ -83,30 +83,31 @@ export function createRecipientReportService({ db }: Pick<ServiceDeps, 'db'>) {
     return { 'm.automation_schedule_id': Number(step.id) };
   }
 
-  async function query(ctx: Ctx, of: ReportOf, status: RecipientStatus | undefined): Promise<Knex.QueryBuilder> {
+  /** The report's query, wrapped: a query builder is a thenable, which an async function would run. */
+  async function query(ctx: Ctx, of: ReportOf, status: RecipientStatus | undefined): Promise<{ q: Knex.QueryBuilder }> {
     const q = db('send_messages as m')
       .where('m.user_id', ctx.userId)
       .where(await ownerOf(ctx, of))
       .select('m.id', 'm.contact_id', 'm.email', db.raw(`${STATUS_SQL} as status`), 'm.last_error', 'm.sent_at', 'm.human_opened_at', 'm.clicked_at');
     if (status) q.whereIn('m.state', statesOf(status)).whereRaw(`(${STATUS_SQL}) = ?`, [status]);
-    return q;
+    return { q };
   }
 
   return {
     /** One page of the recipients, newest message first. */
     async page(ctx: Ctx, of: ReportOf, status: RecipientStatus | undefined, paging: Paging): Promise<ListResult<RecipientReportRecord>> {
-      return listPage((await query(ctx, of, status)).orderBy('m.id', 'desc'), paging, reportRecord);
+      return listPage((await query(ctx, of, status)).q.orderBy('m.id', 'desc'), paging, reportRecord);
     },
 
     /** Every recipient in chunks keyed on the message id: memory holds one chunk. */
     async *chunks(ctx: Ctx, of: ReportOf, status?: RecipientStatus): AsyncGenerator<RecipientReportRecord[]> {
-      const q = await query(ctx, of, status);
+      const { q } = await query(ctx, of, status);
       for await (const rows of idChunks(q, 'm.id')) yield rows.map(reportRecord);
     },
 
     /** The same rows as CSV, a header line first. */
     async *csv(ctx: Ctx, of: ReportOf, status?: RecipientStatus): AsyncGenerator<string> {
-      const q = await query(ctx, of, status);
+      const { q } = await query(ctx, of, status);
       yield csvLines([[...CSV_HEADER]]);
       for await (const rows of idChunks(q, 'm.id')) {
         yield csvLines(rows.map(reportRecord).map((r) => CSV_HEADER.map((name) => r[name] ?? '')));
