@@ -35,6 +35,7 @@ import { createViewEnvironment, Views } from './views';
 import { mountSuppressions } from './suppressions';
 import { mountSignupForms } from './signup-forms';
 import { mountWebhooks } from './webhooks';
+import { mountSendFollowUps } from './send-follow-ups';
 
 /** Every page group of the dashboard; each mounts its routes on the shared route table. */
 type PageGroup = (routes: WebRoutes, services: Services, views: Views, config: Config) => void;
@@ -62,6 +63,7 @@ const PAGE_GROUPS: PageGroup[] = [
   mountSignupForms,
   mountWebhooks,
   mountDesignEditor,
+  mountSendFollowUps,
 ];
 
 export interface Dashboard {

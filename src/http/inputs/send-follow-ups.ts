@@ -21,8 +21,10 @@ export function recipientReportInput(req: Request): { status?: RecipientStatus; 
 }
 
 /** Resend to non-openers: without schedule_type a draft; 0 at once, 1 at schedule_date and schedule_time. */
-export const resendFields = () => [
-  utrField(),
+export const resendFields = () => [utrField(), ...resendChoiceFields()];
+
+/** The resend's own fields (the dashboard names the send in its path). */
+export const resendChoiceFields = () => [
   field('subject').optional().string().maxLength(CAMPAIGN_LIMITS.subject).describe({}, 'The resend\'s subject; the original\'s when absent.'),
   field('schedule_type').optional().boolean().describe({}, 'Absent: the resend is a draft (status 0); 0: sent at once; 1: at schedule_date and schedule_time.'),
   ...scheduleDateFields(),
