@@ -1,7 +1,7 @@
 import request from 'supertest';
 import { FEEDBACK_EVENT } from '../../src/lib/constants';
 import { useHarness, TestAccount } from '../support/harness';
-import { addContactType, manualClock, sendingFixtures, singleSendBody, testWorker, UUID } from '../support/fixtures';
+import { addContactType, addSegment, manualClock, sendingFixtures, singleSendBody, testWorker, UUID } from '../support/fixtures';
 import { useSmtpSink } from '../support/smtp';
 
 /** A mail client a person reads with, and the bare agent of Apple's privacy proxy (an automated open). */
@@ -110,7 +110,7 @@ describe('a single send\'s recipients: the report, a retry of the failed and a r
 
   test('when a send is resent to non-openers then exactly those delivered and not opened by a person get it, less the unsubscribed and bounced since', async () => {
     mailboxesFull = false;
-    const people = ['reader@example.org', 'scanned@example.org', 'left@example.org', 'quiet@example.org', 'bounced-later@example.org', 'gone@example.org'];
+    const people = ['reader@example.org', 'scanned@example.org', 'left@example.org', 'quiet@example.org', 'bounced-later@example.org', 'soft@example.org', 'gone@example.org'];
     const original = await sendTo(people, 'Original');
     // Not completed yet: nothing to resend.
     expect((await h.api(alice).post('/single/send/resend').send({ utr: original.utr }).expect(409)).body).toEqual({
@@ -118,7 +118,7 @@ describe('a single send\'s recipients: the report, a retry of the failed and a r
       errors: 'Only a sent single send can be resent to those who did not open it; wait until it has completed.',
     });
     await run();
-    expect(await details(original.utr)).toMatchObject({ status: 3, delivered: 5, bounces: 1 });
+    expect(await details(original.utr)).toMatchObject({ status: 3, delivered: 6, bounces: 1 });
 
     // A person reads one; a privacy proxy fetches another's pixel (an automated open);
     // one unsubscribes through the link in the mail; one bounces later.
@@ -128,6 +128,16 @@ describe('a single send\'s recipients: the report, a retry of the failed and a r
     const later = (await f.ledger(original.id)).find((r) => r.email === 'bounced-later@example.org')!;
     await h.runtime.services.feedback.record(Number(later.id), { event: FEEDBACK_EVENT.bounce, permanent: false, status: '4.2.2', diagnostic: 'Mailbox full', source: 'test' });
     expect(await details(original.utr)).toMatchObject({ unique_opens: 2, unsubscribes: 1 });
+    // Another send since: one soft bounce (not enough to suppress the address) keeps it out too.
+    const type = await addContactType(h, alice, 'Segment base');
+    const segment = await addSegment(h, alice, type, 'Soft', [{ email: 'soft@example.org' }]);
+    const other = await sendTo([], 'Elsewhere');
+    await h.runtime.db('single_sends').where({ id: other.id }).update({ recipient_id: JSON.stringify([{ id: String(segment), table: 'segments_' }]) });
+    await run();
+    const softRow = (await f.ledger(other.id)).find((r) => r.email === 'soft@example.org')!;
+    clock.advance(60_000);
+    await h.runtime.services.feedback.record(Number(softRow.id), { event: FEEDBACK_EVENT.bounce, permanent: false, status: '4.2.2', diagnostic: 'Mailbox full', source: 'test' }, clock.now());
+    expect(await h.runtime.db('suppressed_addresses').where({ user_id: alice.user_id, email_key: 'soft@example.org' }).first()).toBeUndefined();
 
     // A draft first: same content and settings, another subject.
     const draftUtr = (await h.api(alice).post('/single/send/resend').send({ utr: original.utr, subject: 'In case you missed it' }).expect(200)).body.message.utr;
