@@ -3,9 +3,16 @@ import { addVerifiedSender, berlin, countryId } from '../support/fixtures';
 import { useHarness } from '../support/harness';
 import { startSmtpSink } from '../support/smtp';
 import { createSigner, TOKEN_PURPOSE } from '../../src/lib/signed-token';
+import { axeViolations } from './axe';
 import { eventually, useBrowser } from './browser';
 
 const READERS = ['ann', 'bob', 'cat', 'dan'];
+
+/** Whether the page scrolls sideways (the suite compiles without the DOM library). */
+interface PageGlobals {
+  document: { documentElement: { scrollWidth: number } };
+  innerWidth: number;
+}
 
 /**
  * A sent send's follow-ups in the dashboard: one mailbox refused (451) until its single attempt
@@ -53,6 +60,7 @@ describe('dashboard in Chromium: retry the failed, then resend to non-openers', 
       const stats = page.locator('#send-stats');
       await stats.getByText('Why 1 message could not be delivered').waitFor();
       await stats.getByText('Mailbox full', { exact: false }).waitFor();
+      expect(await axeViolations(page)).toEqual([]);
 
       mailboxFull = false;
       await stats.getByRole('button', { name: 'Retry failed' }).click();
@@ -70,8 +78,18 @@ describe('dashboard in Chromium: retry the failed, then resend to non-openers', 
       await page.goto(`/single-sends/${utr}`);
       await page.getByRole('link', { name: 'Resend to non-openers…' }).click();
       await page.getByText('It goes to 3 recipients who received it and have not opened it.').waitFor();
+      expect(await axeViolations(page)).toEqual([]);
+      // On a phone, without sideways scrolling, and reachable from the keyboard.
+      await page.setViewportSize({ width: 390, height: 844 });
+      const { scroll, inner } = await page.evaluate(() => {
+        const w = globalThis as unknown as PageGlobals;
+        return { scroll: w.document.documentElement.scrollWidth, inner: w.innerWidth };
+      });
+      expect(scroll).toBeLessThanOrEqual(inner);
       await page.getByLabel('Subject').fill('Winter news, in case you missed it');
-      await page.getByRole('button', { name: 'Send now to 3 recipients' }).click();
+      // Tab from the subject to the first button and press it.
+      await page.getByLabel('Subject').press('Tab');
+      await page.keyboard.press('Enter');
       await page.getByText('Resend started', { exact: false }).waitFor();
       await page.getByText('Those who did not open', { exact: false }).waitFor();
       await eventually('the resend arrives', async () => mailTo('Winter news, in case you missed it').length === 3);
