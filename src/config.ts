@@ -32,6 +32,10 @@ export interface Config {
   mailRate: number;
   /** SMTP connections the sending worker keeps open. */
   smtpMaxConnections: number;
+  /** Attempts at a message the mail server keeps refusing with 4xx before it counts as failed. */
+  sendMaxAttempts: number;
+  /** Wait before the first retry of a refused message; it doubles with each further attempt (up to an hour). */
+  sendRetryMs: number;
   /** How long a worker holds claimed messages before another worker may take them over. */
   sendLeaseMs: number;
   /** How long a stopping process (SIGTERM, SIGINT) may take to finish what is in hand before it is forced out. */
@@ -267,6 +271,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, kind: keyof typ
     maxBodyBytes: integer(env, 'MAX_BODY_KB', 2048, 1) * 1024,
     mailRate: integer(env, 'MAIL_RATE', 0, 0),
     smtpMaxConnections: integer(env, 'SMTP_MAX_CONNECTIONS', 5, 1),
+    sendMaxAttempts: integer(env, 'SEND_MAX_ATTEMPTS', 5, 1),
+    sendRetryMs: integer(env, 'SEND_RETRY_SECONDS', 60, 1) * 1000,
     sendLeaseMs: integer(env, 'SEND_LEASE_SECONDS', 300, 1) * 1000,
     shutdownMs: integer(env, 'SHUTDOWN_SECONDS', 30, 1) * 1000,
     appSecret: optional(env, 'APP_SECRET'),
