@@ -119,6 +119,7 @@ describe('retention: the maintenance job prunes old data and keeps the totals', 
   test('when only events are older than RETENTION_EVENTS_DAYS then opens and clicks go, the messages stay, and a later open or click adds to the totals only', async () => {
     const { sendId, utr, messages } = await sentAndRead();
     const before = await totals(utr);
+    expect(await h.runtime.services.resends.nonOpenerCount({ userId: alice.user_id }, utr)).toBe(1);
     const people = (kind: 'opened' | 'clicked') => h.runtime.services.engagement.people({ userId: alice.user_id }, { singleSendId: sendId }, kind, { page: 1, perPage: 10 });
     expect((await people('clicked')).rows).toHaveLength(2);
 
@@ -128,8 +129,11 @@ describe('retention: the maintenance job prunes old data and keeps the totals', 
     expect(await job({ events: 200, messages: 0, webhookDeliveries: 0 }, 100).runOnce()).toMatchObject({ engagement: 0 });
     expect(await job({ events: 30, messages: 0, webhookDeliveries: 0 }, 100).runOnce()).toMatchObject({ engagement: 2, messages: 0 });
 
+    const nonOpeners = () => h.runtime.services.resends.nonOpenerCount({ userId: alice.user_id }, utr);
     expect(await count('send_messages', (q) => q.where('single_send_id', sendId))).toBe(3);
     expect((await people('opened')).rows).toEqual([]);
+    // A resend to non-openers still leaves out ann and ben, whose opens and clicks were deleted.
+    expect(await nonOpeners()).toBe(1);
     expect((await people('clicked')).rows).toEqual([]);
     expect(await count('link_clicks', (q) => q.whereIn('message_id', Object.values(messages)))).toBe(0);
     expect(await totals(utr)).toEqual(before);
