@@ -94,7 +94,17 @@ export function createRetentionService({ db, config, logger }: Pick<ServiceDeps,
     let deleted = 0;
     let afterSend = 0;
     for (;;) {
-      const sends = (await db('single_sends').whereIn('status', FINISHED_SENDS).where('updated_at', '<', before).where('id', '>', afterSend).orderBy('id').limit(100).pluck('id')).map(Number);
+      // Only sends with rows left to delete: one probe of send_messages (single_send_id, state) each.
+      const sends = (
+        await db('single_sends as s')
+          .whereIn('s.status', FINISHED_SENDS)
+          .where('s.updated_at', '<', before)
+          .where('s.id', '>', afterSend)
+          .whereExists(db('send_messages as m').select(db.raw('1')).whereRaw('m.single_send_id = s.id').whereIn('m.state', FINAL_STATES))
+          .orderBy('s.id')
+          .limit(100)
+          .pluck('s.id')
+      ).map(Number);
       if (!sends.length || shouldStop()) break;
       afterSend = sends[sends.length - 1];
       for (const sendId of sends) {
