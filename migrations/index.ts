@@ -27,7 +27,9 @@ import * as accountTemplates from './20261125_1020_account-templates';
 import * as contactsTypeCountIndex from './20261126_1100_contacts-type-count-index';
 import * as providerWebhookTokens from './20261126_1942_provider-webhook-tokens';
 import * as signupMailSlots from './20261126_1959_signup-mail-slots';
-import * as workerHeartbeats from './20261126_2250_worker-heartbeats';
+import * as resendAudience from './20261126_2250_resend-audience';
+import * as retention from './20261126_2252_retention';
+import * as workerHeartbeats from './20261126_2323_worker-heartbeats';
 
 /**
  * The ordered list of migrations. A static list (instead of a directory scan) makes the
@@ -63,7 +65,9 @@ export const migrations: ReadonlyArray<[name: string, migration: Knex.Migration]
   ['20261126_1100_contacts-type-count-index', contactsTypeCountIndex],
   ['20261126_1942_provider-webhook-tokens', providerWebhookTokens],
   ['20261126_1959_signup-mail-slots', signupMailSlots],
-  ['20261126_2250_worker-heartbeats', workerHeartbeats],
+  ['20261126_2250_resend-audience', resendAudience],
+  ['20261126_2252_retention', retention],
+  ['20261126_2323_worker-heartbeats', workerHeartbeats],
 ];
 
 export const migrationSource: Knex.MigrationSource<[string, Knex.Migration]> = {

@@ -39,6 +39,10 @@ import { createOutgoingWebhooksService } from './integrations/outgoing-webhooks'
 import { createDesignEditorService } from './campaigns/design-editor';
 import { createOwnTemplatesService } from './campaigns/own-templates';
 import { createPreferencesService } from './delivery/preferences';
+import { createRecipientReportService } from './delivery/recipient-report';
+import { createResendsService } from './campaigns/resends';
+import { createCleanupService } from './maintenance/cleanup';
+import { createRetentionService } from './maintenance/retention';
 import { createHealthService } from './operations/health';
 import { createOperationalCounts } from './operations/operational-counts';
 
@@ -100,6 +104,10 @@ export function createServices(deps: ServiceDeps) {
     designEditor: createDesignEditorService({ ...deps, fields, contacts }),
     ownTemplates: createOwnTemplatesService(deps),
     preferences: createPreferencesService(deps),
+    recipientReport: createRecipientReportService(deps),
+    resends: createResendsService(deps),
+    retention: createRetentionService(deps),
+    cleanup: createCleanupService({ ...deps, contacts }),
     health: createHealthService(deps),
     operationalCounts: createOperationalCounts(deps),
   };

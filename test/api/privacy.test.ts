@@ -72,3 +72,26 @@ describe('privacy export and erasure (extension)', () => {
     expect(invalid.body).toEqual({ status: 'failed', errors: { email: ['The email must be a valid email address.'] } });
   });
 });
+
+describe('an erased address that comes back in an import', () => {
+  const h = useHarness();
+
+  test('when a file brings an erased address back then its group unsubscribe and global unsubscribe hold for it again, and nobody else gains one', async () => {
+    const account = await h.account();
+    const type = await addContactType(h, account, 'Imported');
+    await h.api(account).post('/unsubscribes-groups/save').send({ group_name: 'News', description: 'Weekly', is_display: 1 }).expect(200);
+    const group = await h.runtime.db('unsubscribe_groups').where({ user_id: account.user_id }).first('id');
+    await h.api(account).post('/unsubscribes-groups/manually-add').send({ unsubscribe_groups_id: group.id, email_address: 'back@example.com' }).expect(200);
+    await h.api(account).post('/global-unsubscribes/save').send({ email_address: 'back@example.com' }).expect(200);
+    await h.api(account).post('/contacts/erase').send({ email: 'back@example.com' }).expect(200);
+    const listed = async () => (await h.api(account).get('/global-unsubscribes').expect(200)).body.message.unSubscribers.map((u: { email_address: string }) => u.email_address);
+    expect(await listed()).not.toContain('back@example.com');
+
+    const csv = ['email,first_name', 'new@example.com,New', 'Back@Example.com,Back'].join('\n');
+    const res = await h.api(account).post('/contacts/upload-csv').field('contact_type_id', String(type)).attach('file', Buffer.from(csv), 'contacts.csv').expect(200);
+    expect(res.body.status).toBe('success');
+    expect(await listed()).toEqual(['back@example.com']);
+    const privacy = (await h.api(account).get('/contacts/privacy-export?email=back@example.com').expect(200)).body.message.privacy;
+    expect(privacy).toMatchObject({ global_unsubscribe: { created_at: expect.any(String) }, unsubscribe_groups: [{ unsubscribe_groups_id: Number(group.id) }] });
+  });
+});

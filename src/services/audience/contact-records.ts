@@ -31,16 +31,24 @@ export interface ContactRecord {
 }
 
 export function fullName(first: unknown, last: unknown): string {
-  return [first, last].map((v) => String(v ?? '').trim()).filter(Boolean).join(' ');
+  const a = text(first).trim();
+  const b = text(last).trim();
+  return a && b ? `${a} ${b}` : a || b;
 }
 
 const text = (v: unknown) => (v === null || v === undefined ? '' : String(v));
 
-/** Contact types already shaped, by id: a list of many contacts shares a few types. */
-export type ContactTypeCache = Map<number, ContactTypeRecord>;
+/** The account's contact types (deleted ones too) shaped as the list shows them, by id: loaded once per list. */
+export type ContactTypesById = Map<number, ContactTypeRecord>;
 
-export function contactRecord(row: Record<string, unknown>, defs: CustomFieldDef[], view: 'list' | 'details', types: ContactTypeCache = new Map()): ContactRecord {
-  const country = view === 'list' ? row.country_name : row.country;
+export async function contactTypesById(db: Knex, ctx: Ctx): Promise<ContactTypesById> {
+  const rows: Record<string, unknown>[] = await db('contact_types').where({ user_id: ctx.userId }).select('id', 'user_id', 'name', 'deleted_at', 'created_at', 'updated_at');
+  return new Map(rows.map((row) => [Number(row.id), contactTypeRecord(row)]));
+}
+
+/** A contact as the details show it, or as the list shows it (`types` given: the country's name and the type). */
+export function contactRecord(row: Record<string, unknown>, defs: CustomFieldDef[], types?: ContactTypesById): ContactRecord {
+  const country = types ? row.country_name : row.country;
   const record: ContactRecord = {
     id: Number(row.id),
     user_id: Number(row.user_id),
@@ -62,43 +70,16 @@ export function contactRecord(row: Record<string, unknown>, defs: CustomFieldDef
     updated_at: timestamp(row.updated_at),
     fullname: fullName(row.first_name, row.last_name),
   };
-  if (view === 'list') {
-    let type = types.get(record.contact_type_id);
-    if (!type) {
-      type = contactTypeRecord({
-        id: row.contact_type_id,
-        user_id: row.user_id,
-        name: row.ct_name,
-        deleted_at: row.ct_deleted_at,
-        created_at: row.ct_created_at,
-        updated_at: row.ct_updated_at,
-      });
-      types.set(record.contact_type_id, type);
-    }
-    record.contact_type = type;
-  }
+  if (types) record.contact_type = types.get(record.contact_type_id);
   return record;
 }
 
 /**
- * The live contacts of an account with what the list shows (the contact type's columns and
- * the country's name), optionally narrowed by `search` on name or email. Unordered: callers
- * page it by id.
+ * The live contacts of an account with the country's name the list shows, optionally narrowed
+ * by `search` on name or email. Unordered: callers page it by id.
  */
 export function contactListQuery(db: Knex, ctx: Ctx, search?: string): Knex.QueryBuilder {
-  const query = db('contacts as c')
-    .join('contact_types as ct', 'ct.id', 'c.contact_type_id')
-    .leftJoin('countries as co', 'co.id', 'c.country')
-    .where('c.user_id', ctx.userId)
-    .whereNull('c.deleted_at')
-    .select(
-      'c.*',
-      'ct.name as ct_name',
-      'ct.deleted_at as ct_deleted_at',
-      'ct.created_at as ct_created_at',
-      'ct.updated_at as ct_updated_at',
-      'co.name as country_name',
-    );
+  const query = db('contacts as c').leftJoin('countries as co', 'co.id', 'c.country').where('c.user_id', ctx.userId).whereNull('c.deleted_at').select('c.*', 'co.name as country_name');
   const term = search?.trim();
   if (term) {
     const like = likeOperator(db);

@@ -8,7 +8,7 @@ import type { ContactTextColumn } from '../../lib/constants';
 import { FieldErrors, NotFoundError, ValidationError } from '../../lib/errors';
 import { messages, throwIfAny } from '../../lib/validation';
 import type { AudienceEvents } from './audience-events';
-import { contactListQuery, contactRecord, ContactRecord, ContactTypeCache } from './contact-records';
+import { contactListQuery, contactRecord, ContactRecord, contactTypesById } from './contact-records';
 import type { ContactTypesService } from './contact-types';
 import type { Ctx, ServiceDeps } from '../context';
 import { countryExists } from '../reference/country-lookup';
@@ -100,21 +100,20 @@ export function createContactsService({ db, secret, contactTypes, fields, events
   return {
     /** One page of the list with its total (the `page` / `per_page` extension). */
     async listPage(ctx: Ctx, paging: Paging, search?: string) {
-      const defs = await customFieldDefs(fields, ctx);
-      return listPage(contactListQuery(db, ctx, search).orderBy('c.id', 'desc'), paging, (row) => contactRecord(row, defs, 'list'));
+      const [defs, types] = await Promise.all([customFieldDefs(fields, ctx), contactTypesById(db, ctx)]);
+      return listPage(contactListQuery(db, ctx, search).orderBy('c.id', 'desc'), paging, (row) => contactRecord(row, defs, types));
     },
 
     /** The whole list newest first, in chunks of records for streaming to the client (memory holds one chunk). */
     async *listChunks(ctx: Ctx, search?: string): AsyncGenerator<ContactRecord[]> {
-      const defs = await customFieldDefs(fields, ctx);
-      const types: ContactTypeCache = new Map();
-      for await (const rows of idChunks(contactListQuery(db, ctx, search), 'c.id')) yield rows.map((row) => contactRecord(row, defs, 'list', types));
+      const [defs, types] = await Promise.all([customFieldDefs(fields, ctx), contactTypesById(db, ctx)]);
+      for await (const rows of idChunks(contactListQuery(db, ctx, search), 'c.id')) yield rows.map((row) => contactRecord(row, defs, types));
     },
 
     async get(ctx: Ctx, id: number): Promise<ContactRecord> {
       const row = await live(ctx).where({ id }).first();
       if (!row) throw new NotFoundError();
-      return contactRecord(row, await customFieldDefs(fields, ctx), 'details');
+      return contactRecord(row, await customFieldDefs(fields, ctx));
     },
 
     /** Adds a contact; `outer` runs it inside the caller's transaction (a savepoint of it). */
@@ -137,7 +136,7 @@ export function createContactsService({ db, secret, contactTypes, fields, events
           // contact.created carries the contact as GET /contacts/details shows it.
           await emitHookEvents(trx, 'contact.created', [ctx.userId], async () => {
             const row = await trx('contacts').where({ id }).first();
-            return [{ userId: ctx.userId, data: { contact: contactRecord(row, defs, 'details') }, contactKey: String(row.email_key) }];
+            return [{ userId: ctx.userId, data: { contact: contactRecord(row, defs) }, contactKey: String(row.email_key) }];
           }, now);
           return id;
         }),

@@ -58,8 +58,14 @@ export async function hideOptOuts(trx: Knex.Transaction, secret: string, userId:
  */
 export async function restoreOptOuts(trx: Knex | Knex.Transaction, secret: string, userId: number, keys: string[]): Promise<void> {
   if (!keys.length) return;
+  // Most accounts never erased anyone: an index probe per list spares hashing every imported key.
+  const holding = [];
+  for (const list of OPT_OUT_LISTS) {
+    if (await trx(list.table).where({ user_id: userId }).where('email_key', '>=', '#').where('email_key', '<', '$').first('id')) holding.push(list);
+  }
+  if (!holding.length) return;
   const byHidden = new Map(keys.map((key) => [hiddenKey(secret, key), key]));
-  for (const { table, scope } of OPT_OUT_LISTS) {
+  for (const { table, scope } of holding) {
     const found: Record<string, unknown>[] = await trx(table).where({ user_id: userId }).whereIn('email_key', [...byHidden.keys()]).select('id', scope, 'email_key');
     for (const row of found) {
       const key = byHidden.get(String(row.email_key))!;

@@ -118,7 +118,7 @@ export function createPrivacyService({ db, secret, logger, fields }: Deps) {
       }));
       return {
         email,
-        contacts: contacts.map((row: Record<string, unknown>) => contactRecord(row, defs, 'details')),
+        contacts: contacts.map((row: Record<string, unknown>) => contactRecord(row, defs)),
         segments: segments.map((r: Record<string, unknown>) => ({ segment_id: Number(r.segment_id), segment_name: String(r.segment_name), source: String(r.source), created_at: timestamp(r.created_at) })),
         unsubscribe_groups: groups.map((r: Record<string, unknown>) => ({ unsubscribe_groups_id: Number(r.unsubscribe_groups_id), group_name: String(r.group_name), created_at: timestamp(r.created_at) })),
         global_unsubscribe: globalRow ? { created_at: timestamp(globalRow.created_at) } : null,
