@@ -6,7 +6,6 @@ import type { Services } from '../services';
 import { ageSeconds } from '../services/operations/health';
 import { MESSAGE_COUNT_STATES, MessageCountState } from '../services/operations/operational-counts';
 
-// eslint-disable-next-line @typescript-eslint/no-require-imports
 const onHeaders = require('on-headers') as (res: unknown, listener: () => void) => void;
 
 /** The `route` label of a request no route answered (static files, 404s, the API's 405s). */
