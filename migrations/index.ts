@@ -30,6 +30,7 @@ import * as signupMailSlots from './20261126_1959_signup-mail-slots';
 import * as resendAudience from './20261126_2250_resend-audience';
 import * as retention from './20261126_2252_retention';
 import * as workerHeartbeats from './20261126_2323_worker-heartbeats';
+import * as contactsAtScale from './20261126_2331_contacts-at-scale';
 
 /**
  * The ordered list of migrations. A static list (instead of a directory scan) makes the
@@ -68,6 +69,7 @@ export const migrations: ReadonlyArray<[name: string, migration: Knex.Migration]
   ['20261126_2250_resend-audience', resendAudience],
   ['20261126_2252_retention', retention],
   ['20261126_2323_worker-heartbeats', workerHeartbeats],
+  ['20261126_2331_contacts-at-scale', contactsAtScale],
 ];
 
 export const migrationSource: Knex.MigrationSource<[string, Knex.Migration]> = {

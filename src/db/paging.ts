@@ -26,6 +26,28 @@ export async function listPage<T>(
 }
 
 /**
+ * One page of a list newest first whose total is known apart (a maintained count): the page's
+ * ids are picked by `ids` (the same rows, only their id, which an index of (account, id) answers
+ * alone), and only those rows are read whole. A deep page then skips index entries rather than
+ * wide rows, and nothing is counted.
+ */
+export async function idSeekPage<T>(
+  query: Knex.QueryBuilder,
+  ids: Knex.QueryBuilder,
+  idColumn: string,
+  paging: Paging,
+  total: number | Promise<number>,
+  map: (row: Record<string, unknown>) => T,
+): Promise<ListResult<T>> {
+  const pageIds = ids.clone().clearSelect().clearOrder().select(idColumn).orderBy(idColumn, 'desc').limit(paging.perPage).offset((paging.page - 1) * paging.perPage);
+  const [rows, count] = await Promise.all([query.clone().whereIn(idColumn, pageIds).orderBy(idColumn, 'desc'), total]);
+  return {
+    rows: (rows as Record<string, unknown>[]).map(map),
+    pagination: { page: paging.page, per_page: paging.perPage, total: count },
+  };
+}
+
+/**
  * Walks a query newest first in chunks of `size` rows, each chunk one short query keyed on
  * the id (`where id < last`). Large lists stream this way on both databases: memory holds
  * one chunk, and the connection is free between chunks (SQLite has only one, and knex's

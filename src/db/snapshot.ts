@@ -7,7 +7,8 @@ import { isPostgres } from './index';
  */
 
 /** knex's own bookkeeping: a backup records the migrations in its header instead. */
-const BOOKKEEPING = new Set(['knex_migrations', 'knex_migrations_lock']);
+// contact_counts is derived: its triggers rebuild it as a restore writes the contacts.
+const BOOKKEEPING = new Set(['knex_migrations', 'knex_migrations_lock', 'contact_counts']);
 
 export interface TableShape {
   name: string;

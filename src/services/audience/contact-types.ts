@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import { insertId, isUniqueViolation, nowValue, toCount } from '../../db/dialect';
 import { listPage, Paging } from '../../db/paging';
+import { liveContactCounts } from '../../db/contact-counts';
 import { NotFoundError, ValidationError } from '../../lib/errors';
 import { timestamp } from '../../lib/time';
 import { messages } from '../../lib/validation';
@@ -43,20 +44,11 @@ async function uniqueName<T>(write: () => Promise<T>): Promise<T> {
 export function createContactTypesService({ db }: Pick<ServiceDeps, 'db'>) {
   const live = (ctx: Ctx) => db('contact_types').where({ user_id: ctx.userId }).whereNull('deleted_at');
 
-  const listQuery = (userId: number) => {
-    const contactsCount = db('contacts')
-      .count('*')
-      // The account's own live contacts, counted in the (user_id, contact_type_id, deleted_at)
-      // index alone (by type id alone, a count would scan every account's contacts).
-      .whereRaw('contacts.user_id = contact_types.user_id')
-      .whereRaw('contacts.contact_type_id = contact_types.id')
-      .whereNull('contacts.deleted_at')
-      .as('contacts_count');
-    return live({ userId }).select('contact_types.*', contactsCount).orderBy('id', 'desc');
-  };
   return {
+    /** The live types newest first, each with its live contacts (a maintained count, src/db/contact-counts.ts). */
     async list(ctx: Ctx, paging?: Paging) {
-      return listPage(listQuery(ctx.userId), paging, contactTypeRecord);
+      const [page, byType] = await Promise.all([listPage(live(ctx).orderBy('id', 'desc'), paging, (row) => row), liveContactCounts(db, ctx.userId)]);
+      return { ...page, rows: page.rows.map((row) => contactTypeRecord({ ...row, contacts_count: byType.get(Number(row.id)) ?? 0 })) };
     },
 
     async get(ctx: Ctx, id: number): Promise<ContactTypeRecord> {

@@ -1,14 +1,15 @@
 import type { Knex } from 'knex';
 import { upsertContacts, UpsertColumn, UpsertCount } from '../../db/contact-upsert';
 import type { EncodedRows } from '../../db/import-batches';
-import { insertId, isUniqueViolation, jsonValue, nowValue, parseJson } from '../../db/dialect';
+import { insertId, isUniqueViolation, jsonValue, nowValue, parseJson, toCount } from '../../db/dialect';
 import { emailKey } from '../../lib/email-key';
-import { idChunks, listPage, Paging } from '../../db/paging';
+import { idChunks, idSeekPage, Paging } from '../../db/paging';
+import { liveContactCounts } from '../../db/contact-counts';
 import type { ContactTextColumn } from '../../lib/constants';
 import { FieldErrors, NotFoundError, ValidationError } from '../../lib/errors';
 import { messages, throwIfAny } from '../../lib/validation';
 import type { AudienceEvents } from './audience-events';
-import { contactListQuery, contactRecord, ContactRecord, contactTypesById } from './contact-records';
+import { contactListQuery, contactRecord, ContactRecord, contactTypesById, liveContacts } from './contact-records';
 import type { ContactTypesService } from './contact-types';
 import type { Ctx, ServiceDeps } from '../context';
 import { countryExists } from '../reference/country-lookup';
@@ -101,7 +102,11 @@ export function createContactsService({ db, secret, contactTypes, fields, events
     /** One page of the list with its total (the `page` / `per_page` extension). */
     async listPage(ctx: Ctx, paging: Paging, search?: string) {
       const [defs, types] = await Promise.all([customFieldDefs(fields, ctx), contactTypesById(db, ctx)]);
-      return listPage(contactListQuery(db, ctx, search).orderBy('c.id', 'desc'), paging, (row) => contactRecord(row, defs, types));
+      // The whole list's total is the account's maintained count; a search's, a count of its matches.
+      const total = search?.trim()
+        ? liveContacts(db, ctx, search).count({ n: '*' }).first().then((row) => toCount(row?.n))
+        : liveContactCounts(db, ctx.userId).then((counts) => [...counts.values()].reduce((a, b) => a + b, 0));
+      return idSeekPage(contactListQuery(db, ctx, search), liveContacts(db, ctx, search), 'c.id', paging, total, (row) => contactRecord(row, defs, types));
     },
 
     /** The whole list newest first, in chunks of records for streaming to the client (memory holds one chunk). */
