@@ -79,6 +79,14 @@ export function createSegmentsService({ db, secret, contactTypes, fields, events
     return { rules: rules!, fields: known, countryOf };
   }
 
+  /** The statement of `count` (column `n`), checked and compiled, not yet run (wrapped: a query builder is awaitable). */
+  async function countQuery(ctx: Ctx, input: SegmentInput): Promise<{ query: Knex.QueryBuilder }> {
+    const { rules, fields: known, countryOf } = await check(ctx, input);
+    const where = compileRules(db, rules, known, countryOf);
+    const scope = contactScope(ctx, input.contact_type_id);
+    return { query: db('contacts as c').whereRaw(`${scope.sql} and ${where.sql}`, [...scope.bindings, ...where.bindings]).count({ n: '*' }) };
+  }
+
   const ruleColumns = (rules: SegmentRules) => ({
     select_field: jsonValue(rules.fields),
     select_operator: jsonValue(rules.operators),
@@ -197,15 +205,11 @@ export function createSegmentsService({ db, secret, contactTypes, fields, events
      * condition the refresh fills the segment with.
      */
     async count(ctx: Ctx, input: SegmentInput): Promise<number> {
-      const { rules, fields: known, countryOf } = await check(ctx, input);
-      const where = compileRules(db, rules, known, countryOf);
-      const scope = contactScope(ctx, input.contact_type_id);
-      const row = await db('contacts as c')
-        .whereRaw(`${scope.sql} and ${where.sql}`, [...scope.bindings, ...where.bindings])
-        .count({ n: '*' })
-        .first();
+      const row = await (await countQuery(ctx, input)).query.first();
       return toCount(row?.n);
     },
+
+    countQuery,
 
     /**
      * The recipients of a live segment of the account, as a query not yet run (columns id,
