@@ -36,3 +36,8 @@ export async function liveContactCounts(db: Knex, userId: number): Promise<Map<n
   }
   return new Map(typed.filter((r) => Number(r.n) !== 0).map((r) => [Number(r.contact_type_id), Number(r.n)]));
 }
+
+/** The live contacts of an account, all types together. */
+export async function liveContactTotal(db: Knex, userId: number): Promise<number> {
+  return [...(await liveContactCounts(db, userId)).values()].reduce((a, b) => a + b, 0);
+}

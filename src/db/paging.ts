@@ -29,7 +29,8 @@ export async function listPage<T>(
  * One page of a list newest first whose total is known apart (a maintained count): the page's
  * ids are picked by `ids` (the same rows, only their id, which an index of (account, id) answers
  * alone), and only those rows are read whole. A deep page then skips index entries rather than
- * wide rows, and nothing is counted.
+ * wide rows, nothing is counted, and a page in the older half is sought from the oldest end,
+ * so no page walks more than half the list.
  */
 export async function idSeekPage<T>(
   query: Knex.QueryBuilder,
@@ -39,12 +40,17 @@ export async function idSeekPage<T>(
   total: number | Promise<number>,
   map: (row: Record<string, unknown>) => T,
 ): Promise<ListResult<T>> {
-  const pageIds = ids.clone().clearSelect().clearOrder().select(idColumn).orderBy(idColumn, 'desc').limit(paging.perPage).offset((paging.page - 1) * paging.perPage);
-  const [rows, count] = await Promise.all([query.clone().whereIn(idColumn, pageIds).orderBy(idColumn, 'desc'), total]);
-  return {
-    rows: (rows as Record<string, unknown>[]).map(map),
-    pagination: { page: paging.page, per_page: paging.perPage, total: count },
-  };
+  const count = await total;
+  const skip = (paging.page - 1) * paging.perPage;
+  const after = count - skip - paging.perPage; // rows older than the page
+  const pageIds = ids.clone().clearSelect().clearOrder().select(idColumn);
+  if (after < skip && skip < count) {
+    pageIds.orderBy(idColumn, 'asc').offset(Math.max(0, after)).limit(Math.min(paging.perPage, count - skip));
+  } else {
+    pageIds.orderBy(idColumn, 'desc').offset(skip).limit(paging.perPage);
+  }
+  const rows: Record<string, unknown>[] = await query.clone().whereIn(idColumn, pageIds).orderBy(idColumn, 'desc');
+  return { rows: rows.map(map), pagination: { page: paging.page, per_page: paging.perPage, total: count } };
 }
 
 /**

@@ -4,7 +4,7 @@ import type { EncodedRows } from '../../db/import-batches';
 import { insertId, isUniqueViolation, jsonValue, nowValue, parseJson, toCount } from '../../db/dialect';
 import { emailKey } from '../../lib/email-key';
 import { idChunks, idSeekPage, Paging } from '../../db/paging';
-import { liveContactCounts } from '../../db/contact-counts';
+import { liveContactTotal } from '../../db/contact-counts';
 import type { ContactTextColumn } from '../../lib/constants';
 import { FieldErrors, NotFoundError, ValidationError } from '../../lib/errors';
 import { messages, throwIfAny } from '../../lib/validation';
@@ -105,7 +105,7 @@ export function createContactsService({ db, secret, contactTypes, fields, events
       // The whole list's total is the account's maintained count; a search's, a count of its matches.
       const total = search?.trim()
         ? liveContacts(db, ctx, search).count({ n: '*' }).first().then((row) => toCount(row?.n))
-        : liveContactCounts(db, ctx.userId).then((counts) => [...counts.values()].reduce((a, b) => a + b, 0));
+        : liveContactTotal(db, ctx.userId);
       return idSeekPage(contactListQuery(db, ctx, search), liveContacts(db, ctx, search), 'c.id', paging, total, (row) => contactRecord(row, defs, types));
     },
 
