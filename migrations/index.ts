@@ -27,6 +27,7 @@ import * as accountTemplates from './20261125_1020_account-templates';
 import * as contactsTypeCountIndex from './20261126_1100_contacts-type-count-index';
 import * as providerWebhookTokens from './20261126_1942_provider-webhook-tokens';
 import * as signupMailSlots from './20261126_1959_signup-mail-slots';
+import * as templateErrors from './20261126_2314_template-errors';
 
 /**
  * The ordered list of migrations. A static list (instead of a directory scan) makes the
@@ -62,6 +63,7 @@ export const migrations: ReadonlyArray<[name: string, migration: Knex.Migration]
   ['20261126_1100_contacts-type-count-index', contactsTypeCountIndex],
   ['20261126_1942_provider-webhook-tokens', providerWebhookTokens],
   ['20261126_1959_signup-mail-slots', signupMailSlots],
+  ['20261126_2314_template-errors', templateErrors],
 ];
 
 export const migrationSource: Knex.MigrationSource<[string, Knex.Migration]> = {

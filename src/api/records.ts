@@ -102,6 +102,7 @@ const automation: Members<Omit<AutomationRecord, 'automation_schedule_count'>> =
   total_failed: int,
   total_unique_clicks: int,
   total_clicks: int,
+  total_template_errors: { type: 'integer', description: 'Delivered messages in which a Liquid value failed and was left empty.' },
   deleted_at: nullable(timestamp),
   ...stamps,
 };
@@ -200,6 +201,7 @@ export const RECORDS = {
     failed: int,
     unique_clicks: int,
     total_clicks: int,
+    template_errors: { type: 'integer', description: 'Delivered messages in which a Liquid value failed and was left empty.' },
     track_opens: flag,
     track_clicks: flag,
     unique_open_token: { type: 'object', additionalProperties: str, description: 'The n-th unique open (from 1) → that message\'s token.' },
