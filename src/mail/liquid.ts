@@ -39,6 +39,8 @@ function engine(html: boolean): Liquid {
     renderLimit: LIQUID_LIMITS.renderMs,
     memoryLimit: LIQUID_LIMITS.memory,
     cache: false,
+    // `date` reads and writes UTC, whatever the server's own zone.
+    timezoneOffset: 0,
   });
   for (const tag of FILE_TAGS) delete liquid.tags[tag];
   // A filter that throws on a recipient's value renders empty and is counted, instead of

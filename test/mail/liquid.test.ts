@@ -1,3 +1,4 @@
+import request from 'supertest';
 import { addCustomField, addGroup, addSegment, addVerifiedSender, addContactType, berlin, Audience, scheduleBody, sendingFixtures, singleSendBody, testWorker } from '../support/fixtures';
 import { TestAccount, useHarness } from '../support/harness';
 import { useSmtpSink } from '../support/smtp';
@@ -113,5 +114,42 @@ describe('Liquid in subjects and bodies', () => {
     expect(bob.parsed.subject).toBe(`For Bob ${new Date().getUTCFullYear()}`);
     // A value can never spell a placeholder: its brackets are escaped.
     expect(bob.parsed.html).toContain('<p>Bob / BOB / &#40;&#40;sender_name))</p>');
+  });
+
+  test('when an automation step uses Liquid then it branches per contact and its tracked links lead where they were written', async () => {
+    const trials = await addContactType(h, alice, 'Trials');
+    const automation = (await h.api(alice)
+      .post('/automations/create')
+      .send({ type: 'welcome', automation_name: 'Steps', automation_for: `contacts_${trials}`, unsubscribe_group_id: audience.groupId })
+      .expect(200)).body.message.utr;
+    await h.api(alice)
+      .post('/automations/schedule/create')
+      .send(scheduleBody(automation, audience.senderId, { subject: 'First', template_html: '<p><a href="https://shop.example/first">First</a></p>' }))
+      .expect(200);
+    await h.api(alice)
+      .post('/automations/schedule/create')
+      .send(scheduleBody(automation, audience.senderId, {
+        subject: '{{ first_name | default: "Friend" }}, step two',
+        template_html: '<p>{% if plan == "gold" %}<a href="https://shop.example/gold">Gold</a>{% else %}<a href="https://shop.example/basic">Basic</a>{% endif %}</p>',
+      }))
+      .expect(200);
+    await h.api(alice).get(`/automations/set-live?utr=${automation}`).expect(200);
+    const { worker, close } = testWorker(h, sink.url);
+    try {
+      await f.contact(alice.user_id, trials, 'tia@example.org', { first_name: 'Tia', custom_fields: { plan: 'gold' } });
+      await f.contact(alice.user_id, trials, 'tom@example.org', { custom_fields: { plan: 'basic' } });
+      for (let i = 0; i < 5 && campaignMail().filter((m) => /step two/.test(String(m.parsed.subject))).length < 2; i += 1) await worker.runOnce();
+    } finally {
+      await close();
+    }
+    const stepTwo = (address: string) => campaignMail().find((m) => m.to[0] === address && /step two/.test(String(m.parsed.subject)))!;
+    expect(stepTwo('tia@example.org').parsed.subject).toBe('Tia, step two');
+    expect(stepTwo('tom@example.org').parsed.subject).toBe('Friend, step two');
+    const follow = async (address: string) => {
+      const href = /<a href="([^"]+)">/.exec(String(stepTwo(address).parsed.html))![1];
+      return (await request(h.runtime.app).get(new URL(href).pathname).expect(302)).headers.location;
+    };
+    expect(await follow('tia@example.org')).toBe('https://shop.example/gold');
+    expect(await follow('tom@example.org')).toBe('https://shop.example/basic');
   });
 });
