@@ -10,7 +10,7 @@ import { lazy } from '../lib/lazy';
  */
 
 /** Bounds of one template: its length, one render's time and the text a render may allocate. */
-export const LIQUID_LIMITS = { parseChars: 2_000_000, renderMs: 200, memory: 20_000_000 } as const;
+export const LIQUID_LIMITS = { parseChars: 2_000_000, renderMs: 50, memory: 20_000_000 } as const;
 
 const FILE_TAGS = ['include', 'render', 'layout'];
 
