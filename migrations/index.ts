@@ -27,6 +27,8 @@ import * as accountTemplates from './20261125_1020_account-templates';
 import * as contactsTypeCountIndex from './20261126_1100_contacts-type-count-index';
 import * as providerWebhookTokens from './20261126_1942_provider-webhook-tokens';
 import * as signupMailSlots from './20261126_1959_signup-mail-slots';
+import * as resendAudience from './20261126_2250_resend-audience';
+import * as retention from './20261126_2252_retention';
 import * as templateErrors from './20261126_2314_template-errors';
 
 /**
@@ -63,6 +65,8 @@ export const migrations: ReadonlyArray<[name: string, migration: Knex.Migration]
   ['20261126_1100_contacts-type-count-index', contactsTypeCountIndex],
   ['20261126_1942_provider-webhook-tokens', providerWebhookTokens],
   ['20261126_1959_signup-mail-slots', signupMailSlots],
+  ['20261126_2250_resend-audience', resendAudience],
+  ['20261126_2252_retention', retention],
   ['20261126_2314_template-errors', templateErrors],
 ];
 

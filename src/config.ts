@@ -32,6 +32,10 @@ export interface Config {
   mailRate: number;
   /** SMTP connections the sending worker keeps open. */
   smtpMaxConnections: number;
+  /** Attempts at a message the mail server keeps refusing with 4xx before it counts as failed. */
+  sendMaxAttempts: number;
+  /** Wait before the first retry of a refused message; it doubles with each further attempt (up to an hour). */
+  sendRetryMs: number;
   /** How long a worker holds claimed messages before another worker may take them over. */
   sendLeaseMs: number;
   /** How long a stopping process (SIGTERM, SIGINT) may take to finish what is in hand before it is forced out. */
@@ -73,6 +77,8 @@ export interface Config {
   bounceImapPollMs: number;
   /** Outgoing webhooks may reach private, loopback and link-local addresses (WEBHOOK_ALLOW_PRIVATE=1; tests, closed networks). */
   webhookAllowPrivate: boolean;
+  /** How long old data is kept before the worker's maintenance job deletes it, in days (0 = for ever). */
+  retention: RetentionDays;
   /** Provider webhooks; each route answers 404 while its setting is unset. */
   webhooks: {
     /** SNS topics whose SES notifications `POST /webhooks/ses` accepts. */
@@ -85,6 +91,22 @@ export interface Config {
     mailgunSigningKey: string | undefined;
   };
 }
+
+/** RETENTION_*_DAYS: days each kind of old data is kept; 0 keeps it for ever. */
+export interface RetentionDays {
+  /** Opens and clicks of messages sent longer ago (RETENTION_EVENTS_DAYS). */
+  events: number;
+  /** The per-message rows (and system mail bodies) of finished sends (RETENTION_MESSAGES_DAYS). */
+  messages: number;
+  /** Outgoing webhook deliveries that were delivered or given up (RETENTION_WEBHOOK_DELIVERIES_DAYS). */
+  webhookDeliveries: number;
+}
+
+/**
+ * The unsubscribe link of a message works as long as its row is kept, and the law asks for at
+ * least 30 days (CAN-SPAM), so message rows are not deleted sooner.
+ */
+export const MIN_MESSAGE_RETENTION_DAYS = 30;
 
 export class ConfigError extends Error {}
 
@@ -119,6 +141,18 @@ function integer(env: NodeJS.ProcessEnv, name: string, fallback: number, min = 0
     throw new ConfigError(`${name} must be an integer of at least ${min}, got "${raw}"`);
   }
   return value;
+}
+
+function retentionDays(env: NodeJS.ProcessEnv): RetentionDays {
+  const messages = integer(env, 'RETENTION_MESSAGES_DAYS', 0, 0);
+  if (messages > 0 && messages < MIN_MESSAGE_RETENTION_DAYS) {
+    throw new ConfigError(`RETENTION_MESSAGES_DAYS must be 0 (keep) or at least ${MIN_MESSAGE_RETENTION_DAYS}: a message's unsubscribe link works only while its row is kept, got "${messages}"`);
+  }
+  return {
+    events: integer(env, 'RETENTION_EVENTS_DAYS', 0, 0),
+    messages,
+    webhookDeliveries: integer(env, 'RETENTION_WEBHOOK_DELIVERIES_DAYS', 30, 0),
+  };
 }
 
 function optional(env: NodeJS.ProcessEnv, name: string): string | undefined {
@@ -237,6 +271,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, kind: keyof typ
     maxBodyBytes: integer(env, 'MAX_BODY_KB', 2048, 1) * 1024,
     mailRate: integer(env, 'MAIL_RATE', 0, 0),
     smtpMaxConnections: integer(env, 'SMTP_MAX_CONNECTIONS', 5, 1),
+    sendMaxAttempts: integer(env, 'SEND_MAX_ATTEMPTS', 5, 1),
+    sendRetryMs: integer(env, 'SEND_RETRY_SECONDS', 60, 1) * 1000,
     sendLeaseMs: integer(env, 'SEND_LEASE_SECONDS', 300, 1) * 1000,
     shutdownMs: integer(env, 'SHUTDOWN_SECONDS', 30, 1) * 1000,
     appSecret: optional(env, 'APP_SECRET'),
@@ -259,6 +295,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, kind: keyof typ
     bounceImapUrl: imapUrlOf(optional(env, 'BOUNCE_IMAP_URL')),
     bounceImapPollMs: integer(env, 'BOUNCE_IMAP_POLL_SECONDS', 60, 1) * 1000,
     webhookAllowPrivate: flag(env, 'WEBHOOK_ALLOW_PRIVATE', false),
+    retention: retentionDays(env),
     webhooks: {
       sesTopicArns: (optional(env, 'SES_SNS_TOPIC_ARNS') ?? '').split(',').map((a) => a.trim()).filter(Boolean),
       sendgridPublicKey: optional(env, 'SENDGRID_WEBHOOK_PUBLIC_KEY'),

@@ -24,6 +24,7 @@ import { mountExports } from './exports';
 import { mountPrivacy } from './privacy';
 import { mountOpenApi } from './openapi';
 import { mountOutgoingWebhooks } from './outgoing-webhooks';
+import { mountSendFollowUps, mountStepRecipients } from './send-follow-ups';
 
 /**
  * The JSON API of the reference, mounted at /api/v1; `table` is its route table (tests walk it).
@@ -47,6 +48,8 @@ export function createApiRouter(config: Config, services: Services, logger: Logg
   mountExports(routes.tagged('Exports'), services);
   mountPrivacy(routes.tagged('Privacy'), services);
   mountOutgoingWebhooks(routes.tagged('Webhooks'), services);
+  mountSendFollowUps(routes.tagged('Single sends'), services);
+  mountStepRecipients(routes.tagged('Automations'), services);
   mountOpenApi(routes.tagged('Documentation'));
 
   const api = express.Router();

@@ -15,9 +15,10 @@ import type { DesignTemplateRecord } from '../services/campaigns/design-template
 import type { SenderRecord } from '../services/campaigns/senders';
 import type { SingleSendRecord } from '../services/campaigns/single-sends';
 import type { SuppressionRecord } from '../services/delivery/suppressions';
+import type { RecipientReportRecord } from '../services/delivery/recipient-report';
 import type { CityRecord, CountryRecord, StateRecord } from '../services/reference/geography';
 import type { DeliveryRecord, WebhookRecord } from '../services/integrations/outgoing-webhooks';
-import { HOOK_EVENTS } from '../lib/constants';
+import { HOOK_EVENTS, RECIPIENT_STATUSES } from '../lib/constants';
 import { arrayOf, flag, int, Members, nullable, object, plainDateTime, str, strings, timestamp, uuid } from './schema-words';
 
 /**
@@ -204,9 +205,19 @@ export const RECORDS = {
     template_errors: { type: 'integer', description: 'Delivered messages in which a Liquid value failed and was left empty.' },
     track_opens: flag,
     track_clicks: flag,
+    resend_of: { ...nullable(uuid), description: 'Extension: the utr of the send whose non-openers this resend goes to; null for any other send.' },
     unique_open_token: { type: 'object', additionalProperties: str, description: 'The n-th unique open (from 1) → that message\'s token.' },
     sent_at: nullable(plainDateTime),
     ...stamps,
+  }),
+  SendRecipient: record<RecipientReportRecord>('A recipient of a single send or automation email, and what became of the message (extension).', {
+    contact_id: nullable(int),
+    email: str,
+    status: { type: 'string', enum: [...RECIPIENT_STATUSES], description: 'The furthest the message got: queued (waiting or retrying), delivered, opened (by a person: automated opens are not counted), clicked, unsubscribed, complained; or bounced, failed (given up after its retries), skipped (not sent: unsubscribed, suppressed or deleted first, or its send cancelled).' },
+    reason: nullable(str),
+    sent_at: nullable(plainDateTime),
+    opened_at: nullable(plainDateTime),
+    clicked_at: nullable(plainDateTime),
   }),
   Automation: record<Omit<AutomationRecord, 'automation_schedule_count'>>('An automation.', automation),
   AutomationListed: record<AutomationRecord>('An automation as listed, with its count of emails.', { ...automation, automation_schedule_count: int }),

@@ -59,6 +59,14 @@ export type CustomFieldType = (typeof CUSTOM_FIELD_TYPES)[number];
 export const SINGLE_SEND_STATUS = { initiate: 0, ready: 1, running: 2, completed: 3, paused: 4, cancelled: 5 } as const;
 /** States of a send-ledger row (send_messages.state); 0 and 1 are the claimable ones. */
 export const MESSAGE_STATE = { queued: 0, sending: 1, sent: 2, failed: 3, bounced: 4, suppressed: 5, paused: 6, cancelled: 7 } as const;
+/**
+ * What became of one recipient of a send or automation step, as its recipients report says it:
+ * each message has the furthest of these it reached (`delivered` < `opened` < `clicked` <
+ * `unsubscribed` < `complained`); `skipped` was never sent (unsubscribed, suppressed or its
+ * contact deleted before it went, or its send cancelled).
+ */
+export const RECIPIENT_STATUSES = ['queued', 'delivered', 'opened', 'clicked', 'bounced', 'failed', 'unsubscribed', 'complained', 'skipped'] as const;
+export type RecipientStatus = (typeof RECIPIENT_STATUSES)[number];
 /** What a ledger row belongs to. */
 export const MESSAGE_KIND = { single: 1, automation: 2, system: 3 } as const;
 /** States of an automation enrolment; `skipped`: a welcome automation's member from before go-live. */

@@ -39,6 +39,10 @@ import { createOutgoingWebhooksService } from './integrations/outgoing-webhooks'
 import { createDesignEditorService } from './campaigns/design-editor';
 import { createOwnTemplatesService } from './campaigns/own-templates';
 import { createPreferencesService } from './delivery/preferences';
+import { createRecipientReportService } from './delivery/recipient-report';
+import { createResendsService } from './campaigns/resends';
+import { createCleanupService } from './maintenance/cleanup';
+import { createRetentionService } from './maintenance/retention';
 
 /** The composition root of the domain: every service, built once from its dependencies. */
 export function createServices(deps: ServiceDeps) {
@@ -98,6 +102,10 @@ export function createServices(deps: ServiceDeps) {
     designEditor: createDesignEditorService({ ...deps, fields, contacts }),
     ownTemplates: createOwnTemplatesService(deps),
     preferences: createPreferencesService(deps),
+    recipientReport: createRecipientReportService(deps),
+    resends: createResendsService(deps),
+    retention: createRetentionService(deps),
+    cleanup: createCleanupService({ ...deps, contacts }),
   };
 }
 

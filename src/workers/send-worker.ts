@@ -23,7 +23,7 @@ export interface WorkerHooks extends AutomationHooks, StartHooks {}
 
 export interface WorkerDeps {
   db: Knex;
-  config: Pick<Config, 'baseUrl' | 'mailRate' | 'bounceDomain' | 'smtpUrl'>;
+  config: Pick<Config, 'baseUrl' | 'mailRate' | 'bounceDomain' | 'smtpUrl' | 'sendMaxAttempts' | 'sendRetryMs'>;
   logger: Logger;
   secret: string;
   transport: MailTransport;
@@ -37,9 +37,9 @@ export interface WorkerOptions {
   lanes?: number;
   /** How long a claimed row stays with this worker before others may take it. */
   leaseMs?: number;
-  /** Attempts before a message that keeps failing with 4xx is given up. */
+  /** Attempts before a message that keeps failing with 4xx is given up (default: SEND_MAX_ATTEMPTS). */
   maxAttempts?: number;
-  /** First retry delay; doubles with every attempt up to retryMaxMs. */
+  /** First retry delay; doubles with every attempt up to retryMaxMs (default: SEND_RETRY_SECONDS). */
   retryBaseMs?: number;
   retryMaxMs?: number;
   /** Idle wait between looks for work. */
@@ -65,8 +65,8 @@ export function createSendingWorker(deps: WorkerDeps, options: WorkerOptions = {
   const batchSize = options.batchSize ?? 200;
   const lanes = options.lanes ?? 2;
   const leaseMs = options.leaseMs ?? 5 * 60_000;
-  const maxAttempts = options.maxAttempts ?? 5;
-  const retryBaseMs = options.retryBaseMs ?? 60_000;
+  const maxAttempts = options.maxAttempts ?? deps.config.sendMaxAttempts;
+  const retryBaseMs = options.retryBaseMs ?? deps.config.sendRetryMs;
   const retryMaxMs = options.retryMaxMs ?? 3_600_000;
   const pollMs = options.pollMs ?? 1000;
   const automationsEveryMs = options.automationsEveryMs ?? 5000;

@@ -395,7 +395,7 @@ export function testWorker(h: Harness, smtpUrl: string, options: WorkerOptions =
   const transport = createMailTransport({ smtpUrl, outboxDir: '', dkim: undefined });
   const worker = createSendingWorker(
     { db: h.runtime.db, config: { ...h.runtime.config, mailRate: 0 }, logger: h.runtime.logger, secret: h.runtime.secret, transport, hooks },
-    { retryBaseMs: 60_000, ...options },
+    options,
   );
   return {
     worker,

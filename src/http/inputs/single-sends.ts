@@ -37,12 +37,17 @@ export const singleSendFields = () => [
   recipientList('recipient_id', true),
   recipientList('exclude_specific_recipient_id', false),
   field('schedule_type').required().boolean(),
+  ...scheduleDateFields(),
+  ...trackingFields(),
+];
+
+/** `schedule_date` and `schedule_time`, required and checked when schedule_type is 1 (create, update, resend). */
+export const scheduleDateFields = () => [
   whenScheduled('schedule_date', isCalendarDate, 'The schedule date does not match the format Y-m-d.', { type: 'string', format: 'date' }),
   whenScheduled('schedule_time', (v) => normaliseTime(v) !== undefined, 'The schedule time must be a time such as 09:30 or 09:30:00.', {
     type: 'string',
     pattern: '^[0-9]{2}:[0-9]{2}(:[0-9]{2})?$',
   }),
-  ...trackingFields(),
 ];
 
 export function singleSendInput(body: Record<string, unknown>): SingleSendInput {

@@ -8,8 +8,12 @@ import { zonedToUtc } from '../../lib/zoned-time';
 import { SCHEDULE_IN_PAST } from './single-sends';
 import { isUtr } from '../../lib/utr';
 import type { Ctx, ServiceDeps } from '../context';
-import { SingleSendTransition, transitionSingleSends } from './single-send-state';
+import { SINGLE_SEND_TRANSITIONS, SingleSendTransition, transitionSingleSends } from './single-send-state';
 import { transitionMessages } from '../delivery/message-state';
+import { forUpdate } from '../../db/locking';
+import { moveCounters } from '../delivery/counters';
+import { withoutUnsubscribed } from '../delivery/do-not-mail';
+import { IN_DOUBT_TWICE } from '../delivery/outcomes';
 
 /**
  * Pause, resume and cancel of a single send (API extensions
@@ -84,6 +88,38 @@ export function createSendControlsService({ db }: Pick<ServiceDeps, 'db'>) {
         await transition(trx, send.id, started ? 'resumeStarted' : 'resumeUnstarted', 'Only a paused single send can be resumed.');
         await transitionMessages(rows(trx, send.id), 'resume', { updated_at: nowValue() });
       });
+    },
+
+    /**
+     * Retry of the failed (extension): the send's failed messages are queued again with their
+     * attempts afresh, and the send runs again until the worker has tried them (it completes as
+     * before). Left failed: a message that may already have gone out twice (never a third time),
+     * and any whose address has been unsubscribed or suppressed since. Bounced and skipped
+     * messages are never failed ones. Answers how many were queued.
+     */
+    async retryFailed(ctx: Ctx, utr: string): Promise<number> {
+      let retried = 0;
+      await change(ctx, utr, async (trx, send) => {
+        // The send first, then its rows: the order of pause, resume and the worker's ledger writes.
+        const row = await forUpdate(trx, trx('single_sends').where({ id: send.id }).first('status', 'unsubscribe_group_id'));
+        if (!(SINGLE_SEND_TRANSITIONS.retryFailed.from as readonly number[]).includes(Number(row.status))) {
+          throw new ConflictError('Only a sending or sent single send can retry its failed messages.');
+        }
+        const now = nowValue();
+        const failed = withoutUnsubscribed(
+          rows(trx, send.id).where((q) => q.whereNull('last_error').orWhereNot('last_error', IN_DOUBT_TWICE)),
+          trx,
+          { userId: ctx.userId, groupId: Number(row.unsubscribe_group_id) || null },
+          'send_messages.email_key',
+        );
+        retried = Number(await transitionMessages(failed, 'retryFailed', {
+          attempts: 0, unconfirmed: 0, lease_owner: null, available_at: now, smtp_code: null, last_error: null, updated_at: now,
+        }));
+        if (!retried) return;
+        await moveCounters(trx, { single_send_id: send.id, automation_id: null }, { failed: -retried });
+        await transition(trx, send.id, 'retryFailed', 'Only a sending or sent single send can retry its failed messages.');
+      });
+      return retried;
     },
 
     async cancel(ctx: Ctx, utr: string): Promise<void> {

@@ -27,6 +27,8 @@ export const SINGLE_SEND_TRANSITIONS = {
   resumeStarted: { from: [S.paused], to: S.running },
   /** resume (extension) a send paused before it started: it starts when due */
   resumeUnstarted: { from: [S.paused], to: S.ready },
+  /** retry of the failed (extension): their messages are queued again, and the send runs until they have been tried */
+  retryFailed: { from: [S.running, S.completed], to: S.running },
   /** cancel sending (extension): what was not sent never is; the counts so far stay */
   stop: { from: [S.ready, S.running, S.paused], to: S.cancelled },
 } as const;

@@ -37,8 +37,8 @@ export interface SingleSendInput extends TrackingSwitches {
   schedule_time: string;
 }
 
-/** What a duplicate copies: the content and targeting, never status, schedule state or statistics. */
-const COPIED = [
+/** What a duplicate (and a resend) copies: the content and targeting, never status, schedule state or statistics. */
+export const COPIED = [
   'template_id', 'template_json', 'template_html', 'sender_id', 'unsubscribe_group_id', 'from_sender', 'reply_to',
   'sender_name', 'sender_address', 'subject', 'preheader', 'schedule_type', 'schedule_date', 'schedule_time',
   'track_opens', 'track_clicks',
@@ -89,6 +89,8 @@ export function singleSendRecord(row: Record<string, unknown>) {
     ...(Object.fromEntries(STATISTICS.map((name) => [name, Number(row[name] ?? 0)])) as Record<(typeof STATISTICS)[number], number>),
     // Extensions: open and click tracking of this send (0 or 1).
     ...switchesOf(row),
+    // Extension: a resend to non-openers names the send whose non-openers it goes to (its utr).
+    resend_of: text(row.resend_of_utr),
     // Filled in by list() and get() from the sending engine (the n-th unique open → that message's token).
     unique_open_token: {} as Record<string, string>,
     sent_at: plainDateTime(row.sent_at),
@@ -101,7 +103,7 @@ export type SingleSendRecord = ReturnType<typeof singleSendRecord>;
 
 /** The answer to a schedule more than PAST_SCHEDULE_GRACE_MS in the past (extension). */
 export const SCHEDULE_IN_PAST = 'The schedule date must be a date after now.';
-const PAST_SCHEDULE_GRACE_MS = 60_000;
+export const PAST_SCHEDULE_GRACE_MS = 60_000;
 
 interface SingleSendDeps extends Pick<ServiceDeps, 'db'> {
   refs: CampaignRefs;
@@ -113,7 +115,11 @@ interface SingleSendDeps extends Pick<ServiceDeps, 'db'> {
 export function createSingleSendsService({ db, refs, senders, tracking }: SingleSendDeps) {
   const live = (ctx: Ctx, q: Knex | Knex.Transaction = db) => q('single_sends').where({ user_id: ctx.userId }).whereNull('deleted_at');
   /** The row's columns and the account's time zone, which its schedule is shown in (one query). */
-  const withZone = (ctx: Ctx) => ['single_sends.*', db('accounts').where('accounts.id', ctx.userId).select('time_zone').as('account_time_zone')];
+  const withZone = (ctx: Ctx) => [
+    'single_sends.*',
+    db('accounts').where('accounts.id', ctx.userId).select('time_zone').as('account_time_zone'),
+    db('single_sends as original').whereRaw('original.id = single_sends.resend_of').select('original.utr').as('resend_of_utr'),
+  ];
 
   async function findRow(ctx: Ctx, utr: string): Promise<Record<string, unknown> | undefined> {
     return isUtr(utr) ? live(ctx).where({ utr }).first(withZone(ctx)) : undefined;

@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import { toCount } from '../../db/dialect';
 import { insertSelect } from '../../db/insert-select';
 import { typedParam } from '../../db/typed-param';
-import { MESSAGE_KIND, MESSAGE_STATE } from '../../lib/constants';
+import { FEEDBACK_EVENT, MESSAGE_KIND, MESSAGE_STATE } from '../../lib/constants';
 import { withoutUnsubscribed } from './do-not-mail';
 import { parseTargets, Targets } from './recipient-refs';
 
@@ -12,6 +12,8 @@ export interface ExpandableSend {
   recipient_id: unknown;
   exclude_specific_recipient_id: unknown;
   unsubscribe_group_id: number;
+  /** A resend to non-openers: the id of the send whose ledger its audience is drawn from (see nonOpenersOf). */
+  resend_of?: unknown;
 }
 
 /**
@@ -46,12 +48,13 @@ export async function expandSingleSend(trx: Knex.Transaction, send: ExpandableSe
 /**
  * A send's recipients as rows under the alias `t` (see membersOf), without its excluded lists'
  * addresses, unsubscribers and suppressed addresses; undefined when nothing is targeted. An
- * address may come more than once (the ledger's unique index keeps one).
+ * address may come more than once (the ledger's unique index keeps one). A resend's recipients
+ * are its original's non-openers instead of its lists' members.
  */
 export function recipientsOf(db: Knex, send: Omit<ExpandableSend, 'id'>): Knex.QueryBuilder | undefined {
   const userId = Number(send.user_id);
   const excluded = parseTargets(send.exclude_specific_recipient_id);
-  const recipients = membersOf(db, userId, parseTargets(send.recipient_id));
+  const recipients = resendOf(send) ? nonOpenersOf(db, userId, resendOf(send)!) : membersOf(db, userId, parseTargets(send.recipient_id));
   if (!recipients) return undefined;
   withoutUnsubscribed(recipients, db, { userId, groupId: send.unsubscribe_group_id }, 't.email_key');
   if (excluded.contactTypeIds.length) {
@@ -69,6 +72,43 @@ export async function countRecipients(db: Knex, send: Omit<ExpandableSend, 'id'>
   if (!recipients) return 0;
   const row = await recipients.countDistinct({ n: 't.email_key' }).first();
   return toCount(row?.n);
+}
+
+/** The original of a resend, or undefined for a send with lists as its audience. */
+export function resendOf(send: Pick<ExpandableSend, 'resend_of'>): number | undefined {
+  const id = Number(send.resend_of);
+  return send.resend_of === null || send.resend_of === undefined || !Number.isInteger(id) || id < 1 ? undefined : id;
+}
+
+/**
+ * The recipients of a resend to non-openers, as rows like membersOf's under the alias `t`: the
+ * messages of the original send (of the account) that were delivered and never opened by a
+ * person (an automated open, a proxy's prefetch or a scanner's, leaves `human_opened_at` empty;
+ * a message whose opens and clicks retention deleted counts as opened), whose contact was not deleted and whose address has not bounced since the original started.
+ * A message that bounced after delivery is no longer delivered; unsubscribes and suppressions
+ * are left out by the caller, as for every send. Read from the ledger in the INSERT … SELECT
+ * itself, so no list of recipients is ever held in memory.
+ */
+export function nonOpenersOf(db: Knex, userId: number, originalId: number): Knex.QueryBuilder {
+  const since = db('single_sends').where({ id: originalId, user_id: userId }).select('sent_at');
+  const bouncedSince = db('message_feedback as f')
+    .select(db.raw('1'))
+    .where('f.user_id', userId)
+    .whereRaw('f.email_key = m.email_key')
+    .where('f.event', FEEDBACK_EVENT.bounce)
+    .where('f.created_at', '>=', since);
+  const nonOpeners = db('send_messages as m')
+    .leftJoin('contacts as mc', 'mc.id', 'm.contact_id')
+    .where('m.user_id', userId)
+    .where('m.single_send_id', originalId)
+    .where('m.state', MESSAGE_STATE.sent)
+    .whereNull('m.human_opened_at')
+    // Opens and clicks deleted by retention: the message had one, so it is no non-opener.
+    .whereNull('m.engagement_pruned_at')
+    .where((q) => q.whereNull('m.contact_id').orWhereNull('mc.deleted_at'))
+    .whereNotExists(bouncedSince)
+    .select('m.contact_id', 'm.segment_recipient_id', 'm.email', 'm.email_key');
+  return db.from(nonOpeners.as('t'));
 }
 
 /**

@@ -33,6 +33,8 @@ export const MESSAGE_TRANSITIONS = {
   cancel: { from: [M.queued, M.paused], to: M.cancelled },
   /** its send was cancelled after the worker claimed it: it does not start */
   cancelClaimed: { from: [M.sending], to: M.cancelled },
+  /** the sender asked to try a send's failed messages again: queued with their attempts afresh */
+  retryFailed: { from: [M.failed], to: M.queued },
   /** the address was erased from the account: queued mail to it is not sent */
   erase: { from: [M.queued], to: M.suppressed },
 } as const;

@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import { skipLocked } from '../../db/locking';
 import { SINGLE_SEND_STATUS } from '../../lib/constants';
 import { transitionSingleSends } from '../campaigns/single-send-state';
-import { expandSingleSend } from './expand';
+import { expandSingleSend, resendOf } from './expand';
 import { completeSingleSends } from './outcomes';
 import { parseTargets } from './recipient-refs';
 
@@ -46,7 +46,9 @@ export async function startDueSingleSends(db: Knex, now: Date, hooks: StartHooks
       if (!row) return undefined;
       const changed = await transitionSingleSends(trx('single_sends').where({ id: row.id }), 'start', { sent_at: at, updated_at: at });
       if (!changed) return undefined;
-      const segmentIds = [...parseTargets(row.recipient_id).segmentIds, ...parseTargets(row.exclude_specific_recipient_id).segmentIds];
+      // A resend's audience is its original's ledger: only its excluded segments are read.
+      const targeted = resendOf(row) ? [] : parseTargets(row.recipient_id).segmentIds;
+      const segmentIds = [...targeted, ...parseTargets(row.exclude_specific_recipient_id).segmentIds];
       if (segmentIds.length > 0) await hooks.refreshSegments?.(Number(row.user_id), [...new Set(segmentIds)], trx);
       const recipients = await expandSingleSend(trx, row, at);
       await trx('single_sends').where({ id: row.id }).update({ triggered: recipients });
