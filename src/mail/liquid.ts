@@ -5,8 +5,8 @@ import { lazy } from '../lib/lazy';
  * Liquid logic in subjects and bodies (`{% if %}`, `{{ name | default: "friend" }}`), through
  * liquidjs in a sandbox: no file system (no include, render or layout tags at all, and an empty
  * in-memory template map besides), no properties but a value's own (no `constructor`, no
- * prototype), unknown filters refused when saved, and each render bounded in time and in the
- * text it may build. A source without `{{` or `{%` is never handed to the engine.
+ * prototype), unknown filters refused when saved (`raw` among them), and each render bounded
+ * in time and in the text it may build. A source without `{{` or `{%` is never handed to the engine.
  */
 
 /** Bounds of one template: its length, one render's time and the text a render may allocate. */
@@ -43,6 +43,8 @@ function engine(html: boolean): Liquid {
     timezoneOffset: 0,
   });
   for (const tag of FILE_TAGS) delete liquid.tags[tag];
+  // A contact's value in the HTML is always escaped: there is no opting out with `raw`.
+  liquid.unregisterFilter('raw');
   // A filter that throws on a recipient's value renders empty and is counted, instead of
   // failing the whole message.
   for (const [name, filter] of Object.entries(liquid.filters)) {

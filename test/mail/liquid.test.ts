@@ -85,6 +85,9 @@ describe('Liquid in subjects and bodies', () => {
 
     const filter = await h.api(alice).post('/single/send/create').send({ ...body, subject: 'Hi {{ first_name | shout }}' }).expect(422);
     expect(filter.body.errors.subject).toEqual(['The subject has a Liquid error on line 1: undefined filter: shout.']);
+    // Contacts' values stay escaped in the HTML: `raw` is no filter here.
+    const raw = await h.api(alice).post('/single/send/create').send({ ...body, template_html: '<p>{{ first_name | raw }}</p>' }).expect(422);
+    expect(raw.body.errors.template_html).toEqual(['The template html has a Liquid error on line 1: undefined filter: raw.']);
 
     // An automation step is checked alike.
     const automation = (await h.api(alice).post('/automations/create').send({ type: 'welcome', automation_name: 'Hello', unsubscribe_group_id: audience.groupId }).expect(200)).body.message.utr;
