@@ -9,8 +9,12 @@ import { lazy } from '../lib/lazy';
  * in time and in the text it may build. A source without `{{` or `{%` is never handed to the engine.
  */
 
-/** Bounds of one template: its length, one render's time and the text a render may allocate. */
-export const LIQUID_LIMITS = { parseChars: 2_000_000, renderMs: 50, memory: 20_000_000 } as const;
+/**
+ * Bounds of one template: its length, the text a render may allocate, and one render's time. The
+ * time bound only stops runaway loops: a usual render takes well under a millisecond, and a GC
+ * pause or a busy machine must never empty a good message, so it sits far above that.
+ */
+export const LIQUID_LIMITS = { parseChars: 2_000_000, renderMs: 2_000, memory: 20_000_000 } as const;
 
 const FILE_TAGS = ['include', 'render', 'layout'];
 
