@@ -72,6 +72,7 @@ const contact: Members<Omit<ContactRecord, 'contact_type'>> = {
   address_line2: str,
   state_province_region: str,
   postal_code: str,
+  time_zone: nullable({ type: 'string', description: 'Extension: the contact\'s IANA time zone; null when it has none (a send derives it from the country and state, else uses the account\'s zone).' }),
   custom_field: nullable({
     type: 'object',
     description: 'Every custom field of the account, by name; null when the account has none.',

@@ -26,6 +26,8 @@ export interface ContactInput {
   country?: number | null;
   alt_email?: string | null;
   text: Partial<Record<ContactTextColumn, string>>;
+  /** An IANA zone by its current name; null for none (derived at send time), absent on update keeps it. */
+  time_zone?: string | null;
   /** `custom_field[<name>]` values; a blank value clears the field. */
   custom_field?: Record<string, unknown>;
 }
@@ -73,6 +75,7 @@ export function createContactsService({ db, secret, contactTypes, fields, events
     const row: Record<string, unknown> = { contact_type_id: input.contact_type_id, email, email_key: emailKey(email) };
     if (input.country !== undefined) row.country = input.country;
     if (input.alt_email !== undefined) row.alt_email = input.alt_email?.trim() || null;
+    if (input.time_zone !== undefined) row.time_zone = input.time_zone;
     for (const [column, value] of Object.entries(input.text)) if (value !== undefined) row[column] = value.trim();
     return row;
   }
