@@ -34,7 +34,7 @@ export async function expandSingleSend(trx: Knex.Transaction, send: ExpandableSe
   const recipients = recipientsOf(trx, send);
   if (recipients) {
     const onLocalClock = Number(send.schedule_type) === SCHEDULE_LOCAL_TIME;
-    const due = onLocalClock ? await localDueTimes(trx, send, recipients, now) : typedParam(trx, now, 'timestamptz');
+    const due = onLocalClock ? (await localDueTimes(trx, send, recipients, now)).dueAt : typedParam(trx, now, 'timestamptz');
     await insertSelect(trx, 'send_messages', {
       user_id: typedParam(trx, Number(send.user_id), 'integer'),
       kind: typedParam(trx, MESSAGE_KIND.single, 'smallint'),

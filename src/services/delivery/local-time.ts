@@ -17,7 +17,7 @@ export interface LocalTimeSend {
  * their instants computed here, and each row picks its own in the INSERT … SELECT, so nothing
  * held in memory grows with the list. The worker claims a row only once it is due.
  */
-export async function localDueTimes(trx: Knex.Transaction, send: LocalTimeSend, recipients: Knex.QueryBuilder, now: string): Promise<Knex.Raw> {
+export async function localDueTimes(trx: Knex.Transaction, send: LocalTimeSend, recipients: Knex.QueryBuilder, now: string): Promise<{ dueAt: Knex.Raw }> {
   const account = await trx('accounts').where({ id: send.user_id }).first('time_zone');
   const zone = joinContactZone(trx, recipients, 't.contact_id', String(account?.time_zone ?? 'UTC'));
   const zones: string[] = (await recipients.clone().clearSelect().distinct(trx.raw('? as zone', [zone]))).map((row: { zone: string }) => String(row.zone));
@@ -27,5 +27,6 @@ export async function localDueTimes(trx: Knex.Transaction, send: LocalTimeSend, 
     return typedParam(trx, new Date(Math.max(nowMs, at)).toISOString(), 'timestamptz');
   };
   const cases = zones.map(() => 'when ? then ?').join(' ');
-  return trx.raw(`case ? ${cases} else ? end`, [zone, ...zones.flatMap((name) => [name, dueIn(name)]), typedParam(trx, now, 'timestamptz')]);
+  // Wrapped: a knex Raw is thenable, and an async function would run it instead of answering it.
+  return { dueAt: trx.raw(`case ? ${cases} else ? end`, [zone, ...zones.flatMap((name) => [name, dueIn(name)]), typedParam(trx, now, 'timestamptz')]) };
 }
