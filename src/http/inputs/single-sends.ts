@@ -47,8 +47,8 @@ export const singleSendFields = () => [
   field('schedule_type')
     .required()
     .describe({ type: 'integer', enum: [0, 1, SCHEDULE_LOCAL_TIME] }, '0: at once; 1: at schedule_date and schedule_time in the account\'s time zone; 2 (extension): at schedule_date and schedule_time in each recipient\'s own time zone.')
-    // The reference's answer for anything else: 2 is an extension beside its 0 and 1.
-    .check((v) => scheduleTypeOf(v) !== undefined, messages.boolean('schedule_type')),
+    // No longer a flag once 2 is allowed: anything else is a value outside the list (decisions.md).
+    .check((v) => scheduleTypeOf(v) !== undefined, messages.selected('schedule_type')),
   ...scheduleDateFields(),
   ...trackingFields(),
 ];
