@@ -12,6 +12,7 @@ import { contactListQuery, contactRecord, ContactRecord, contactTypesById } from
 import type { ContactTypesService } from './contact-types';
 import type { Ctx, ServiceDeps } from '../context';
 import { countryExists } from '../reference/country-lookup';
+import { contactZone } from './contact-zones';
 import { dropRuleMemberships, SegmentMemberships } from './segment-memberships';
 import { addUnsubscribers, suppressImported } from './unsubscribers';
 import { restoreOptOuts } from './erased-opt-outs';
@@ -117,6 +118,11 @@ export function createContactsService({ db, secret, contactTypes, fields, events
       const row = await live(ctx).where({ id }).first();
       if (!row) throw new NotFoundError();
       return contactRecord(row, await customFieldDefs(fields, ctx));
+    },
+
+    /** The time zone a send at each recipient's local time uses for the contact (its own, else derived). */
+    async timeZoneOf(ctx: Ctx, id: number): Promise<string> {
+      return contactZone(db, ctx.userId, id);
     },
 
     /** Adds a contact; `outer` runs it inside the caller's transaction (a savepoint of it). */
