@@ -50,6 +50,9 @@ describe('each recipient\'s own time zone: the contact\'s zone and sends at a lo
     expect((await details(id)).time_zone).toBeNull();
     const added = await h.api(alice).post('/contacts/add').send({ contact_type_id: type, email: 'nowhere@example.org', country: us, time_zone: 'Nowhere/Town' }).expect(422);
     expect(added.body.errors).toEqual({ time_zone: ['The selected time zone is invalid.'] });
+    // A contact's own key now: no custom field may take the name.
+    const field = await h.api(alice).post('/custom-fields/save').field('field_name', 'time_zone').field('field_type', 'text').expect(422);
+    expect(Object.keys(field.body.errors)).toEqual(['field_name']);
   });
 
   test('when a CSV has a TIMEZONE column (as Mailchimp exports it) then each contact gets its zone; an unknown zone skips its row', async () => {
