@@ -72,6 +72,7 @@ const contact: Members<Omit<ContactRecord, 'contact_type'>> = {
   address_line2: str,
   state_province_region: str,
   postal_code: str,
+  time_zone: nullable({ type: 'string', description: 'Extension: the contact\'s IANA time zone; null when it has none (a send derives it from the country and state, else uses the account\'s zone).' }),
   custom_field: nullable({
     type: 'object',
     description: 'Every custom field of the account, by name; null when the account has none.',
@@ -103,6 +104,7 @@ const automation: Members<Omit<AutomationRecord, 'automation_schedule_count'>> =
   total_failed: int,
   total_unique_clicks: int,
   total_clicks: int,
+  total_template_errors: { type: 'integer', description: 'Delivered messages in which a Liquid value failed and was left empty.' },
   deleted_at: nullable(timestamp),
   ...stamps,
 };
@@ -185,7 +187,7 @@ export const RECORDS = {
     sender_address: nullable(str),
     subject: str,
     preheader: str,
-    schedule_type: flag,
+    schedule_type: { type: 'integer', enum: [0, 1, 2], description: '0 at once, 1 at the date and time in the account\'s time zone, 2 (extension) in each recipient\'s own time zone.' },
     schedule_date: { type: 'string', pattern: '^[0-9]{4}-[0-9]{2}-[0-9]{2}$', description: '`0000-00-00` when not scheduled.' },
     schedule_time: { type: 'string', pattern: '^[0-9]{2}:[0-9]{2}:[0-9]{2}$', description: '`00:00:00` when not scheduled.' },
     status: statuses(SINGLE_SEND_STATUS),
@@ -201,6 +203,7 @@ export const RECORDS = {
     failed: int,
     unique_clicks: int,
     total_clicks: int,
+    template_errors: { type: 'integer', description: 'Delivered messages in which a Liquid value failed and was left empty.' },
     track_opens: flag,
     track_clicks: flag,
     resend_of: { ...nullable(uuid), description: 'Extension: the utr of the send whose non-openers this resend goes to; null for any other send.' },

@@ -33,6 +33,7 @@ export const UPSERT_COLUMN_TYPES = {
   address_line2: 'text',
   state_province_region: 'text',
   postal_code: 'text',
+  time_zone: 'text',
   custom_fields: 'jsonb',
 } as const;
 export type UpsertColumn = keyof typeof UPSERT_COLUMN_TYPES;
@@ -64,7 +65,7 @@ export interface UpsertResult extends UpsertCount {
   ids: number[];
 }
 
-/** Rows per prepared SQLite statement: 13 columns × 500 stays under SQLite's 32,766 parameters. */
+/** Rows per prepared SQLite statement: 14 columns × 500 stays under SQLite's 32,766 parameters. */
 const SQLITE_ROWS_PER_STATEMENT = 500;
 
 /**

@@ -48,7 +48,7 @@ export const DYNAMIC_CONTENT: readonly string[] = [
  * (segments select on them) and the placeholders filled at send time.
  */
 export const NOT_CUSTOM_FIELD_NAMES: readonly string[] = [
-  'id', 'user_id', 'contact_type_id', 'created_at', 'updated_at', 'deleted_at', 'fullname', 'custom_field', 'contact_type',
+  'id', 'user_id', 'contact_type_id', 'created_at', 'updated_at', 'deleted_at', 'fullname', 'custom_field', 'contact_type', 'time_zone',
   FULL_NAME_PLACEHOLDER, ...SEND_PLACEHOLDERS,
 ];
 

@@ -16,6 +16,8 @@ export const SPECIAL_TARGETS = {
   cleaned: 'Bounced (cleaned) when filled in',
   /** listmonk's JSON object: its keys fill the custom fields of the same name. */
   attributes: 'Attributes (JSON, keys fill custom fields)',
+  /** The contact's IANA time zone (Mailchimp's `TIMEZONE`); a zone nobody knows skips the row. */
+  time_zone: 'Time zone (such as Europe/Paris)',
 } as const;
 export type SpecialTarget = keyof typeof SPECIAL_TARGETS;
 
@@ -77,6 +79,7 @@ export const HEADER_ALIASES: Readonly<Record<string, readonly string[]>> = {
     'Unsubscribed from all email', 'Unsubscribed', 'Opted Out', 'Email Opt Out',
   ],
   attributes: ['attributes', 'attribs'],
+  time_zone: ['Time Zone', 'TIMEZONE', 'TZ', 'Time zone (IANA)'],
 };
 
 let lookup: Map<string, string> | undefined;

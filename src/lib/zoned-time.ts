@@ -76,3 +76,21 @@ export function utcToZoned(instant: Date, timeZone: string): { date: string; tim
   const wall = new Date(Math.floor(instant.getTime() / 1000) * 1000 + offset).toISOString();
   return { date: wall.slice(0, 10), time: wall.slice(11, 19) };
 }
+
+/** `schedule_type` 2 (extension): `schedule_date` `schedule_time` on each recipient's own clock. */
+export const SCHEDULE_LOCAL_TIME = 2;
+
+/**
+ * The zones furthest ahead of and behind UTC: a wall-clock time comes first at UTC+14 (the
+ * Line Islands, Pacific/Kiritimati) and last at UTC−12 (Etc/GMT+12).
+ */
+const FIRST_ZONE_MS = 14 * 3_600_000;
+const LAST_ZONE_MS = -12 * 3_600_000;
+
+/** The first and the last instant at which `date` `time` happens somewhere on Earth. */
+export function localTimeSpan(date: string, time: string): { first: Date; last: Date } {
+  const [y, mo, d] = date.split('-').map(Number);
+  const [h, mi, s] = time.split(':').map(Number);
+  const wall = Date.UTC(y, mo - 1, d, h, mi, s);
+  return { first: new Date(wall - FIRST_ZONE_MS), last: new Date(wall - LAST_ZONE_MS) };
+}

@@ -2,6 +2,7 @@ import type { Request, Response } from 'express';
 import { contactInput, contactRules } from '../http/inputs/contacts';
 import { ctxOf } from '../http/context';
 import { CONTACT_TEXT_COLUMNS } from '../lib/constants';
+import { timeZoneOptions } from '../lib/time-zones';
 import { bulkIds, toId } from '../lib/http';
 import { validate } from '../http/validation';
 import type { Services } from '../services';
@@ -14,7 +15,7 @@ import type { Views } from './views';
 
 const LIST = { 'contact-list': 'contacts/macros.njk#list' } as const;
 /** The form's own controls; messages about anything else are shown above it. */
-const SHOWN_FIELDS = ['contact_type_id', 'email', 'first_name', 'last_name', 'alt_email', 'country', ...Object.keys(CONTACT_TEXT_COLUMNS)];
+const SHOWN_FIELDS = ['contact_type_id', 'email', 'first_name', 'last_name', 'alt_email', 'country', 'time_zone', ...Object.keys(CONTACT_TEXT_COLUMNS)];
 
 /** The search box's text ('' when none). */
 const searchOf = (req: Request) => (typeof req.query.search === 'string' ? req.query.search.trim() : '');
@@ -23,7 +24,7 @@ const searchOf = (req: Request) => (typeof req.query.search === 'string' ? req.q
 function formValues(contact: ContactRecord) {
   const custom: Record<string, string> = {};
   for (const [name, value] of Object.entries(contact.custom_field ?? {})) custom[name] = value.field_value ?? '';
-  return { ...contact, alt_email: contact.alt_email ?? '', custom_field: custom };
+  return { ...contact, alt_email: contact.alt_email ?? '', time_zone: contact.time_zone ?? '', custom_field: custom };
 }
 
 /** Contacts: one page at a time with search, add and edit with custom fields, row and bulk delete; the service of `/contacts/*`. */
@@ -38,6 +39,7 @@ export function mountContacts(routes: WebRoutes, services: Services, views: View
     return {
       types: [{ value: '', label: 'Choose a contact type' }, ...types.rows.map((t) => ({ value: t.id, label: t.name }))],
       countries: [{ value: '', label: 'Choose a country' }, ...countries.map((c) => ({ value: c.id, label: c.name }))],
+      timeZones: [{ value: '', label: 'From the country and state' }, ...timeZoneOptions(new Date())],
       customFields: custom,
       shownFields: [...SHOWN_FIELDS, ...custom.map((f) => `custom_field[${f.field_name}]`)],
     };
@@ -45,8 +47,8 @@ export function mountContacts(routes: WebRoutes, services: Services, views: View
   const newForm = async (req: Request) => ({ title: 'New contact', action: '/contacts/new', ...(await choices(req)) });
   const editForm = async (req: Request) => {
     const [contact, form] = await Promise.all([contacts.get(ctxOf(req), idOf(req)), choices(req)]);
-    const consents = await signups.consents(ctxOf(req), contact.email);
-    return { title: `Edit ${contact.fullname || contact.email}`, action: `/contacts/${contact.id}/edit`, contact, consents, ...form };
+    const [consents, sendingZone] = await Promise.all([signups.consents(ctxOf(req), contact.email), contacts.timeZoneOf(ctxOf(req), contact.id)]);
+    return { title: `Edit ${contact.fullname || contact.email}`, action: `/contacts/${contact.id}/edit`, contact, consents, sendingZone, ...form };
   };
 
   const listPage = async (req: Request, res: Response) => {

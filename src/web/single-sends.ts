@@ -2,6 +2,7 @@ import type { Request, Response } from 'express';
 import { ctxOf } from '../http/context';
 import { singleSendFields, singleSendInput, testSendFields, testSendInput } from '../http/inputs/single-sends';
 import { SINGLE_SEND_STATUS } from '../lib/constants';
+import { SCHEDULE_LOCAL_TIME } from '../lib/zoned-time';
 import { toId } from '../lib/http';
 import { validate } from '../http/validation';
 import type { Services } from '../services';
@@ -127,13 +128,15 @@ export function mountSingleSends(routes: WebRoutes, services: Services, views: V
       totalClicks: send.total_clicks, unsubscribes: send.unsubscribes, bounces: send.bounces,
     };
     const started = send.status >= SINGLE_SEND_STATUS.running;
-    const [types, segmentList, opens, failures, engagement] = await Promise.all([
+    const onLocalClock = send.schedule_type === SCHEDULE_LOCAL_TIME && started;
+    const [types, segmentList, opens, failures, engagement, waiting] = await Promise.all([
       contactTypes.list(ctx),
       segments.list(ctx),
       sendInsights.opensOverTime(ctx, send.id),
       // Only asked for when something failed, so a healthy send's page costs no extra round trip.
       send.failed > 0 ? sendInsights.failures(ctx, send.id) : [],
       started ? engagementOf(services, req, { singleSendId: send.id }, counts, { opens: false }) : undefined,
+      onLocalClock ? sendInsights.waitingForLocalTime(ctx, send.id) : undefined,
     ]);
     const names = new Map([
       ...types.rows.map((t): [string, string] => [`contacts_${t.id}`, t.name]),
@@ -146,6 +149,7 @@ export function mountSingleSends(routes: WebRoutes, services: Services, views: V
       opens: opensChart(opens),
       failures,
       engagement,
+      waiting,
       recipients: send.recipient_id.map(label),
       excluded: send.exclude_specific_recipient_id.map(label),
     };

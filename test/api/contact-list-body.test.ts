@@ -34,7 +34,7 @@ describe('the contact list body', () => {
     expect(zoe).toEqual({
       id: expect.any(Number), user_id: account.user_id, contact_type_id: type,
       first_name: 'Zoë "Z"', last_name: 'O\\Brien\u2028', email: 'zoe+\t@example.org', alt_email: null, country: 'France',
-      state: `x${controls()}y`, city: 'Kraków 🚲', address_line1: '</script><!-- \u0085 \u200b', address_line2: '', state_province_region: '', postal_code: '',
+      state: `x${controls()}y`, city: 'Kraków 🚲', address_line1: '</script><!-- \u0085 \u200b', address_line2: '', state_province_region: '', postal_code: '', time_zone: null,
       custom_field: { company: { field_name: 'company', field_value: 'A"c\\m\ne\u2029' }, 2024: { field_name: '2024', field_value: 'yes' } },
       deleted_at: null, created_at: '2026-11-25T06:00:00.123000Z', updated_at: '2026-11-25T07:30:00.000000Z',
       fullname: 'Zoë "Z" O\\Brien', contact_type: contactType,

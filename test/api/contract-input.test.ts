@@ -84,7 +84,7 @@ describe('contract audit: hostile input', () => {
     const automation = await h.api(alice).post('/automations/create').send({ type: ['welcome'], automation_name: 'x' }).expect(422);
     expect(automation.body).toEqual({ status: 'failed', errors: { type: ['The selected type is invalid.'] } });
     const send = await h.api(alice).post('/single/send/create').send(singleSendBody(a, { schedule_type: [0] })).expect(422);
-    expect(send.body).toEqual({ status: 'failed', errors: { schedule_type: ['The schedule type field must be true or false.'] } });
+    expect(send.body).toEqual({ status: 'failed', errors: { schedule_type: ['The selected schedule type is invalid.'] } });
     expect((await h.api(alice).get('/custom-fields')).body.message.customFields).toEqual([]);
   });
 

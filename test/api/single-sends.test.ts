@@ -76,6 +76,7 @@ describe('single sends', () => {
       failed: 0,
       unique_clicks: 0,
       total_clicks: 0,
+      template_errors: 0,
       track_opens: 1,
       track_clicks: 1,
       unique_open_token: {},
@@ -227,7 +228,7 @@ describe('single sends', () => {
       schedule_time: ['The schedule time must be a time such as 09:30 or 09:30:00.'],
     });
     const type = await h.api(alice).post('/single/send/create').send(singleSendBody(a, { schedule_type: 'soon' })).expect(422);
-    expect(type.body.errors).toEqual({ schedule_type: ['The schedule type field must be true or false.'] });
+    expect(type.body.errors).toEqual({ schedule_type: ['The selected schedule type is invalid.'] });
 
     const utc = await create({ schedule_type: 1, schedule_date: '2027-07-01', schedule_time: '09:30' });
     expect(await details(utc)).toMatchObject({ schedule_type: 1, schedule_date: '2027-07-01', schedule_time: '09:30:00', status: 1 });

@@ -1,4 +1,4 @@
-import { isCalendarDate, normaliseTime, utcToZoned, zonedToUtc } from '../../src/lib/zoned-time';
+import { isCalendarDate, localTimeSpan, normaliseTime, utcToZoned, zonedToUtc } from '../../src/lib/zoned-time';
 
 describe('zoned time', () => {
   const utc = (date: string, time: string, zone: string) => zonedToUtc(date, time, zone).toISOString();
@@ -41,5 +41,15 @@ describe('zoned time', () => {
     expect(utcToZoned(new Date('2027-07-01T07:30:00.000Z'), 'Europe/Berlin')).toEqual({ date: '2027-07-01', time: '09:30:00' });
     expect(utcToZoned(new Date('2027-07-01T07:30:00.000Z'), 'Asia/Kolkata')).toEqual({ date: '2027-07-01', time: '13:00:00' });
     expect(utcToZoned(new Date('2027-07-01T07:30:00.000Z'), 'Nowhere/Else')).toEqual({ date: '2027-07-01', time: '07:30:00' });
+  });
+});
+
+describe('localTimeSpan', () => {
+  test('when a wall-clock time is given then it first happens at UTC+14 and last at UTC−12, as the zones there read it', () => {
+    const { first, last } = localTimeSpan('2026-12-01', '09:00:00');
+    expect(first.toISOString()).toBe('2026-11-30T19:00:00.000Z');
+    expect(last.toISOString()).toBe('2026-12-01T21:00:00.000Z');
+    expect(first.getTime()).toBe(zonedToUtc('2026-12-01', '09:00:00', 'Pacific/Kiritimati').getTime());
+    expect(last.getTime()).toBe(zonedToUtc('2026-12-01', '09:00:00', 'Etc/GMT+12').getTime());
   });
 });

@@ -60,7 +60,7 @@ describe('dashboard round trips', () => {
     ['/design-templates', 2],
     ['/senders', 2],
     ['/single-sends', 4],
-    ['/contacts', 4],
+    ['/contacts', 5],
     ['/contacts/import', 3],
     ['/segments', 4],
     ['/segments/new', 3],

@@ -2,7 +2,8 @@ import type { Request } from 'express';
 import { CONTACT_TEXT_COLUMNS, ContactTextColumn } from '../../lib/constants';
 import { ValidationError } from '../../lib/errors';
 import { toId } from '../../lib/http';
-import { messages } from '../../lib/validation';
+import { isBlank, messages } from '../../lib/validation';
+import { currentTimeZone } from '../../lib/time-zones';
 import { field, Rule } from '../validation';
 import { param } from '../param-doc';
 import type { ContactInput } from '../../services/audience/contacts';
@@ -17,6 +18,11 @@ export function contactRules(): Rule[] {
     field('country').required().integer(),
     field('alt_email').optional().string().maxLength(EMAIL_MAX).email(),
     ...Object.entries(CONTACT_TEXT_COLUMNS).map(([name, max]) => field(name).optional().string().maxLength(max)),
+    field('time_zone')
+      .optional()
+      .string()
+      .describe({ maxLength: 64 }, 'Extension: the contact\'s IANA time zone (`Europe/Paris`); empty: derived from the country and state, else the account\'s zone.')
+      .check((v) => currentTimeZone(String(v)) !== undefined, messages.selected('time_zone')),
     field('custom_field')
       .optional()
       .describe({ type: 'object', additionalProperties: { type: 'string' } }, 'Custom field values by field name: `custom_field[<name>]`.')
@@ -36,6 +42,8 @@ export function contactInput(req: Request): ContactInput {
     country: toId(body.country) ?? 0,
     alt_email: body.alt_email === undefined ? undefined : body.alt_email === null ? null : String(body.alt_email),
     text,
+    // Stored by its current name (an alias such as Asia/Calcutta becomes Asia/Kolkata); empty clears it.
+    time_zone: body.time_zone === undefined ? undefined : isBlank(body.time_zone) ? null : (currentTimeZone(String(body.time_zone)) ?? null),
     custom_field: body.custom_field as Record<string, unknown> | undefined,
   };
 }

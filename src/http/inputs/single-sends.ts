@@ -1,20 +1,28 @@
 import { CAMPAIGN_LIMITS, LIMITS } from '../../lib/constants';
 import { toId } from '../../lib/http';
 import { ZERO_DATE, ZERO_TIME } from '../../lib/time';
-import { humanName, isBlank, splitAddresses, toFlag } from '../../lib/validation';
+import { humanName, isBlank, messages, splitAddresses, toFlag } from '../../lib/validation';
 import { field, Rule } from '../validation';
-import { isCalendarDate, normaliseTime } from '../../lib/zoned-time';
+import { isCalendarDate, normaliseTime, SCHEDULE_LOCAL_TIME } from '../../lib/zoned-time';
 import { parseRecipientRefs, recipientEntries } from '../../services/campaigns/campaign-refs';
 import type { SingleSendInput } from '../../services/campaigns/single-sends';
 import { recipientList, templateHtmlField, templateJsonField, templateText, trackingFields, trackingInput } from '../campaign-params';
 
-/** A date or time field that is required, and checked, only when schedule_type is 1. */
+/** `schedule_type`: 0 at once, 1 at a date and time in the account's zone, 2 (extension) at a date and time in each recipient's zone. */
+export function scheduleTypeOf(value: unknown): 0 | 1 | 2 | undefined {
+  const flag = toFlag(value);
+  if (flag !== undefined) return flag;
+  return typeof value === 'string' || typeof value === 'number' ? (String(value).trim() === String(SCHEDULE_LOCAL_TIME) ? 2 : undefined) : undefined;
+}
+
+/** A date or time field that is required, and checked, only when schedule_type is 1 (or 2). */
 export function whenScheduled(name: string, valid: (value: string) => boolean, invalid: string, schema: Record<string, unknown>): Rule {
-  const rule = field(name).describe(schema, 'Required when schedule_type is 1; in the account\'s time zone.');
+  const rule = field(name).describe(schema, 'Required when schedule_type is 1 (in the account\'s time zone) or 2 (on each recipient\'s clock).');
   rule.custom(
     (value, { req }) => {
-      if (toFlag(req.body?.schedule_type) !== 1) return true;
-      if (isBlank(value)) throw new Error(`The ${humanName(name)} field is required when schedule type is 1.`);
+      const type = scheduleTypeOf(req.body?.schedule_type);
+      if (type !== 1 && type !== 2) return true;
+      if (isBlank(value)) throw new Error(`The ${humanName(name)} field is required when schedule type is ${type}.`);
       if (typeof value !== 'string' || !valid(value.trim())) throw new Error(invalid);
       return true;
     },
@@ -36,7 +44,11 @@ export const singleSendFields = () => [
   field('preheader').required().string().maxLength(CAMPAIGN_LIMITS.subject),
   recipientList('recipient_id', true),
   recipientList('exclude_specific_recipient_id', false),
-  field('schedule_type').required().boolean(),
+  field('schedule_type')
+    .required()
+    .describe({ type: 'integer', enum: [0, 1, SCHEDULE_LOCAL_TIME] }, '0: at once; 1: at schedule_date and schedule_time in the account\'s time zone; 2 (extension): at schedule_date and schedule_time in each recipient\'s own time zone.')
+    // No longer a flag once 2 is allowed: anything else is a value outside the list (decisions.md).
+    .check((v) => scheduleTypeOf(v) !== undefined, messages.selected('schedule_type')),
   ...scheduleDateFields(),
   ...trackingFields(),
 ];
@@ -51,7 +63,8 @@ export const scheduleDateFields = () => [
 ];
 
 export function singleSendInput(body: Record<string, unknown>): SingleSendInput {
-  const scheduled = toFlag(body.schedule_type) === 1;
+  const type = scheduleTypeOf(body.schedule_type) ?? 0;
+  const scheduled = type !== 0;
   return {
     template_id: toId(body.template_id) ?? 0,
     template_json: templateText(body.template_json),
@@ -63,7 +76,7 @@ export function singleSendInput(body: Record<string, unknown>): SingleSendInput 
     preheader: String(body.preheader).trim(),
     recipient_id: parseRecipientRefs(recipientEntries(body.recipient_id)),
     exclude_specific_recipient_id: parseRecipientRefs(recipientEntries(body.exclude_specific_recipient_id)),
-    schedule_type: scheduled ? 1 : 0,
+    schedule_type: type,
     schedule_date: scheduled ? String(body.schedule_date).trim() : ZERO_DATE,
     schedule_time: scheduled ? normaliseTime(String(body.schedule_time)) ?? ZERO_TIME : ZERO_TIME,
     ...trackingInput(body),

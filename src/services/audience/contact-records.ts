@@ -22,6 +22,8 @@ export interface ContactRecord {
   address_line2: string;
   state_province_region: string;
   postal_code: string;
+  /** Extension: the contact's own IANA time zone; null when it has none (a send derives one). */
+  time_zone: string | null;
   custom_field: Record<string, { field_name: string; field_value: string | null }> | null;
   deleted_at: string | null;
   created_at: string | null;
@@ -64,6 +66,7 @@ export function contactRecord(row: Record<string, unknown>, defs: CustomFieldDef
     address_line2: text(row.address_line2),
     state_province_region: text(row.state_province_region),
     postal_code: text(row.postal_code),
+    time_zone: row.time_zone === null || row.time_zone === undefined || row.time_zone === '' ? null : String(row.time_zone),
     custom_field: customFieldObject(defs, row.custom_fields),
     deleted_at: timestamp(row.deleted_at),
     created_at: timestamp(row.created_at),

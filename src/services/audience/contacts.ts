@@ -13,6 +13,7 @@ import { contactListQuery, contactRecord, ContactRecord, contactTypesById, liveC
 import type { ContactTypesService } from './contact-types';
 import type { Ctx, ServiceDeps } from '../context';
 import { countryExists } from '../reference/country-lookup';
+import { contactZone } from './contact-zones';
 import { dropRuleMemberships, SegmentMemberships } from './segment-memberships';
 import { addUnsubscribers, suppressImported } from './unsubscribers';
 import { restoreOptOuts } from './erased-opt-outs';
@@ -27,6 +28,8 @@ export interface ContactInput {
   country?: number | null;
   alt_email?: string | null;
   text: Partial<Record<ContactTextColumn, string>>;
+  /** An IANA zone by its current name; null for none (derived at send time), absent on update keeps it. */
+  time_zone?: string | null;
   /** `custom_field[<name>]` values; a blank value clears the field. */
   custom_field?: Record<string, unknown>;
 }
@@ -74,6 +77,7 @@ export function createContactsService({ db, secret, contactTypes, fields, events
     const row: Record<string, unknown> = { contact_type_id: input.contact_type_id, email, email_key: emailKey(email) };
     if (input.country !== undefined) row.country = input.country;
     if (input.alt_email !== undefined) row.alt_email = input.alt_email?.trim() || null;
+    if (input.time_zone !== undefined) row.time_zone = input.time_zone;
     for (const [column, value] of Object.entries(input.text)) if (value !== undefined) row[column] = value.trim();
     return row;
   }
@@ -119,6 +123,11 @@ export function createContactsService({ db, secret, contactTypes, fields, events
       const row = await live(ctx).where({ id }).first();
       if (!row) throw new NotFoundError();
       return contactRecord(row, await customFieldDefs(fields, ctx));
+    },
+
+    /** The time zone a send at each recipient's local time uses for the contact (its own, else derived). */
+    async timeZoneOf(ctx: Ctx, id: number): Promise<string> {
+      return contactZone(db, ctx.userId, id);
     },
 
     /** Adds a contact; `outer` runs it inside the caller's transaction (a savepoint of it). */

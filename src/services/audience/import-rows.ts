@@ -4,6 +4,7 @@ import { aliasKey, aliasTarget, IGNORE, isBouncedStatus, isFilledFlag, isUnsubsc
 import { ValidationError } from '../../lib/errors';
 import { hasControlCharacters, isEmail, messages, validEmailKey } from '../../lib/validation';
 import { unescapeFormula } from '../../lib/csv';
+import { currentTimeZone } from '../../lib/time-zones';
 import type { CountryResolver } from '../reference/country-lookup';
 import { checkCustomValue, CustomFieldDef } from './custom-field-values';
 
@@ -74,6 +75,7 @@ type Slot =
   | { kind: 'text'; at: number; column: UpsertColumn; max: number }
   | { kind: 'alt_email'; at: number }
   | { kind: 'country'; at: number }
+  | { kind: 'time_zone'; at: number }
   | { kind: 'full_name'; at: number };
 
 export interface RowReader {
@@ -113,6 +115,7 @@ export function rowReader(header: string[], targets: ColumnTarget[], defs: Custo
     if (field !== undefined) custom.push({ at, def: byName.get(field)! });
     else if (target === 'alt_email') slots.push({ kind: 'alt_email', at });
     else if (target === 'country') slots.push({ kind: 'country', at });
+    else if (target === 'time_zone') slots.push({ kind: 'time_zone', at });
     else if (target === 'full_name') slots.push({ kind: 'full_name', at });
     else if (target === 'status') statusAt.push(at);
     else if (target === 'unsubscribed') flagAt.push(at);
@@ -176,6 +179,10 @@ export function rowReader(header: string[], targets: ColumnTarget[], defs: Custo
           if (first.length > CONTACT_TEXT_COLUMNS.first_name) return messages.max('first_name', CONTACT_TEXT_COLUMNS.first_name);
           if (last.length > CONTACT_TEXT_COLUMNS.last_name) return messages.max('last_name', CONTACT_TEXT_COLUMNS.last_name);
           values.push(first, last);
+        } else if (slot.kind === 'time_zone') {
+          const zone = raw === '' ? null : currentTimeZone(raw);
+          if (zone === undefined) return messages.selected('time_zone');
+          values.push(zone);
         } else if (slot.kind === 'alt_email') {
           if (raw !== '' && !isEmail(raw)) return messages.email('alt_email');
           values.push(raw === '' ? null : raw);

@@ -4,8 +4,7 @@ import { SINGLE_SEND_STATUS as S } from '../../lib/constants';
 import { countRecipients } from '../delivery/expand';
 import { ConflictError, NotFoundError, ValidationError } from '../../lib/errors';
 import { ZERO_DATE, ZERO_TIME } from '../../lib/time';
-import { zonedToUtc } from '../../lib/zoned-time';
-import { SCHEDULE_IN_PAST } from './single-sends';
+import { PAST_SCHEDULE_GRACE_MS, scheduledInstants } from './single-sends';
 import { isUtr } from '../../lib/utr';
 import type { Ctx, ServiceDeps } from '../context';
 import { SINGLE_SEND_TRANSITIONS, SingleSendTransition, transitionSingleSends } from './single-send-state';
@@ -63,10 +62,10 @@ export function createSendControlsService({ db }: Pick<ServiceDeps, 'db'>) {
       if (Number(row.status) !== S.initiate) throw new ConflictError('Only a draft can be sent or scheduled; this one already is.');
       let changes: Record<string, unknown> = { due_at: nowValue(), schedule_type: 0, schedule_date: ZERO_DATE, schedule_time: ZERO_TIME };
       if (when === 'schedule') {
-        if (Number(row.schedule_type) !== 1) throw ValidationError.of('schedule_date', 'Choose a date and time for the send first.');
+        if (Number(row.schedule_type) === 0) throw ValidationError.of('schedule_date', 'Choose a date and time for the send first.');
         const account = await db('accounts').where({ id: ctx.userId }).first('time_zone');
-        const due = zonedToUtc(String(row.schedule_date), String(row.schedule_time), account?.time_zone ?? 'UTC');
-        if (due.getTime() < Date.now() - 60_000) throw ValidationError.of('schedule_date', SCHEDULE_IN_PAST);
+        const { due, last, passed } = scheduledInstants(Number(row.schedule_type), String(row.schedule_date), String(row.schedule_time), account?.time_zone ?? 'UTC');
+        if (last.getTime() < Date.now() - PAST_SCHEDULE_GRACE_MS) throw ValidationError.of('schedule_date', passed);
         changes = { due_at: due.toISOString() };
       }
       if (!(await transitionSingleSends(db('single_sends').where({ id: row.id }), 'confirm', { ...changes, updated_at: nowValue() }))) {

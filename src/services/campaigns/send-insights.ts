@@ -38,6 +38,20 @@ export function createSendInsightsService({ db, config, secret, singleSends, con
       return { ...(message ?? { subject: send.subject, html: '', text: '' }), to: contact?.email ?? '' };
     },
 
+    /**
+     * How many messages of a send on each recipient's clock (`schedule_type` 2) are still
+     * waiting for their recipient's local time: never tried yet and due later than `now`.
+     */
+    async waitingForLocalTime(ctx: Ctx, singleSendId: number, now: Date = new Date()): Promise<number> {
+      const row = await db('send_messages')
+        .where({ single_send_id: singleSendId, user_id: ctx.userId, attempts: 0 })
+        .whereIn('state', [MESSAGE_STATE.queued, MESSAGE_STATE.paused])
+        .where('available_at', '>', now.toISOString())
+        .count({ n: '*' })
+        .first();
+      return toCount(row?.n);
+    },
+
     /** Why the send's failed messages failed: the most frequent reasons first (at most `limit`). */
     async failures(ctx: Ctx, singleSendId: number, limit = 10): Promise<FailureReason[]> {
       const rows = (await db('send_messages')

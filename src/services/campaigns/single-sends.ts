@@ -6,12 +6,13 @@ import { ConflictError, FieldErrors, NotFoundError } from '../../lib/errors';
 import { plainDateTime, timestamp } from '../../lib/time';
 import { isUtr, newUtr } from '../../lib/utr';
 import { throwIfAny } from '../../lib/validation';
-import { utcToZoned, zonedToUtc } from '../../lib/zoned-time';
+import { localTimeSpan, SCHEDULE_LOCAL_TIME, utcToZoned, zonedToUtc } from '../../lib/zoned-time';
 import type { CampaignRefs, RecipientRef } from './campaign-refs';
 import type { Ctx, ServiceDeps } from '../context';
 import type { SenderRecord, SendersService } from './senders';
 import type { TrackingService } from '../delivery/tracking';
 import { accountTracking, switchesOf, TrackingSwitches, withDefaults } from './tracking-switches';
+import { liquidErrors } from './template-syntax';
 import { notEditableError, SINGLE_SEND_EDITABLE, SINGLE_SEND_TRANSITIONS, transitionSingleSends } from './single-send-state';
 
 // The worker parses the stored references with the same function.
@@ -29,8 +30,9 @@ export interface SingleSendInput extends TrackingSwitches {
   preheader: string;
   recipient_id: RecipientRef[];
   exclude_specific_recipient_id: RecipientRef[];
-  schedule_type: 0 | 1;
-  /** `YYYY-MM-DD` in the account's time zone; the zero date when not scheduled */
+  /** 0 at once, 1 at the date and time in the account's zone, 2 (extension) at the date and time in each recipient's zone */
+  schedule_type: 0 | 1 | 2;
+  /** `YYYY-MM-DD` in the account's time zone (or each recipient's, type 2); the zero date when not scheduled */
   schedule_date: string;
   /** `HH:MM:SS` in the account's time zone; the zero time when not scheduled */
   schedule_time: string;
@@ -43,8 +45,9 @@ export const COPIED = [
   'track_opens', 'track_clicks',
 ] as const;
 
-// `failed` (messages given up after their retries), `unique_clicks` and `total_clicks` are extensions of the reference's record.
-const STATISTICS = ['triggered', 'delivered', 'unique_opens', 'total_opens', 'bounces', 'unsubscribes', 'failed', 'unique_clicks', 'total_clicks'] as const;
+// `failed` (messages given up after their retries), `unique_clicks`, `total_clicks` and `template_errors` (delivered
+// messages in which a Liquid value failed and was left empty) are extensions of the reference's record.
+const STATISTICS = ['triggered', 'delivered', 'unique_opens', 'total_opens', 'bounces', 'unsubscribes', 'failed', 'unique_clicks', 'total_clicks', 'template_errors'] as const;
 
 /**
  * `schedule_date` / `schedule_time` of a scheduled send: its due instant on the account's
@@ -102,6 +105,29 @@ export type SingleSendRecord = ReturnType<typeof singleSendRecord>;
 /** The answer to a schedule more than PAST_SCHEDULE_GRACE_MS in the past (extension). */
 export const SCHEDULE_IN_PAST = 'The schedule date must be a date after now.';
 export const PAST_SCHEDULE_GRACE_MS = 60_000;
+/** The same for a send on each recipient's clock whose time has passed in every zone. */
+export const LOCAL_TIME_PASSED = 'The schedule date and time have already passed in every time zone.';
+
+/**
+ * When a scheduled send is due, and the last moment its time still lies ahead somewhere: type 1
+ * once, in the account's zone; type 2 (each recipient's clock) starts in the first zone to
+ * reach the time (UTC+14), and its time has passed everywhere after the last (UTC−12).
+ */
+export function scheduledInstants(type: number, date: string, time: string, accountZone: string): { due: Date; last: Date; passed: string } {
+  if (type === SCHEDULE_LOCAL_TIME) {
+    const { first, last } = localTimeSpan(date, time);
+    return { due: first, last, passed: LOCAL_TIME_PASSED };
+  }
+  const due = zonedToUtc(date, time, accountZone);
+  return { due, last: due, passed: SCHEDULE_IN_PAST };
+}
+
+/** A saved send's due instant; for a scheduled one, the last moment its time lies ahead and the answer once it has passed. */
+interface Schedule {
+  due: string;
+  last?: Date;
+  passed?: string;
+}
 
 interface SingleSendDeps extends Pick<ServiceDeps, 'db'> {
   refs: CampaignRefs;
@@ -130,7 +156,7 @@ export function createSingleSendsService({ db, refs, senders, tracking }: Single
   }
 
   /** Every reference checked against the account at once; answers the (verified) sender. */
-  async function checkReferences(ctx: Ctx, input: SingleSendInput, due: string, editorDesign: boolean): Promise<SenderRecord> {
+  async function checkReferences(ctx: Ctx, input: SingleSendInput, schedule: Schedule, editorDesign: boolean): Promise<SenderRecord> {
     const [template, sender, group, recipients, excluded] = await Promise.all([
       refs.templateError(input.template_id),
       refs.sender(ctx, input.sender_id, true),
@@ -148,23 +174,26 @@ export function createSingleSendsService({ db, refs, senders, tracking }: Single
     if (group) errors.unsubscribe_group_id = [group];
     if (recipients) errors.recipient_id = [recipients];
     if (excluded) errors.exclude_specific_recipient_id = [excluded];
+    liquidErrors({ subject: input.subject, preheader: input.preheader, template_html: input.template_html }, errors);
     // A schedule in the past would send at once, which nobody means: a minute's grace for a slow form.
-    if (input.schedule_type === 1 && Date.parse(due) < Date.now() - PAST_SCHEDULE_GRACE_MS) errors.schedule_date = [SCHEDULE_IN_PAST];
+    if (schedule.last && schedule.last.getTime() < Date.now() - PAST_SCHEDULE_GRACE_MS) errors.schedule_date = [schedule.passed!];
     throwIfAny(errors);
     return sender.sender!;
   }
 
-  /** When a saved send is due: now, or its date and time read in the account's time zone. */
-  async function dueAt(ctx: Ctx, input: SingleSendInput): Promise<string> {
-    if (input.schedule_type === 0) return nowValue();
+  /** When a saved send is due: now, or its date and time read in the account's time zone (or first reached anywhere, type 2). */
+  async function scheduleOfInput(ctx: Ctx, input: SingleSendInput): Promise<Schedule> {
+    if (input.schedule_type === 0) return { due: nowValue() };
     const account = await db('accounts').where({ id: ctx.userId }).first('time_zone');
-    return zonedToUtc(input.schedule_date, input.schedule_time, account?.time_zone ?? 'UTC').toISOString();
+    const { due, last, passed } = scheduledInstants(input.schedule_type, input.schedule_date, input.schedule_time, account?.time_zone ?? 'UTC');
+    return { due: due.toISOString(), last, passed };
   }
 
   /** The stored columns of a saved send: the input, the sender's addresses and the due instant. */
   async function savedColumns(ctx: Ctx, input: SingleSendInput, editorDesign = false): Promise<Record<string, unknown>> {
-    const due = await dueAt(ctx, input);
-    const sender = await checkReferences(ctx, input, due, editorDesign);
+    const schedule = await scheduleOfInput(ctx, input);
+    const due = schedule.due;
+    const sender = await checkReferences(ctx, input, schedule, editorDesign);
     return {
       ...input,
       recipient_id: jsonValue(input.recipient_id),

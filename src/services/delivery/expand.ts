@@ -3,7 +3,9 @@ import { toCount } from '../../db/dialect';
 import { insertSelect } from '../../db/insert-select';
 import { typedParam } from '../../db/typed-param';
 import { FEEDBACK_EVENT, MESSAGE_KIND, MESSAGE_STATE } from '../../lib/constants';
+import { SCHEDULE_LOCAL_TIME } from '../../lib/zoned-time';
 import { withoutUnsubscribed } from './do-not-mail';
+import { localDueTimes } from './local-time';
 import { parseTargets, Targets } from './recipient-refs';
 
 export interface ExpandableSend {
@@ -14,6 +16,10 @@ export interface ExpandableSend {
   unsubscribe_group_id: number;
   /** A resend to non-openers: the id of the send whose ledger its audience is drawn from (see nonOpenersOf). */
   resend_of?: unknown;
+  /** 2: each row is due at `schedule_date` `schedule_time` on its recipient's clock (see localDueTimes). */
+  schedule_type?: unknown;
+  schedule_date?: unknown;
+  schedule_time?: unknown;
 }
 
 /**
@@ -27,6 +33,8 @@ export interface ExpandableSend {
 export async function expandSingleSend(trx: Knex.Transaction, send: ExpandableSend, now: string): Promise<number> {
   const recipients = recipientsOf(trx, send);
   if (recipients) {
+    const onLocalClock = Number(send.schedule_type) === SCHEDULE_LOCAL_TIME;
+    const due = onLocalClock ? (await localDueTimes(trx, send, recipients, now)).dueAt : typedParam(trx, now, 'timestamptz');
     await insertSelect(trx, 'send_messages', {
       user_id: typedParam(trx, Number(send.user_id), 'integer'),
       kind: typedParam(trx, MESSAGE_KIND.single, 'smallint'),
@@ -36,7 +44,7 @@ export async function expandSingleSend(trx: Knex.Transaction, send: ExpandableSe
       email: 't.email',
       email_key: 't.email_key',
       state: typedParam(trx, MESSAGE_STATE.queued, 'smallint'),
-      available_at: typedParam(trx, now, 'timestamptz'),
+      available_at: due,
       created_at: typedParam(trx, now, 'timestamptz'),
       updated_at: typedParam(trx, now, 'timestamptz'),
     }, recipients);
