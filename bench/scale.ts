@@ -7,7 +7,8 @@
  * segment list with its counts, a segment count of four rules, the dashboard home; then saving
  * a two-rule segment and the import of BENCH_IMPORT (default 1,000,000) more contacts. Where a
  * figure misses its target, the `EXPLAIN (ANALYZE, BUFFERS)` of the statement that bounds it.
- * Run: `npm run bench:scale` (develop with BENCH_CONTACTS=1000000 or less).
+ * Run: `npm run bench:scale` (develop with BENCH_CONTACTS=1000000 or less; BENCH_KEEP=1 keeps the
+ * database to explore, BENCH_IMPORT=0 skips the import).
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -236,7 +237,7 @@ async function main(): Promise<void> {
       for (const s of figure.sql) console.log(await explain(db, s.sql, s.bindings));
     }
 
-    await withContactsCsv(IMPORT, { updateEvery: Number.MAX_SAFE_INTEGER, invalidEvery: Number.MAX_SAFE_INTEGER }, async (csv) => {
+    if (IMPORT > 0) await withContactsCsv(IMPORT, { updateEvery: Number.MAX_SAFE_INTEGER, invalidEvery: Number.MAX_SAFE_INTEGER }, async (csv) => {
       start = process.hrtime.bigint();
       const summary = await services.contactImport.importFile(ctx, typeIds[1], csv);
       const took = seconds(start);
@@ -247,7 +248,8 @@ async function main(): Promise<void> {
   } finally {
     server?.close();
     await runtime?.close();
-    await db0.drop();
+    if (process.env.BENCH_KEEP) console.log(`kept: ${db0.env.DATABASE_URL}`);
+    else await db0.drop();
   }
 }
 
