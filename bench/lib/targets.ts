@@ -16,6 +16,7 @@ export const TARGETS = {
   send: { name: 'send rate / bare nodemailer (SQLite)', min: 1.0, unit: '×' },
   importSqlite: { name: 'import / its limit (SQLite)', min: 0.9, unit: '×' },
   importPostgres: { name: 'import rate (PostgreSQL)', min: 100_000, unit: 'rows/s' },
+  sendStartPostgres: { name: 'send start, recipients into the ledger (PostgreSQL)', min: 100_000, unit: 'rows/s' },
   list: { name: 'list of 100,000 contacts / bare server', min: 0.9, unit: '×' },
   api: { name: 'API requests / bare Express', min: 0.35, unit: '×' },
   start: { name: 'start to first answer', max: 1.5, unit: 's' },
