@@ -110,7 +110,8 @@ export function createContactsService({ db, secret, contactTypes, fields, events
       const total = search?.trim()
         ? liveContacts(db, ctx, search).count({ n: '*' }).first().then((row) => toCount(row?.n))
         : liveContactTotal(db, ctx.userId);
-      return idSeekPage(contactListQuery(db, ctx, search), liveContacts(db, ctx, search), 'c.id', paging, total, (row) => contactRecord(row, defs, types));
+      // The search narrows the page's ids only: the rows are then read by id alone.
+      return idSeekPage(contactListQuery(db, ctx), liveContacts(db, ctx, search), 'c.id', paging, total, (row) => contactRecord(row, defs, types));
     },
 
     /** The whole list newest first, in chunks of records for streaming to the client (memory holds one chunk). */
