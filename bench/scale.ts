@@ -177,7 +177,11 @@ async function main(): Promise<void> {
     const emailPrefix = `c${Math.floor(CONTACTS / 3)}`;
     const name = 'First1234';
     const u = ctx.userId;
-    const idsOf = (where: string) => `select c.id from contacts c where c.user_id = ? and c.deleted_at is null ${where} order by c.id desc limit 50 offset ?`;
+    // As the service asks: a search's matches first, then ordered.
+    const idsOf = (where: string) =>
+      where
+        ? `with matches as materialized (select c.id from contacts c where c.user_id = ? and c.deleted_at is null ${where}) select c.id from matches c order by c.id desc limit 50 offset ?`
+        : `select c.id from contacts c where c.user_id = ? and c.deleted_at is null order by c.id desc limit 50 offset ?`;
     const pageOf = (where: string) =>
       `select c.*, co.name as country_name from contacts c left join countries co on co.id = c.country where c.id in (${idsOf(where)}) order by c.id desc`;
     const search = `and (c.email ilike ? escape '\\' or (c.first_name || ' ' || c.last_name) ilike ? escape '\\')`;
@@ -282,10 +286,11 @@ async function sendStartAndReport(runtime: Runtime, port: number, account: { pub
   await call('POST', '/unsubscribes-groups/save', { group_name: 'News', description: 'd', is_display: 1 });
   const groupId = (await call('GET', '/unsubscribes-groups')).message.unsubscribesGroups[0].id;
   const types = typeIds.slice(0, Math.min(typeIds.length, Math.ceil((typeIds.length * 1_000_000) / CONTACTS)));
-  const created = await call('POST', '/single/send/create', {
+  const body = {
     template_id: 2, sender_id: senderId, unsubscribe_group_id: groupId, single_send_name: 'Scale', subject: 'News for ((first_name))', preheader: 'This month',
     recipient_id: types.map((id) => `contacts_${id}`), schedule_type: 0,
-  });
+  };
+  const created = await call('POST', '/single/send/create', body);
   const utr = created.message.utr;
   const start = process.hrtime.bigint();
   const [started] = await startDueSingleSends(db, new Date(Date.now() + 60_000));
@@ -298,6 +303,22 @@ async function sendStartAndReport(runtime: Runtime, port: number, account: { pub
     const send = await db('single_sends').where({ utr }).first();
     const native = recipientsOf(db, send)!.toSQL().toNative();
     console.log(await explain(db, native.sql.replace(/\$\d+/g, '?'), native.bindings as Knex.RawBinding[]));
+    // And the writes: the same rows copied into the ledger of a second send, rolled back.
+    const copy = await call('POST', '/single/send/create', { ...body, single_send_name: 'Scale copy' });
+    const copyId = (await db('single_sends').where({ utr: copy.message.utr }).first('id')).id;
+    const columns = 'user_id, kind, contact_id, segment_recipient_id, email, email_key, state, available_at, created_at, updated_at';
+    await db
+      .transaction(async (trx) => {
+        const { rows } = await trx.raw(
+          `explain (analyze, buffers) insert into send_messages (single_send_id, ${columns}) select ?, ${columns} from send_messages where single_send_id = ?`,
+          [copyId, send.id],
+        );
+        console.log(rows.map((r: Record<string, string>) => `      ${r['QUERY PLAN']}`).join('\n'));
+        throw new Error('rolled back');
+      })
+      .catch((err: Error) => {
+        if (err.message !== 'rolled back') throw err;
+      });
   }
   const report = await timings(() => call('GET', `/single-send/details?utr=${utr}`));
   const page = await timings(async () => {

@@ -110,8 +110,11 @@ export function createContactsService({ db, secret, contactTypes, fields, events
       const total = search?.trim()
         ? liveContacts(db, ctx, search).count({ n: '*' }).first().then((row) => toCount(row?.n))
         : liveContactTotal(db, ctx.userId);
-      // The search narrows the page's ids only: the rows are then read by id alone.
-      return idSeekPage(contactListQuery(db, ctx), liveContacts(db, ctx, search), 'c.id', paging, total, (row) => contactRecord(row, defs, types));
+      // A search's matches are found first (through the search indexes), then ordered: an ordered
+      // walk of the id index, which PostgreSQL picks for a small page, filters the whole account
+      // when the matches are rare. The rows are then read by id alone.
+      const ids = search?.trim() ? db.from('matches as c').withMaterialized('matches', liveContacts(db, ctx, search).select('c.id')) : liveContacts(db, ctx);
+      return idSeekPage(contactListQuery(db, ctx), ids, 'c.id', paging, total, (row) => contactRecord(row, defs, types));
     },
 
     /** The whole list newest first, in chunks of records for streaming to the client (memory holds one chunk). */
