@@ -32,7 +32,7 @@ import * as retention from './20261126_2252_retention';
 import * as templateErrors from './20261126_2314_template-errors';
 import * as workerHeartbeats from './20261126_2323_worker-heartbeats';
 import * as timeZones from './20261126_2330_time-zones';
-import * as contactsAtScale from './20261126_2331_contacts-at-scale';
+import * as largeAccounts from './20261126_2331_large-accounts';
 
 /**
  * The ordered list of migrations. A static list (instead of a directory scan) makes the
@@ -73,7 +73,7 @@ export const migrations: ReadonlyArray<[name: string, migration: Knex.Migration]
   ['20261126_2314_template-errors', templateErrors],
   ['20261126_2323_worker-heartbeats', workerHeartbeats],
   ['20261126_2330_time-zones', timeZones],
-  ['20261126_2331_contacts-at-scale', contactsAtScale],
+  ['20261126_2331_large-accounts', largeAccounts],
 ];
 
 export const migrationSource: Knex.MigrationSource<[string, Knex.Migration]> = {
