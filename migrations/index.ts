@@ -28,6 +28,7 @@ import * as contactsTypeCountIndex from './20261126_1100_contacts-type-count-ind
 import * as providerWebhookTokens from './20261126_1942_provider-webhook-tokens';
 import * as signupMailSlots from './20261126_1959_signup-mail-slots';
 import * as resendAudience from './20261126_2250_resend-audience';
+import * as abTests from './20261126_2330_ab-tests';
 
 /**
  * The ordered list of migrations. A static list (instead of a directory scan) makes the
@@ -64,6 +65,7 @@ export const migrations: ReadonlyArray<[name: string, migration: Knex.Migration]
   ['20261126_1942_provider-webhook-tokens', providerWebhookTokens],
   ['20261126_1959_signup-mail-slots', signupMailSlots],
   ['20261126_2250_resend-audience', resendAudience],
+  ['20261126_2330_ab-tests', abTests],
 ];
 
 export const migrationSource: Knex.MigrationSource<[string, Knex.Migration]> = {
