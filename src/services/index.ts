@@ -41,6 +41,7 @@ import { createOwnTemplatesService } from './campaigns/own-templates';
 import { createPreferencesService } from './delivery/preferences';
 import { createRecipientReportService } from './delivery/recipient-report';
 import { createResendsService } from './campaigns/resends';
+import { createAbTestsService } from './campaigns/ab-tests';
 
 /** The composition root of the domain: every service, built once from its dependencies. */
 export function createServices(deps: ServiceDeps) {
@@ -58,7 +59,8 @@ export function createServices(deps: ServiceDeps) {
   const automations = createAutomationsService({ ...deps, refs, segments });
   const contacts = createContactsService({ ...deps, contactTypes, fields, events: audienceEvents, memberships });
   const contactImport = createContactImportService({ ...deps, contactTypes, fields, contacts, events });
-  const singleSends = createSingleSendsService({ ...deps, refs, senders, tracking });
+  const abTests = createAbTestsService(deps);
+  const singleSends = createSingleSendsService({ ...deps, refs, senders, tracking, abTests });
   const feedback = createFeedbackService({ ...deps, events });
   const signupForms = createSignupFormsService({ ...deps, fields, contactTypes });
   return {
@@ -102,6 +104,7 @@ export function createServices(deps: ServiceDeps) {
     preferences: createPreferencesService(deps),
     recipientReport: createRecipientReportService(deps),
     resends: createResendsService(deps),
+    abTests,
   };
 }
 

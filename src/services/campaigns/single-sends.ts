@@ -11,6 +11,7 @@ import type { CampaignRefs, RecipientRef } from './campaign-refs';
 import type { Ctx, ServiceDeps } from '../context';
 import type { SenderRecord, SendersService } from './senders';
 import type { TrackingService } from '../delivery/tracking';
+import type { AbTestRecord, AbTestsService } from './ab-tests';
 import { accountTracking, switchesOf, TrackingSwitches, withDefaults } from './tracking-switches';
 import { notEditableError, SINGLE_SEND_EDITABLE, SINGLE_SEND_TRANSITIONS, transitionSingleSends } from './single-send-state';
 
@@ -108,9 +109,14 @@ interface SingleSendDeps extends Pick<ServiceDeps, 'db'> {
   senders: Pick<SendersService, 'postalAddress'>;
   /** unique_open_token of each send, kept by the sending engine (services/tracking.ts). */
   tracking: Pick<TrackingService, 'uniqueOpenTokens'>;
+  /** The send's A/B test, shown in its details. */
+  abTests: Pick<AbTestsService, 'recordOf'>;
 }
 
-export function createSingleSendsService({ db, refs, senders, tracking }: SingleSendDeps) {
+/** A send's details: the record and, when it has one, its A/B test (extension; null without). */
+export type SingleSendDetailsRecord = SingleSendRecord & { ab: AbTestRecord | null };
+
+export function createSingleSendsService({ db, refs, senders, tracking, abTests }: SingleSendDeps) {
   const live = (ctx: Ctx, q: Knex | Knex.Transaction = db) => q('single_sends').where({ user_id: ctx.userId }).whereNull('deleted_at');
   /** The row's columns and the account's time zone, which its schedule is shown in (one query). */
   const withZone = (ctx: Ctx) => [
@@ -192,10 +198,10 @@ export function createSingleSendsService({ db, refs, senders, tracking }: Single
       return result;
     },
 
-    async get(ctx: Ctx, utr: string): Promise<SingleSendRecord> {
+    async get(ctx: Ctx, utr: string): Promise<SingleSendDetailsRecord> {
       const record = singleSendRecord(await requireRow(ctx, utr));
       record.unique_open_token = (await tracking.uniqueOpenTokens([record.id])).get(record.id) ?? {};
-      return record;
+      return { ...record, ab: await abTests.recordOf(record.id) };
     },
 
     /**
