@@ -13,7 +13,7 @@ import type { ScheduleRecord } from '../services/campaigns/automation-schedules'
 import type { AutomationRecord } from '../services/campaigns/automations';
 import type { DesignTemplateRecord } from '../services/campaigns/design-templates';
 import type { SenderRecord } from '../services/campaigns/senders';
-import type { SingleSendDetailsRecord, SingleSendRecord } from '../services/campaigns/single-sends';
+import type { SingleSendRecord } from '../services/campaigns/single-sends';
 import type { AbTestRecord, AbVariantRecord } from '../services/campaigns/ab-tests';
 import type { SuppressionRecord } from '../services/delivery/suppressions';
 import type { RecipientReportRecord } from '../services/delivery/recipient-report';
@@ -110,45 +110,6 @@ const automation: Members<Omit<AutomationRecord, 'automation_schedule_count'>> =
 
 const recipientRef = object({ id: str, table: { type: 'string', enum: ['contacts_', 'segments_'] } });
 
-const singleSend: Members<SingleSendRecord> = {
-  id: int,
-  user_id: int,
-  template_id: int,
-  recipient_id: arrayOf(recipientRef),
-  exclude_specific_recipient_id: arrayOf(recipientRef),
-  sender_id: int,
-  unsubscribe_group_id: int,
-  single_send_name: str,
-  from_sender: str,
-  reply_to: str,
-  sender_name: nullable(str),
-  sender_address: nullable(str),
-  subject: str,
-  preheader: str,
-  schedule_type: flag,
-  schedule_date: { type: 'string', pattern: '^[0-9]{4}-[0-9]{2}-[0-9]{2}$', description: '`0000-00-00` when not scheduled.' },
-  schedule_time: { type: 'string', pattern: '^[0-9]{2}:[0-9]{2}:[0-9]{2}$', description: '`00:00:00` when not scheduled.' },
-  status: statuses(SINGLE_SEND_STATUS),
-  utr: uuid,
-  template_json: nullable(str),
-  template_html: nullable(str),
-  triggered: int,
-  delivered: int,
-  unique_opens: int,
-  total_opens: int,
-  bounces: int,
-  unsubscribes: int,
-  failed: int,
-  unique_clicks: int,
-  total_clicks: int,
-  track_opens: flag,
-  track_clicks: flag,
-  resend_of: { ...nullable(uuid), description: 'Extension: the utr of the send whose non-openers this resend goes to; null for any other send.' },
-  unique_open_token: { type: 'object', additionalProperties: str, description: 'The n-th unique open (from 1) → that message\'s token.' },
-  sent_at: nullable(plainDateTime),
-  ...stamps,
-};
-
 export const RECORDS = {
   Unsubscriber: record<UnsubscriberRecord>('A global unsubscriber, or a recipient of an unsubscribe group.', unsubscriber),
   UnsubscribeGroup: record<Omit<UnsubscribeGroupRecord, 'unsubscribe_clients_count'>>('An unsubscribe group.', group),
@@ -210,10 +171,44 @@ export const RECORDS = {
     created_at: nullable(timestamp),
     updated_at: nullable(timestamp),
   }),
-  SingleSend: record<SingleSendRecord>('A single send.', singleSend),
-  SingleSendDetails: record<SingleSendDetailsRecord>('A single send as its details show it: the record and its A/B test.', {
-    ...singleSend,
+  SingleSend: record<SingleSendRecord>('A single send.', {
+    id: int,
+    user_id: int,
+    template_id: int,
+    recipient_id: arrayOf(recipientRef),
+    exclude_specific_recipient_id: arrayOf(recipientRef),
+    sender_id: int,
+    unsubscribe_group_id: int,
+    single_send_name: str,
+    from_sender: str,
+    reply_to: str,
+    sender_name: nullable(str),
+    sender_address: nullable(str),
+    subject: str,
+    preheader: str,
+    schedule_type: flag,
+    schedule_date: { type: 'string', pattern: '^[0-9]{4}-[0-9]{2}-[0-9]{2}$', description: '`0000-00-00` when not scheduled.' },
+    schedule_time: { type: 'string', pattern: '^[0-9]{2}:[0-9]{2}:[0-9]{2}$', description: '`00:00:00` when not scheduled.' },
+    status: statuses(SINGLE_SEND_STATUS),
+    utr: uuid,
+    template_json: nullable(str),
+    template_html: nullable(str),
+    triggered: int,
+    delivered: int,
+    unique_opens: int,
+    total_opens: int,
+    bounces: int,
+    unsubscribes: int,
+    failed: int,
+    unique_clicks: int,
+    total_clicks: int,
+    track_opens: flag,
+    track_clicks: flag,
+    resend_of: { ...nullable(uuid), description: 'Extension: the utr of the send whose non-openers this resend goes to; null for any other send.' },
+    unique_open_token: { type: 'object', additionalProperties: str, description: 'The n-th unique open (from 1) → that message\'s token.' },
     ab: { ...nullable({ $ref: '#/components/schemas/AbTest' }), description: 'Extension: the send\'s A/B test; null when it has none.' },
+    sent_at: nullable(plainDateTime),
+    ...stamps,
   }),
   AbTest: record<AbTestRecord>('A single send\'s A/B test (extension): the variants go to a random share of the audience, and after the wait the best of them to the rest.', {
     test_percent: { type: 'integer', minimum: AB_TEST_LIMITS.percentMin, maximum: AB_TEST_LIMITS.percentMax, description: 'The share of the audience (percent) that receives the test, split evenly over the variants.' },

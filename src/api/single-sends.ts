@@ -32,7 +32,7 @@ export function mountSingleSends(routes: ApiRoutes, { singleSends, sendControls,
   routes.get('/single/send/duplicate', duplicateDoc, ...duplicate);
   routes.post('/single/send/duplicate', duplicateDoc, ...duplicate);
 
-  routes.get('/single-send/details', { summary: 'Show a single send', response: holds({ singleSend: { type: 'array', items: ref('SingleSendDetails'), minItems: 1, maxItems: 1 } }, '`message.singleSend`: an array holding the one single send.') }, validate(utrField()), async (req, res) => {
+  routes.get('/single-send/details', { summary: 'Show a single send', response: holds({ singleSend: { type: 'array', items: ref('SingleSend'), minItems: 1, maxItems: 1 } }, '`message.singleSend`: an array holding the one single send.') }, validate(utrField()), async (req, res) => {
     sendSuccess(res, { singleSend: [await singleSends.get(ctxOf(req), utrOf(req))] });
   });
 

@@ -62,42 +62,56 @@ export function createAbTestsService({ db }: Pick<ServiceDeps, 'db'>) {
     return { id: Number(row.id), status: Number(row.status) };
   }
 
-  async function details(sendId: number): Promise<AbTestDetails | null> {
-    const test = await db('ab_tests').where({ single_send_id: sendId }).first();
-    if (!test) return null;
-    const send = await db('single_sends as s').leftJoin('senders as r', 'r.id', 's.sender_id').where('s.id', sendId).first('s.subject', 's.sender_name', 'r.from_name');
-    const variants = await db('ab_variants').where({ ab_test_id: test.id }).orderBy('variant').select('*');
-    const stats = (await variantStats(db, [sendId])).get(sendId) ?? new Map();
+  /** The tests of these sends, by send id, with their variants and each variant's messages so far. */
+  async function detailsOf(sendIds: number[]): Promise<Map<number, AbTestDetails>> {
+    const found = new Map<number, AbTestDetails>();
+    if (!sendIds.length) return found;
+    const tests = await db('ab_tests').whereIn('single_send_id', sendIds).select('*');
+    if (!tests.length) return found;
+    const testedIds = tests.map((t) => Number(t.single_send_id));
+    const sends = new Map(
+      (await db('single_sends as s').leftJoin('senders as r', 'r.id', 's.sender_id').whereIn('s.id', testedIds).select('s.id', 's.subject', 's.sender_name', 'r.from_name')).map((row) => [Number(row.id), row]),
+    );
+    const variants = await db('ab_variants').whereIn('ab_test_id', tests.map((t) => t.id)).orderBy('variant').select('*');
+    const stats = await variantStats(db, testedIds);
     const value = (v: unknown) => (v === null || v === undefined ? null : String(v));
-    return {
-      test_percent: Number(test.test_percent),
-      winner_metric: test.winner_metric as AbWinnerMetric,
-      wait_minutes: Number(test.wait_minutes),
-      status: AB_STATUS_NAMES[Number(test.state) as keyof typeof AB_STATUS_NAMES],
-      winner: test.winner === null || test.winner === undefined ? null : Number(test.winner),
-      decide_at: test.decide_at ? new Date(test.decide_at).toISOString() : null,
-      variants: variants.map((v) => {
-        const index = Number(v.variant);
-        const s = stats.get(index);
-        return {
-          index,
-          subject: String(v.subject ?? send?.subject ?? ''),
-          from_name: String(v.from_name || send?.sender_name || send?.from_name || ''),
-          triggered: s?.triggered ?? 0,
-          delivered: s?.delivered ?? 0,
-          unique_opens: s?.unique_opens ?? 0,
-          unique_clicks: s?.unique_clicks ?? 0,
-        };
-      }),
-      saved: variants.map((v) => ({
-        subject: value(v.subject),
-        preheader: value(v.preheader),
-        from_name: value(v.from_name),
-        template_html: value(v.template_html),
-        template_json: value(v.template_json),
-      })),
-    };
+    for (const test of tests) {
+      const sendId = Number(test.single_send_id);
+      const send = sends.get(sendId);
+      const own = variants.filter((v) => Number(v.ab_test_id) === Number(test.id));
+      found.set(sendId, {
+        test_percent: Number(test.test_percent),
+        winner_metric: test.winner_metric as AbWinnerMetric,
+        wait_minutes: Number(test.wait_minutes),
+        status: AB_STATUS_NAMES[Number(test.state) as keyof typeof AB_STATUS_NAMES],
+        winner: test.winner === null || test.winner === undefined ? null : Number(test.winner),
+        decide_at: test.decide_at ? new Date(test.decide_at).toISOString() : null,
+        variants: own.map((v) => {
+          const index = Number(v.variant);
+          const s = stats.get(sendId)?.get(index);
+          return {
+            index,
+            subject: String(v.subject ?? send?.subject ?? ''),
+            from_name: String(v.from_name || send?.sender_name || send?.from_name || ''),
+            triggered: s?.triggered ?? 0,
+            delivered: s?.delivered ?? 0,
+            unique_opens: s?.unique_opens ?? 0,
+            unique_clicks: s?.unique_clicks ?? 0,
+          };
+        }),
+        saved: own.map((v) => ({
+          subject: value(v.subject),
+          preheader: value(v.preheader),
+          from_name: value(v.from_name),
+          template_html: value(v.template_html),
+          template_json: value(v.template_json),
+        })),
+      });
+    }
+    return found;
   }
+
+  const recordOf = ({ decide_at: _decide, saved: _saved, ...record }: AbTestDetails): AbTestRecord => record;
 
   return {
     /**
@@ -147,16 +161,15 @@ export function createAbTestsService({ db }: Pick<ServiceDeps, 'db'>) {
         : 'The A/B test\'s winner has already been sent.');
     },
 
-    /** The test of a send as its details show it, or null without one. */
-    async recordOf(sendId: number): Promise<AbTestRecord | null> {
-      const found = await details(sendId);
-      if (!found) return null;
-      const { decide_at: _decide, saved: _saved, ...record } = found;
-      return record;
+    /** The tests of these sends as their records show them, by send id (a send without one is absent). */
+    async recordsOf(sendIds: number[]): Promise<Map<number, AbTestRecord>> {
+      return new Map([...(await detailsOf(sendIds))].map(([id, details]) => [id, recordOf(details)]));
     },
 
-    /** The test with each variant's saved fields and when the winner is due (the dashboard). */
-    details,
+    /** The test with each variant's saved fields and when the winner is due (the dashboard), or null without one. */
+    async details(sendId: number): Promise<AbTestDetails | null> {
+      return (await detailsOf([sendId])).get(sendId) ?? null;
+    },
   };
 }
 

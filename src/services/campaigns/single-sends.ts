@@ -92,6 +92,8 @@ export function singleSendRecord(row: Record<string, unknown>) {
     resend_of: text(row.resend_of_utr),
     // Filled in by list() and get() from the sending engine (the n-th unique open → that message's token).
     unique_open_token: {} as Record<string, string>,
+    // Extension, filled in by list() and get(): the send's A/B test; null when it has none.
+    ab: null as AbTestRecord | null,
     sent_at: plainDateTime(row.sent_at),
     created_at: timestamp(row.created_at),
     updated_at: timestamp(row.updated_at),
@@ -109,12 +111,9 @@ interface SingleSendDeps extends Pick<ServiceDeps, 'db'> {
   senders: Pick<SendersService, 'postalAddress'>;
   /** unique_open_token of each send, kept by the sending engine (services/tracking.ts). */
   tracking: Pick<TrackingService, 'uniqueOpenTokens'>;
-  /** The send's A/B test, shown in its details. */
-  abTests: Pick<AbTestsService, 'recordOf'>;
+  /** The sends' A/B tests, shown with them. */
+  abTests: Pick<AbTestsService, 'recordsOf'>;
 }
-
-/** A send's details: the record and, when it has one, its A/B test (extension; null without). */
-export type SingleSendDetailsRecord = SingleSendRecord & { ab: AbTestRecord | null };
 
 export function createSingleSendsService({ db, refs, senders, tracking, abTests }: SingleSendDeps) {
   const live = (ctx: Ctx, q: Knex | Knex.Transaction = db) => q('single_sends').where({ user_id: ctx.userId }).whereNull('deleted_at');
@@ -194,14 +193,19 @@ export function createSingleSendsService({ db, refs, senders, tracking, abTests 
     async list(ctx: Ctx, paging?: Paging) {
       const result = await listPage(live(ctx).select(withZone(ctx)).orderBy('id', 'desc'), paging, singleSendRecord);
       const tokens = await tracking.uniqueOpenTokens(result.rows.map((r) => r.id));
-      for (const record of result.rows) record.unique_open_token = tokens.get(record.id) ?? {};
+      const tests = await abTests.recordsOf(result.rows.map((r) => r.id));
+      for (const record of result.rows) {
+        record.unique_open_token = tokens.get(record.id) ?? {};
+        record.ab = tests.get(record.id) ?? null;
+      }
       return result;
     },
 
-    async get(ctx: Ctx, utr: string): Promise<SingleSendDetailsRecord> {
+    async get(ctx: Ctx, utr: string): Promise<SingleSendRecord> {
       const record = singleSendRecord(await requireRow(ctx, utr));
       record.unique_open_token = (await tracking.uniqueOpenTokens([record.id])).get(record.id) ?? {};
-      return { ...record, ab: await abTests.recordOf(record.id) };
+      record.ab = (await abTests.recordsOf([record.id])).get(record.id) ?? null;
+      return record;
     },
 
     /**
