@@ -36,6 +36,7 @@ import { mountSuppressions } from './suppressions';
 import { mountSignupForms } from './signup-forms';
 import { mountWebhooks } from './webhooks';
 import { mountSendFollowUps } from './send-follow-ups';
+import { mountAbTests } from './ab-tests';
 
 /** Every page group of the dashboard; each mounts its routes on the shared route table. */
 type PageGroup = (routes: WebRoutes, services: Services, views: Views, config: Config) => void;
@@ -64,6 +65,7 @@ const PAGE_GROUPS: PageGroup[] = [
   mountWebhooks,
   mountDesignEditor,
   mountSendFollowUps,
+  mountAbTests,
 ];
 
 export interface Dashboard {

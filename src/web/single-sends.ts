@@ -13,6 +13,7 @@ import type { Config } from '../config';
 import { designerChoices, editorPage } from './editor';
 import { engagementOf } from './engagement';
 import { onInvalid } from './errors';
+import { presentAbTest } from './ab-tests';
 import { listFields } from './forms';
 import { MESSAGE_CSP } from './outbox';
 import { pagerOf, pagingOf } from './paging';
@@ -127,13 +128,14 @@ export function mountSingleSends(routes: WebRoutes, services: Services, views: V
       totalClicks: send.total_clicks, unsubscribes: send.unsubscribes, bounces: send.bounces,
     };
     const started = send.status >= SINGLE_SEND_STATUS.running;
-    const [types, segmentList, opens, failures, engagement] = await Promise.all([
+    const [types, segmentList, opens, failures, engagement, abTest] = await Promise.all([
       contactTypes.list(ctx),
       segments.list(ctx),
       sendInsights.opensOverTime(ctx, send.id),
       // Only asked for when something failed, so a healthy send's page costs no extra round trip.
       send.failed > 0 ? sendInsights.failures(ctx, send.id) : [],
       started ? engagementOf(services, req, { singleSendId: send.id }, counts, { opens: false }) : undefined,
+      send.ab ? services.abTests.details(send.id).then(presentAbTest) : null,
     ]);
     const names = new Map([
       ...types.rows.map((t): [string, string] => [`contacts_${t.id}`, t.name]),
@@ -146,6 +148,7 @@ export function mountSingleSends(routes: WebRoutes, services: Services, views: V
       opens: opensChart(opens),
       failures,
       engagement,
+      abTest,
       recipients: send.recipient_id.map(label),
       excluded: send.exclude_specific_recipient_id.map(label),
     };
