@@ -62,6 +62,8 @@ export interface Config {
    */
   trustProxy: boolean | number | string[];
   logLevel: string;
+  /** Bearer token `GET /metrics` requires; undefined leaves the metrics open (keep them behind the proxy then). */
+  metricsToken: string | undefined;
   dataDir: string;
   /** Domain of the VERP envelope sender `bounces+<token>@BOUNCE_DOMAIN`; undefined keeps the From address. */
   bounceDomain: string | undefined;
@@ -77,6 +79,8 @@ export interface Config {
   bounceImapPollMs: number;
   /** Outgoing webhooks may reach private, loopback and link-local addresses (WEBHOOK_ALLOW_PRIVATE=1; tests, closed networks). */
   webhookAllowPrivate: boolean;
+  /** How long old data is kept before the worker's maintenance job deletes it, in days (0 = for ever). */
+  retention: RetentionDays;
   /** Provider webhooks; each route answers 404 while its setting is unset. */
   webhooks: {
     /** SNS topics whose SES notifications `POST /webhooks/ses` accepts. */
@@ -89,6 +93,22 @@ export interface Config {
     mailgunSigningKey: string | undefined;
   };
 }
+
+/** RETENTION_*_DAYS: days each kind of old data is kept; 0 keeps it for ever. */
+export interface RetentionDays {
+  /** Opens and clicks of messages sent longer ago (RETENTION_EVENTS_DAYS). */
+  events: number;
+  /** The per-message rows (and system mail bodies) of finished sends (RETENTION_MESSAGES_DAYS). */
+  messages: number;
+  /** Outgoing webhook deliveries that were delivered or given up (RETENTION_WEBHOOK_DELIVERIES_DAYS). */
+  webhookDeliveries: number;
+}
+
+/**
+ * The unsubscribe link of a message works as long as its row is kept, and the law asks for at
+ * least 30 days (CAN-SPAM), so message rows are not deleted sooner.
+ */
+export const MIN_MESSAGE_RETENTION_DAYS = 30;
 
 export class ConfigError extends Error {}
 
@@ -123,6 +143,18 @@ function integer(env: NodeJS.ProcessEnv, name: string, fallback: number, min = 0
     throw new ConfigError(`${name} must be an integer of at least ${min}, got "${raw}"`);
   }
   return value;
+}
+
+function retentionDays(env: NodeJS.ProcessEnv): RetentionDays {
+  const messages = integer(env, 'RETENTION_MESSAGES_DAYS', 0, 0);
+  if (messages > 0 && messages < MIN_MESSAGE_RETENTION_DAYS) {
+    throw new ConfigError(`RETENTION_MESSAGES_DAYS must be 0 (keep) or at least ${MIN_MESSAGE_RETENTION_DAYS}: a message's unsubscribe link works only while its row is kept, got "${messages}"`);
+  }
+  return {
+    events: integer(env, 'RETENTION_EVENTS_DAYS', 0, 0),
+    messages,
+    webhookDeliveries: integer(env, 'RETENTION_WEBHOOK_DELIVERIES_DAYS', 30, 0),
+  };
 }
 
 function optional(env: NodeJS.ProcessEnv, name: string): string | undefined {
@@ -256,6 +288,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, kind: keyof typ
     signupRateLimit: integer(env, 'SIGNUP_RATE_LIMIT', 10, 0),
     trustProxy: trustProxy(env),
     logLevel: optional(env, 'LOG_LEVEL') ?? 'info',
+    metricsToken: optional(env, 'METRICS_TOKEN'),
     dataDir,
     bounceDomain: bounceDomainOf(optional(env, 'BOUNCE_DOMAIN')),
     bounceSmtpPort: optional(env, 'BOUNCE_SMTP_PORT') === undefined ? undefined : integer(env, 'BOUNCE_SMTP_PORT', 0, 0),
@@ -265,6 +298,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, kind: keyof typ
     bounceImapUrl: imapUrlOf(optional(env, 'BOUNCE_IMAP_URL')),
     bounceImapPollMs: integer(env, 'BOUNCE_IMAP_POLL_SECONDS', 60, 1) * 1000,
     webhookAllowPrivate: flag(env, 'WEBHOOK_ALLOW_PRIVATE', false),
+    retention: retentionDays(env),
     webhooks: {
       sesTopicArns: (optional(env, 'SES_SNS_TOPIC_ARNS') ?? '').split(',').map((a) => a.trim()).filter(Boolean),
       sendgridPublicKey: optional(env, 'SENDGRID_WEBHOOK_PUBLIC_KEY'),

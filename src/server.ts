@@ -22,6 +22,8 @@ async function main(): Promise<void> {
   const sending = role === 'web' || role === 'inbound' ? undefined : createWorkerRuntime(runtime);
   sending?.worker.start();
   sending?.hooks.start();
+  sending?.maintenance.start();
+  sending?.heartbeat.start();
   if (role === 'worker') process.stdout.write(`Sending worker ${sending?.worker.owner} started\n`);
   // Bounces come back to the worker (or a process of their own with --role=inbound).
   const inbound = role === 'web' ? undefined : await startInbound(runtime, role === 'inbound');

@@ -104,6 +104,7 @@ const automation: Members<Omit<AutomationRecord, 'automation_schedule_count'>> =
   total_failed: int,
   total_unique_clicks: int,
   total_clicks: int,
+  total_template_errors: { type: 'integer', description: 'Delivered messages in which a Liquid value failed and was left empty.' },
   deleted_at: nullable(timestamp),
   ...stamps,
 };
@@ -202,6 +203,7 @@ export const RECORDS = {
     failed: int,
     unique_clicks: int,
     total_clicks: int,
+    template_errors: { type: 'integer', description: 'Delivered messages in which a Liquid value failed and was left empty.' },
     track_opens: flag,
     track_clicks: flag,
     resend_of: { ...nullable(uuid), description: 'Extension: the utr of the send whose non-openers this resend goes to; null for any other send.' },

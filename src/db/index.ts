@@ -36,6 +36,8 @@ export function createDb(options: DbOptions | Config): Db {
       min: 1,
       max: 1,
       afterCreate(conn: { pragma(sql: string): unknown }, done: (err: Error | null, conn: unknown) => void) {
+        // Before the first table of a new file: freed pages can then be handed back in small steps (src/db/pruning.ts).
+        conn.pragma('auto_vacuum = INCREMENTAL');
         conn.pragma('journal_mode = WAL');
         conn.pragma('synchronous = NORMAL');
         conn.pragma('foreign_keys = ON');

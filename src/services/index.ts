@@ -41,6 +41,10 @@ import { createOwnTemplatesService } from './campaigns/own-templates';
 import { createPreferencesService } from './delivery/preferences';
 import { createRecipientReportService } from './delivery/recipient-report';
 import { createResendsService } from './campaigns/resends';
+import { createCleanupService } from './maintenance/cleanup';
+import { createRetentionService } from './maintenance/retention';
+import { createHealthService } from './operations/health';
+import { createOperationalCounts } from './operations/operational-counts';
 import { createAbTestsService } from './campaigns/ab-tests';
 
 /** The composition root of the domain: every service, built once from its dependencies. */
@@ -104,6 +108,10 @@ export function createServices(deps: ServiceDeps) {
     preferences: createPreferencesService(deps),
     recipientReport: createRecipientReportService(deps),
     resends: createResendsService(deps),
+    retention: createRetentionService(deps),
+    cleanup: createCleanupService({ ...deps, contacts }),
+    health: createHealthService(deps),
+    operationalCounts: createOperationalCounts(deps),
     abTests,
   };
 }

@@ -36,6 +36,7 @@ import { mountSuppressions } from './suppressions';
 import { mountSignupForms } from './signup-forms';
 import { mountWebhooks } from './webhooks';
 import { mountSendFollowUps } from './send-follow-ups';
+import { mountMaintenance } from './maintenance';
 import { mountAbTests } from './ab-tests';
 
 /** Every page group of the dashboard; each mounts its routes on the shared route table. */
@@ -65,6 +66,7 @@ const PAGE_GROUPS: PageGroup[] = [
   mountWebhooks,
   mountDesignEditor,
   mountSendFollowUps,
+  mountMaintenance,
   mountAbTests,
 ];
 

@@ -1,3 +1,4 @@
+import type { RetentionDays } from '../config';
 import { ctxOf } from '../http/context';
 import { currentTimeZone, timeZoneOptions } from '../lib/time-zones';
 import type { Services } from '../services';
@@ -17,17 +18,29 @@ export const TRACKING_SWITCHES = [
  * What the settings page shows (also re-rendered by a refused password change): the current
  * zone names with their offset now, and the account's zone under its current name.
  */
-export function settingsForm(account: { time_zone: string } | undefined) {
+export function settingsForm(account: { time_zone: string } | undefined, retention: RetentionDays) {
   const values = account && { ...account, time_zone: currentTimeZone(account.time_zone) ?? account.time_zone };
-  return { title: 'Settings', timeZones: timeZoneOptions(new Date()), switches: TRACKING_SWITCHES, values };
+  return { title: 'Settings', timeZones: timeZoneOptions(new Date()), switches: TRACKING_SWITCHES, values, retention: retentionRows(retention) };
 }
 
-export function mountSettings(routes: WebRoutes, { accounts }: Services, views: Views): void {
+const kept = (days: number) => (days === 0 ? 'Kept for ever' : `Deleted after ${days} ${days === 1 ? 'day' : 'days'}`);
+
+/** What the worker deletes by itself and when, in the words the settings page uses. */
+function retentionRows(days: RetentionDays) {
+  return [
+    { what: 'Who opened and clicked each message', setting: 'RETENTION_EVENTS_DAYS', kept: kept(days.events), note: 'counted from the day the message was sent; the totals stay' },
+    { what: 'The record of each message of a finished single send, and the service\'s own mail', setting: 'RETENTION_MESSAGES_DAYS', kept: kept(days.messages), note: 'the send keeps its totals; the unsubscribe link of a deleted message stops working' },
+    { what: 'Webhook deliveries that arrived or were given up', setting: 'RETENTION_WEBHOOK_DELIVERIES_DAYS', kept: kept(days.webhookDeliveries), note: 'those still being tried are kept' },
+    { what: 'Expired sign-ins, confirmation links and one-time tokens', setting: null, kept: 'Deleted once expired', note: null },
+  ];
+}
+
+export function mountSettings(routes: WebRoutes, { accounts, retention }: Services, views: Views): void {
   routes.get('/settings', (req, res) => {
-    views.page(req, res, 'settings.njk', settingsForm(req.account));
+    views.page(req, res, 'settings.njk', settingsForm(req.account, retention.policy()));
   });
 
-  routes.post('/settings', onInvalid('settings.njk', () => settingsForm(undefined)), async (req, res) => {
+  routes.post('/settings', onInvalid('settings.njk', () => settingsForm(undefined, retention.policy())), async (req, res) => {
     const { name, time_zone, track_opens, track_clicks } = req.body;
     await accounts.updateSettings(ctxOf(req).userId, { name, time_zone, track_opens, track_clicks });
     views.redirect(res, '/settings', 'Settings saved.');

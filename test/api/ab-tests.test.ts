@@ -173,6 +173,10 @@ describe('A/B tests of a single send: a test share, a winner by the rule or by h
       wait_minutes: ['The wait minutes field is required.'],
     });
     expect((await save(send.utr, { variants: [VARIANTS[0]] }).expect(422)).body.errors).toEqual({ variants: ['The variants must have at least 2 items.'] });
+    // Liquid that does not parse is refused as in the send's own content, on the variant's field.
+    const liquid = (await save(send.utr, { variants: [VARIANTS[0], { subject: '{% if first_name %}Hi {{ first_name }}' }] }).expect(422)).body.errors;
+    expect(Object.keys(liquid)).toEqual(['variants.1.subject']);
+    expect(liquid['variants.1.subject'][0]).toMatch(/^The subject has a Liquid error on line 1/);
     expect((await save(send.utr, { variants: [...VARIANTS, ...VARIANTS, VARIANTS[0]] }).expect(422)).body.errors).toEqual({ variants: ['The variants may not have more than 4 items.'] });
     expect((await save('00000000-0000-4000-8000-000000000000').expect(404)).body).toEqual({ status: 'failed', errors: 'Record Not Found' });
 

@@ -65,6 +65,59 @@ describe('editing an automation step', () => {
     expect(listed.body.message.automation_schedules).toEqual([expect.objectContaining({ subject: 'Hello again ((first_name))', template_html: expect.stringContaining('shop.example/b') })]);
   });
 
+  test('when a step\'s only link is replaced then each message\'s link leads to the URL that message carried, from the worker that compiled the old content and from a fresh one', async () => {
+    const clock = manualClock(new Date(Date.now() + 2 * 86_400_000));
+    const type = await addContactType(h, alice, 'Replaced');
+    const automation = await f.automation(alice.user_id, { type: 'welcome', contactType: type, groupId: group });
+    const step = await f.schedule(alice.user_id, automation, {
+      senderId: sender, subject: 'Offer ((first_name))', waitingPeriod: 1, waitingType: 'instantly',
+      html: '<html><body><a href="https://shop.example/old">Old offer</a></body></html>',
+    });
+    await f.setAutomationStatus(automation, 1);
+    const already = sink.messages.length;
+    const linksTo = (address: string) => links(String(sink.messages.slice(already).find((m) => m.to[0] === address)!.parsed.html));
+    const first = testWorker(h, sink.url, { now: clock.now });
+    const fresh = testWorker(h, sink.url, { now: clock.now });
+    try {
+      await first.worker.runOnce();
+      await f.contact(alice.user_id, type, 'one@example.org', { first_name: 'One' });
+      clock.advance(60_000);
+      await first.worker.runOnce();
+      await sink.waitFor(already + 1);
+
+      await h.api(alice)
+        .post(`/automations/schedule/update?utr=${await stepUtr(step)}`)
+        .send(params('Offer ((first_name))', '<html><body><a href="https://shop.example/new">New offer</a></body></html>'))
+        .expect(200);
+
+      // The worker that compiled the old content mails two; one that never saw it mails three.
+      await f.contact(alice.user_id, type, 'two@example.org', { first_name: 'Two' });
+      clock.advance(60_000);
+      await first.worker.runOnce();
+      await sink.waitFor(already + 2);
+      await f.contact(alice.user_id, type, 'three@example.org', { first_name: 'Three' });
+      clock.advance(60_000);
+      await fresh.worker.runOnce();
+      await sink.waitFor(already + 3);
+      const [one] = linksTo('one@example.org');
+      const [two] = linksTo('two@example.org');
+      const [three] = linksTo('three@example.org');
+
+      expect(await target(one)).toBe('https://shop.example/old');
+      expect(await target(two)).toBe('https://shop.example/new');
+      expect(await target(three)).toBe('https://shop.example/new');
+      // The automation's report counts each click on the link its message carried.
+      const report = await h.runtime.services.engagement.links({ userId: alice.user_id }, { automationId: automation });
+      expect(report).toEqual([
+        { url: 'https://shop.example/old', unique_clicks: 1, total_clicks: 1 },
+        { url: 'https://shop.example/new', unique_clicks: 2, total_clicks: 2 },
+      ]);
+    } finally {
+      await first.close();
+      await fresh.close();
+    }
+  });
+
   test('when the step is unknown, another account\'s, or the parameters are invalid then 404 or 422 and nothing changes', async () => {
     const type = await addContactType(h, alice, 'Others');
     const automation = await f.automation(alice.user_id, { type: 'welcome', contactType: type, groupId: group });

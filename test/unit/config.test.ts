@@ -17,4 +17,15 @@ describe('configuration', () => {
     }
     expect(() => loadConfig({ TRUST_PROXY: 'nginx' })).toThrow('TRUST_PROXY must be false, true, a number of hops or proxy addresses such as "loopback, 10.0.0.0/8", got "nginx"');
   });
+
+  test('when the RETENTION settings are unset then events and messages are kept for ever and webhook deliveries 30 days; days are read as given', () => {
+    expect(loadConfig({}).retention).toEqual({ events: 0, messages: 0, webhookDeliveries: 30 });
+    expect(loadConfig({ RETENTION_EVENTS_DAYS: '180', RETENTION_MESSAGES_DAYS: '30', RETENTION_WEBHOOK_DELIVERIES_DAYS: '0' }).retention).toEqual({ events: 180, messages: 30, webhookDeliveries: 0 });
+  });
+
+  test('when RETENTION_MESSAGES_DAYS is under 30 (unsubscribe links would stop working) or a setting is not a whole number then the start fails with a clear message', () => {
+    expect(() => loadConfig({ RETENTION_MESSAGES_DAYS: '7' })).toThrow('RETENTION_MESSAGES_DAYS must be 0 (keep) or at least 30: a message\'s unsubscribe link works only while its row is kept, got "7"');
+    expect(() => loadConfig({ RETENTION_EVENTS_DAYS: '-1' })).toThrow('RETENTION_EVENTS_DAYS must be an integer of at least 0, got "-1"');
+    expect(() => loadConfig({ RETENTION_WEBHOOK_DELIVERIES_DAYS: 'a month' })).toThrow(ConfigError);
+  });
 });

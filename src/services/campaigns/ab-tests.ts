@@ -2,7 +2,9 @@ import type { Knex } from 'knex';
 import { nowValue } from '../../db/dialect';
 import { forUpdate } from '../../db/locking';
 import { AB_TEST_STATE, AbWinnerMetric } from '../../lib/constants';
-import { ConflictError, NotFoundError, ValidationError } from '../../lib/errors';
+import { ConflictError, FieldErrors, NotFoundError, ValidationError } from '../../lib/errors';
+import { throwIfAny } from '../../lib/validation';
+import { liquidErrors } from './template-syntax';
 import { isUtr } from '../../lib/utr';
 import { chooseWinner, variantStats } from '../delivery/ab-tests';
 import type { Ctx, ServiceDeps } from '../context';
@@ -120,6 +122,14 @@ export function createAbTestsService({ db }: Pick<ServiceDeps, 'db'>) {
      * refused here (409), never half of each.
      */
     async save(ctx: Ctx, utr: string, input: AbTestInput): Promise<void> {
+      // A variant that cannot render is refused like the send's own content, named by its index.
+      const errors: FieldErrors = {};
+      input.variants.forEach((variant, i) => {
+        const found: FieldErrors = {};
+        liquidErrors({ subject: variant.subject, preheader: variant.preheader, template_html: variant.template_html }, found);
+        for (const [name, messages] of Object.entries(found)) errors[`variants.${i}.${name}`] = messages;
+      });
+      throwIfAny(errors);
       await db.transaction(async (trx) => {
         const send = await sendOf(ctx, utr, trx);
         const locked = await forUpdate(trx, trx('single_sends').where({ id: send.id }).first('status'));

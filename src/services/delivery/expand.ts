@@ -84,8 +84,8 @@ export function resendOf(send: Pick<ExpandableSend, 'resend_of'>): number | unde
 /**
  * The recipients of a resend to non-openers, as rows like membersOf's under the alias `t`: the
  * messages of the original send (of the account) that were delivered and never opened by a
- * person (an automated open, a proxy's prefetch or a scanner's, leaves `human_opened_at` empty),
- * whose contact was not deleted and whose address has not bounced since the original started.
+ * person (an automated open, a proxy's prefetch or a scanner's, leaves `human_opened_at` empty;
+ * a message whose opens and clicks retention deleted counts as opened), whose contact was not deleted and whose address has not bounced since the original started.
  * A message that bounced after delivery is no longer delivered; unsubscribes and suppressions
  * are left out by the caller, as for every send. Read from the ledger in the INSERT … SELECT
  * itself, so no list of recipients is ever held in memory.
@@ -104,6 +104,8 @@ export function nonOpenersOf(db: Knex, userId: number, originalId: number): Knex
     .where('m.single_send_id', originalId)
     .where('m.state', MESSAGE_STATE.sent)
     .whereNull('m.human_opened_at')
+    // Opens and clicks deleted by retention: the message had one, so it is no non-opener.
+    .whereNull('m.engagement_pruned_at')
     .where((q) => q.whereNull('m.contact_id').orWhereNull('mc.deleted_at'))
     .whereNotExists(bouncedSince)
     .select('m.contact_id', 'm.segment_recipient_id', 'm.email', 'm.email_key');

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import { nowValue, parseJson } from '../../db/dialect';
 import { Signer, TOKEN_PURPOSE } from '../../lib/signed-token';
-import { compileMessage, CompiledMessage, renderEncoded, renderMessage, TrackingOptions } from '../../mail/render';
+import { compileMessage, CompiledMessage, renderEncoded, renderMessage, renumberLinks, TrackingOptions } from '../../mail/render';
 import { personalValues, SenderValues } from '../../mail/personal-values';
 import { systemMessage } from './system-mail';
 import type { OutgoingMessage } from '../../mail/outgoing-message';
@@ -106,6 +106,7 @@ export class MessageSources {
       html: rendered.html,
       text: rendered.text,
       encoded,
+      ...(rendered.templateErrors ? { templateErrors: rendered.templateErrors } : {}),
       messageId: `<${this.signer.sign(TOKEN_PURPOSE.messageId, Number(row.id))}@${this.host}>`,
       // Without SMTP_URL the outbox files it under the account (its dashboard Outbox page).
       accountId: Number(row.user_id),
@@ -209,8 +210,7 @@ export class MessageSources {
 
   /** A compiled message whose link numbers are the stored numbers of their URLs (see linkNumbers). */
   private async numberedByUrl(compiled: CompiledMessage, owner: LinkOwner): Promise<CompiledMessage> {
-    const numbers = await this.linkNumbers(owner, compiled.links);
-    return { ...compiled, html: compiled.html.map((part) => (typeof part !== 'string' && part.link !== undefined ? { ...part, link: numbers[part.link - 1] } : part)) };
+    return renumberLinks(compiled, await this.linkNumbers(owner, compiled.links));
   }
 
   /**

@@ -30,8 +30,10 @@ export function createTrackingService({ db, secret }: Pick<ServiceDeps, 'db' | '
   async function countOpen(trx: Knex.Transaction, message: TrackedMessage, fetch: Fetch, now: string): Promise<void> {
     const deliveredAt = message.sent_at ? new Date(message.sent_at as string) : null;
     const automated = isAutomatedOpen({ userAgent: fetch.userAgent, deliveredAt, at: fetch.at ?? new Date(now) });
-    const first = await trx('send_messages').where({ id: message.id }).whereNull('opened_at').update({ opened_at: now, updated_at: now });
-    const human = automated ? 0 : await trx('send_messages').where({ id: message.id }).whereNull('human_opened_at').update({ human_opened_at: now });
+    // A message whose engagement was pruned had its first open counted already: not again.
+    const kept = () => trx('send_messages').where({ id: message.id }).whereNull('engagement_pruned_at');
+    const first = await kept().whereNull('opened_at').update({ opened_at: now, updated_at: now });
+    const human = automated ? 0 : await kept().whereNull('human_opened_at').update({ human_opened_at: now });
     // message.opened: the first open of a message (as unique_opens counts it).
     if (first) await emitMessageEvents(trx, 'message.opened', [{ messageId: message.id, userId: Number(message.user_id), extra: { automated } }], now);
     const send = await moveCounters(trx, message, { opened: 1, openedFirst: first, openedByPerson: human });
@@ -75,19 +77,23 @@ export function createTrackingService({ db, secret }: Pick<ServiceDeps, 'db' | '
         if (!link) return undefined;
         const now = nowValue();
         const plus = (column: string, by: number) => trx.raw('?? + ?', [column, by]);
-        const inserted = await trx('link_clicks')
-          .insert({ link_id: link.id, message_id: message.id, clicks: 1, first_at: now, last_at: now })
-          .onConflict(['link_id', 'message_id'])
-          .ignore()
-          .returning('link_id');
+        // A message whose engagement was pruned had its unique clicks counted already: totals only.
+        const pruned = message.engagement_pruned_at !== null && message.engagement_pruned_at !== undefined;
+        const inserted = pruned
+          ? []
+          : await trx('link_clicks')
+              .insert({ link_id: link.id, message_id: message.id, clicks: 1, first_at: now, last_at: now })
+              .onConflict(['link_id', 'message_id'])
+              .ignore()
+              .returning('link_id');
         const firstOfLink = inserted.length > 0 ? 1 : 0;
-        if (!firstOfLink) await trx('link_clicks').where({ link_id: link.id, message_id: message.id }).update({ clicks: plus('clicks', 1), last_at: now });
+        if (!firstOfLink && !pruned) await trx('link_clicks').where({ link_id: link.id, message_id: message.id }).update({ clicks: plus('clicks', 1), last_at: now });
         await trx('send_links').where({ id: link.id }).update({ total_clicks: plus('total_clicks', 1), unique_clicks: plus('unique_clicks', firstOfLink) });
-        const first = await trx('send_messages').where({ id: message.id }).whereNull('clicked_at').update({ clicked_at: now });
+        const first = pruned ? 0 : await trx('send_messages').where({ id: message.id }).whereNull('clicked_at').update({ clicked_at: now });
         // message.clicked: the first click of each link of a message (as unique clicks count it).
         if (firstOfLink) await emitMessageEvents(trx, 'message.clicked', [{ messageId: message.id, userId: Number(message.user_id), extra: { url: link.url } }], now);
         await moveCounters(trx, message, { clicked: 1, clickedFirst: first });
-        if (!message.opened_at) await countOpen(trx, message, fetch, now);
+        if (!message.opened_at && !pruned) await countOpen(trx, message, fetch, now);
         return link.url;
       });
     },

@@ -1,0 +1,53 @@
+import type { Logger } from 'pino';
+import type { PruneCounts, RetentionService } from '../services/maintenance/retention';
+import { Sleeper } from './sleeper';
+
+/** Time between two maintenance runs: retention is counted in days, so once an hour is plenty. */
+const INTERVAL_MS = 3600_000;
+
+export interface MaintenanceJob {
+  /** One run now (tests, and the first run at start). */
+  runOnce(): Promise<PruneCounts>;
+  start(): void;
+  /** Ends the run in hand after its current batch, and returns. */
+  stop(): Promise<void>;
+}
+
+/**
+ * The worker's maintenance loop: prunes old data (the retention service decides what) at start
+ * and then every hour. Several workers may run it at once; each batch deletes what is left.
+ */
+export function createMaintenanceJob(
+  { retention, logger }: { retention: Pick<RetentionService, 'prune'>; logger: Logger },
+  /** now: the clock that ages the data (tests move it instead of waiting); batchSize: rows per statement. */
+  options: { intervalMs?: number; now?: () => Date; batchSize?: number } = {},
+): MaintenanceJob {
+  const sleeper = new Sleeper();
+  let running = false;
+  let loop: Promise<void> = Promise.resolve();
+  const prune = (shouldStop?: () => boolean) => retention.prune({ now: options.now?.(), batchSize: options.batchSize, shouldStop });
+  const runOnce = () => prune(() => !running);
+
+  return {
+    runOnce: () => prune(),
+    start() {
+      if (running) return;
+      running = true;
+      loop = (async () => {
+        while (running) {
+          try {
+            await runOnce();
+          } catch (err) {
+            logger.error({ err }, 'maintenance run failed; trying again at the next run');
+          }
+          if (running) await sleeper.sleep(options.intervalMs ?? INTERVAL_MS);
+        }
+      })();
+    },
+    async stop() {
+      running = false;
+      sleeper.wakeAll();
+      await loop;
+    },
+  };
+}

@@ -1,0 +1,41 @@
+import { addContactType, sendingFixtures } from '../support/fixtures';
+import { useHarness } from '../support/harness';
+import { eventually, useBrowser } from './browser';
+
+const DAY = 24 * 3600_000;
+
+describe('dashboard in Chromium: the Maintenance page', () => {
+  const h = useHarness();
+  const b = useBrowser(h);
+  const f = sendingFixtures(h);
+
+  test('when contacts that unsubscribed long ago are counted on a phone then the count shows first, and the confirm button (by keyboard) deletes them', async () => {
+    const account = await h.account();
+    const type = await addContactType(h, account, 'Everyone');
+    for (const email of ['left@example.org', 'stays@example.org']) await f.contact(account.user_id, type, email);
+    await f.globalUnsubscribe(account.user_id, 'left@example.org');
+    await h.runtime.db('global_unsubscribes').where({ user_id: account.user_id }).update({ created_at: new Date(Date.now() - 200 * DAY).toISOString() });
+    const live = async () => (await h.runtime.db('contacts').where({ user_id: account.user_id }).whereNull('deleted_at').orderBy('email').pluck('email')) as string[];
+
+    const page = await b.page();
+    await page.setViewportSize({ width: 390, height: 844 });
+    await b.signIn(page, account);
+    await page.goto('/maintenance');
+    await page.getByRole('heading', { name: 'Maintenance', level: 1 }).waitFor();
+
+    await page.getByLabel('For more than this many days').fill('90');
+    await page.getByRole('button', { name: 'Count contacts' }).click();
+    await page.getByText('1 contact unsubscribed or bounced more than 90 days ago.').waitFor();
+    expect(await live()).toEqual(['left@example.org', 'stays@example.org']);
+    // Nothing wider than the phone's screen.
+    expect(await page.evaluate(() => (globalThis as unknown as { document: { documentElement: { scrollWidth: number } } }).document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+
+    const confirm = page.getByRole('button', { name: 'Delete 1 contact' });
+    await confirm.focus();
+    await page.keyboard.press('Enter');
+    await page.getByText('1 contact deleted.').waitFor();
+    await eventually('the page is Maintenance again', async () => new URL(page.url()).pathname === '/maintenance');
+    expect(await live()).toEqual(['stays@example.org']);
+    expect(b.problems).toEqual([]);
+  });
+});
