@@ -145,6 +145,17 @@ describe('A/B tests of a single send: a test share, a winner by the rule or by h
     expect(String(sink.messages.find((m) => m.parsed.subject === 'Third subject')!.parsed.html)).toContain('Third preheader');
   });
 
+  test('when the audience is no larger than the variants then everyone is in the test, no winner is due, and the send completes', async () => {
+    const send = await sendTo(2, 'Tiny');
+    await save(send.utr).expect(200);
+    await run();
+    const d = await details(send.utr);
+    expect(d).toMatchObject({ status: 3, triggered: 2, delivered: 2 });
+    expect(d.ab).toMatchObject({ status: 'sent', winner: null });
+    expect(d.ab.variants.map((v: { triggered: number }) => v.triggered)).toEqual([1, 1]);
+    expect((await h.api(alice).get(`/single/send/ab/choose?utr=${send.utr}&variant=0`).expect(409)).body.errors).toBe('The A/B test\'s winner has already been sent.');
+  });
+
   test('when the test is saved with wrong values then 422 names every field, nested ones by index, in JSON and as form fields', async () => {
     const send = await sendTo(2, 'Invalid');
     const res = await h.api(alice).post('/single/send/ab/save').send({

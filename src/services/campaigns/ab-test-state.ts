@@ -11,8 +11,8 @@ import { AB_TEST_STATE as A } from '../../lib/constants';
 export const AB_TEST_TRANSITIONS = {
   /** the send started: its test share is out, the winner is due at `decide_at` */
   start: { from: [A.waiting], to: A.testing },
-  /** the send started with nobody to send to: there is nothing to test */
-  startEmpty: { from: [A.waiting], to: A.sent },
+  /** the send started with nobody left for a winner (no audience, or all of it is the test share) */
+  startWithoutRest: { from: [A.waiting], to: A.sent },
   /** the winner was chosen and the rest queued with it */
   choose: { from: [A.testing], to: A.sent },
 } as const;

@@ -56,10 +56,6 @@ export function testShares(total: number, percent: number, variants: number): nu
  * Answers how many messages were queued (the send's `triggered` for now).
  */
 export async function startAbTest(trx: Knex.Transaction, test: AbTestRow & { variants: number }, total: number, now: string): Promise<number> {
-  if (total === 0) {
-    await transitionAbTests(trx('ab_tests').where({ id: test.id }), 'startEmpty', { decided_at: now, updated_at: now });
-    return 0;
-  }
   let queued = 0;
   const shares = testShares(total, Number(test.test_percent), test.variants);
   for (const [variant, share] of shares.entries()) {
@@ -67,6 +63,11 @@ export async function startAbTest(trx: Knex.Transaction, test: AbTestRow & { var
     // random() is the same function on both databases; the sample is drawn from what is still held.
     const sample = trx('send_messages').where({ single_send_id: test.single_send_id, state: MESSAGE_STATE.held }).orderByRaw('random()').limit(share).select('id');
     queued += Number(await transitionMessages(trx('send_messages').whereIn('id', sample), 'testVariant', { ab_variant: variant, updated_at: now }));
+  }
+  if (queued === total) {
+    // Everyone is in the test share: there is no rest for a winner, and the send completes as usual.
+    await transitionAbTests(trx('ab_tests').where({ id: test.id }), 'startWithoutRest', { decided_at: now, updated_at: now });
+    return queued;
   }
   const decideAt = new Date(Date.parse(now) + Number(test.wait_minutes) * 60_000).toISOString();
   await transitionAbTests(trx('ab_tests').where({ id: test.id }), 'start', { decide_at: decideAt, updated_at: now });
