@@ -85,6 +85,10 @@ describe('A/B tests of a single send: a test share, a winner by the rule or by h
     expect(String(plain[0].parsed.html)).toContain('Original for P');
     expect(curious[0].parsed.from?.value[0]).toEqual({ name: 'Acme News', address: 'news@acme.test' });
     expect(String(curious[0].parsed.html)).toContain('Variant B for P');
+    // Each variant's tracked link leads to its own address (links are numbered by URL across the variants).
+    const clickOf = (html: unknown) => new URL(/href="([^"]+\/c\/[^"]+)"/.exec(String(html))![1]).pathname;
+    expect((await request(h.runtime.app).get(clickOf(plain[0].parsed.html)).expect(302)).headers.location).toBe('https://acme.test/a');
+    expect((await request(h.runtime.app).get(clickOf(curious[0].parsed.html)).expect(302)).headers.location).toBe('https://acme.test/b');
 
     // Variant 0: three automated opens (excluded). Variant 1: two opens by people.
     const ledger = await f.ledger(send.id);
