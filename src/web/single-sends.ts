@@ -14,6 +14,7 @@ import type { Config } from '../config';
 import { designerChoices, editorPage } from './editor';
 import { engagementOf } from './engagement';
 import { onInvalid } from './errors';
+import { presentAbTest } from './ab-tests';
 import { listFields } from './forms';
 import { MESSAGE_CSP } from './outbox';
 import { pagerOf, pagingOf } from './paging';
@@ -129,7 +130,7 @@ export function mountSingleSends(routes: WebRoutes, services: Services, views: V
     };
     const started = send.status >= SINGLE_SEND_STATUS.running;
     const onLocalClock = send.schedule_type === SCHEDULE_LOCAL_TIME && started;
-    const [types, segmentList, opens, failures, engagement, waiting] = await Promise.all([
+    const [types, segmentList, opens, failures, engagement, waiting, abTest] = await Promise.all([
       contactTypes.list(ctx),
       segments.list(ctx),
       sendInsights.opensOverTime(ctx, send.id),
@@ -137,6 +138,7 @@ export function mountSingleSends(routes: WebRoutes, services: Services, views: V
       send.failed > 0 ? sendInsights.failures(ctx, send.id) : [],
       started ? engagementOf(services, req, { singleSendId: send.id }, counts, { opens: false }) : undefined,
       onLocalClock ? sendInsights.waitingForLocalTime(ctx, send.id) : undefined,
+      send.ab ? services.abTests.details(send.id).then(presentAbTest) : null,
     ]);
     const names = new Map([
       ...types.rows.map((t): [string, string] => [`contacts_${t.id}`, t.name]),
@@ -150,6 +152,7 @@ export function mountSingleSends(routes: WebRoutes, services: Services, views: V
       failures,
       engagement,
       waiting,
+      abTest,
       recipients: send.recipient_id.map(label),
       excluded: send.exclude_specific_recipient_id.map(label),
     };

@@ -80,6 +80,7 @@ describe('single sends', () => {
       track_opens: 1,
       track_clicks: 1,
       unique_open_token: {},
+      ab: null,
       sent_at: null,
       created_at: expect.stringMatching(TIMESTAMP),
       updated_at: expect.stringMatching(TIMESTAMP),

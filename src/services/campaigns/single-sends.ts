@@ -11,6 +11,7 @@ import type { CampaignRefs, RecipientRef } from './campaign-refs';
 import type { Ctx, ServiceDeps } from '../context';
 import type { SenderRecord, SendersService } from './senders';
 import type { TrackingService } from '../delivery/tracking';
+import type { AbTestRecord, AbTestsService } from './ab-tests';
 import { accountTracking, switchesOf, TrackingSwitches, withDefaults } from './tracking-switches';
 import { liquidErrors } from './template-syntax';
 import { notEditableError, SINGLE_SEND_EDITABLE, SINGLE_SEND_TRANSITIONS, transitionSingleSends } from './single-send-state';
@@ -94,6 +95,8 @@ export function singleSendRecord(row: Record<string, unknown>) {
     resend_of: text(row.resend_of_utr),
     // Filled in by list() and get() from the sending engine (the n-th unique open → that message's token).
     unique_open_token: {} as Record<string, string>,
+    // Extension, filled in by list() and get(): the send's A/B test; null when it has none.
+    ab: null as AbTestRecord | null,
     sent_at: plainDateTime(row.sent_at),
     created_at: timestamp(row.created_at),
     updated_at: timestamp(row.updated_at),
@@ -134,15 +137,19 @@ interface SingleSendDeps extends Pick<ServiceDeps, 'db'> {
   senders: Pick<SendersService, 'postalAddress'>;
   /** unique_open_token of each send, kept by the sending engine (services/tracking.ts). */
   tracking: Pick<TrackingService, 'uniqueOpenTokens'>;
+  /** The sends' A/B tests, shown with them. */
+  abTests: Pick<AbTestsService, 'recordsOf'>;
 }
 
-export function createSingleSendsService({ db, refs, senders, tracking }: SingleSendDeps) {
+export function createSingleSendsService({ db, refs, senders, tracking, abTests }: SingleSendDeps) {
   const live = (ctx: Ctx, q: Knex | Knex.Transaction = db) => q('single_sends').where({ user_id: ctx.userId }).whereNull('deleted_at');
   /** The row's columns and the account's time zone, which its schedule is shown in (one query). */
   const withZone = (ctx: Ctx) => [
     'single_sends.*',
     db('accounts').where('accounts.id', ctx.userId).select('time_zone').as('account_time_zone'),
     db('single_sends as original').whereRaw('original.id = single_sends.resend_of').select('original.utr').as('resend_of_utr'),
+    // Whether it has an A/B test, so a send without one costs no further round trip.
+    db('ab_tests').whereRaw('ab_tests.single_send_id = single_sends.id').select('ab_tests.id').as('ab_test_id'),
   ];
 
   async function findRow(ctx: Ctx, utr: string): Promise<Record<string, unknown> | undefined> {
@@ -215,15 +222,25 @@ export function createSingleSendsService({ db, refs, senders, tracking }: Single
 
   return {
     async list(ctx: Ctx, paging?: Paging) {
-      const result = await listPage(live(ctx).select(withZone(ctx)).orderBy('id', 'desc'), paging, singleSendRecord);
+      const tested: number[] = [];
+      const result = await listPage(live(ctx).select(withZone(ctx)).orderBy('id', 'desc'), paging, (row) => {
+        if (row.ab_test_id !== null && row.ab_test_id !== undefined) tested.push(Number(row.id));
+        return singleSendRecord(row);
+      });
       const tokens = await tracking.uniqueOpenTokens(result.rows.map((r) => r.id));
-      for (const record of result.rows) record.unique_open_token = tokens.get(record.id) ?? {};
+      const tests = await abTests.recordsOf(tested);
+      for (const record of result.rows) {
+        record.unique_open_token = tokens.get(record.id) ?? {};
+        record.ab = tests.get(record.id) ?? null;
+      }
       return result;
     },
 
     async get(ctx: Ctx, utr: string): Promise<SingleSendRecord> {
-      const record = singleSendRecord(await requireRow(ctx, utr));
+      const row = await requireRow(ctx, utr);
+      const record = singleSendRecord(row);
       record.unique_open_token = (await tracking.uniqueOpenTokens([record.id])).get(record.id) ?? {};
+      if (row.ab_test_id !== null && row.ab_test_id !== undefined) record.ab = (await abTests.recordsOf([record.id])).get(record.id) ?? null;
       return record;
     },
 
