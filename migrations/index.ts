@@ -29,6 +29,7 @@ import * as providerWebhookTokens from './20261126_1942_provider-webhook-tokens'
 import * as signupMailSlots from './20261126_1959_signup-mail-slots';
 import * as resendAudience from './20261126_2250_resend-audience';
 import * as retention from './20261126_2252_retention';
+import * as publicArchive from './20261126_2326_public-archive';
 
 /**
  * The ordered list of migrations. A static list (instead of a directory scan) makes the
@@ -66,6 +67,7 @@ export const migrations: ReadonlyArray<[name: string, migration: Knex.Migration]
   ['20261126_1959_signup-mail-slots', signupMailSlots],
   ['20261126_2250_resend-audience', resendAudience],
   ['20261126_2252_retention', retention],
+  ['20261126_2326_public-archive', publicArchive],
 ];
 
 export const migrationSource: Knex.MigrationSource<[string, Knex.Migration]> = {

@@ -17,6 +17,8 @@ import { createUnsubscribeRouter } from './web/unsubscribe';
 import { createSubscribeRouter } from './web/subscribe';
 import { createWebhookRouter } from './api/webhooks';
 import { apiDocsRouter } from './web/api-docs';
+import { createWebViewRouter } from './web/web-view';
+import { createArchiveRouter } from './web/archive';
 
 export interface AppDeps {
   config: Config;
@@ -64,6 +66,8 @@ export function createApp({ config, services, logger }: AppDeps): Express {
   app.use(createTrackingRouter(services, logger));
   app.use(createUnsubscribeRouter(services, logger));
   app.use(createSubscribeRouter(services, config, logger));
+  app.use(createWebViewRouter(services, logger));
+  app.use(createArchiveRouter(services, logger));
   app.use(createWebhookRouter(services, logger));
   app.use(apiDocsRouter());
   app.use(schedulePreview);

@@ -203,6 +203,7 @@ export const RECORDS = {
     total_clicks: int,
     track_opens: flag,
     track_clicks: flag,
+    archive: { ...flag, description: 'Extension: 1 when the send is listed in the account\'s public archive once completed.' },
     resend_of: { ...nullable(uuid), description: 'Extension: the utr of the send whose non-openers this resend goes to; null for any other send.' },
     unique_open_token: { type: 'object', additionalProperties: str, description: 'The n-th unique open (from 1) → that message\'s token.' },
     sent_at: nullable(plainDateTime),

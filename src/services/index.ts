@@ -43,6 +43,8 @@ import { createRecipientReportService } from './delivery/recipient-report';
 import { createResendsService } from './campaigns/resends';
 import { createCleanupService } from './maintenance/cleanup';
 import { createRetentionService } from './maintenance/retention';
+import { createWebViewService } from './delivery/web-view';
+import { createArchiveService } from './campaigns/archive';
 
 /** The composition root of the domain: every service, built once from its dependencies. */
 export function createServices(deps: ServiceDeps) {
@@ -63,6 +65,7 @@ export function createServices(deps: ServiceDeps) {
   const singleSends = createSingleSendsService({ ...deps, refs, senders, tracking });
   const feedback = createFeedbackService({ ...deps, events });
   const signupForms = createSignupFormsService({ ...deps, fields, contactTypes });
+  const webView = createWebViewService(deps);
   return {
     accounts: createAccountsService(deps),
     contactTypes,
@@ -106,6 +109,8 @@ export function createServices(deps: ServiceDeps) {
     resends: createResendsService(deps),
     retention: createRetentionService(deps),
     cleanup: createCleanupService({ ...deps, contacts }),
+    webView,
+    archive: createArchiveService({ ...deps, webView }),
   };
 }
 

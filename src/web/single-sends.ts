@@ -13,7 +13,7 @@ import type { Config } from '../config';
 import { designerChoices, editorPage } from './editor';
 import { engagementOf } from './engagement';
 import { onInvalid } from './errors';
-import { listFields } from './forms';
+import { checkboxFields, listFields } from './forms';
 import { MESSAGE_CSP } from './outbox';
 import { pagerOf, pagingOf } from './paging';
 import { TRACKING_SWITCHES } from './settings';
@@ -106,9 +106,9 @@ export function mountSingleSends(routes: WebRoutes, services: Services, views: V
     views.page(req, res, 'single-sends/form.njk', { ...form, values: { schedule_type: '0', template_id: blank?.id, template_html: blank?.html_code ?? '', track_opens, track_clicks } });
   });
 
-  const recipientLists = listFields('recipient_id', 'exclude_specific_recipient_id');
+  const recipientLists = [listFields('recipient_id', 'exclude_specific_recipient_id'), checkboxFields('archive')];
 
-  routes.post('/single-sends/new', editor, onInvalid('single-sends/form.njk', newForm), recipientLists, validate(...singleSendFields()), async (req, res) => {
+  routes.post('/single-sends/new', editor, onInvalid('single-sends/form.njk', newForm), ...recipientLists, validate(...singleSendFields()), async (req, res) => {
     const utr = await singleSends.create(ctxOf(req), singleSendInput(req.body), { draft: true, editorDesign: true });
     views.redirect(res, `/single-sends/${utr}`, DRAFT_SAVED);
   });
@@ -201,7 +201,7 @@ export function mountSingleSends(routes: WebRoutes, services: Services, views: V
     views.page(req, res, 'single-sends/form.njk', { ...form, values: formValues(form.send) });
   });
 
-  routes.post('/single-sends/:utr/edit', editor, onInvalid('single-sends/form.njk', editForm), recipientLists, validate(...singleSendFields()), async (req, res) => {
+  routes.post('/single-sends/:utr/edit', editor, onInvalid('single-sends/form.njk', editForm), ...recipientLists, validate(...singleSendFields()), async (req, res) => {
     const utr = await singleSends.update(ctxOf(req), String(req.params.utr), singleSendInput(req.body), { draft: true, editorDesign: true });
     views.redirect(res, `/single-sends/${utr}`, DRAFT_SAVED);
   });

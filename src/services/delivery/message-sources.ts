@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import { nowValue, parseJson } from '../../db/dialect';
+import { WEBVIEW_PLACEHOLDER } from '../../lib/constants';
 import { Signer, TOKEN_PURPOSE } from '../../lib/signed-token';
 import { compileMessage, CompiledMessage, renderEncoded, renderMessage, TrackingOptions } from '../../mail/render';
 import { personalValues, SenderValues } from '../../mail/personal-values';
@@ -15,6 +16,11 @@ export interface MessageSource {
   sender: SenderValues;
   /** The unsubscribe group whose members must not receive it. */
   groupId: number | null;
+}
+
+/** The web view of a sent message (`((webview_url))`): a page that shows it and records nothing. */
+export function webViewUrl(baseUrl: string, signer: Signer, messageId: number): string {
+  return `${baseUrl}/view/${signer.sign(TOKEN_PURPOSE.webview, messageId)}`;
 }
 
 /** A stored time as text to the millisecond (PostgreSQL answers a Date, whose String() drops them). */
@@ -89,8 +95,10 @@ export class MessageSources {
   build(row: LedgerRow, source: MessageSource, person: Record<string, unknown>, encoded = false): OutgoingMessage {
     const token = this.signer.sign(TOKEN_PURPOSE.message, Number(row.id));
     const unsubscribeUrl = `${this.baseUrl}/unsubscribe/${token}`;
+    const values = personalValues(person, parseJson<Record<string, unknown>>(person.custom_fields, {}), (id) => this.countries?.get(id), source.sender);
+    values[WEBVIEW_PLACEHOLDER] = webViewUrl(this.baseUrl, this.signer, Number(row.id));
     const rendered = (encoded ? renderEncoded : renderMessage)(source.compiled, {
-      values: personalValues(person, parseJson<Record<string, unknown>>(person.custom_fields, {}), (id) => this.countries?.get(id), source.sender),
+      values,
       unsubscribeUrl,
       pixelUrl: `${this.baseUrl}/open/${token}.gif`,
       clickUrl: `${this.baseUrl}/c/${token}`,
