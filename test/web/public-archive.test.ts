@@ -197,14 +197,32 @@ describe('web view and public archive', () => {
     await app().get('/archive/..%2F..').expect(404);
   });
 
-  test('when the dashboard composer and settings are opened then they offer the archive checkbox and the archive\'s address', async () => {
+  test('when the dashboard composer is saved with and without the archive box ticked then the send follows it, and settings show the archive\'s address', async () => {
     const web = await signIn(h, alice);
     const form = await web.get('/single-sends/new').expect(200);
     expect(form.text).toContain('<input type="checkbox" name="archive" value="1"> Show in the public archive');
+
+    const sender = await f.sender(alice.user_id);
+    const group = await f.group(alice.user_id);
+    const type = await addContactType(h, alice, 'Readers');
+    const fields = {
+      single_send_name: 'From the dashboard', subject: 'Hello', preheader: 'News', sender_id: String(sender), unsubscribe_group_id: String(group),
+      template_id: '1', template_html: '<p>Hi</p>', recipient_id: `contacts_${type}`, schedule_type: '1', schedule_date: '2031-01-15', schedule_time: '09:30',
+    };
+    const saved = await web.post('/single-sends/new', { ...fields, archive: '1' }).expect(303);
+    const utr = /^\/single-sends\/([\w-]+)$/.exec(saved.headers.location)![1];
+    expect((await details(alice, utr)).archive).toBe(1);
+    const edit = await web.get(`/single-sends/${utr}/edit`).expect(200);
+    expect(edit.text).toContain('<input type="checkbox" name="archive" value="1" checked> Show in the public archive');
+    expect((await web.get(`/single-sends/${utr}`).expect(200)).text).toContain('Shown in your <a href="/settings#archive">public archive</a> once sent');
+    // A box left unticked sends nothing: the form means "not in the archive".
+    await web.post(`/single-sends/${utr}/edit`, fields).expect(303);
+    expect((await details(alice, utr)).archive).toBe(0);
+
     const settings = await web.get('/settings').expect(200);
     const address = await h.runtime.services.archive.address({ userId: alice.user_id });
-    expect(settings.text).toContain(`<a href="${address}" class="key">${address}</a>`);
-    expect(settings.text).toContain(`<a href="${address}/rss.xml">`);
+    expect(settings.text).toContain(`<a href="${address}" hx-boost="false" class="break">${address}</a>`);
+    expect(settings.text).toContain(`<a href="${address}/rss.xml" hx-boost="false">`);
   });
 
   // Last: retention deletes the finished sends' message rows of the whole database.
