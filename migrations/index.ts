@@ -29,6 +29,8 @@ import * as providerWebhookTokens from './20261126_1942_provider-webhook-tokens'
 import * as signupMailSlots from './20261126_1959_signup-mail-slots';
 import * as resendAudience from './20261126_2250_resend-audience';
 import * as retention from './20261126_2252_retention';
+import * as templateErrors from './20261126_2314_template-errors';
+import * as workerHeartbeats from './20261126_2323_worker-heartbeats';
 import * as publicArchive from './20261126_2326_public-archive';
 
 /**
@@ -67,6 +69,8 @@ export const migrations: ReadonlyArray<[name: string, migration: Knex.Migration]
   ['20261126_1959_signup-mail-slots', signupMailSlots],
   ['20261126_2250_resend-audience', resendAudience],
   ['20261126_2252_retention', retention],
+  ['20261126_2314_template-errors', templateErrors],
+  ['20261126_2323_worker-heartbeats', workerHeartbeats],
   ['20261126_2326_public-archive', publicArchive],
 ];
 

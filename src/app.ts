@@ -17,6 +17,7 @@ import { createUnsubscribeRouter } from './web/unsubscribe';
 import { createSubscribeRouter } from './web/subscribe';
 import { createWebhookRouter } from './api/webhooks';
 import { apiDocsRouter } from './web/api-docs';
+import { createOperations } from './web/operations';
 import { createWebViewRouter } from './web/web-view';
 import { createArchiveRouter } from './web/archive';
 
@@ -53,12 +54,15 @@ export function createApp({ config, services, logger }: AppDeps): Express {
   app.set('trust proxy', config.trustProxy);
   app.set('query parser', 'extended');
 
-  app.use(requestLog(app, logger), publicHeaders(config), compressWhenAccepted());
+  const operations = createOperations(config, services);
+  app.use(operations.timing, requestLog(app, logger), publicHeaders(config), compressWhenAccepted());
 
   // Public files (template previews, email images) are shown by API clients and mail readers on other origins.
   const publicFiles = { maxAge: '1h', setHeaders: (res: ServerResponse) => res.setHeader('Cross-Origin-Resource-Policy', 'cross-origin') };
   const schedulePreview = schedulePreviewRouter(services, logger);
   // A schedule's design_url and image are "under {base_url}" (the reference), and public: before the keyed API.
+  // The operator's probes and metrics, outside the API: no keys, no rate limit.
+  app.use(operations.router);
   app.use(API_PREFIX, schedulePreview);
   app.use(`${API_PREFIX}/templates`, express.static(path.join(PUBLIC_DIR, 'templates'), publicFiles));
   app.use(API_PREFIX, createApiRouter(config, services, logger));

@@ -3,7 +3,7 @@ import type * as AppModule from './app';
 import type { Logger } from 'pino';
 import type { Config } from './config';
 import { createDb, Db } from './db';
-import { migrateAndSeed } from './migrate';
+import { MIGRATION_NAMES, migrateAndSeed } from './migrate';
 import { createLogger } from './logger';
 import { createMailTransport, MailTransport } from './mail/transport';
 import { createServices, Services } from './services';
@@ -31,7 +31,7 @@ export async function boot(config: Config, logger: Logger = createLogger(config.
   await migrateAndSeed(db);
   const secret = await ensureAppSecret(db, config.appSecret, config.appSecretFile);
   const mail = createMailTransport(config, logger);
-  const services = createServices({ db, config, logger, mail, secret });
+  const services = createServices({ db, config, logger, mail, secret, migrationNames: MIGRATION_NAMES });
   const app = lazy(() => (require('./app') as typeof AppModule).createApp({ config, services, logger }));
   return {
     config,

@@ -62,6 +62,8 @@ export interface Config {
    */
   trustProxy: boolean | number | string[];
   logLevel: string;
+  /** Bearer token `GET /metrics` requires; undefined leaves the metrics open (keep them behind the proxy then). */
+  metricsToken: string | undefined;
   dataDir: string;
   /** Domain of the VERP envelope sender `bounces+<token>@BOUNCE_DOMAIN`; undefined keeps the From address. */
   bounceDomain: string | undefined;
@@ -286,6 +288,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, kind: keyof typ
     signupRateLimit: integer(env, 'SIGNUP_RATE_LIMIT', 10, 0),
     trustProxy: trustProxy(env),
     logLevel: optional(env, 'LOG_LEVEL') ?? 'info',
+    metricsToken: optional(env, 'METRICS_TOKEN'),
     dataDir,
     bounceDomain: bounceDomainOf(optional(env, 'BOUNCE_DOMAIN')),
     bounceSmtpPort: optional(env, 'BOUNCE_SMTP_PORT') === undefined ? undefined : integer(env, 'BOUNCE_SMTP_PORT', 0, 0),

@@ -2,6 +2,9 @@ import type { Knex } from 'knex';
 import { migrations, migrationSource } from '../migrations';
 import { runSeeds } from '../seeds';
 
+/** This build's migrations, in the order they run. */
+export const MIGRATION_NAMES: readonly string[] = migrations.map(([name]) => name);
+
 /** Brings the schema up to date and (re)applies the idempotent reference-data seeds. */
 export async function migrateAndSeed(db: Knex): Promise<void> {
   if (!(await upToDate(db))) await db.migrate.latest({ migrationSource });
@@ -24,4 +27,9 @@ async function upToDate(db: Knex): Promise<boolean> {
   }
   const names = new Set(recorded.map((row) => row.name));
   return names.size === migrations.length && migrations.every(([name]) => names.has(name));
+}
+
+/** Runs the next migration of this build that the database has not run (a restore stops at its backup's schema). */
+export async function migrateOne(db: Knex): Promise<void> {
+  await db.migrate.up({ migrationSource });
 }

@@ -201,6 +201,9 @@
       load(textarea().value, json.value);
       await showTemplateDesign();
       status.hidden = true;
+      // A body refused when saved (a Liquid error names a line of its HTML) opens as HTML, its
+      // message beside it; nothing was touched yet, so the switch exports nothing over it.
+      if (textarea().closest('.field').classList.contains('invalid')) await setMode('html');
       editor.on('update', () => {
         if (editor.getDirtyCount() === 0 || syncing) return;
         touched = true;

@@ -103,6 +103,7 @@ const automation: Members<Omit<AutomationRecord, 'automation_schedule_count'>> =
   total_failed: int,
   total_unique_clicks: int,
   total_clicks: int,
+  total_template_errors: { type: 'integer', description: 'Delivered messages in which a Liquid value failed and was left empty.' },
   deleted_at: nullable(timestamp),
   ...stamps,
 };
@@ -201,6 +202,7 @@ export const RECORDS = {
     failed: int,
     unique_clicks: int,
     total_clicks: int,
+    template_errors: { type: 'integer', description: 'Delivered messages in which a Liquid value failed and was left empty.' },
     track_opens: flag,
     track_clicks: flag,
     archive: { ...flag, description: 'Extension: 1 when the send is listed in the account\'s public archive once completed.' },

@@ -1,4 +1,5 @@
 import { Parser } from 'htmlparser2';
+import { hasLiquid } from './liquid';
 
 /** The placeholder that stands for tracked link n (from 1) in a compiled message. */
 export const LINK_PLACEHOLDER_PREFIX = '__link_';
@@ -13,8 +14,8 @@ export interface TrackedLinks {
 /**
  * Finds the links to track in a message's HTML with a real HTML parser (htmlparser2, which
  * html-to-text already uses): every `<a>`/`<area>` whose href is http(s), except links marked
- * `data-no-track`, links built from placeholders (the preference link and personal URLs, which
- * differ per recipient) and the service's own unsubscribe links. Each href is replaced in the
+ * `data-no-track`, links built from placeholders or Liquid (the preference link and personal URLs,
+ * which differ per recipient) and the service's own unsubscribe links. Each href is replaced in the
  * source text, so the rest of the HTML stays byte for byte as written. The same URL twice is one link.
  */
 export function trackLinks(html: string, ownUrlPrefixes: string[] = []): TrackedLinks {
@@ -35,7 +36,7 @@ export function trackLinks(html: string, ownUrlPrefixes: string[] = []): Tracked
         href = undefined;
         if (!found || (name !== 'a' && name !== 'area') || 'data-no-track' in attributes) return;
         const url = found.value.trim();
-        if (!/^https?:\/\/[^\s]/i.test(url) || url.includes('((') || ownUrlPrefixes.some((p) => url.startsWith(p))) return;
+        if (!/^https?:\/\/[^\s]/i.test(url) || url.includes('((') || hasLiquid(url) || ownUrlPrefixes.some((p) => url.startsWith(p))) return;
         let n = numberOf.get(url);
         if (n === undefined) {
           urls.push(url);

@@ -8,6 +8,8 @@ export interface OutgoingMessage {
   text?: string;
   /** `html` and `text` are already quoted-printable encoded (renderEncoded): sent as built. */
   encoded?: boolean;
+  /** Liquid values of this message that failed and were left empty: counted on its send, never sent. */
+  templateErrors?: number;
   /** Extra headers, for example List-Unsubscribe. */
   headers?: Record<string, string>;
   messageId?: string;

@@ -1,7 +1,8 @@
 import { UNSUBSCRIBE_PLACEHOLDER as UNSUBSCRIBE, WEBVIEW_PLACEHOLDER as WEBVIEW } from '../lib/constants';
 import { lazy } from '../lib/lazy';
 import { LINK_PLACEHOLDER_PREFIX, trackLinks } from './links';
-import { encodeParts } from './quoted-printable';
+import { hasLiquid, LiquidTemplate, parseLiquid, renderLiquid } from './liquid';
+import { encodeParts, encodePiece } from './quoted-printable';
 import { escapeHtml, parseTemplate, Part, Placeholder, renderParts } from './template';
 
 /**
@@ -15,6 +16,20 @@ export interface CompiledMessage {
   text: Part[];
   /** Destinations of the tracked links: link n is `links[n - 1]` (empty with click tracking off). */
   links: string[];
+  /** The parts that use Liquid, rendered per recipient before their placeholders (absent: none does). */
+  liquid?: LiquidParts;
+}
+
+/** A message's Liquid templates, parsed once; each is present only when its source uses Liquid and parses. */
+export interface LiquidParts {
+  subject?: LiquidTemplate;
+  preheader?: LiquidTemplate;
+  /** The HTML with its markers and tracked links (`href="((__link_n))"`), as `html` is. */
+  html?: LiquidTemplate;
+  /** The HTML as written, whose rendering gives the recipient's text part. */
+  source?: LiquidTemplate;
+  /** What link n of the template is stored as, when not n (an automation step's links: see renumberLinks). */
+  linkNumbers?: number[];
 }
 
 /** What the engine adds to a message: the open pixel, click tracking of its links. */
@@ -32,11 +47,9 @@ const htmlToText = lazy(() => require('html-to-text') as typeof import('html-to-
 const PREHEADER = '((__preheader))';
 const PIXEL = '((__pixel))';
 
-export function compileMessage(
-  source: { subject: string; preheader: string; html: string },
-  tracking: TrackingOptions,
-): CompiledMessage {
-  const text = htmlToText().convert(source.html, {
+/** The text part of an HTML body. */
+function textOf(html: string): string {
+  return htmlToText().convert(html, {
     wordwrap: false,
     selectors: [
       { selector: 'img', format: 'skip' },
@@ -46,18 +59,48 @@ export function compileMessage(
       { selector: 'table', format: 'dataTable', options: { uppercaseHeaderCells: false } },
     ],
   });
-  const tracked = tracking.trackClicks ? trackLinks(source.html, tracking.ownUrlPrefixes) : { html: source.html, urls: [] };
-  const html = parseTemplate(withMarkers(tracked.html, tracking.trackOpens)).map((part) =>
+}
+
+/** The HTML's parts, each tracked link's placeholder (`href="((__link_n))"`) knowing its number. */
+function htmlParts(html: string): Part[] {
+  return parseTemplate(html).map((part) =>
     typeof part !== 'string' && part.inTag && part.name.startsWith(LINK_PLACEHOLDER_PREFIX)
       ? { ...part, link: Number(part.name.slice(LINK_PLACEHOLDER_PREFIX.length)) }
       : part,
   );
-  return {
+}
+
+export function compileMessage(
+  source: { subject: string; preheader: string; html: string },
+  tracking: TrackingOptions,
+): CompiledMessage {
+  const tracked = tracking.trackClicks ? trackLinks(source.html, tracking.ownUrlPrefixes) : { html: source.html, urls: [] };
+  const marked = withMarkers(tracked.html, tracking.trackOpens);
+  const compiled: CompiledMessage = {
     subject: parseTemplate(source.subject),
     preheader: parseTemplate(source.preheader),
-    html,
-    text: parseTemplate(text),
+    html: htmlParts(marked),
+    text: parseTemplate(textOf(source.html)),
     links: tracked.urls,
+  };
+  if (hasLiquid(source.subject) || hasLiquid(source.preheader) || hasLiquid(source.html)) {
+    const body = { html: parseLiquid(marked, true), source: parseLiquid(source.html, true) };
+    const liquid: LiquidParts = {
+      subject: parseLiquid(source.subject, false),
+      preheader: parseLiquid(source.preheader, false),
+      ...(body.html && body.source ? body : {}),
+    };
+    if (liquid.subject || liquid.preheader || liquid.html) compiled.liquid = liquid;
+  }
+  return compiled;
+}
+
+/** The message with its tracked link n stored as `numbers[n - 1]` (an automation's links are numbered across its steps). */
+export function renumberLinks(compiled: CompiledMessage, numbers: number[]): CompiledMessage {
+  return {
+    ...compiled,
+    html: compiled.html.map((part) => (typeof part !== 'string' && part.link !== undefined ? { ...part, link: numbers[part.link - 1] } : part)),
+    ...(compiled.liquid ? { liquid: { ...compiled.liquid, linkNumbers: numbers } } : {}),
   };
 }
 
@@ -84,11 +127,18 @@ export interface RenderedMessage {
   subject: string;
   html: string;
   text: string;
+  /** Liquid values that failed for this recipient and rendered empty (absent: none). */
+  templateErrors?: number;
 }
 
 export function renderMessage(compiled: CompiledMessage, input: RenderInput): RenderedMessage {
   const value = placeholderValues(compiled, input);
-  return { subject: value.subject, html: renderParts(compiled.html, value.html), text: renderParts(compiled.text, value.plain) };
+  const body = value.liquid?.body();
+  if (body) {
+    const rendered = { subject: value.subject, html: renderParts(body.html, value.html), text: renderParts(body.text, value.plain) };
+    return withErrors(rendered, value.liquid?.tally.count);
+  }
+  return withErrors({ subject: value.subject, html: renderParts(compiled.html, value.html), text: renderParts(compiled.text, value.plain) }, value.liquid?.tally.count);
 }
 
 /**
@@ -98,14 +148,54 @@ export function renderMessage(compiled: CompiledMessage, input: RenderInput): Re
  */
 export function renderEncoded(compiled: CompiledMessage, input: RenderInput): RenderedMessage {
   const value = placeholderValues(compiled, input);
-  return { subject: value.subject, html: encodeParts(compiled.html, value.html), text: encodeParts(compiled.text, value.plain) };
+  const body = value.liquid?.body();
+  if (body) {
+    // Parts made for one recipient are encoded whole: there is nothing to reuse.
+    const rendered = { subject: value.subject, html: encodePiece(renderParts(body.html, value.html)), text: encodePiece(renderParts(body.text, value.plain)) };
+    return withErrors(rendered, value.liquid?.tally.count);
+  }
+  return withErrors({ subject: value.subject, html: encodeParts(compiled.html, value.html), text: encodeParts(compiled.text, value.plain) }, value.liquid?.tally.count);
+}
+
+function withErrors(rendered: RenderedMessage, errors: number | undefined): RenderedMessage {
+  if (errors) rendered.templateErrors = errors;
+  return rendered;
+}
+
+/**
+ * One recipient's Liquid: the variables are the placeholders' names (an empty value is
+ * missing, so `{% if first_name %}` is false for it) and `unsubscribe_preferences` is the
+ * preference page's URL. A part's Liquid renders first; its output's `((name))` placeholders
+ * are then filled as in any other message.
+ */
+function liquidOf(liquid: LiquidParts, input: RenderInput) {
+  const variables: Record<string, string> = {};
+  for (const [name, value] of Object.entries(input.values)) if (value) variables[name] = value;
+  variables[UNSUBSCRIBE] = input.unsubscribeUrl;
+  const tally = { count: 0 };
+  const numbers = liquid.linkNumbers;
+  return {
+    tally,
+    /** The part's placeholders after its Liquid ran; `fallback` when the part has no Liquid. */
+    parts: (template: LiquidTemplate | undefined, fallback: Part[]): Part[] => (template ? parseTemplate(renderLiquid(template, variables, tally)) : fallback),
+    /** The HTML and text parts of the body, or undefined when the body has no Liquid. */
+    body: (): { html: Part[]; text: Part[] } | undefined => {
+      if (!liquid.html || !liquid.source) return undefined;
+      const html = htmlParts(renderLiquid(liquid.html, variables, tally));
+      return {
+        html: numbers ? html.map((part) => (typeof part !== 'string' && part.link !== undefined ? { ...part, link: numbers[part.link - 1] } : part)) : html,
+        text: parseTemplate(textOf(renderLiquid(liquid.source, variables, tally))),
+      };
+    },
+  };
 }
 
 /** What each placeholder of one recipient's message stands for, in text and in HTML. */
 function placeholderValues(compiled: CompiledMessage, input: RenderInput) {
   const plain = (p: Placeholder) => (p.name === UNSUBSCRIBE ? input.unsubscribeUrl : (input.values[p.name] ?? ''));
-  const subject = oneLine(renderParts(compiled.subject, plain));
-  const preheader = oneLine(renderParts(compiled.preheader, plain));
+  const liquid = compiled.liquid && liquidOf(compiled.liquid, input);
+  const subject = oneLine(renderParts(liquid ? liquid.parts(compiled.liquid!.subject, compiled.subject) : compiled.subject, plain));
+  const preheader = oneLine(renderParts(liquid ? liquid.parts(compiled.liquid!.preheader, compiled.preheader) : compiled.preheader, plain));
   let clickUrl: string | undefined;
   const html = (p: Placeholder): string => {
     if (p.name === '__preheader') return preheaderHtml(preheader);
@@ -121,7 +211,7 @@ function placeholderValues(compiled: CompiledMessage, input: RenderInput) {
     }
     return escapeHtml(plain(p));
   };
-  return { subject, plain, html };
+  return { subject, plain, html, liquid };
 }
 
 function oneLine(value: string): string {

@@ -17,4 +17,6 @@ export interface ServiceDeps {
   mail: MailTransport;
   /** HMAC secret for tokens in links (APP_SECRET, or generated once and stored). */
   secret: string;
+  /** This build's migrations in order (boot passes them: services cannot import migrations/). */
+  migrationNames?: readonly string[];
 }

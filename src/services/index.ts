@@ -43,6 +43,8 @@ import { createRecipientReportService } from './delivery/recipient-report';
 import { createResendsService } from './campaigns/resends';
 import { createCleanupService } from './maintenance/cleanup';
 import { createRetentionService } from './maintenance/retention';
+import { createHealthService } from './operations/health';
+import { createOperationalCounts } from './operations/operational-counts';
 import { createWebViewService } from './delivery/web-view';
 import { createArchiveService } from './campaigns/archive';
 
@@ -109,6 +111,8 @@ export function createServices(deps: ServiceDeps) {
     resends: createResendsService(deps),
     retention: createRetentionService(deps),
     cleanup: createCleanupService({ ...deps, contacts }),
+    health: createHealthService(deps),
+    operationalCounts: createOperationalCounts(deps),
     webView,
     archive: createArchiveService({ ...deps, webView }),
   };

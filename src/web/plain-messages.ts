@@ -11,6 +11,7 @@ const CONDITION_PARTS: Record<string, string> = { 'select field': 'the field', '
 const RULES: Array<[RegExp, (...groups: string[]) => string]> = [
   [/^The events field is required\.$/, () => 'Choose at least one event.'],
   [/^The url (.*)$/, (rest) => `The URL ${rest}`],
+  [/^The (?:subject|preheader|template html) has a Liquid error on (line \d+): (.*)$/, (line, rest) => `Liquid error on ${line}: ${rest}`],
   [/^The schedule date field is required when schedule type is 1\.$/, () => 'Choose the day to send it on.'],
   [/^The schedule time field is required when schedule type is 1\.$/, () => 'Choose the time to send it at.'],
   [/^The ([a-z ]+) id field is required\.$/, (thing) => `Choose ${article(thing)} ${thing}.`],

@@ -208,7 +208,7 @@ export function createSendingWorker(deps: WorkerDeps, options: WorkerOptions = {
               continue;
             }
             await transport.send(stamp(message, id));
-            record({ id, result: 'sent' });
+            record(message.templateErrors ? { id, result: 'sent', templateErrors: true } : { id, result: 'sent' });
           } catch (err) {
             const failure = classifySendError(err);
             if (failure.outcome === 'bounce') {

@@ -5,6 +5,7 @@ import type { Services } from '../services';
 import { workerHooks } from './event-hooks';
 import { createMailTransport } from '../mail/transport';
 import { createHookDeliverer, HookDeliverer } from './hook-deliverer';
+import { createHeartbeat, Heartbeat } from './heartbeat';
 import { createMaintenanceJob, MaintenanceJob } from './maintenance';
 import { createSendingWorker, SendingWorker, WorkerOptions } from './send-worker';
 
@@ -14,6 +15,8 @@ export interface WorkerRuntime {
   hooks: HookDeliverer;
   /** Prunes old data by the retention settings; started and stopped with the worker. */
   maintenance: MaintenanceJob;
+  /** Writes the worker's heartbeat row; started and stopped with the worker. */
+  heartbeat: Heartbeat;
   /** Stops the worker (finishing the messages in hand) and closes its SMTP pool. */
   close(): Promise<void>;
 }
@@ -34,12 +37,14 @@ export function createWorkerRuntime(runtime: WorkerDeps, options: WorkerOptions 
   const worker = createSendingWorker({ db, config, logger, secret, transport, hooks: workerHooks(services) }, { leaseMs: config.sendLeaseMs, ...options });
   const hooks = createHookDeliverer({ db, config, logger, secret });
   const maintenance = createMaintenanceJob({ retention: services.retention, logger });
+  const heartbeat = createHeartbeat({ health: services.health, logger }, worker.owner, 'worker');
   return {
     worker,
     hooks,
     maintenance,
+    heartbeat,
     async close() {
-      await Promise.all([worker.stop(), hooks.stop(), maintenance.stop()]);
+      await Promise.all([worker.stop(), hooks.stop(), maintenance.stop(), heartbeat.stop()]);
       transport.close();
     },
   };

@@ -51,6 +51,7 @@ describe('automations', () => {
       total_failed: 0,
       total_unique_clicks: 0,
       total_clicks: 0,
+      total_template_errors: 0,
       deleted_at: null,
       created_at: expect.stringMatching(TIMESTAMP),
       updated_at: expect.stringMatching(TIMESTAMP),

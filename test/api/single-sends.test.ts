@@ -77,6 +77,7 @@ describe('single sends', () => {
       failed: 0,
       unique_clicks: 0,
       total_clicks: 0,
+      template_errors: 0,
       track_opens: 1,
       track_clicks: 1,
       unique_open_token: {},

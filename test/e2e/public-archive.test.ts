@@ -6,6 +6,19 @@ import { useBrowser } from './browser';
 
 const ORIGIN = 'http://host.example';
 
+/** The little of the browser's DOM these tests use (the suite compiles without the DOM types). */
+interface XmlNode {
+  textContent: string | null;
+  querySelector(selector: string): XmlNode | null;
+  querySelectorAll(selector: string): Iterable<XmlNode>;
+  getElementsByTagName(name: string): { length: number };
+  getAttribute(name: string): string | null;
+}
+interface Browser {
+  document: { documentElement: { scrollWidth: number }; activeElement: XmlNode | null };
+  DOMParser: new () => { parseFromString(text: string, type: string): XmlNode & { documentElement: XmlNode } };
+}
+
 /** A recipient's web view, the public archive and its feed in Chromium, on a phone-sized screen. */
 describe('web view and public archive in Chromium', () => {
   const h = useHarness({ BASE_URL: ORIGIN });
@@ -60,12 +73,12 @@ describe('web view and public archive in Chromium', () => {
     await page.goto(address);
     await page.getByRole('heading', { name: 'Acme <News>: email archive' }).waitFor();
     expect(b.problems).toEqual([]);
-    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+    expect(await page.evaluate(() => (globalThis as unknown as Browser).document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
     // Keyboard: the feed link first, then the email.
     await page.keyboard.press('Tab');
-    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Follow with RSS');
+    expect(await page.evaluate(() => (globalThis as unknown as Browser).document.activeElement?.textContent)).toBe('Follow with RSS');
     await page.keyboard.press('Tab');
-    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Spring & <autumn> news');
+    expect(await page.evaluate(() => (globalThis as unknown as Browser).document.activeElement?.textContent)).toBe('Spring & <autumn> news');
     await page.keyboard.press('Enter');
     await page.getByText('Dear ,').waitFor();
     expect(page.url()).toMatch(new RegExp(`^${address}/[0-9a-f-]{36}$`));
@@ -74,12 +87,13 @@ describe('web view and public archive in Chromium', () => {
     const feed = (await request(h.runtime.app).get(`${new URL(address).pathname}/rss.xml`).expect(200)).text;
     await page.goto(address);
     const parsed = await page.evaluate((xml) => {
-      const doc = new DOMParser().parseFromString(xml, 'application/xml');
+      const doc = new (globalThis as unknown as Browser).DOMParser().parseFromString(xml, 'application/xml');
+      const text = (item: XmlNode, name: string) => item.querySelector(name)?.textContent;
       const items = [...doc.querySelectorAll('channel > item')].map((item) => ({
-        title: item.querySelector('title')?.textContent,
-        link: item.querySelector('link')?.textContent,
-        guid: item.querySelector('guid')?.textContent,
-        pubDate: item.querySelector('pubDate')?.textContent,
+        title: text(item, 'title'),
+        link: text(item, 'link'),
+        guid: text(item, 'guid'),
+        pubDate: text(item, 'pubDate'),
       }));
       return { errors: doc.getElementsByTagName('parsererror').length, version: doc.documentElement.getAttribute('version'), items };
     }, feed);

@@ -21,7 +21,7 @@ export interface SmtpSinkOptions {
   /** Return an SMTP error (e.g. `{ code: 451, message: 'try later' }`) to refuse a recipient. */
   onRecipient?: (address: string, session: SMTPServerSession) => { code: number; message: string } | undefined;
   /** Runs before each message is accepted: the sender waits for it, like a slow server. */
-  beforeAccept?: () => Promise<void>;
+  beforeAccept?: (session: SMTPServerSession) => Promise<void>;
 }
 
 /**
@@ -53,7 +53,7 @@ export async function startSmtpSink(options: SmtpSinkOptions = {}): Promise<Smtp
       const chunks: Buffer[] = [];
       stream.on('data', (c: Buffer) => chunks.push(c));
       stream.on('end', async () => {
-        await options.beforeAccept?.();
+        await options.beforeAccept?.(session);
         const raw = Buffer.concat(chunks).toString('utf8');
         messages.push({
           from: session.envelope.mailFrom ? session.envelope.mailFrom.address : '',

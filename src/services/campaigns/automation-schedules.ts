@@ -7,6 +7,7 @@ import { isUtr, newUtr } from '../../lib/utr';
 import { messages, throwIfAny } from '../../lib/validation';
 import type { SenderValues } from '../../mail/personal-values';
 import { fillPlaceholders } from '../../mail/template';
+import { liquidErrors } from './template-syntax';
 import type { AutomationsService } from './automations';
 import type { CampaignRefs } from './campaign-refs';
 import type { Ctx, ServiceDeps } from '../context';
@@ -80,6 +81,7 @@ export function createAutomationSchedulesService({ db, config, refs, automations
     if (sender.error) errors.sender_id = [sender.error];
     if (template) errors.template_id = [template];
     if (!images.has(input.preview_img)) errors.preview_img = [messages.selected('preview_img')];
+    liquidErrors({ subject: input.subject, template_html: input.template_html }, errors);
     // The API takes one of the pair; the dashboard's visual editor saves its project with the HTML it exported.
     if (input.template_json && input.template_html && !editorDesign) {
       errors.template_json = ['The template json field prohibits template html from being present.'];

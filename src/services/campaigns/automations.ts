@@ -16,10 +16,11 @@ import type { Ctx, ServiceDeps } from '../context';
 /** The reference's exact sentence for set-live without a group. */
 export const NO_GROUP_TO_GO_LIVE = 'Unsubscribe group require to live automation';
 
-// `total_failed` (messages given up after their retries), `total_unique_clicks` and `total_clicks` are extensions of the reference's record.
+// `total_failed` (messages given up after their retries), `total_unique_clicks`, `total_clicks` and `total_template_errors`
+// (delivered messages in which a Liquid value failed and was left empty) are extensions of the reference's record.
 const TOTALS = [
   'total_triggered', 'total_delivered', 'total_unique_opens', 'total_opens', 'total_bounces', 'total_unsubscribe', 'total_failed',
-  'total_unique_clicks', 'total_clicks',
+  'total_unique_clicks', 'total_clicks', 'total_template_errors',
 ] as const;
 
 export function automationRecord(row: Record<string, unknown>) {

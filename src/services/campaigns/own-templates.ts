@@ -1,4 +1,5 @@
 import { insertId, nowValue } from '../../db/dialect';
+import { liquidErrors } from './template-syntax';
 import { LIMITS } from '../../lib/constants';
 import { FieldErrors, NotFoundError } from '../../lib/errors';
 import { timestamp } from '../../lib/time';
@@ -71,6 +72,7 @@ export function createOwnTemplatesService({ db }: Pick<ServiceDeps, 'db'>) {
       const errors: FieldErrors = {};
       const name = checkedName(input.template_name, errors);
       if (isBlank(input.template_html)) errors.template_html = ['The design is empty: add some content first.'];
+      liquidErrors({ template_html: input.template_html }, errors);
       throwIfAny(errors);
       const now = nowValue();
       return insertId(db, 'account_templates', {

@@ -12,6 +12,7 @@ import type { Ctx, ServiceDeps } from '../context';
 import type { SenderRecord, SendersService } from './senders';
 import type { TrackingService } from '../delivery/tracking';
 import { accountTracking, switchesOf, TrackingSwitches, withDefaults } from './tracking-switches';
+import { liquidErrors } from './template-syntax';
 import { notEditableError, SINGLE_SEND_EDITABLE, SINGLE_SEND_TRANSITIONS, transitionSingleSends } from './single-send-state';
 
 // The worker parses the stored references with the same function.
@@ -45,8 +46,9 @@ export const COPIED = [
   'track_opens', 'track_clicks',
 ] as const;
 
-// `failed` (messages given up after their retries), `unique_clicks` and `total_clicks` are extensions of the reference's record.
-const STATISTICS = ['triggered', 'delivered', 'unique_opens', 'total_opens', 'bounces', 'unsubscribes', 'failed', 'unique_clicks', 'total_clicks'] as const;
+// `failed` (messages given up after their retries), `unique_clicks`, `total_clicks` and `template_errors` (delivered
+// messages in which a Liquid value failed and was left empty) are extensions of the reference's record.
+const STATISTICS = ['triggered', 'delivered', 'unique_opens', 'total_opens', 'bounces', 'unsubscribes', 'failed', 'unique_clicks', 'total_clicks', 'template_errors'] as const;
 
 /**
  * `schedule_date` / `schedule_time` of a scheduled send: its due instant on the account's
@@ -152,6 +154,7 @@ export function createSingleSendsService({ db, refs, senders, tracking }: Single
     if (group) errors.unsubscribe_group_id = [group];
     if (recipients) errors.recipient_id = [recipients];
     if (excluded) errors.exclude_specific_recipient_id = [excluded];
+    liquidErrors({ subject: input.subject, preheader: input.preheader, template_html: input.template_html }, errors);
     // A schedule in the past would send at once, which nobody means: a minute's grace for a slow form.
     if (input.schedule_type === 1 && Date.parse(due) < Date.now() - PAST_SCHEDULE_GRACE_MS) errors.schedule_date = [SCHEDULE_IN_PAST];
     throwIfAny(errors);

@@ -26,6 +26,8 @@ export const COUNTERS = {
   clicked: { send: 'total_clicks', automation: 'total_clicks' },
   /** the first click of a message */
   clickedFirst: { send: 'unique_clicks', automation: 'total_unique_clicks' },
+  /** a delivered message in which a Liquid value failed and was left empty */
+  templateErrors: { send: 'template_errors', automation: 'total_template_errors' },
 } as const;
 
 export type CounterEvent = keyof typeof COUNTERS;

@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import { nowValue, parseJson } from '../../db/dialect';
 import { WEBVIEW_PLACEHOLDER } from '../../lib/constants';
 import { Signer, TOKEN_PURPOSE } from '../../lib/signed-token';
-import { compileMessage, CompiledMessage, renderEncoded, renderMessage, TrackingOptions } from '../../mail/render';
+import { compileMessage, CompiledMessage, renderEncoded, renderMessage, renumberLinks, TrackingOptions } from '../../mail/render';
 import { personalValues, SenderValues } from '../../mail/personal-values';
 import { systemMessage } from './system-mail';
 import type { OutgoingMessage } from '../../mail/outgoing-message';
@@ -111,6 +111,7 @@ export class MessageSources {
       html: rendered.html,
       text: rendered.text,
       encoded,
+      ...(rendered.templateErrors ? { templateErrors: rendered.templateErrors } : {}),
       messageId: `<${this.signer.sign(TOKEN_PURPOSE.messageId, Number(row.id))}@${this.host}>`,
       // Without SMTP_URL the outbox files it under the account (its dashboard Outbox page).
       accountId: Number(row.user_id),
@@ -185,7 +186,7 @@ export class MessageSources {
     );
     const numbers = await this.stepLinkNumbers({ user_id: schedule.user_id, automation_id: schedule.automation_id, automation_schedule_id: schedule.id }, compiled.links);
     return {
-      compiled: { ...compiled, html: compiled.html.map((part) => (typeof part !== 'string' && part.link !== undefined ? { ...part, link: numbers[part.link - 1] } : part)) },
+      compiled: renumberLinks(compiled, numbers),
       from: { name: String(sender?.from_name ?? ''), address: String(sender?.from_email ?? '') },
       replyTo: String(sender?.reply_to_email || sender?.from_email || ''),
       sender: { sender_name: String(sender?.from_name ?? ''), sender_address: await this.senderAddress(sender) },

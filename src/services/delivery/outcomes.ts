@@ -9,7 +9,8 @@ import { emitMessageEvents } from '../integrations/hook-outbox';
 
 /** How one claimed ledger row ended this attempt. */
 export type Outcome =
-  | { id: number; result: 'sent' }
+  /** templateErrors: a Liquid value of the message failed and was left empty (counted on its send). */
+  | { id: number; result: 'sent'; templateErrors?: boolean }
   | { id: number; result: 'retry'; attempts: number; code: number | null; error: string }
   | { id: number; result: 'bounce'; userId: number; emailKey: string; code: number | null; error: string }
   | { id: number; result: 'suppressed'; error: string }
@@ -156,6 +157,8 @@ export async function writeLedger(db: Knex, write: LedgerWrite, policy: OutcomeP
     if (sendIds.length) await lockRows(trx, trx('single_sends').whereIn('id', sendIds).orderBy('id').select('id'));
     if (automationIds.length) await lockRows(trx, trx('automations').whereIn('id', automationIds).orderBy('id').select('id'));
     await countEach(trx, delivered, 'delivered');
+    const withTemplateErrors = new Set(outcomes.filter((o) => o.result === 'sent' && o.templateErrors).map((o) => o.id));
+    if (withTemplateErrors.size) await countEach(trx, delivered.filter((r) => withTemplateErrors.has(Number(r.id))), 'templateErrors');
     await countEach(trx, bounced, 'bounced');
     await countEach(trx, failed, 'failed');
     // Outgoing webhooks: written with the outcomes, so each is reported once and never lost.

@@ -1,0 +1,14 @@
+import type { FieldErrors } from '../../lib/errors';
+import { liquidSyntaxError } from '../../mail/liquid';
+
+/**
+ * Refuses, field by field, a subject, preheader or body whose Liquid does not parse, naming the
+ * line, so that nothing that cannot render is ever saved (the send would go out as written).
+ */
+export function liquidErrors(fields: Partial<Record<'subject' | 'preheader' | 'template_html', string | null | undefined>>, errors: FieldErrors): void {
+  for (const [name, source] of Object.entries(fields)) {
+    if (!source || errors[name]) continue;
+    const problem = liquidSyntaxError(source);
+    if (problem) errors[name] = [`The ${name.replace(/_/g, ' ')} has a Liquid error on ${problem}.`];
+  }
+}

@@ -1,0 +1,149 @@
+import express, { Request, RequestHandler, Router } from 'express';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { Config } from '../config';
+import { safeEqual } from '../lib/crypto';
+import type { Services } from '../services';
+import { ageSeconds } from '../services/operations/health';
+import { MESSAGE_COUNT_STATES, MessageCountState } from '../services/operations/operational-counts';
+
+const onHeaders = require('on-headers') as (res: unknown, listener: () => void) => void;
+
+/** The `route` label of a request no route answered (static files, 404s, the API's 405s). */
+export const UNMATCHED_ROUTE = 'unmatched';
+
+/** How long a probe waits for the database before it answers without it. */
+const HEALTH_WAIT_MS = 1000;
+const READY_WAIT_MS = 5000;
+
+/** Resolves to `fallback` when `work` takes longer than `ms`; leaves no timer behind. */
+async function within<T>(work: Promise<T>, ms: number, fallback: T): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<T>((resolve) => {
+    timer = setTimeout(() => resolve(fallback), ms);
+  });
+  try {
+    return await Promise.race([work, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
+ * The route pattern that answered (`/api/v1/contacts/:id`), read when the answer's headers go
+ * out, while the request is still inside the router that matched it; never the raw URL, so the
+ * label's values are as few as the routes.
+ */
+function routeOf(req: Request): string {
+  if (!req.route) return UNMATCHED_ROUTE;
+  const path: unknown = req.route.path;
+  return `${req.baseUrl}${typeof path === 'string' ? path : String(path)}`;
+}
+
+/**
+ * The operator's endpoints, outside the API: `/healthz` (the process runs), `/readyz` (it can
+ * serve: database up, schema current), `/metrics` (Prometheus). Each app has its own registry,
+ * so several apps in one process (the tests) do not share or clash over metrics.
+ */
+export function createOperations(config: Config, services: Services): { timing: RequestHandler; router: Router } {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+  const counts = services.operationalCounts;
+  // A failed reading (the database is down) leaves the metrics at their last values; /readyz tells why.
+  const reading = () => counts.read().catch(() => undefined);
+
+  new Counter({
+    name: 'campaign_messages_total',
+    help: 'Messages of all single sends and automations by outcome, as their statistics count them (read from the database at most every few seconds)',
+    labelNames: ['state'],
+    registers: [registry],
+    async collect() {
+      const now = await reading();
+      if (!now) return;
+      this.reset();
+      for (const state of Object.keys(MESSAGE_COUNT_STATES) as MessageCountState[]) this.inc({ state }, now.messages[state]);
+    },
+  });
+  new Gauge({
+    name: 'campaign_queue_messages',
+    help: 'Messages due now and not yet sent (what the workers would claim next)',
+    registers: [registry],
+    async collect() {
+      const now = await reading();
+      if (now) this.set(now.queue);
+    },
+  });
+  new Gauge({
+    name: 'campaign_webhook_backlog',
+    help: 'Outgoing webhook events not yet delivered',
+    registers: [registry],
+    async collect() {
+      const now = await reading();
+      if (now) this.set(now.webhookBacklog);
+    },
+  });
+  new Gauge({
+    name: 'campaign_worker_heartbeat_age_seconds',
+    help: 'Seconds since the newest heartbeat of any sending worker (absent until a worker has run)',
+    registers: [registry],
+    async collect() {
+      const now = await reading();
+      const age = now ? ageSeconds(now.lastHeartbeat, new Date()) : null;
+      if (age !== null) this.set(age);
+    },
+  });
+  // Declared for dashboards built ahead: the service has one SMTP relay and no per-relay state yet, so no series.
+  new Gauge({ name: 'campaign_relay_up', help: 'Whether each SMTP relay answers (1) or not (0)', labelNames: ['relay'], registers: [registry] });
+  const duration = new Histogram({
+    name: 'http_request_duration_seconds',
+    help: 'Time to answer HTTP requests, by route pattern',
+    labelNames: ['method', 'route', 'status_code'],
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    registers: [registry],
+  });
+
+  const timing: RequestHandler = (req, res, next) => {
+    const end = duration.startTimer();
+    let route = UNMATCHED_ROUTE;
+    onHeaders(res, () => {
+      route = routeOf(req);
+    });
+    res.once('close', () => end({ method: req.method, route, status_code: res.statusCode }));
+    next();
+  };
+
+  const router = express.Router();
+  router.get('/healthz', async (_req, res) => {
+    const heartbeat = await within(services.health.lastHeartbeat().catch(() => null), HEALTH_WAIT_MS, null);
+    res.set('Cache-Control', 'no-store').json({ status: 'ok', worker_heartbeat_age_seconds: ageSeconds(heartbeat, new Date()) });
+  });
+  router.get('/readyz', async (_req, res) => {
+    const ready = await within(services.health.readiness(), READY_WAIT_MS, {
+      ready: false,
+      reason: `database did not answer within ${READY_WAIT_MS / 1000} s`,
+      database: 'unreachable' as const,
+      schema: 'unknown' as const,
+      workerHeartbeatAgeSeconds: null,
+    });
+    res
+      .status(ready.ready ? 200 : 503)
+      .set('Cache-Control', 'no-store')
+      .json({
+        status: ready.ready ? 'ready' : 'unavailable',
+        ...(ready.reason ? { reason: ready.reason } : {}),
+        database: ready.database,
+        schema: ready.schema,
+        worker_heartbeat_age_seconds: ready.workerHeartbeatAgeSeconds,
+      });
+  });
+  router.get('/metrics', async (req, res) => {
+    if (config.metricsToken) {
+      const [scheme, token] = (req.get('Authorization') ?? '').split(' ');
+      if (scheme?.toLowerCase() !== 'bearer' || !token || !safeEqual(token, config.metricsToken)) {
+        res.status(401).set('WWW-Authenticate', 'Bearer realm="metrics"').type('text/plain').send('Unauthorized\n');
+        return;
+      }
+    }
+    res.set('Cache-Control', 'no-store').type(registry.contentType).send(await registry.metrics());
+  });
+  return { timing, router };
+}
