@@ -34,6 +34,8 @@ export const FULL_NAME_PLACEHOLDER = 'full_name';
  * sign-in); like the preference link, a link in HTML text and the bare URL elsewhere.
  */
 export const WEBVIEW_PLACEHOLDER = 'webview_url';
+/** The domain of the address an erased one becomes in the ledger (`erased-<hash>@erased.invalid`). */
+export const ERASED_ADDRESS_DOMAIN = 'erased.invalid';
 /** What the send fills for every recipient, so never empty. */
 export const SEND_PLACEHOLDERS: readonly string[] = [...SENDER_PLACEHOLDERS, UNSUBSCRIBE_PLACEHOLDER, WEBVIEW_PLACEHOLDER];
 

@@ -3,7 +3,7 @@ import { ctxOf } from '../http/context';
 import { singleSendFields, singleSendInput, testSendFields, testSendInput } from '../http/inputs/single-sends';
 import { SINGLE_SEND_STATUS } from '../lib/constants';
 import { toId } from '../lib/http';
-import { validate } from '../http/validation';
+import { field, validate } from '../http/validation';
 import type { Services } from '../services';
 import { formatRecipientRef, type RecipientRef } from '../services/campaigns/campaign-refs';
 import { SINGLE_SEND_EDITABLE } from '../services/campaigns/single-send-state';
@@ -212,6 +212,12 @@ export function mountSingleSends(routes: WebRoutes, services: Services, views: V
     const { html } = await sendInsights.preview(ctxOf(req), String(req.params.utr), toId(req.query.contact_id));
     res.set({ 'Content-Security-Policy': MESSAGE_CSP, 'X-Frame-Options': 'SAMEORIGIN', 'Cache-Control': 'no-store' });
     res.type('html').send(html);
+  });
+
+  routes.post('/single-sends/:utr/archive', validate(field('archive').required().boolean()), async (req, res) => {
+    const shown = req.body.archive === '1';
+    await singleSends.setArchive(ctxOf(req), String(req.params.utr), shown ? 1 : 0);
+    views.redirect(res, `/single-sends/${String(req.params.utr)}`, shown ? 'It is shown in your public archive once sent.' : 'It is no longer shown in your public archive.');
   });
 
   routes.post('/single-sends/:utr/duplicate', async (req, res) => {

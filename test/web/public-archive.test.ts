@@ -133,7 +133,7 @@ describe('web view and public archive', () => {
     expect(refused.body).toEqual({ status: 'failed', errors: { archive: ['The archive field must be true or false.'] } });
   });
 
-  test('when sends are archived then the account\'s archive lists only its completed archived ones, without personal data, and the RSS feed has the same items', async () => {
+  test('when sends are archived then the account\'s archive lists only its completed archived ones, without personal data, the RSS feed has the same items, and one taken down is gone', async () => {
     const people = [{ email: 'erin.private@example.org', first_name: 'Erinna', code: 'SECRET-1' }];
     const archived = await createSend(alice, people, { archive: 1, subject: 'Autumn <b>news</b> & "more" for ((first_name))' });
     const notArchived = await createSend(alice, [{ email: 'fay.private@example.org', first_name: 'Fayette' }], { subject: 'Not for the archive' });
@@ -192,6 +192,16 @@ describe('web view and public archive', () => {
     expect(child(items[0], 'description')).toContain('your code is .');
     for (const absent of ['Erinna', 'erin.private', 'SECRET-1', 'Fayette', 'Hal']) expect(rss.text).not.toContain(absent);
 
+    // Taken down after it went out (the API; the dashboard's button below): gone from the page, the feed and its address.
+    await h.api(alice).post('/single/send/archive').send({ utr: archived, archive: 0 }).expect(200, { status: 'success', message: 'Saved Successfully' });
+    expect((await details(alice, archived)).archive).toBe(0);
+    expect((await app().get(path).expect(200)).text).not.toContain('Autumn');
+    expect((await app().get(`${path}/rss.xml`).expect(200)).text).not.toContain('<item>');
+    await app().get(`${path}/${archived}`).expect(404);
+    // Another account's send is not found; the flag is required.
+    await h.api(bob).post('/single/send/archive').send({ utr: archived, archive: 1 }).expect(404);
+    expect((await h.api(alice).post('/single/send/archive').send({ utr: archived }).expect(422)).body).toEqual({ status: 'failed', errors: { archive: ['The archive field is required.'] } });
+
     // An id no account has, and one that is not an id at all.
     await app().get('/archive/AAAAAAAAAAAAAAAA').expect(404);
     await app().get('/archive/..%2F..').expect(404);
@@ -218,11 +228,32 @@ describe('web view and public archive', () => {
     // A box left unticked sends nothing: the form means "not in the archive".
     await web.post(`/single-sends/${utr}/edit`, fields).expect(303);
     expect((await details(alice, utr)).archive).toBe(0);
+    // The send's page has a button for it too, whatever the send's state.
+    const show = await web.get(`/single-sends/${utr}`).expect(200);
+    expect(show.text).toContain('Not shown in your <a href="/settings#archive">public archive</a>');
+    expect(show.text).toContain('<button type="submit" class="small">Show in the public archive</button>');
+    const shown = await web.post(`/single-sends/${utr}/archive`, { archive: '1' }).expect(303);
+    expect(shown.headers.location).toBe(`/single-sends/${utr}`);
+    expect((await details(alice, utr)).archive).toBe(1);
+    expect((await web.get(`/single-sends/${utr}`).expect(200)).text).toContain('Remove from the public archive</button>');
+    await web.post(`/single-sends/${utr}/archive`, { archive: '0' }).expect(303);
+    expect((await details(alice, utr)).archive).toBe(0);
 
     const settings = await web.get('/settings').expect(200);
     const address = await h.runtime.services.archive.address({ userId: alice.user_id });
     expect(settings.text).toContain(`<a href="${address}" hx-boost="false" class="break">${address}</a>`);
     expect(settings.text).toContain(`<a href="${address}/rss.xml" hx-boost="false">`);
+  });
+
+  test('when the recipient\'s address has been erased then their web view says the email is no longer available (410)', async () => {
+    await createSend(alice, [{ email: 'jo@example.org', first_name: 'Jo', code: 'J-9' }]);
+    await run();
+    const path = viewPath(String(mailTo('jo@example.org').parsed.html));
+    await app().get(path).expect(200);
+    await h.api(alice).post('/contacts/erase').send({ email: 'jo@example.org' }).expect(200);
+    const gone = await app().get(path).expect(410);
+    expect(gone.text).toContain('This email is no longer available');
+    for (const absent of ['Jo', 'J-9', 'erased']) expect(gone.text).not.toContain(absent);
   });
 
   // Last: retention deletes the finished sends' message rows of the whole database.

@@ -233,6 +233,15 @@ export function createSingleSendsService({ db, refs, senders, tracking }: Single
       return utr;
     },
 
+    /**
+     * Shows or hides a send in the account's public archive, at any status: unlike the rest of
+     * a send, this may change after it went out (someone may want a past issue taken down).
+     */
+    async setArchive(ctx: Ctx, utr: string, archive: 0 | 1): Promise<void> {
+      const changed = isUtr(utr) ? await live(ctx).where({ utr }).update({ archive, updated_at: nowValue() }) : 0;
+      if (!changed) throw new NotFoundError();
+    },
+
     /** A copy named `Copy of …` at status 0 (initiate): it sends nothing until it is updated. */
     async duplicate(ctx: Ctx, utr: string): Promise<string> {
       const row = await requireRow(ctx, utr);

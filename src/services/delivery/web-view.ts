@@ -1,4 +1,4 @@
-import { MESSAGE_KIND, WEBVIEW_PLACEHOLDER } from '../../lib/constants';
+import { ERASED_ADDRESS_DOMAIN, MESSAGE_KIND, WEBVIEW_PLACEHOLDER } from '../../lib/constants';
 import { createSigner, TOKEN_PURPOSE } from '../../lib/signed-token';
 import { personalValues } from '../../mail/personal-values';
 import { renderMessage, RenderedMessage } from '../../mail/render';
@@ -27,7 +27,8 @@ export function createWebViewService({ db, config, secret }: Pick<ServiceDeps, '
      * The message of a web-view token, rebuilt for its recipient from the ledger row: the send's
      * content and the contact as they are now, its links tracked as in the mail (a click counts
      * as a click), its open pixel blanked (looking at it here is not an open). A row that
-     * retention deleted (the token is genuine, the row is not there) is `gone`.
+     * retention deleted (the token is genuine, the row is not there), or whose address was
+     * erased, is `gone`.
      */
     async message(token: string): Promise<WebView> {
       const id = signer.verify(TOKEN_PURPOSE.webview, token);
@@ -35,6 +36,8 @@ export function createWebViewService({ db, config, secret }: Pick<ServiceDeps, '
       const row = (await db('send_messages').where({ id }).first(LEDGER_COLUMNS)) as LedgerRow | undefined;
       if (!row) return 'gone';
       if (Number(row.kind) === MESSAGE_KIND.system) return undefined;
+      // An erased recipient's message keeps its row for the counts, but names nobody any more.
+      if (row.email.endsWith(`@${ERASED_ADDRESS_DOMAIN}`)) return 'gone';
       const sources = new MessageSources(db, signer, config.baseUrl, { recordLinks: false });
       const { sources: loaded, people } = await sources.prepare([row]);
       const source = loaded.get(sourceKey(row) ?? '');
