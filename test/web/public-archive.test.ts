@@ -94,6 +94,27 @@ describe('web view and public archive', () => {
     expect(await details(alice, utr)).toMatchObject({ unique_opens: 0, total_opens: 0 });
   });
 
+  test('when an automation email has a web-view link then it shows that step\'s message for its recipient', async () => {
+    const sender = await f.sender(alice.user_id);
+    const group = await f.group(alice.user_id);
+    const type = await addContactType(h, alice, 'Signups');
+    const automation = await f.automation(alice.user_id, { type: 'welcome', contactType: type, groupId: group });
+    await f.schedule(alice.user_id, automation, { senderId: sender, subject: 'Welcome ((first_name))', waitingPeriod: 1, waitingType: 'instantly', html: '<p>Welcome aboard, ((first_name)). ((webview_url))</p>' });
+    await f.setAutomationStatus(automation, 1);
+    const steps = manualClock(new Date(Date.now() + 3_600_000));
+    const { worker, close } = testWorker(h, sink.url, { now: steps.now });
+    try {
+      await worker.runOnce();
+      await f.contact(alice.user_id, type, 'kim@example.org', { first_name: 'Kim' });
+      steps.advance(60_000);
+      await worker.runOnce();
+    } finally {
+      await close();
+    }
+    const page = await app().get(viewPath(String(mailTo('kim@example.org').parsed.html))).expect(200);
+    expect(page.text).toContain('Welcome aboard, Kim.');
+  });
+
   test('when the web-view token is tampered with, or another link\'s token is used, then the page says the link is not valid (404)', async () => {
     await createSend(alice, [{ email: 'cy@example.org', first_name: 'Cy' }]);
     await run();
