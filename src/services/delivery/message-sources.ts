@@ -18,7 +18,7 @@ export interface MessageSource {
   groupId: number | null;
 }
 
-/** The web view of a sent message (`((webview_url))`): a page that shows it and records nothing. */
+/** The web view of a sent message (`((webview_url))`): a page that shows it; looking at it records nothing. */
 export function webViewUrl(baseUrl: string, signer: Signer, messageId: number): string {
   return `${baseUrl}/view/${signer.sign(TOKEN_PURPOSE.webview, messageId)}`;
 }

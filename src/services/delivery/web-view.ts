@@ -7,7 +7,7 @@ import { LEDGER_COLUMNS, LedgerRow } from './ledger-row';
 import { MessageSources, sourceKey } from './message-sources';
 import { blankOpenPixels } from './preview';
 
-/** What a web-view link finds: the message, a message retention deleted (`gone`), or nothing (a forged link). */
+/** What a web-view link finds: the message, one retention deleted or whose address was erased (`gone`), or nothing (a forged link). */
 export type WebView = { html: string; subject: string } | 'gone' | undefined;
 
 /** A send's message as the public archive shows it: for nobody, untracked, without an unsubscribe link. */
