@@ -207,6 +207,7 @@ export const RECORDS = {
     template_errors: { type: 'integer', description: 'Delivered messages in which a Liquid value failed and was left empty.' },
     track_opens: flag,
     track_clicks: flag,
+    archive: { ...flag, description: 'Extension: 1 when the send is listed in the account\'s public archive once completed.' },
     resend_of: { ...nullable(uuid), description: 'Extension: the utr of the send whose non-openers this resend goes to; null for any other send.' },
     unique_open_token: { type: 'object', additionalProperties: str, description: 'The n-th unique open (from 1) → that message\'s token.' },
     ab: { ...nullable({ $ref: '#/components/schemas/AbTest' }), description: 'Extension: the send\'s A/B test; null when it has none.' },

@@ -29,8 +29,15 @@ export const SENDER_PLACEHOLDERS = ['sender_name', 'sender_address'] as const;
 export type SenderPlaceholder = (typeof SENDER_PLACEHOLDERS)[number];
 export const UNSUBSCRIBE_PLACEHOLDER = 'unsubscribe_preferences';
 export const FULL_NAME_PLACEHOLDER = 'full_name';
+/**
+ * Extension: the message as this recipient received it, on a web page (a signed link, no
+ * sign-in); like the preference link, a link in HTML text and the bare URL elsewhere.
+ */
+export const WEBVIEW_PLACEHOLDER = 'webview_url';
+/** The domain of the address an erased one becomes in the ledger (`erased-<hash>@erased.invalid`). */
+export const ERASED_ADDRESS_DOMAIN = 'erased.invalid';
 /** What the send fills for every recipient, so never empty. */
-export const SEND_PLACEHOLDERS: readonly string[] = [...SENDER_PLACEHOLDERS, UNSUBSCRIBE_PLACEHOLDER];
+export const SEND_PLACEHOLDERS: readonly string[] = [...SENDER_PLACEHOLDERS, UNSUBSCRIBE_PLACEHOLDER, WEBVIEW_PLACEHOLDER];
 
 /** Custom field names the reference lists among the placeholders (filled only for an account that adds such a field). */
 const REFERENCE_CUSTOM_PLACEHOLDERS = ['father_name', 'designation', 'age', 'company_name', 'birth_date', 'join_date'];

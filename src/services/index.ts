@@ -46,6 +46,8 @@ import { createRetentionService } from './maintenance/retention';
 import { createHealthService } from './operations/health';
 import { createOperationalCounts } from './operations/operational-counts';
 import { createAbTestsService } from './campaigns/ab-tests';
+import { createWebViewService } from './delivery/web-view';
+import { createArchiveService } from './campaigns/archive';
 
 /** The composition root of the domain: every service, built once from its dependencies. */
 export function createServices(deps: ServiceDeps) {
@@ -67,6 +69,7 @@ export function createServices(deps: ServiceDeps) {
   const singleSends = createSingleSendsService({ ...deps, refs, senders, tracking, abTests });
   const feedback = createFeedbackService({ ...deps, events });
   const signupForms = createSignupFormsService({ ...deps, fields, contactTypes });
+  const webView = createWebViewService(deps);
   return {
     accounts: createAccountsService(deps),
     contactTypes,
@@ -113,6 +116,8 @@ export function createServices(deps: ServiceDeps) {
     health: createHealthService(deps),
     operationalCounts: createOperationalCounts(deps),
     abTests,
+    webView,
+    archive: createArchiveService({ ...deps, webView }),
   };
 }
 

@@ -55,6 +55,7 @@ describe('single sends', () => {
       single_send_name: 'November news',
       from_sender: sender.from_email,
       reply_to: 'replies@example.com',
+      archive: 0,
       resend_of: null,
       sender_name: 'News Desk',
       sender_address: expect.stringMatching(/^Unter den Linden 1, Floor 2, 10115 .+, Berlin, Germany$/),

@@ -37,6 +37,8 @@ export interface SingleSendInput extends TrackingSwitches {
   schedule_date: string;
   /** `HH:MM:SS` in the account's time zone; the zero time when not scheduled */
   schedule_time: string;
+  /** Extension: listed in the account's public archive once completed; absent: 0 on create, unchanged on update. */
+  archive?: 0 | 1;
 }
 
 /** What a duplicate (and a resend) copies: the content and targeting, never status, schedule state or statistics. */
@@ -91,6 +93,8 @@ export function singleSendRecord(row: Record<string, unknown>) {
     ...(Object.fromEntries(STATISTICS.map((name) => [name, Number(row[name] ?? 0)])) as Record<(typeof STATISTICS)[number], number>),
     // Extensions: open and click tracking of this send (0 or 1).
     ...switchesOf(row),
+    // Extension: listed in the account's public archive once completed (0 or 1).
+    archive: Number(row.archive ?? 0) === 1 ? 1 : 0,
     // Extension: a resend to non-openers names the send whose non-openers it goes to (its utr).
     resend_of: text(row.resend_of_utr),
     // Filled in by list() and get() from the sending engine (the n-th unique open → that message's token).
@@ -250,7 +254,7 @@ export function createSingleSendsService({ db, refs, senders, tracking, abTests 
      */
     async create(ctx: Ctx, input: SingleSendInput, { draft = false, editorDesign = false } = {}): Promise<string> {
       const saved = await savedColumns(ctx, input, editorDesign);
-      const columns: Record<string, unknown> = { ...saved, ...(draft ? { due_at: null } : {}), ...withDefaults(input, await accountTracking(db, ctx.userId)) };
+      const columns: Record<string, unknown> = { ...saved, archive: input.archive ?? 0, ...(draft ? { due_at: null } : {}), ...withDefaults(input, await accountTracking(db, ctx.userId)) };
       const utr = newUtr();
       await insertId(db, 'single_sends', {
         ...columns,
@@ -270,6 +274,15 @@ export function createSingleSendsService({ db, refs, senders, tracking, abTests 
       const changed = await transitionSingleSends(live(ctx).where({ utr }), draft ? 'saveDraft' : 'save', columns);
       if (!changed) throw await refusal(ctx, utr, 'update');
       return utr;
+    },
+
+    /**
+     * Shows or hides a send in the account's public archive, at any status: unlike the rest of
+     * a send, this may change after it went out (someone may want a past issue taken down).
+     */
+    async setArchive(ctx: Ctx, utr: string, archive: 0 | 1): Promise<void> {
+      const changed = isUtr(utr) ? await live(ctx).where({ utr }).update({ archive, updated_at: nowValue() }) : 0;
+      if (!changed) throw new NotFoundError();
     },
 
     /** A copy named `Copy of …` at status 0 (initiate): it sends nothing until it is updated. */

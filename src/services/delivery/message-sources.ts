@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import { nowValue, parseJson } from '../../db/dialect';
+import { WEBVIEW_PLACEHOLDER } from '../../lib/constants';
 import { Signer, TOKEN_PURPOSE } from '../../lib/signed-token';
 import { compileMessage, CompiledMessage, renderEncoded, renderMessage, renumberLinks, TrackingOptions } from '../../mail/render';
 import { personalValues, SenderValues } from '../../mail/personal-values';
@@ -19,6 +20,11 @@ export interface MessageSource {
 
 /** Whose links a compiled message's links are numbered among: an automation step's, or a single send's. */
 type LinkOwner = { user_id: unknown; automation_id: unknown; automation_schedule_id: unknown } | { user_id: unknown; single_send_id: unknown };
+
+/** The web view of a sent message (`((webview_url))`): a page that shows it; looking at it records nothing. */
+export function webViewUrl(baseUrl: string, signer: Signer, messageId: number): string {
+  return `${baseUrl}/view/${signer.sign(TOKEN_PURPOSE.webview, messageId)}`;
+}
 
 /** A stored time as text to the millisecond (PostgreSQL answers a Date, whose String() drops them). */
 function savedAt(value: unknown): string {
@@ -92,8 +98,10 @@ export class MessageSources {
   build(row: LedgerRow, source: MessageSource, person: Record<string, unknown>, encoded = false): OutgoingMessage {
     const token = this.signer.sign(TOKEN_PURPOSE.message, Number(row.id));
     const unsubscribeUrl = `${this.baseUrl}/unsubscribe/${token}`;
+    const values = personalValues(person, parseJson<Record<string, unknown>>(person.custom_fields, {}), (id) => this.countries?.get(id), source.sender);
+    values[WEBVIEW_PLACEHOLDER] = webViewUrl(this.baseUrl, this.signer, Number(row.id));
     const rendered = (encoded ? renderEncoded : renderMessage)(source.compiled, {
-      values: personalValues(person, parseJson<Record<string, unknown>>(person.custom_fields, {}), (id) => this.countries?.get(id), source.sender),
+      values,
       unsubscribeUrl,
       pixelUrl: `${this.baseUrl}/open/${token}.gif`,
       clickUrl: `${this.baseUrl}/c/${token}`,
