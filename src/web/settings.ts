@@ -37,10 +37,10 @@ function retentionRows(days: RetentionDays) {
 
 export function mountSettings(routes: WebRoutes, { accounts, retention, archive }: Services, views: Views): void {
   routes.get('/settings', async (req, res) => {
-    views.page(req, res, 'settings.njk', settingsForm(req.account, retention.policy(), await archive.address(ctxOf(req))));
+    views.page(req, res, 'settings.njk', settingsForm(req.account, retention.policy(), await archive.address(ctxOf(req), req.account?.archive_id)));
   });
 
-  routes.post('/settings', onInvalid('settings.njk', async (req) => settingsForm(undefined, retention.policy(), await archive.address(ctxOf(req)))), async (req, res) => {
+  routes.post('/settings', onInvalid('settings.njk', async (req) => settingsForm(undefined, retention.policy(), await archive.address(ctxOf(req), req.account?.archive_id))), async (req, res) => {
     const { name, time_zone, track_opens, track_clicks } = req.body;
     await accounts.updateSettings(ctxOf(req).userId, { name, time_zone, track_opens, track_clicks });
     views.redirect(res, '/settings', 'Settings saved.');

@@ -68,8 +68,9 @@ export function createArchiveService({ db, config, webView }: Pick<ServiceDeps, 
   }
 
   return {
-    /** The account's archive address, its id made the first time it is asked for. */
-    async address(ctx: Ctx): Promise<string> {
+    /** The account's archive address (`known`: the id the signed-in account already carries), its id made the first time it is asked for. */
+    async address(ctx: Ctx, known?: string | null): Promise<string> {
+      if (known) return addressOf(known);
       const current = await db('accounts').where({ id: ctx.userId }).first('archive_id');
       if (current?.archive_id) return addressOf(String(current.archive_id));
       // Two first requests at once: the guard keeps the first id, and both read it back.
