@@ -31,6 +31,8 @@ import * as resendAudience from './20261126_2250_resend-audience';
 import * as retention from './20261126_2252_retention';
 import * as templateErrors from './20261126_2314_template-errors';
 import * as workerHeartbeats from './20261126_2323_worker-heartbeats';
+import * as publicArchive from './20261126_2326_public-archive';
+import * as abTests from './20261126_2330_ab-tests';
 import * as timeZones from './20261126_2330_time-zones';
 import * as largeAccounts from './20261126_2331_large-accounts';
 
@@ -72,6 +74,8 @@ export const migrations: ReadonlyArray<[name: string, migration: Knex.Migration]
   ['20261126_2252_retention', retention],
   ['20261126_2314_template-errors', templateErrors],
   ['20261126_2323_worker-heartbeats', workerHeartbeats],
+  ['20261126_2326_public-archive', publicArchive],
+  ['20261126_2330_ab-tests', abTests],
   ['20261126_2330_time-zones', timeZones],
   ['20261126_2331_large-accounts', largeAccounts],
 ];

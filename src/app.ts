@@ -18,6 +18,8 @@ import { createSubscribeRouter } from './web/subscribe';
 import { createWebhookRouter } from './api/webhooks';
 import { apiDocsRouter } from './web/api-docs';
 import { createOperations } from './web/operations';
+import { createWebViewRouter } from './web/web-view';
+import { createArchiveRouter } from './web/archive';
 
 export interface AppDeps {
   config: Config;
@@ -68,6 +70,8 @@ export function createApp({ config, services, logger }: AppDeps): Express {
   app.use(createTrackingRouter(services, logger));
   app.use(createUnsubscribeRouter(services, logger));
   app.use(createSubscribeRouter(services, config, logger));
+  app.use(createWebViewRouter(services, logger));
+  app.use(createArchiveRouter(services, logger));
   app.use(createWebhookRouter(services, logger));
   app.use(apiDocsRouter());
   app.use(schedulePreview);

@@ -25,6 +25,7 @@ import { mountPrivacy } from './privacy';
 import { mountOpenApi } from './openapi';
 import { mountOutgoingWebhooks } from './outgoing-webhooks';
 import { mountSendFollowUps, mountStepRecipients } from './send-follow-ups';
+import { mountAbTests } from './ab-tests';
 
 /**
  * The JSON API of the reference, mounted at /api/v1; `table` is its route table (tests walk it).
@@ -49,6 +50,7 @@ export function createApiRouter(config: Config, services: Services, logger: Logg
   mountPrivacy(routes.tagged('Privacy'), services);
   mountOutgoingWebhooks(routes.tagged('Webhooks'), services);
   mountSendFollowUps(routes.tagged('Single sends'), services);
+  mountAbTests(routes.tagged('Single sends'), services);
   mountStepRecipients(routes.tagged('Automations'), services);
   mountOpenApi(routes.tagged('Documentation'));
 

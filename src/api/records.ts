@@ -14,11 +14,12 @@ import type { AutomationRecord } from '../services/campaigns/automations';
 import type { DesignTemplateRecord } from '../services/campaigns/design-templates';
 import type { SenderRecord } from '../services/campaigns/senders';
 import type { SingleSendRecord } from '../services/campaigns/single-sends';
+import type { AbTestRecord, AbVariantRecord } from '../services/campaigns/ab-tests';
 import type { SuppressionRecord } from '../services/delivery/suppressions';
 import type { RecipientReportRecord } from '../services/delivery/recipient-report';
 import type { CityRecord, CountryRecord, StateRecord } from '../services/reference/geography';
 import type { DeliveryRecord, WebhookRecord } from '../services/integrations/outgoing-webhooks';
-import { HOOK_EVENTS, RECIPIENT_STATUSES } from '../lib/constants';
+import { AB_TEST_LIMITS, AB_WINNER_METRICS, HOOK_EVENTS, RECIPIENT_STATUSES } from '../lib/constants';
 import { arrayOf, flag, int, Members, nullable, object, plainDateTime, str, strings, timestamp, uuid } from './schema-words';
 
 /**
@@ -206,10 +207,28 @@ export const RECORDS = {
     template_errors: { type: 'integer', description: 'Delivered messages in which a Liquid value failed and was left empty.' },
     track_opens: flag,
     track_clicks: flag,
+    archive: { ...flag, description: 'Extension: 1 when the send is listed in the account\'s public archive once completed.' },
     resend_of: { ...nullable(uuid), description: 'Extension: the utr of the send whose non-openers this resend goes to; null for any other send.' },
     unique_open_token: { type: 'object', additionalProperties: str, description: 'The n-th unique open (from 1) → that message\'s token.' },
+    ab: { ...nullable({ $ref: '#/components/schemas/AbTest' }), description: 'Extension: the send\'s A/B test; null when it has none.' },
     sent_at: nullable(plainDateTime),
     ...stamps,
+  }),
+  AbTest: record<AbTestRecord>('A single send\'s A/B test (extension): the variants go to a random share of the audience, and after the wait the best of them to the rest.', {
+    test_percent: { type: 'integer', minimum: AB_TEST_LIMITS.percentMin, maximum: AB_TEST_LIMITS.percentMax, description: 'The share of the audience (percent) that receives the test, split evenly over the variants.' },
+    winner_metric: { type: 'string', enum: [...AB_WINNER_METRICS], description: 'opens: unique opens by a person (automated opens excluded) over delivered; clicks: unique clicks over delivered.' },
+    wait_minutes: { type: 'integer', minimum: AB_TEST_LIMITS.waitMin, maximum: AB_TEST_LIMITS.waitMax },
+    status: { type: 'string', enum: ['waiting', 'testing', 'sent'], description: 'waiting: the send has not started; testing: the variants went to the test share and the winner is not chosen yet; sent: the winner went to the rest.' },
+    winner: { ...nullable({ type: 'integer', minimum: 0 }), description: 'The index (from 0) of the variant sent to the rest; null until chosen.' },
+    variants: arrayOf(record<AbVariantRecord>('A variant, with what became of its messages (the rest\'s count with the winner\'s).', {
+      index: { type: 'integer', minimum: 0 },
+      subject: str,
+      from_name: str,
+      triggered: int,
+      delivered: int,
+      unique_opens: int,
+      unique_clicks: int,
+    })),
   }),
   SendRecipient: record<RecipientReportRecord>('A recipient of a single send or automation email, and what became of the message (extension).', {
     contact_id: nullable(int),

@@ -1,6 +1,7 @@
 import type { Request, RequestHandler } from 'express';
 import { sendSuccess } from '../lib/envelope';
-import { validate } from '../http/validation';
+import { field, validate } from '../http/validation';
+import { toFlag } from '../lib/validation';
 import type { Services } from '../services';
 import { utrField, utrOf } from '../http/campaign-params';
 import { bulkDelete } from './crud';
@@ -59,6 +60,12 @@ export function mountSingleSends(routes: ApiRoutes, { singleSends, sendControls,
   routes.delete('/single/send/delete', { summary: 'Delete (or cancel) a single send', response: says('Deleted Successfully') }, validate(utrField()), async (req, res) => {
     await singleSends.remove(ctxOf(req), utrOf(req));
     sendSuccess(res, 'Deleted Successfully');
+  });
+
+  // Extension: the public archive flag alone, which a started or sent send may change too.
+  routes.post('/single/send/archive', { summary: 'Show or hide a single send in the public archive (extension)', response: says('Saved Successfully') }, validate(utrField(), field('archive').required().boolean()), async (req, res) => {
+    await singleSends.setArchive(ctxOf(req), utrOf(req), toFlag(req.body.archive) === 1 ? 1 : 0);
+    sendSuccess(res, 'Saved Successfully');
   });
 
   bulkDelete(routes, '/single/send/bulk-delete', singleSends.removeMany, 'Delete single sends');

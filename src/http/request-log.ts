@@ -29,6 +29,7 @@ export const TOKEN_ROUTES = [
   '/c/:token/:n',
   '/preview/schedule/:utr',
   '/subscribe/confirm/:token',
+  '/view/:token',
 ] as const;
 
 const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\/-]/g, '\\$&');

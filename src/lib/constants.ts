@@ -29,8 +29,15 @@ export const SENDER_PLACEHOLDERS = ['sender_name', 'sender_address'] as const;
 export type SenderPlaceholder = (typeof SENDER_PLACEHOLDERS)[number];
 export const UNSUBSCRIBE_PLACEHOLDER = 'unsubscribe_preferences';
 export const FULL_NAME_PLACEHOLDER = 'full_name';
+/**
+ * Extension: the message as this recipient received it, on a web page (a signed link, no
+ * sign-in); like the preference link, a link in HTML text and the bare URL elsewhere.
+ */
+export const WEBVIEW_PLACEHOLDER = 'webview_url';
+/** The domain of the address an erased one becomes in the ledger (`erased-<hash>@erased.invalid`). */
+export const ERASED_ADDRESS_DOMAIN = 'erased.invalid';
 /** What the send fills for every recipient, so never empty. */
-export const SEND_PLACEHOLDERS: readonly string[] = [...SENDER_PLACEHOLDERS, UNSUBSCRIBE_PLACEHOLDER];
+export const SEND_PLACEHOLDERS: readonly string[] = [...SENDER_PLACEHOLDERS, UNSUBSCRIBE_PLACEHOLDER, WEBVIEW_PLACEHOLDER];
 
 /** Custom field names the reference lists among the placeholders (filled only for an account that adds such a field). */
 const REFERENCE_CUSTOM_PLACEHOLDERS = ['father_name', 'designation', 'age', 'company_name', 'birth_date', 'join_date'];
@@ -57,8 +64,11 @@ export type CustomFieldType = (typeof CUSTOM_FIELD_TYPES)[number];
 
 /** 4 and 5 are extensions: a paused send, and one cancelled after it was scheduled or started. */
 export const SINGLE_SEND_STATUS = { initiate: 0, ready: 1, running: 2, completed: 3, paused: 4, cancelled: 5 } as const;
-/** States of a send-ledger row (send_messages.state); 0 and 1 are the claimable ones. */
-export const MESSAGE_STATE = { queued: 0, sending: 1, sent: 2, failed: 3, bounced: 4, suppressed: 5, paused: 6, cancelled: 7 } as const;
+/**
+ * States of a send-ledger row (send_messages.state); 0 and 1 are the claimable ones. `held`: the
+ * rest of an A/B test's audience, written when the send starts and released with the winner.
+ */
+export const MESSAGE_STATE = { queued: 0, sending: 1, sent: 2, failed: 3, bounced: 4, suppressed: 5, paused: 6, cancelled: 7, held: 8 } as const;
 /**
  * What became of one recipient of a send or automation step, as its recipients report says it:
  * each message has the furthest of these it reached (`delivered` < `opened` < `clicked` <
@@ -108,6 +118,16 @@ export const CAMPAIGN_LIMITS = {
   /** largest waiting_period of a schedule (in days or hours) */
   waitingPeriodMax: 100000,
 } as const;
+
+/** A single send's A/B test: how many variants, what share of the audience tests them, how long before the winner goes. */
+export const AB_TEST_LIMITS = { variantsMin: 2, variantsMax: 4, percentMin: 10, percentMax: 50, waitMin: 10, waitMax: 4320, fromName: 255 } as const;
+/** What decides an A/B test's winner: the rate of unique opens (by a person) or unique clicks over delivered messages. */
+export const AB_WINNER_METRICS = ['opens', 'clicks'] as const;
+export type AbWinnerMetric = (typeof AB_WINNER_METRICS)[number];
+/** What a variant may set of the send's content. */
+export const AB_VARIANT_FIELDS = ['subject', 'preheader', 'from_name', 'template_html', 'template_json'] as const;
+/** States of an A/B test (ab_tests.state): the send has not started, its test share is out, the winner went to the rest. */
+export const AB_TEST_STATE = { waiting: 0, testing: 1, sent: 2 } as const;
 
 /** Shortest dashboard password an account may choose. */
 export const PASSWORD_MIN = 10;

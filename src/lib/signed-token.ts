@@ -17,6 +17,8 @@ export const TOKEN_PURPOSE = {
   message: 'msg',
   /** The Message-ID header (kept apart: replies and forwards carry it to third parties). */
   messageId: 'mid',
+  /** The web view of one sent message: a link that shows the message and records nothing. */
+  webview: 'web',
 } as const;
 
 const TOKEN = /^([0-9a-z]{1,11})\.([\w-]{22})$/;

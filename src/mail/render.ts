@@ -1,4 +1,4 @@
-import { UNSUBSCRIBE_PLACEHOLDER as UNSUBSCRIBE } from '../lib/constants';
+import { UNSUBSCRIBE_PLACEHOLDER as UNSUBSCRIBE, WEBVIEW_PLACEHOLDER as WEBVIEW } from '../lib/constants';
 import { lazy } from '../lib/lazy';
 import { LINK_PLACEHOLDER_PREFIX, trackLinks } from './links';
 import { hasLiquid, LiquidTemplate, parseLiquid, renderLiquid } from './liquid';
@@ -201,8 +201,13 @@ function placeholderValues(compiled: CompiledMessage, input: RenderInput) {
     if (p.name === '__preheader') return preheaderHtml(preheader);
     if (p.link !== undefined) return `${(clickUrl ??= escapeHtml(input.clickUrl))}/${p.link}`;
     if (p.name === '__pixel') return pixelHtml(input.pixelUrl);
+    // Without a URL (a message in the public archive, which names nobody) the link is left out.
     if (p.name === UNSUBSCRIBE && !p.inTag) {
-      return `<a href="${escapeHtml(input.unsubscribeUrl)}">Unsubscribe or change your email preferences</a>`;
+      return input.unsubscribeUrl ? `<a href="${escapeHtml(input.unsubscribeUrl)}">Unsubscribe or change your email preferences</a>` : '';
+    }
+    if (p.name === WEBVIEW && !p.inTag) {
+      const url = input.values[WEBVIEW];
+      return url ? `<a href="${escapeHtml(url)}">View this email in your browser</a>` : '';
     }
     return escapeHtml(plain(p));
   };

@@ -45,6 +45,9 @@ import { createCleanupService } from './maintenance/cleanup';
 import { createRetentionService } from './maintenance/retention';
 import { createHealthService } from './operations/health';
 import { createOperationalCounts } from './operations/operational-counts';
+import { createAbTestsService } from './campaigns/ab-tests';
+import { createWebViewService } from './delivery/web-view';
+import { createArchiveService } from './campaigns/archive';
 
 /** The composition root of the domain: every service, built once from its dependencies. */
 export function createServices(deps: ServiceDeps) {
@@ -62,9 +65,11 @@ export function createServices(deps: ServiceDeps) {
   const automations = createAutomationsService({ ...deps, refs, segments });
   const contacts = createContactsService({ ...deps, contactTypes, fields, events: audienceEvents, memberships });
   const contactImport = createContactImportService({ ...deps, contactTypes, fields, contacts, events });
-  const singleSends = createSingleSendsService({ ...deps, refs, senders, tracking });
+  const abTests = createAbTestsService(deps);
+  const singleSends = createSingleSendsService({ ...deps, refs, senders, tracking, abTests });
   const feedback = createFeedbackService({ ...deps, events });
   const signupForms = createSignupFormsService({ ...deps, fields, contactTypes });
+  const webView = createWebViewService(deps);
   return {
     accounts: createAccountsService(deps),
     contactTypes,
@@ -110,6 +115,9 @@ export function createServices(deps: ServiceDeps) {
     cleanup: createCleanupService({ ...deps, contacts }),
     health: createHealthService(deps),
     operationalCounts: createOperationalCounts(deps),
+    abTests,
+    webView,
+    archive: createArchiveService({ ...deps, webView }),
   };
 }
 

@@ -51,7 +51,7 @@ function localPath(value: unknown): string {
   return typeof value === 'string' && /^\/(?![/\\])/.test(value) ? value : '/';
 }
 
-export function mountAuth(routes: WebRoutes, { accounts, sessions, retention }: Services, views: Views, cookies: Cookies, config: Config): void {
+export function mountAuth(routes: WebRoutes, { accounts, sessions, retention, archive }: Services, views: Views, cookies: Cookies, config: Config): void {
   const signInPage = (req: Request, res: Response, status = 200, error?: string) => {
     let token = cookies.read(req, SIGN_IN_COOKIE);
     if (!token) {
@@ -113,7 +113,7 @@ export function mountAuth(routes: WebRoutes, { accounts, sessions, retention }: 
   );
 
   // A new password signs every other browser out: the sessions are replaced by a new one here.
-  routes.post('/settings/password', onInvalid('settings.njk', (req) => settingsForm(req.account, retention.policy())), async (req, res) => {
+  routes.post('/settings/password', onInvalid('settings.njk', async (req) => settingsForm(req.account, retention.policy(), await archive.address(ctxOf(req)))), async (req, res) => {
     const accountId = ctxOf(req).userId;
     await accounts.changePassword(accountId, req.body);
     await sessions.destroyAll(accountId);

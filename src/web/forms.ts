@@ -33,3 +33,14 @@ export function listFields(...names: string[]): RequestHandler {
     next();
   };
 }
+
+/**
+ * Checkboxes of a form that holds a record's whole state: a box left unticked sends nothing,
+ * which the API reads as "unchanged", so here it is said as 0 (and a ticked one as 1).
+ */
+export function checkboxFields(...names: string[]): RequestHandler {
+  return (req, _res, next) => {
+    for (const name of names) if (req.body && typeof req.body === 'object') req.body[name] = req.body[name] === '1' ? '1' : '0';
+    next();
+  };
+}

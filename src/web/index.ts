@@ -37,6 +37,7 @@ import { mountSignupForms } from './signup-forms';
 import { mountWebhooks } from './webhooks';
 import { mountSendFollowUps } from './send-follow-ups';
 import { mountMaintenance } from './maintenance';
+import { mountAbTests } from './ab-tests';
 
 /** Every page group of the dashboard; each mounts its routes on the shared route table. */
 type PageGroup = (routes: WebRoutes, services: Services, views: Views, config: Config) => void;
@@ -66,6 +67,7 @@ const PAGE_GROUPS: PageGroup[] = [
   mountDesignEditor,
   mountSendFollowUps,
   mountMaintenance,
+  mountAbTests,
 ];
 
 export interface Dashboard {

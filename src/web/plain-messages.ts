@@ -8,7 +8,12 @@ import type { FieldErrors } from '../lib/errors';
  */
 const CONDITION_PARTS: Record<string, string> = { 'select field': 'the field', 'select operator': 'the comparison', value: 'the value', value2: 'the second value' };
 
+const VARIANT_PARTS: Record<string, string> = { subject: 'subject', preheader: 'preheader', 'from name': 'sender name', 'template html': 'design', template_json: 'design' };
+
 const RULES: Array<[RegExp, (...groups: string[]) => string]> = [
+  [/^The variants\.\d+\.([a-z_ ]+?) (must|may) (.*)$/, (part, verb, rest) => `The ${VARIANT_PARTS[part] ?? part} ${verb} ${rest}`],
+  [/^The test percent must be between (\d+) and (\d+)\.$/, (min, max) => `Choose a share between ${min}% and ${max}%.`],
+  [/^The wait minutes must be between (\d+) and (\d+)\.$/, (min, max) => `Choose a wait between ${min} and ${max} minutes.`],
   [/^The events field is required\.$/, () => 'Choose at least one event.'],
   [/^The url (.*)$/, (rest) => `The URL ${rest}`],
   [/^The (?:subject|preheader|template html) has a Liquid error on (line \d+): (.*)$/, (line, rest) => `Liquid error on ${line}: ${rest}`],

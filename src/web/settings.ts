@@ -6,7 +6,7 @@ import { onInvalid } from './errors';
 import type { WebRoutes } from './routes';
 import type { Views } from './views';
 
-/** Account settings: the name, the time zone that schedules are read in, open and click tracking. */
+/** Account settings: the name, the time zone that schedules are read in, open and click tracking, the public archive's address. */
 
 /** The choices of an open or click tracking switch (settings, composer, automation steps). */
 export const TRACKING_SWITCHES = [
@@ -18,9 +18,9 @@ export const TRACKING_SWITCHES = [
  * What the settings page shows (also re-rendered by a refused password change): the current
  * zone names with their offset now, and the account's zone under its current name.
  */
-export function settingsForm(account: { time_zone: string } | undefined, retention: RetentionDays) {
+export function settingsForm(account: { time_zone: string } | undefined, retention: RetentionDays, archiveUrl: string) {
   const values = account && { ...account, time_zone: currentTimeZone(account.time_zone) ?? account.time_zone };
-  return { title: 'Settings', timeZones: timeZoneOptions(new Date()), switches: TRACKING_SWITCHES, values, retention: retentionRows(retention) };
+  return { title: 'Settings', timeZones: timeZoneOptions(new Date()), switches: TRACKING_SWITCHES, values, retention: retentionRows(retention), archiveUrl };
 }
 
 const kept = (days: number) => (days === 0 ? 'Kept for ever' : `Deleted after ${days} ${days === 1 ? 'day' : 'days'}`);
@@ -35,12 +35,12 @@ function retentionRows(days: RetentionDays) {
   ];
 }
 
-export function mountSettings(routes: WebRoutes, { accounts, retention }: Services, views: Views): void {
-  routes.get('/settings', (req, res) => {
-    views.page(req, res, 'settings.njk', settingsForm(req.account, retention.policy()));
+export function mountSettings(routes: WebRoutes, { accounts, retention, archive }: Services, views: Views): void {
+  routes.get('/settings', async (req, res) => {
+    views.page(req, res, 'settings.njk', settingsForm(req.account, retention.policy(), await archive.address(ctxOf(req), req.account?.archive_id)));
   });
 
-  routes.post('/settings', onInvalid('settings.njk', () => settingsForm(undefined, retention.policy())), async (req, res) => {
+  routes.post('/settings', onInvalid('settings.njk', async (req) => settingsForm(undefined, retention.policy(), await archive.address(ctxOf(req), req.account?.archive_id))), async (req, res) => {
     const { name, time_zone, track_opens, track_clicks } = req.body;
     await accounts.updateSettings(ctxOf(req).userId, { name, time_zone, track_opens, track_clicks });
     views.redirect(res, '/settings', 'Settings saved.');

@@ -4,7 +4,7 @@ import { singleSendFields, singleSendInput, testSendFields, testSendInput } from
 import { SINGLE_SEND_STATUS } from '../lib/constants';
 import { SCHEDULE_LOCAL_TIME } from '../lib/zoned-time';
 import { toId } from '../lib/http';
-import { validate } from '../http/validation';
+import { field, validate } from '../http/validation';
 import type { Services } from '../services';
 import { formatRecipientRef, type RecipientRef } from '../services/campaigns/campaign-refs';
 import { SINGLE_SEND_EDITABLE } from '../services/campaigns/single-send-state';
@@ -14,7 +14,8 @@ import type { Config } from '../config';
 import { designerChoices, editorPage } from './editor';
 import { engagementOf } from './engagement';
 import { onInvalid } from './errors';
-import { listFields } from './forms';
+import { presentAbTest } from './ab-tests';
+import { checkboxFields, listFields } from './forms';
 import { MESSAGE_CSP } from './outbox';
 import { pagerOf, pagingOf } from './paging';
 import { TRACKING_SWITCHES } from './settings';
@@ -107,9 +108,9 @@ export function mountSingleSends(routes: WebRoutes, services: Services, views: V
     views.page(req, res, 'single-sends/form.njk', { ...form, values: { schedule_type: '0', template_id: blank?.id, template_html: blank?.html_code ?? '', track_opens, track_clicks } });
   });
 
-  const recipientLists = listFields('recipient_id', 'exclude_specific_recipient_id');
+  const recipientLists = [listFields('recipient_id', 'exclude_specific_recipient_id'), checkboxFields('archive')];
 
-  routes.post('/single-sends/new', editor, onInvalid('single-sends/form.njk', newForm), recipientLists, validate(...singleSendFields()), async (req, res) => {
+  routes.post('/single-sends/new', editor, onInvalid('single-sends/form.njk', newForm), ...recipientLists, validate(...singleSendFields()), async (req, res) => {
     const utr = await singleSends.create(ctxOf(req), singleSendInput(req.body), { draft: true, editorDesign: true });
     views.redirect(res, `/single-sends/${utr}`, DRAFT_SAVED);
   });
@@ -129,7 +130,7 @@ export function mountSingleSends(routes: WebRoutes, services: Services, views: V
     };
     const started = send.status >= SINGLE_SEND_STATUS.running;
     const onLocalClock = send.schedule_type === SCHEDULE_LOCAL_TIME && started;
-    const [types, segmentList, opens, failures, engagement, waiting] = await Promise.all([
+    const [types, segmentList, opens, failures, engagement, waiting, abTest] = await Promise.all([
       contactTypes.list(ctx),
       segments.list(ctx),
       sendInsights.opensOverTime(ctx, send.id),
@@ -137,6 +138,7 @@ export function mountSingleSends(routes: WebRoutes, services: Services, views: V
       send.failed > 0 ? sendInsights.failures(ctx, send.id) : [],
       started ? engagementOf(services, req, { singleSendId: send.id }, counts, { opens: false }) : undefined,
       onLocalClock ? sendInsights.waitingForLocalTime(ctx, send.id) : undefined,
+      send.ab ? services.abTests.details(send.id).then(presentAbTest) : null,
     ]);
     const names = new Map([
       ...types.rows.map((t): [string, string] => [`contacts_${t.id}`, t.name]),
@@ -150,6 +152,7 @@ export function mountSingleSends(routes: WebRoutes, services: Services, views: V
       failures,
       engagement,
       waiting,
+      abTest,
       recipients: send.recipient_id.map(label),
       excluded: send.exclude_specific_recipient_id.map(label),
     };
@@ -205,7 +208,7 @@ export function mountSingleSends(routes: WebRoutes, services: Services, views: V
     views.page(req, res, 'single-sends/form.njk', { ...form, values: formValues(form.send) });
   });
 
-  routes.post('/single-sends/:utr/edit', editor, onInvalid('single-sends/form.njk', editForm), recipientLists, validate(...singleSendFields()), async (req, res) => {
+  routes.post('/single-sends/:utr/edit', editor, onInvalid('single-sends/form.njk', editForm), ...recipientLists, validate(...singleSendFields()), async (req, res) => {
     const utr = await singleSends.update(ctxOf(req), String(req.params.utr), singleSendInput(req.body), { draft: true, editorDesign: true });
     views.redirect(res, `/single-sends/${utr}`, DRAFT_SAVED);
   });
@@ -216,6 +219,12 @@ export function mountSingleSends(routes: WebRoutes, services: Services, views: V
     const { html } = await sendInsights.preview(ctxOf(req), String(req.params.utr), toId(req.query.contact_id));
     res.set({ 'Content-Security-Policy': MESSAGE_CSP, 'X-Frame-Options': 'SAMEORIGIN', 'Cache-Control': 'no-store' });
     res.type('html').send(html);
+  });
+
+  routes.post('/single-sends/:utr/archive', validate(field('archive').required().boolean()), async (req, res) => {
+    const shown = req.body.archive === '1';
+    await singleSends.setArchive(ctxOf(req), String(req.params.utr), shown ? 1 : 0);
+    views.redirect(res, `/single-sends/${String(req.params.utr)}`, shown ? 'It is shown in your public archive once sent.' : 'It is no longer shown in your public archive.');
   });
 
   routes.post('/single-sends/:utr/duplicate', async (req, res) => {

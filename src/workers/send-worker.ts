@@ -13,6 +13,7 @@ import { Sleeper } from './sleeper';
 import { LEDGER_COLUMNS, LedgerRow } from '../services/delivery/ledger-row';
 import { MessageSources, sourceKey } from '../services/delivery/message-sources';
 import { startDueSingleSends, StartHooks } from '../services/delivery/start-sends';
+import { decideDueAbTests } from '../services/delivery/ab-tests';
 import { suppressedRowIds } from '../services/delivery/do-not-mail';
 import { VOID_SYSTEM_MAIL } from '../services/delivery/system-mail';
 import { classifySendError, MailTransport } from '../mail/transport';
@@ -131,7 +132,7 @@ export function createSendingWorker(deps: WorkerDeps, options: WorkerOptions = {
   }
 
   async function tick(always: boolean): Promise<number> {
-    const started = (await startDueSingleSends(db, now(), hooks)).length;
+    const started = (await startDueSingleSends(db, now(), hooks)).length + (await decideDueAbTests(db, now()));
     if (!always && Date.now() - automationsRanAt < automationsEveryMs) return started;
     automationsRanAt = Date.now();
     return started + (await runAutomations(db, now(), hooks));

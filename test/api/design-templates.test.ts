@@ -72,9 +72,9 @@ describe('design templates and dynamic content', () => {
     await request(h.runtime.app).get('/templates/no-such.png').expect(404);
   });
 
-  test('when dynamic content is asked then contents lists the reference’s placeholder names', async () => {
+  test('when dynamic content is asked then contents lists the reference’s placeholder names, then the extension webview_url', async () => {
     const res = await h.api(alice).get('/get-dynamic/content').expect(200);
-    expect(res.body).toEqual({ status: 'success', message: { contents: REFERENCE_CONTENTS } });
+    expect(res.body).toEqual({ status: 'success', message: { contents: [...REFERENCE_CONTENTS, 'webview_url'] } });
   });
 
   test('when keys are missing then both lists refuse with 401', async () => {

@@ -8,6 +8,8 @@ import { schedulePreviewRouter } from '../../src/web/schedule-preview';
 import { createTrackingRouter } from '../../src/web/tracking';
 import { createUnsubscribeRouter } from '../../src/web/unsubscribe';
 import { verifySenderRouter } from '../../src/web/verify-sender';
+import { createWebViewRouter } from '../../src/web/web-view';
+import { createArchiveRouter } from '../../src/web/archive';
 import { addAutomation, audienceOf, berlin } from '../support/fixtures';
 import { useHarness, TestAccount } from '../support/harness';
 import { signIn, WebClient } from '../support/web';
@@ -273,6 +275,8 @@ describe(`fuzz over every route (seed ${SEED})`, () => {
       ...routesOf(createTrackingRouter(services, logger)),
       ...routesOf(createUnsubscribeRouter(services, logger)),
       ...routesOf(schedulePreviewRouter(services, logger)),
+      ...routesOf(createWebViewRouter(services, logger)),
+      ...routesOf(createArchiveRouter(services, logger)),
     ];
     const problems: string[] = [];
     for (const [routeMethod, route] of Array.from({ length: ROUNDS.public }, () => r.shuffle([...table])).flat()) {

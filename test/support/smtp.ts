@@ -22,6 +22,8 @@ export interface SmtpSinkOptions {
   onRecipient?: (address: string, session: SMTPServerSession) => { code: number; message: string } | undefined;
   /** Runs before each message is accepted: the sender waits for it, like a slow server. */
   beforeAccept?: (session: SMTPServerSession) => Promise<void>;
+  /** Runs before each recipient is answered: the sender waits for it (holds a message before any of it arrives). */
+  beforeRecipient?: () => Promise<void>;
 }
 
 /**
@@ -40,7 +42,8 @@ export async function startSmtpSink(options: SmtpSinkOptions = {}): Promise<Smtp
     // shutting down does) instead of waiting for them to quit: the app under test keeps its
     // pooled connections open until its own close, which may come later.
     closeTimeout: 1,
-    onRcptTo(address: SMTPServerAddress, session, callback) {
+    async onRcptTo(address: SMTPServerAddress, session, callback) {
+      await options.beforeRecipient?.();
       const refusal = options.onRecipient?.(address.address, session);
       if (refusal) {
         const err = new Error(refusal.message) as Error & { responseCode: number };

@@ -23,9 +23,10 @@ describe('request log redaction', () => {
 
 /**
  * Path parameters of public routes that are not credentials: a sign-up form's public id is
- * printed in the page that embeds the form, and the counter of a tracked link is its position.
+ * printed in the page that embeds the form, a public archive's id and its sends' utr are the
+ * archive's published addresses, and the counter of a tracked link is its position.
  */
-const NOT_SECRET = new Set(['/subscribe/:id', '/c/:token/:n#n']);
+const NOT_SECRET = new Set(['/subscribe/:id', '/archive/:id', '/archive/:id/rss.xml', '/archive/:id/:utr', '/c/:token/:n#n']);
 
 type Layer = { route?: { path: string; methods: Record<string, boolean> }; handle?: { stack?: Layer[] } };
 

@@ -81,7 +81,7 @@ describe('dashboard visual editor: live preview, placeholders, empty-placeholder
     const choices = await h.runtime.services.designEditor.placeholders({ userId: t.alice.user_id });
     expect(choices.contact).toEqual(['first_name', 'email', 'country', 'full_name']);
     expect(choices.custom).toEqual(['plan', 'company_name']);
-    expect(choices.send).toEqual(['sender_name', 'sender_address', 'unsubscribe_preferences']);
+    expect(choices.send).toEqual(['sender_name', 'sender_address', 'unsubscribe_preferences', 'webview_url']);
     const page = await t.web.get('/single-sends/new').expect(200);
     expect(page.text).toContain('data-placeholder="plan"');
     expect(page.text).toContain('data-placeholder="first_name"');

@@ -51,6 +51,7 @@ export const singleSendFields = () => [
     .check((v) => scheduleTypeOf(v) !== undefined, messages.selected('schedule_type')),
   ...scheduleDateFields(),
   ...trackingFields(),
+  field('archive').optional().boolean().describe({}, 'Extension: 1 lists the send in the account\'s public archive once it has completed (default 0; absent on update: unchanged).'),
 ];
 
 /** `schedule_date` and `schedule_time`, required and checked when schedule_type is 1 (create, update, resend). */
@@ -80,6 +81,7 @@ export function singleSendInput(body: Record<string, unknown>): SingleSendInput 
     schedule_date: scheduled ? String(body.schedule_date).trim() : ZERO_DATE,
     schedule_time: scheduled ? normaliseTime(String(body.schedule_time)) ?? ZERO_TIME : ZERO_TIME,
     ...trackingInput(body),
+    ...(isBlank(body.archive) ? {} : { archive: toFlag(body.archive) === 1 ? 1 : 0 }),
   };
 }
 

@@ -15,6 +15,8 @@ export interface Account {
   email: string;
   public_key: string;
   time_zone: string;
+  /** The public archive's id (made with the account; older accounts get one when first asked). */
+  archive_id: string | null;
   /** Defaults of new single sends and automation steps (each can say otherwise). */
   track_opens: 0 | 1;
   track_clicks: 0 | 1;
@@ -59,6 +61,7 @@ export function createAccountsService({ db, config }: Pick<ServiceDeps, 'db' | '
         email_key: key,
         password_hash: await hashPassword(password),
         public_key: pub,
+        archive_id: randomToken(12),
         secret_key_hash: sha256(secret),
         created_at: now,
         updated_at: now,

@@ -65,6 +65,7 @@ export function createSessionsService({ db }: Pick<ServiceDeps, 'db'>) {
           'accounts.email',
           'accounts.public_key',
           'accounts.time_zone',
+          'accounts.archive_id',
           'accounts.track_opens',
           'accounts.track_clicks',
         );
@@ -81,6 +82,7 @@ export function createSessionsService({ db }: Pick<ServiceDeps, 'db'>) {
         email: row.email,
         public_key: row.public_key,
         time_zone: row.time_zone,
+        archive_id: row.archive_id ?? null,
         track_opens: Number(row.track_opens) === 1 ? 1 : 0,
         track_clicks: Number(row.track_clicks) === 1 ? 1 : 0,
       };

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import { parseJson, reclaimFreedSpace } from '../../db/dialect';
 import { likePattern } from '../../db/expressions';
-import { ENROLMENT_STATE, MESSAGE_STATE } from '../../lib/constants';
+import { ENROLMENT_STATE, ERASED_ADDRESS_DOMAIN, MESSAGE_STATE } from '../../lib/constants';
 import { hmac } from '../../lib/crypto';
 import { emailKey } from '../../lib/email-key';
 import { timestamp } from '../../lib/time';
@@ -83,7 +83,7 @@ const num = (v: unknown) => (v === null || v === undefined ? null : Number(v));
 
 export function createPrivacyService({ db, secret, logger, fields }: Deps) {
   /** The address an erased one becomes: the same for the same account and address, so uniqueness holds. */
-  const erasedAddress = (ctx: Ctx, key: string) => `erased-${hmac(secret, `${ctx.userId}:${key}`).slice(0, 32).toLowerCase()}@erased.invalid`;
+  const erasedAddress = (ctx: Ctx, key: string) => `erased-${hmac(secret, `${ctx.userId}:${key}`).slice(0, 32).toLowerCase()}@${ERASED_ADDRESS_DOMAIN}`;
 
   return {
     async export(ctx: Ctx, email: string): Promise<PrivacyExport> {

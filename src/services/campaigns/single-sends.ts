@@ -11,6 +11,7 @@ import type { CampaignRefs, RecipientRef } from './campaign-refs';
 import type { Ctx, ServiceDeps } from '../context';
 import type { SenderRecord, SendersService } from './senders';
 import type { TrackingService } from '../delivery/tracking';
+import type { AbTestRecord, AbTestsService } from './ab-tests';
 import { accountTracking, switchesOf, TrackingSwitches, withDefaults } from './tracking-switches';
 import { liquidErrors } from './template-syntax';
 import { notEditableError, SINGLE_SEND_EDITABLE, SINGLE_SEND_TRANSITIONS, transitionSingleSends } from './single-send-state';
@@ -36,6 +37,8 @@ export interface SingleSendInput extends TrackingSwitches {
   schedule_date: string;
   /** `HH:MM:SS` in the account's time zone; the zero time when not scheduled */
   schedule_time: string;
+  /** Extension: listed in the account's public archive once completed; absent: 0 on create, unchanged on update. */
+  archive?: 0 | 1;
 }
 
 /** What a duplicate (and a resend) copies: the content and targeting, never status, schedule state or statistics. */
@@ -90,10 +93,14 @@ export function singleSendRecord(row: Record<string, unknown>) {
     ...(Object.fromEntries(STATISTICS.map((name) => [name, Number(row[name] ?? 0)])) as Record<(typeof STATISTICS)[number], number>),
     // Extensions: open and click tracking of this send (0 or 1).
     ...switchesOf(row),
+    // Extension: listed in the account's public archive once completed (0 or 1).
+    archive: Number(row.archive ?? 0) === 1 ? 1 : 0,
     // Extension: a resend to non-openers names the send whose non-openers it goes to (its utr).
     resend_of: text(row.resend_of_utr),
     // Filled in by list() and get() from the sending engine (the n-th unique open → that message's token).
     unique_open_token: {} as Record<string, string>,
+    // Extension, filled in by list() and get(): the send's A/B test; null when it has none.
+    ab: null as AbTestRecord | null,
     sent_at: plainDateTime(row.sent_at),
     created_at: timestamp(row.created_at),
     updated_at: timestamp(row.updated_at),
@@ -134,15 +141,19 @@ interface SingleSendDeps extends Pick<ServiceDeps, 'db'> {
   senders: Pick<SendersService, 'postalAddress'>;
   /** unique_open_token of each send, kept by the sending engine (services/tracking.ts). */
   tracking: Pick<TrackingService, 'uniqueOpenTokens'>;
+  /** The sends' A/B tests, shown with them. */
+  abTests: Pick<AbTestsService, 'recordsOf'>;
 }
 
-export function createSingleSendsService({ db, refs, senders, tracking }: SingleSendDeps) {
+export function createSingleSendsService({ db, refs, senders, tracking, abTests }: SingleSendDeps) {
   const live = (ctx: Ctx, q: Knex | Knex.Transaction = db) => q('single_sends').where({ user_id: ctx.userId }).whereNull('deleted_at');
   /** The row's columns and the account's time zone, which its schedule is shown in (one query). */
   const withZone = (ctx: Ctx) => [
     'single_sends.*',
     db('accounts').where('accounts.id', ctx.userId).select('time_zone').as('account_time_zone'),
     db('single_sends as original').whereRaw('original.id = single_sends.resend_of').select('original.utr').as('resend_of_utr'),
+    // Whether it has an A/B test, so a send without one costs no further round trip.
+    db('ab_tests').whereRaw('ab_tests.single_send_id = single_sends.id').select('ab_tests.id').as('ab_test_id'),
   ];
 
   async function findRow(ctx: Ctx, utr: string): Promise<Record<string, unknown> | undefined> {
@@ -215,15 +226,25 @@ export function createSingleSendsService({ db, refs, senders, tracking }: Single
 
   return {
     async list(ctx: Ctx, paging?: Paging) {
-      const result = await listPage(live(ctx).select(withZone(ctx)).orderBy('id', 'desc'), paging, singleSendRecord);
+      const tested: number[] = [];
+      const result = await listPage(live(ctx).select(withZone(ctx)).orderBy('id', 'desc'), paging, (row) => {
+        if (row.ab_test_id !== null && row.ab_test_id !== undefined) tested.push(Number(row.id));
+        return singleSendRecord(row);
+      });
       const tokens = await tracking.uniqueOpenTokens(result.rows.map((r) => r.id));
-      for (const record of result.rows) record.unique_open_token = tokens.get(record.id) ?? {};
+      const tests = await abTests.recordsOf(tested);
+      for (const record of result.rows) {
+        record.unique_open_token = tokens.get(record.id) ?? {};
+        record.ab = tests.get(record.id) ?? null;
+      }
       return result;
     },
 
     async get(ctx: Ctx, utr: string): Promise<SingleSendRecord> {
-      const record = singleSendRecord(await requireRow(ctx, utr));
+      const row = await requireRow(ctx, utr);
+      const record = singleSendRecord(row);
       record.unique_open_token = (await tracking.uniqueOpenTokens([record.id])).get(record.id) ?? {};
+      if (row.ab_test_id !== null && row.ab_test_id !== undefined) record.ab = (await abTests.recordsOf([record.id])).get(record.id) ?? null;
       return record;
     },
 
@@ -233,7 +254,7 @@ export function createSingleSendsService({ db, refs, senders, tracking }: Single
      */
     async create(ctx: Ctx, input: SingleSendInput, { draft = false, editorDesign = false } = {}): Promise<string> {
       const saved = await savedColumns(ctx, input, editorDesign);
-      const columns: Record<string, unknown> = { ...saved, ...(draft ? { due_at: null } : {}), ...withDefaults(input, await accountTracking(db, ctx.userId)) };
+      const columns: Record<string, unknown> = { ...saved, archive: input.archive ?? 0, ...(draft ? { due_at: null } : {}), ...withDefaults(input, await accountTracking(db, ctx.userId)) };
       const utr = newUtr();
       await insertId(db, 'single_sends', {
         ...columns,
@@ -253,6 +274,15 @@ export function createSingleSendsService({ db, refs, senders, tracking }: Single
       const changed = await transitionSingleSends(live(ctx).where({ utr }), draft ? 'saveDraft' : 'save', columns);
       if (!changed) throw await refusal(ctx, utr, 'update');
       return utr;
+    },
+
+    /**
+     * Shows or hides a send in the account's public archive, at any status: unlike the rest of
+     * a send, this may change after it went out (someone may want a past issue taken down).
+     */
+    async setArchive(ctx: Ctx, utr: string, archive: 0 | 1): Promise<void> {
+      const changed = isUtr(utr) ? await live(ctx).where({ utr }).update({ archive, updated_at: nowValue() }) : 0;
+      if (!changed) throw new NotFoundError();
     },
 
     /** A copy named `Copy of …` at status 0 (initiate): it sends nothing until it is updated. */

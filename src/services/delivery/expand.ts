@@ -28,9 +28,10 @@ export interface ExpandableSend {
  * excluded lists' addresses, global unsubscribers, the send's group and bounced addresses,
  * one row per lower-cased address (the unique index drops the repeats). Running it again
  * adds nobody twice, so an interrupted expansion is simply run again.
- * Returns the number of ledger rows the send has.
+ * Returns the number of ledger rows the send has. An A/B test's audience is written `held`
+ * (see ab-tests.ts), which its start and its winner queue.
  */
-export async function expandSingleSend(trx: Knex.Transaction, send: ExpandableSend, now: string): Promise<number> {
+export async function expandSingleSend(trx: Knex.Transaction, send: ExpandableSend, now: string, state: number = MESSAGE_STATE.queued): Promise<number> {
   const recipients = recipientsOf(trx, send);
   if (recipients) {
     const onLocalClock = Number(send.schedule_type) === SCHEDULE_LOCAL_TIME;
@@ -43,7 +44,7 @@ export async function expandSingleSend(trx: Knex.Transaction, send: ExpandableSe
       segment_recipient_id: 't.segment_recipient_id',
       email: 't.email',
       email_key: 't.email_key',
-      state: typedParam(trx, MESSAGE_STATE.queued, 'smallint'),
+      state: typedParam(trx, state, 'smallint'),
       available_at: due,
       created_at: typedParam(trx, now, 'timestamptz'),
       updated_at: typedParam(trx, now, 'timestamptz'),

@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import { nowValue, parseJson } from '../../db/dialect';
+import { WEBVIEW_PLACEHOLDER } from '../../lib/constants';
 import { Signer, TOKEN_PURPOSE } from '../../lib/signed-token';
 import { compileMessage, CompiledMessage, renderEncoded, renderMessage, renumberLinks, TrackingOptions } from '../../mail/render';
 import { personalValues, SenderValues } from '../../mail/personal-values';
@@ -17,14 +18,22 @@ export interface MessageSource {
   groupId: number | null;
 }
 
+/** Whose links a compiled message's links are numbered among: an automation step's, or a single send's. */
+type LinkOwner = { user_id: unknown; automation_id: unknown; automation_schedule_id: unknown } | { user_id: unknown; single_send_id: unknown };
+
+/** The web view of a sent message (`((webview_url))`): a page that shows it; looking at it records nothing. */
+export function webViewUrl(baseUrl: string, signer: Signer, messageId: number): string {
+  return `${baseUrl}/view/${signer.sign(TOKEN_PURPOSE.webview, messageId)}`;
+}
+
 /** A stored time as text to the millisecond (PostgreSQL answers a Date, whose String() drops them). */
 function savedAt(value: unknown): string {
   return value instanceof Date ? value.toISOString() : String(value);
 }
 
-/** The key of a row's source in the cache: one per single send, one per automation step. */
+/** The key of a row's source in the cache: one per single send (and A/B test variant), one per automation step. */
 export function sourceKey(row: LedgerRow): string | undefined {
-  if (row.single_send_id) return `s${row.single_send_id}`;
+  if (row.single_send_id) return row.ab_variant === null || row.ab_variant === undefined ? `s${row.single_send_id}` : `s${row.single_send_id}v${row.ab_variant}`;
   if (row.automation_schedule_id) return `a${row.automation_schedule_id}`;
   return undefined;
 }
@@ -89,8 +98,10 @@ export class MessageSources {
   build(row: LedgerRow, source: MessageSource, person: Record<string, unknown>, encoded = false): OutgoingMessage {
     const token = this.signer.sign(TOKEN_PURPOSE.message, Number(row.id));
     const unsubscribeUrl = `${this.baseUrl}/unsubscribe/${token}`;
+    const values = personalValues(person, parseJson<Record<string, unknown>>(person.custom_fields, {}), (id) => this.countries?.get(id), source.sender);
+    values[WEBVIEW_PLACEHOLDER] = webViewUrl(this.baseUrl, this.signer, Number(row.id));
     const rendered = (encoded ? renderEncoded : renderMessage)(source.compiled, {
-      values: personalValues(person, parseJson<Record<string, unknown>>(person.custom_fields, {}), (id) => this.countries?.get(id), source.sender),
+      values,
       unsubscribeUrl,
       pixelUrl: `${this.baseUrl}/open/${token}.gif`,
       clickUrl: `${this.baseUrl}/c/${token}`,
@@ -144,21 +155,23 @@ export class MessageSources {
     if (row.single_send_id) {
       const send = await this.db('single_sends').where({ id: row.single_send_id }).first();
       const sender = await this.db('senders').where({ id: send.sender_id }).first();
+      // An A/B test's variant overrides what it sets of the send's content; the rest is the send's.
+      const variant = await this.variantOf(row);
       const compiled = compileMessage(
         {
-          subject: String(send.subject ?? ''),
-          preheader: String(send.preheader ?? ''),
-          html: await this.templateHtml(send.template_html, send.template_id),
+          subject: String(variant?.subject ?? send.subject ?? ''),
+          preheader: String(variant?.preheader ?? send.preheader ?? ''),
+          html: await this.templateHtml(variant?.template_html ?? send.template_html, send.template_id),
         },
         this.tracking(send),
       );
-      await this.storeLinks({ user_id: send.user_id, single_send_id: send.id }, compiled.links);
+      const fromName = String(variant?.from_name || send.sender_name || sender?.from_name || '');
       return {
-        compiled,
-        from: { name: String(send.sender_name || sender?.from_name || ''), address: String(send.from_sender || sender?.from_email) },
+        compiled: variant ? await this.numberedByUrl(compiled, { user_id: send.user_id, single_send_id: send.id }) : await this.storeLinks({ user_id: send.user_id, single_send_id: send.id }, compiled),
+        from: { name: fromName, address: String(send.from_sender || sender?.from_email) },
         replyTo: String(send.reply_to || sender?.reply_to_email || send.from_sender),
         sender: {
-          sender_name: String(send.sender_name || sender?.from_name || ''),
+          sender_name: fromName,
           sender_address: String(send.sender_address || (await this.senderAddress(sender))),
         },
         groupId: send.unsubscribe_group_id ? Number(send.unsubscribe_group_id) : null,
@@ -176,9 +189,8 @@ export class MessageSources {
       },
       this.tracking(schedule),
     );
-    const numbers = await this.stepLinkNumbers({ user_id: schedule.user_id, automation_id: schedule.automation_id, automation_schedule_id: schedule.id }, compiled.links);
     return {
-      compiled: renumberLinks(compiled, numbers),
+      compiled: await this.numberedByUrl(compiled, { user_id: schedule.user_id, automation_id: schedule.automation_id, automation_schedule_id: schedule.id }),
       from: { name: String(sender?.from_name ?? ''), address: String(sender?.from_email ?? '') },
       replyTo: String(sender?.reply_to_email || sender?.from_email || ''),
       sender: { sender_name: String(sender?.from_name ?? ''), sender_address: await this.senderAddress(sender) },
@@ -195,39 +207,58 @@ export class MessageSources {
     };
   }
 
+  /** The variant of an A/B test a row renders with, or undefined; what it leaves out is null. */
+  private async variantOf(row: LedgerRow): Promise<Record<string, string | null> | undefined> {
+    if (row.ab_variant === null || row.ab_variant === undefined) return undefined;
+    return this.db('ab_variants as v')
+      .join('ab_tests as t', 't.id', 'v.ab_test_id')
+      .where({ 't.single_send_id': row.single_send_id, 'v.variant': row.ab_variant })
+      .first('v.subject', 'v.preheader', 'v.from_name', 'v.template_html');
+  }
+
+  /** A compiled message whose link numbers are the stored numbers of their URLs (see linkNumbers). */
+  private async numberedByUrl(compiled: CompiledMessage, owner: LinkOwner): Promise<CompiledMessage> {
+    return renumberLinks(compiled, await this.linkNumbers(owner, compiled.links));
+  }
+
   /**
    * A send's links are stored once, by whichever worker compiles it first: a running send's
    * content never changes, so every worker numbers its links alike.
    */
-  private async storeLinks(owner: { user_id: unknown; single_send_id: unknown }, urls: string[]): Promise<void> {
-    if (!this.options.recordLinks || !urls.length) return;
+  private async storeLinks(owner: { user_id: unknown; single_send_id: unknown }, compiled: CompiledMessage): Promise<CompiledMessage> {
+    const urls = compiled.links;
+    if (!this.options.recordLinks || !urls.length) return compiled;
     const created_at = nowValue();
     await this.db('send_links')
       .insert(urls.map((url, i) => ({ ...owner, n: i + 1, url, created_at })))
       .onConflict(['single_send_id', 'n'])
       .ignore();
+    return compiled;
   }
 
   /**
-   * The numbers of an automation step's links. A step can be edited while it runs, so links are
-   * numbered by URL, not by place: a URL the step had before keeps its number and a new one
+   * The numbers of the links of an automation step, or of an A/B test's variant among its send's
+   * links. A step can be edited while it runs, and a test's variants each have their own, so
+   * links are numbered by URL, not by place: a URL known before keeps its number and a new one
    * takes the next free number, so the links of mail already sent still lead where they did.
-   * Workers compiling the same edit at once may pick the same number for different URLs: only
-   * one insert wins, and the loser reads the numbers again.
+   * Workers compiling at once may pick the same number for different URLs: only one insert
+   * wins, and the loser reads the numbers again.
    */
-  private async stepLinkNumbers(owner: { user_id: unknown; automation_id: unknown; automation_schedule_id: unknown }, urls: string[]): Promise<number[]> {
+  private async linkNumbers(owner: LinkOwner, urls: string[]): Promise<number[]> {
+    const scope = 'automation_schedule_id' in owner ? 'automation_schedule_id' : 'single_send_id';
+    const scopeId = 'automation_schedule_id' in owner ? owner.automation_schedule_id : owner.single_send_id;
     for (let attempt = 0; ; attempt += 1) {
-      const stored: { n: number; url: string }[] = urls.length ? await this.db('send_links').where({ automation_schedule_id: owner.automation_schedule_id }).orderBy('n').select('n', 'url') : [];
+      const stored: { n: number; url: string }[] = urls.length ? await this.db('send_links').where(scope, scopeId as number).orderBy('n').select('n', 'url') : [];
       const known = new Map<string, number>();
       for (const link of stored) if (!known.has(link.url)) known.set(link.url, Number(link.n));
       const last = stored.reduce((max, link) => Math.max(max, Number(link.n)), 0);
       const missing = [...new Set(urls.filter((url) => !known.has(url)))];
       if (!missing.length || !this.options.recordLinks) return urls.map((url) => known.get(url) ?? last + 1 + missing.indexOf(url));
-      if (attempt === 5) throw new Error('the links of an automation step could not be numbered');
+      if (attempt === 5) throw new Error('the links of a message could not be numbered');
       const created_at = nowValue();
       await this.db('send_links')
         .insert(missing.map((url, i) => ({ ...owner, n: last + 1 + i, url, created_at })))
-        .onConflict(['automation_schedule_id', 'n'])
+        .onConflict([scope, 'n'])
         .ignore();
     }
   }

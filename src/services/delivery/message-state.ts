@@ -6,7 +6,9 @@ import { MESSAGE_STATE as M } from '../../lib/constants';
  * an automation step, system mail); the worker's claim makes it sending (`claimMessages` in
  * db/locking.ts, which also takes over a sending row whose lease ran out; its states are
  * literals there so PostgreSQL uses the claimable index), and the outcome of that attempt ends it.
- * Pausing and cancelling a send park or drop what has not gone out yet.
+ * Pausing and cancelling a send park or drop what has not gone out yet. An A/B test's audience
+ * is written held: its test share is queued with their variants when the send starts, the rest
+ * with the winner.
  */
 export const MESSAGE_TRANSITIONS = {
   /** a caller that answers only after the mail went out claims its own queued message */
@@ -30,13 +32,17 @@ export const MESSAGE_TRANSITIONS = {
   /** its send resumed: parked messages are queued again */
   resume: { from: [M.paused], to: M.queued },
   /** its send was cancelled: what has not gone out never does */
-  cancel: { from: [M.queued, M.paused], to: M.cancelled },
+  cancel: { from: [M.queued, M.paused, M.held], to: M.cancelled },
   /** its send was cancelled after the worker claimed it: it does not start */
   cancelClaimed: { from: [M.sending], to: M.cancelled },
   /** the sender asked to try a send's failed messages again: queued with their attempts afresh */
   retryFailed: { from: [M.failed], to: M.queued },
   /** the address was erased from the account: queued mail to it is not sent */
-  erase: { from: [M.queued], to: M.suppressed },
+  erase: { from: [M.queued, M.held], to: M.suppressed },
+  /** an A/B test's send started: its test share is queued, each row with its variant */
+  testVariant: { from: [M.held], to: M.queued },
+  /** the A/B test's winner was chosen: the rest is queued with it */
+  releaseWinner: { from: [M.held], to: M.queued },
 } as const;
 
 export type MessageTransition = keyof typeof MESSAGE_TRANSITIONS;

@@ -194,7 +194,7 @@ function ids(values: Array<number | null | undefined>): number[] {
   return [...new Set(values.filter((v): v is number => v !== null && v !== undefined).map(Number))].sort((a, b) => a - b);
 }
 
-/** Running sends none of whose ledger rows is still queued or sending become completed. */
+/** Running sends none of whose ledger rows is still queued, sending or held become completed. */
 export async function completeSingleSends(trx: Knex.Transaction, sendIds: number[], now: string): Promise<number[]> {
   const completed: number[] = [];
   if (!sendIds.length) return completed;
@@ -206,7 +206,8 @@ export async function completeSingleSends(trx: Knex.Transaction, sendIds: number
     const unfinished = trx('send_messages')
       .select(trx.raw('1'))
       .where({ single_send_id: id })
-      .whereIn('state', [MESSAGE_STATE.queued, MESSAGE_STATE.sending]);
+      // Held: an A/B test's rest, waiting for its winner.
+      .whereIn('state', [MESSAGE_STATE.queued, MESSAGE_STATE.sending, MESSAGE_STATE.held]);
     const query = trx('single_sends').where({ id }).whereNotExists(unfinished);
     if (await transitionSingleSends(query, 'complete', { updated_at: now })) completed.push(id);
   }

@@ -30,7 +30,7 @@ export type ReportOf = { singleSend: string } | { step: string };
  * A complaint leaves the message delivered; it is known from the feedback recorded for it.
  */
 const RULES: ReadonlyArray<{ status: RecipientStatus; states: number[]; when: string }> = [
-  { status: 'queued', states: [M.queued, M.sending, M.paused], when: `m.state in (${M.queued}, ${M.sending}, ${M.paused})` },
+  { status: 'queued', states: [M.queued, M.sending, M.paused, M.held], when: `m.state in (${M.queued}, ${M.sending}, ${M.paused}, ${M.held})` },
   { status: 'failed', states: [M.failed], when: `m.state = ${M.failed}` },
   { status: 'bounced', states: [M.bounced], when: `m.state = ${M.bounced}` },
   { status: 'skipped', states: [M.suppressed, M.cancelled], when: `m.state in (${M.suppressed}, ${M.cancelled})` },

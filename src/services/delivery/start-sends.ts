@@ -1,7 +1,8 @@
 import type { Knex } from 'knex';
 import { skipLocked } from '../../db/locking';
-import { SINGLE_SEND_STATUS } from '../../lib/constants';
+import { MESSAGE_STATE, SINGLE_SEND_STATUS } from '../../lib/constants';
 import { transitionSingleSends } from '../campaigns/single-send-state';
+import { startAbTest, waitingAbTestOf } from './ab-tests';
 import { expandSingleSend, resendOf } from './expand';
 import { completeSingleSends } from './outcomes';
 import { parseTargets } from './recipient-refs';
@@ -50,7 +51,10 @@ export async function startDueSingleSends(db: Knex, now: Date, hooks: StartHooks
       const targeted = resendOf(row) ? [] : parseTargets(row.recipient_id).segmentIds;
       const segmentIds = [...targeted, ...parseTargets(row.exclude_specific_recipient_id).segmentIds];
       if (segmentIds.length > 0) await hooks.refreshSegments?.(Number(row.user_id), [...new Set(segmentIds)], trx);
-      const recipients = await expandSingleSend(trx, row, at);
+      // An A/B test's audience is written held and only its test share queued now.
+      const abTest = await waitingAbTestOf(trx, Number(row.id));
+      const written = await expandSingleSend(trx, row, at, abTest ? MESSAGE_STATE.held : MESSAGE_STATE.queued);
+      const recipients = abTest ? await startAbTest(trx, abTest, written, at) : written;
       await trx('single_sends').where({ id: row.id }).update({ triggered: recipients });
       const completed = (await completeSingleSends(trx, [row.id], at)).length > 0;
       const started = { id: Number(row.id), userId: Number(row.user_id), name: String(row.single_send_name), recipients, completed };
