@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { liveContactTotal } from '../../db/contact-counts';
+import { liveContactTotalQuery } from '../../db/contact-counts';
 import { toCount } from '../../db/dialect';
 import { AUTOMATION_STATUS, SINGLE_SEND_STATUS } from '../../lib/constants';
 import { timestamp } from '../../lib/time';
@@ -56,25 +56,23 @@ export function createOverviewService({ db }: Pick<ServiceDeps, 'db'>) {
         db(table).where({ user_id: ctx.userId, ...where }).whereNull('deleted_at');
       const count = (query: Knex.QueryBuilder) => query.count('*');
       const sum = (table: string, column: string) => live(table).sum(column);
-      // The contacts are the account's maintained counts: counting them reads millions of index entries.
-      const [row, contacts] = await Promise.all([
-        db
-          .select({
-            contactTypes: count(live('contact_types')),
-            segments: count(live('segments')),
-            senders: count(live('senders')),
-            verifiedSenders: count(live('senders', { is_verified: 1 })),
-            singleSends: count(live('single_sends')),
-            sentSingleSends: count(live('single_sends', { status: SINGLE_SEND_STATUS.completed })),
-            automations: count(live('automations')),
-            liveAutomations: count(live('automations', { status: AUTOMATION_STATUS.live })),
-            delivered: sum('single_sends', 'delivered'),
-            uniqueOpens: sum('single_sends', 'unique_opens'),
-          })
-          .first(),
-        liveContactTotal(db, ctx.userId),
-      ]);
-      return { contacts, ...Object.fromEntries(Object.entries(row ?? {}).map(([key, value]) => [key, toCount(value)])) } as unknown as AccountOverview;
+      const row = await db
+        .select({
+          // The account's maintained counts: counting its contacts would read millions of index entries.
+          contacts: liveContactTotalQuery(db, ctx.userId),
+          contactTypes: count(live('contact_types')),
+          segments: count(live('segments')),
+          senders: count(live('senders')),
+          verifiedSenders: count(live('senders', { is_verified: 1 })),
+          singleSends: count(live('single_sends')),
+          sentSingleSends: count(live('single_sends', { status: SINGLE_SEND_STATUS.completed })),
+          automations: count(live('automations')),
+          liveAutomations: count(live('automations', { status: AUTOMATION_STATUS.live })),
+          delivered: sum('single_sends', 'delivered'),
+          uniqueOpens: sum('single_sends', 'unique_opens'),
+        })
+        .first();
+      return Object.fromEntries(Object.entries(row ?? {}).map(([key, value]) => [key, toCount(value)])) as unknown as AccountOverview;
     },
   };
 }

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import { insertId, isUniqueViolation, nowValue, toCount } from '../../db/dialect';
 import { listPage, Paging } from '../../db/paging';
-import { liveContactCounts } from '../../db/contact-counts';
+import { liveContactCountColumn } from '../../db/contact-counts';
 import { NotFoundError, ValidationError } from '../../lib/errors';
 import { timestamp } from '../../lib/time';
 import { messages } from '../../lib/validation';
@@ -47,8 +47,7 @@ export function createContactTypesService({ db }: Pick<ServiceDeps, 'db'>) {
   return {
     /** The live types newest first, each with its live contacts (a maintained count, src/db/contact-counts.ts). */
     async list(ctx: Ctx, paging?: Paging) {
-      const [page, byType] = await Promise.all([listPage(live(ctx).orderBy('id', 'desc'), paging, (row) => row), liveContactCounts(db, ctx.userId)]);
-      return { ...page, rows: page.rows.map((row) => contactTypeRecord({ ...row, contacts_count: byType.get(Number(row.id)) ?? 0 })) };
+      return listPage(live(ctx).select('contact_types.*', liveContactCountColumn(db)).orderBy('id', 'desc'), paging, contactTypeRecord);
     },
 
     async get(ctx: Ctx, id: number): Promise<ContactTypeRecord> {
