@@ -4,7 +4,7 @@ import type { Config } from '../config';
 import type { FeedbackService } from '../services/delivery/feedback';
 import { recordReading } from './bounce-listener';
 import { readReport } from '../mail/bounce-reader';
-import { Sleeper } from './sleeper';
+import { periodic } from './periodic';
 
 export interface MailboxCounts {
   recorded: number;
@@ -70,9 +70,6 @@ function mailboxFailure(err: unknown): string {
 export function createBounceMailbox({ config, feedback, logger }: Deps): BounceMailbox {
   if (!config.bounceImapUrl) throw new Error('BOUNCE_IMAP_URL is not set');
   const { options, folder } = imapTarget(config.bounceImapUrl);
-  const sleeper = new Sleeper();
-  let running = false;
-  let loop: Promise<void> = Promise.resolve();
 
   async function pollOnce(): Promise<MailboxCounts> {
     const counts: MailboxCounts = { recorded: 0, duplicate: 0, ignored: 0, unrecognised: 0, tooLarge: 0 };
@@ -112,24 +109,8 @@ export function createBounceMailbox({ config, feedback, logger }: Deps): BounceM
 
   return {
     pollOnce,
-    start() {
-      if (running) return;
-      running = true;
-      loop = (async () => {
-        while (running) {
-          try {
-            await pollOnce();
-          } catch (err) {
-            logger.error({ reason: mailboxFailure(err) }, 'reading the bounce mailbox failed; trying again at the next poll');
-          }
-          if (running) await sleeper.sleep(config.bounceImapPollMs);
-        }
-      })();
-    },
-    async stop() {
-      running = false;
-      sleeper.wakeAll();
-      await loop;
-    },
+    ...periodic(pollOnce, config.bounceImapPollMs, (err) =>
+      logger.error({ reason: mailboxFailure(err) }, 'reading the bounce mailbox failed; trying again at the next poll'),
+    ),
   };
 }

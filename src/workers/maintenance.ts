@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { PruneCounts, RetentionService } from '../services/maintenance/retention';
-import { Sleeper } from './sleeper';
+import { periodic } from './periodic';
 
 /** Time between two maintenance runs: retention is counted in days, so once an hour is plenty. */
 const INTERVAL_MS = 3600_000;
@@ -22,32 +22,11 @@ export function createMaintenanceJob(
   /** now: the clock that ages the data (tests move it instead of waiting); batchSize: rows per statement. */
   options: { intervalMs?: number; now?: () => Date; batchSize?: number } = {},
 ): MaintenanceJob {
-  const sleeper = new Sleeper();
-  let running = false;
-  let loop: Promise<void> = Promise.resolve();
   const prune = (shouldStop?: () => boolean) => retention.prune({ now: options.now?.(), batchSize: options.batchSize, shouldStop });
-  const runOnce = () => prune(() => !running);
-
-  return {
-    runOnce: () => prune(),
-    start() {
-      if (running) return;
-      running = true;
-      loop = (async () => {
-        while (running) {
-          try {
-            await runOnce();
-          } catch (err) {
-            logger.error({ err }, 'maintenance run failed; trying again at the next run');
-          }
-          if (running) await sleeper.sleep(options.intervalMs ?? INTERVAL_MS);
-        }
-      })();
-    },
-    async stop() {
-      running = false;
-      sleeper.wakeAll();
-      await loop;
-    },
-  };
+  const loop = periodic(
+    (running) => prune(() => !running()),
+    options.intervalMs ?? INTERVAL_MS,
+    (err) => logger.error({ err }, 'maintenance run failed; trying again at the next run'),
+  );
+  return { runOnce: () => prune(), ...loop };
 }
