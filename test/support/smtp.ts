@@ -33,6 +33,9 @@ export interface SmtpSinkOptions {
 export async function startSmtpSink(options: SmtpSinkOptions = {}): Promise<SmtpSink> {
   const messages: ReceivedMessage[] = [];
   const waiters: Array<() => void> = [];
+  // Once closing, a message whose data ends is refused (421) rather than recorded: a client that
+  // never got the 250 must not find it delivered.
+  let closing = false;
   const server = new SMTPServer({
     disableReverseLookup: true,
     authOptional: true,
@@ -58,11 +61,17 @@ export async function startSmtpSink(options: SmtpSinkOptions = {}): Promise<Smtp
       stream.on('end', async () => {
         await options.beforeAccept?.(session);
         const raw = Buffer.concat(chunks).toString('utf8');
+        const parsed = await simpleParser(raw);
+        if (closing) {
+          const err = new Error('Server shutting down') as Error & { responseCode: number };
+          err.responseCode = 421;
+          return callback(err);
+        }
         messages.push({
           from: session.envelope.mailFrom ? session.envelope.mailFrom.address : '',
           to: session.envelope.rcptTo.map((r) => r.address),
           raw,
-          parsed: await simpleParser(raw),
+          parsed,
         });
         waiters.splice(0).forEach((w) => w());
         callback();
@@ -92,7 +101,10 @@ export async function startSmtpSink(options: SmtpSinkOptions = {}): Promise<Smtp
         check();
       });
     },
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+    close: () => {
+      closing = true;
+      return new Promise<void>((resolve) => server.close(() => resolve()));
+    },
   };
 }
 

@@ -5,6 +5,7 @@ import { RELAY_LIMITS, RelayKind } from '../../lib/constants';
 import { openSecret, sealSecret } from '../../lib/crypto';
 import { ConflictError, NotFoundError, ValidationError } from '../../lib/errors';
 import { timestamp } from '../../lib/time';
+import { messages } from '../../lib/validation';
 import { checkRelayHost, classifyRelayError, createRelayTransport, relayHost, RelaySettings } from '../../mail/relay-transports';
 import type { Ctx, ServiceDeps } from '../context';
 
@@ -142,6 +143,7 @@ export function createRelaysService({ db, config, secret: appSecret }: Pick<Serv
     let url: string | null = null;
     let secret: string | null = input.kind === 'smtp' ? null : input.api_key;
     if (input.kind === 'smtp') {
+      if (!input.url) throw ValidationError.of('url', 'The url field is required when kind is smtp.');
       const split = splitSmtpUrl(input.url ?? '');
       url = split.shown;
       secret = split.password;
@@ -242,7 +244,7 @@ export function createRelaysService({ db, config, secret: appSecret }: Pick<Serv
     async checkOwned(ctx: Ctx, id: number | null, trx: Knex = db): Promise<void> {
       if (id === null) return;
       const row = await trx('relays').where({ id, user_id: ctx.userId }).first('id');
-      if (!row) throw ValidationError.of('relay_id', 'The selected relay id is invalid.');
+      if (!row) throw ValidationError.of('relay_id', messages.selected('relay_id'));
     },
   };
 }
