@@ -24,6 +24,8 @@ export interface SmtpSinkOptions {
   beforeAccept?: (session: SMTPServerSession) => Promise<void>;
   /** Runs before each recipient is answered: the sender waits for it (holds a message before any of it arrives). */
   beforeRecipient?: () => Promise<void>;
+  /** false: keep the raw message only (`parsed` is empty), for tests that count thousands of messages. */
+  parse?: boolean;
 }
 
 /**
@@ -61,7 +63,7 @@ export async function startSmtpSink(options: SmtpSinkOptions = {}): Promise<Smtp
       stream.on('end', async () => {
         await options.beforeAccept?.(session);
         const raw = Buffer.concat(chunks).toString('utf8');
-        const parsed = await simpleParser(raw);
+        const parsed = options.parse === false ? ({} as ParsedMail) : await simpleParser(raw);
         if (closing) {
           const err = new Error('Server shutting down') as Error & { responseCode: number };
           err.responseCode = 421;
