@@ -211,6 +211,7 @@ export const RECORDS = {
     track_clicks: flag,
     archive: { ...flag, description: 'Extension: 1 when the send is listed in the account\'s public archive once completed.' },
     resend_of: { ...nullable(uuid), description: 'Extension: the utr of the send whose non-openers this resend goes to; null for any other send.' },
+    relay_id: { ...nullable(int), description: 'Extension: the account\'s relay its mail goes through first; null: the account\'s usual choice.' },
     unique_open_token: { type: 'object', additionalProperties: str, description: 'The n-th unique open (from 1) → that message\'s token.' },
     ab: { ...nullable({ $ref: '#/components/schemas/AbTest' }), description: 'Extension: the send\'s A/B test; null when it has none.' },
     sent_at: nullable(plainDateTime),
@@ -260,6 +261,7 @@ export const RECORDS = {
     design_url: { type: 'string', format: 'uri' },
     image: { type: 'string', format: 'uri' },
     track_opens: flag,
+    relay_id: { ...nullable(int), description: 'Extension: the account\'s relay this step\'s mail goes through first; null: the account\'s usual choice.' },
     track_clicks: flag,
   }),
   NotificationRecipient: record<NotificationRecipientRecord>('An address told of the account\'s events.', {
