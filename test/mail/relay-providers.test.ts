@@ -1,3 +1,4 @@
+import request from 'supertest';
 import { useHarness, TestAccount } from '../support/harness';
 import { addContactType, sendingFixtures, testWorker } from '../support/fixtures';
 import { useSmtpSink } from '../support/smtp';
@@ -15,7 +16,7 @@ const POLICY_WORDS: Record<ProviderKind, RegExp> = {
 
 describe('relays through the providers\' APIs', () => {
   const instance = useSmtpSink();
-  const h = useHarness({ SMTP_URL: () => instance.url, RELAY_ALLOW_PRIVATE: '1' });
+  const h = useHarness({ SMTP_URL: () => instance.url, RELAY_ALLOW_PRIVATE: '1', POSTMARK_WEBHOOK_AUTH: 'hooks:postmark-secret' });
   const f = sendingFixtures(h);
 
   describe.each(KINDS)('%s', (kind) => {
@@ -71,6 +72,25 @@ describe('relays through the providers\' APIs', () => {
       expect(rows.map((r) => r.provider_message_id).sort()).toEqual(emulator.messages.map((m) => m.providerId).sort());
     });
 
+    if (kind === 'postmark') {
+      test('when Postmark reports a bounce naming only its own MessageID then the message it was answered for is matched', async () => {
+        const { rows } = await send('pm-webhook', 1);
+        const providerId = String(rows[0].provider_message_id);
+        const bounce = {
+          RecordType: 'Bounce', MessageStream: 'broadcast', ID: 4323372036854775807, Type: 'HardBounce', TypeCode: 1, Name: 'Hard bounce',
+          MessageID: providerId, ServerID: 23, Description: 'The server was unable to deliver your message (ex: unknown user, mailbox not found).',
+          Details: 'smtp;550 5.1.1 The email account that you tried to reach does not exist.', Email: String(rows[0].email), From: 'news@acme.test',
+          BouncedAt: '2026-11-27T09:16:54.9070259Z', DumpAvailable: true, Inactive: true, CanActivate: true, Subject: 'Hello',
+        };
+        const auth = `Basic ${Buffer.from('hooks:postmark-secret').toString('base64')}`;
+        await request(h.runtime.app).post('/webhooks/postmark').set('Authorization', auth).send(bounce).expect(200);
+        expect(await h.runtime.db('send_messages').where({ id: rows[0].id }).first('state')).toEqual({ state: 4 });
+        // An id Postmark never answered matches nothing.
+        await request(h.runtime.app).post('/webhooks/postmark').set('Authorization', auth).send({ ...bounce, MessageID: '00000000-0000-4000-8000-000000000000', Email: 'other@example.org' }).expect(200);
+        expect(await h.runtime.db('suppressed_addresses').where({ user_id: account.user_id }).pluck('email_key')).toEqual([String(rows[0].email_key)]);
+      });
+    }
+
     test('when the provider answers 429 then the relay is marked down with the provider\'s words and the messages wait', async () => {
       emulator.behaviour = 'rate-limited';
       const before = emulator.refused.length;
@@ -93,7 +113,7 @@ describe('relays through the providers\' APIs', () => {
       emulator.behaviour = 'ok';
       expect(rows.map((r) => [Number(r.state), r.failure_reason])).toEqual([[3, 'policy']]);
       expect(String(rows[0].last_error)).toMatch(POLICY_WORDS[kind]);
-      expect(await h.runtime.db('suppressed_addresses').where({ user_id: account.user_id }).count({ n: '*' }).first()).toMatchObject({ n: 0 });
+      expect(await h.runtime.db('suppressed_addresses').where({ user_id: account.user_id, email_key: String(rows[0].email_key) }).first()).toBeUndefined();
     });
   });
 });
