@@ -42,6 +42,9 @@ export async function up(knex: Knex): Promise<void> {
     t.integer('relay_id').primary().references('id').inTable('relays').onDelete('CASCADE');
     t.double('next_at').notNullable();
   });
+  // A slot lost in a crash only restarts the relay's pacing: on PostgreSQL the row skips the
+  // write-ahead log, as the account's mail rate slots do, so workers do not queue on its flush.
+  if (knex.client.config.client === 'pg') await knex.raw('alter table relay_rate_slots set unlogged');
 
   await knex.schema.alterTable('send_messages', (t) => {
     // No foreign key: a deleted relay leaves its history in the ledger.
