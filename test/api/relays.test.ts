@@ -1,5 +1,5 @@
 import { useHarness, TestAccount } from '../support/harness';
-import { addContactType, audienceOf, berlin, sendingFixtures, singleSendBody, testWorker } from '../support/fixtures';
+import { addAutomation, addContactType, audienceOf, berlin, scheduleBody, sendingFixtures, singleSendBody, testWorker } from '../support/fixtures';
 import { expectDeleteIdRules, NOT_FOUND } from '../support/expectations';
 import { useSmtpSink } from '../support/smtp';
 
@@ -79,6 +79,18 @@ describe('relays', () => {
     await worker.runOnce().finally(close);
     expect(chosen.messages.map((m) => m.to)).toEqual([['pinned@example.org']]);
     expect(instance.messages.filter((m) => m.to[0] === 'pinned@example.org')).toEqual([]);
+  });
+
+  test('when an automation step names a relay then its record says so; a relay of another account is refused', async () => {
+    const senderId = await sendingFixtures(h).sender(alice.user_id, { from_email: 'steps@acme.test', nickname: 'steps' });
+    const utr = await addAutomation(h, alice, {});
+    const theirs = (await h.api(bob).post('/relays/save').send({ name: 'Bob\'s step relay', kind: 'smtp', url: chosen.url }).expect(200)).body.message.relay;
+    const refused = await h.api(alice).post('/automations/schedule/create').send(scheduleBody(utr, senderId, { relay_id: theirs.id })).expect(422);
+    expect(refused.body).toEqual({ status: 'failed', errors: { relay_id: ['The selected relay id is invalid.'] } });
+    const mine = (await h.api(alice).post('/relays/save').send({ name: 'Step relay', kind: 'smtp', url: chosen.url }).expect(200)).body.message.relay;
+    await h.api(alice).post('/automations/schedule/create').send(scheduleBody(utr, senderId, { relay_id: mine.id })).expect(200);
+    const steps = (await h.api(alice).get(`/automations/schedule?utr=${utr}`).expect(200)).body.message.automation_schedules;
+    expect(steps.map((s: { relay_id: number | null }) => s.relay_id)).toEqual([mine.id]);
   });
 
   test('when RELAY_ALLOW_PRIVATE is off then a relay on a private, loopback or link-local address is refused', async () => {
