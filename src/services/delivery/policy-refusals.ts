@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { POLICY_REFUSALS } from '../../lib/constants';
+import { MESSAGE_STATE, POLICY_REFUSALS } from '../../lib/constants';
 import { transitionSingleSends } from '../campaigns/single-send-state';
 import { transitionMessages } from './message-state';
 
@@ -26,7 +26,8 @@ export async function pauseForPolicy(trx: Knex.Transaction, sendIds: number[], n
   for (const sendId of sendIds) {
     const send = await trx('single_sends').where({ id: sendId }).first('user_id', 'single_send_name', 'delivered', 'bounces', 'failed', 'status');
     if (!send) continue;
-    const [{ n }] = await trx('send_messages').where({ single_send_id: sendId, failure_reason: 'policy' }).count({ n: '*' });
+    // Failed ones only: a refused message retried since ("retry failed") counts again only if refused again.
+    const [{ n }] = await trx('send_messages').where({ single_send_id: sendId, state: MESSAGE_STATE.failed, failure_reason: 'policy' }).count({ n: '*' });
     const refused = Number(n);
     const attempted = Number(send.delivered) + Number(send.bounces) + Number(send.failed);
     if (refused < POLICY_REFUSALS.minCount && refused < POLICY_REFUSALS.share * attempted) continue;
