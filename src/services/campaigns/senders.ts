@@ -10,6 +10,8 @@ import { queuedVerification } from '../delivery/sender-verification';
 import { deliverNow, queueSystemMail } from '../delivery/system-mail';
 import type { Ctx, ServiceDeps } from '../context';
 import type { EventsService } from '../delivery/events';
+import { domainStatusesOf } from '../delivery/signing-keys';
+import type { SenderDomainStatus } from '../../lib/constants';
 
 export interface SenderInput {
   from_name: string;
@@ -33,12 +35,14 @@ export interface SenderRecord extends SenderInput {
   created_at: string | null;
   updated_at: string | null;
   deleted_at: string | null;
+  /** Whether mail from its address is signed by a sending domain of the account (verified), was (failing) or not. */
+  domain_status: SenderDomainStatus;
 }
 
 const nullableId = (value: unknown) => (value === null || value === undefined ? null : Number(value));
 const textOrEmpty = (value: unknown) => (value === null || value === undefined ? '' : String(value));
 
-export function senderRecord(row: Record<string, unknown>): SenderRecord {
+export function senderRecord(row: Record<string, unknown>, domainStatus: SenderDomainStatus): SenderRecord {
   return {
     id: Number(row.id),
     user_id: Number(row.user_id),
@@ -59,6 +63,7 @@ export function senderRecord(row: Record<string, unknown>): SenderRecord {
     created_at: timestamp(row.created_at),
     updated_at: timestamp(row.updated_at),
     deleted_at: timestamp(row.deleted_at),
+    domain_status: domainStatus,
   };
 }
 
@@ -118,20 +123,21 @@ export function createSendersService({ db, config, logger, mail, secret, events 
   async function get(ctx: Ctx, id: number): Promise<SenderRecord> {
     const row = await live(ctx).where({ id }).first();
     if (!row) throw new NotFoundError();
-    return senderRecord(row);
+    return senderRecord(row, (await domainStatusesOf(db, ctx.userId))(String(row.from_email)));
   }
 
   return {
     get,
 
     async list(ctx: Ctx, paging?: Paging) {
-      return listPage(live(ctx).select('*').orderBy('id', 'desc'), paging, senderRecord);
+      const statusOf = await domainStatusesOf(db, ctx.userId);
+      return listPage(live(ctx).select('*').orderBy('id', 'desc'), paging, (row) => senderRecord(row, statusOf(String(row.from_email))));
     },
 
     /** The live sender with this id in this account, or undefined (for references from sends). */
     async find(ctx: Ctx, id: number): Promise<SenderRecord | undefined> {
       const row = await live(ctx).where({ id }).first();
-      return row ? senderRecord(row) : undefined;
+      return row ? senderRecord(row, (await domainStatusesOf(db, ctx.userId))(String(row.from_email))) : undefined;
     },
 
     /**
@@ -201,7 +207,7 @@ export function createSendersService({ db, config, logger, mail, secret, events 
         .update({ is_verified: 1, verify_token_hash: null, updated_at: nowValue() });
       if (!changed) return undefined;
       await events.senderVerified(Number(row.user_id), { from_name: row.from_name, from_email: row.from_email });
-      return senderRecord({ ...row, is_verified: 1 });
+      return senderRecord({ ...row, is_verified: 1 }, (await domainStatusesOf(db, Number(row.user_id)))(String(row.from_email)));
     },
   };
 }

@@ -7,6 +7,9 @@ import { personalValues, SenderValues } from '../../mail/personal-values';
 import { systemMessage } from './system-mail';
 import type { OutgoingMessage } from '../../mail/outgoing-message';
 import type { LedgerRow } from './ledger-row';
+import { DkimKey, fromAddress } from '../../mail/dkim';
+import { createListHeaders } from '../../mail/list-headers';
+import { signingKeyOf } from './signing-keys';
 
 /** Everything a message of one send (or automation step) shares, compiled once. */
 export interface MessageSource {
@@ -16,6 +19,8 @@ export interface MessageSource {
   sender: SenderValues;
   /** The unsubscribe group whose members must not receive it. */
   groupId: number | null;
+  /** Its verified sending domain's key, when the worker signs (see signingKeyOf). */
+  dkim?: DkimKey;
 }
 
 /** Whose links a compiled message's links are numbered among: an automation step's, or a single send's. */
@@ -54,6 +59,7 @@ export class MessageSources {
   private readonly versions = new Map<string, string>();
   private countries?: Map<number, string>;
   private readonly host: string;
+  private readonly listHeaders: ReturnType<typeof createListHeaders>;
 
   constructor(
     private readonly db: Knex,
@@ -62,8 +68,11 @@ export class MessageSources {
     /** Store each source's tracked links (the worker); a preview stores nothing. */
     /** recordLinks: store each source's tracked links (the worker); untracked: no pixel, links as written (a test send). */
     private readonly options: { recordLinks: boolean; untracked?: boolean } = { recordLinks: true },
+    /** The app secret that opens the sending domains' keys: given, each source carries its key (the worker). */
+    private readonly signingSecret?: string,
   ) {
     this.host = new URL(baseUrl).hostname || 'localhost';
+    this.listHeaders = createListHeaders(baseUrl);
   }
 
   async prepare(rows: LedgerRow[]): Promise<{ sources: Map<string, MessageSource>; people: (row: LedgerRow) => Record<string, unknown> }> {
@@ -73,7 +82,7 @@ export class MessageSources {
       const key = sourceKey(row);
       if (!key || this.cache.has(key)) continue;
       // A source that cannot be loaded fails its own messages (no source), not the whole batch.
-      const source = await this.loadSource(row).catch(() => undefined);
+      const source = await this.loadSource(row).then((loaded) => this.withKey(row, loaded)).catch(() => undefined);
       if (source) this.cache.set(key, source);
     }
     if (this.cache.size > 200) this.trimCache(rows);
@@ -121,7 +130,11 @@ export class MessageSources {
       headers: {
         'List-Unsubscribe': `<${unsubscribeUrl}>, <mailto:${source.replyTo}?subject=${encodeURIComponent(`unsubscribe ${token}`)}>`,
         'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click',
+        ...this.listHeaders(row.automation_id
+          ? { userId: Number(row.user_id), kind: 'automation', campaignId: Number(row.automation_id), groupId: source.groupId }
+          : { userId: Number(row.user_id), kind: 'campaign', campaignId: Number(row.single_send_id) || undefined, groupId: source.groupId }),
       },
+      ...(source.dkim ? { dkim: source.dkim } : {}),
     };
   }
 
@@ -147,8 +160,18 @@ export class MessageSources {
 
   /** System mail (verification, notifications) carries its whole message in the row. */
   /** The message of a system ledger row; undefined when it is void (VOID_SYSTEM_MAIL). */
-  buildSystem(row: LedgerRow): Promise<OutgoingMessage | undefined> {
-    return systemMessage(this.db, this.baseUrl, row, `<${this.signer.sign(TOKEN_PURPOSE.messageId, Number(row.id))}@${this.host}>`);
+  async buildSystem(row: LedgerRow): Promise<OutgoingMessage | undefined> {
+    const message = await systemMessage(this.db, this.baseUrl, row, `<${this.signer.sign(TOKEN_PURPOSE.messageId, Number(row.id))}@${this.host}>`);
+    if (!message || !this.signingSecret) return message;
+    const dkim = await signingKeyOf(this.db, this.signingSecret, Number(row.user_id), fromAddress(message.from));
+    return dkim ? { ...message, dkim } : message;
+  }
+
+  /** A source with its sending domain's key, when this instance signs. */
+  private async withKey(row: LedgerRow, source: MessageSource): Promise<MessageSource> {
+    if (!this.signingSecret) return source;
+    const dkim = await signingKeyOf(this.db, this.signingSecret, Number(row.user_id), source.from.address);
+    return dkim ? { ...source, dkim } : source;
   }
 
   private async loadSource(row: LedgerRow): Promise<MessageSource> {
@@ -307,3 +330,4 @@ export class MessageSources {
     }
   }
 }
+
