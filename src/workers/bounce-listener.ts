@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import type { Logger } from 'pino';
 import { SMTPServer, SMTPServerAddress, SMTPServerDataStream, SMTPServerSession } from 'smtp-server';
 import type { Config } from '../config';
@@ -13,7 +14,17 @@ export interface BounceListener {
   close(): Promise<void>;
 }
 
-type Deps = { config: Pick<Config, 'bounceDomain' | 'bounceSmtpHost' | 'bounceSmtpPort' | 'bounceMaxBytes'>; feedback: FeedbackService; logger: Logger };
+type Deps = {
+  config: Pick<Config, 'bounceDomain' | 'bounceSmtpHost' | 'bounceSmtpPort' | 'bounceMaxBytes'> & { domains?: Pick<Config['domains'], 'bounceTls'> };
+  feedback: FeedbackService;
+  logger: Logger;
+};
+
+/** The certificate and key files of BOUNCE_TLS_CERT and BOUNCE_TLS_KEY, read at start (a missing file stops the start). */
+function tlsOptions(files: { cert: string; key: string } | undefined) {
+  if (!files) return { disabledCommands: ['AUTH', 'STARTTLS'] };
+  return { disabledCommands: ['AUTH'], cert: fs.readFileSync(files.cert), key: fs.readFileSync(files.key) };
+}
 
 function smtpError(code: number, message: string): Error {
   return Object.assign(new Error(message), { responseCode: code });
@@ -34,7 +45,9 @@ export async function startBounceListener(deps: Deps, port = deps.config.bounceS
   const server = new SMTPServer({
     disableReverseLookup: true,
     authOptional: true,
-    disabledCommands: ['AUTH', 'STARTTLS'],
+    // STARTTLS with BOUNCE_TLS_CERT and BOUNCE_TLS_KEY, so the bounce domain can publish MTA-STS;
+    // the recipient checks are the same either way.
+    ...tlsOptions(config.domains?.bounceTls),
     size: config.bounceMaxBytes,
     maxClients: 50,
     logger: false,

@@ -7,7 +7,7 @@ import { useSmtpSink } from '../support/smtp';
 import { startDnsServer, TestDnsServer } from '../support/dns';
 
 /** The records of a domain answer, by purpose. */
-type DomainAnswer = { id: number; dkim_selector: string; status: string; records: Array<{ purpose: string; type: string; host: string; value: string; status: string; found: string | null }> };
+type DomainAnswer = { id: number; dkim_selector: string; status: string; last_checked_at: string | null; verified_at: string | null; records: Array<{ purpose: string; type: string; host: string; value: string; status: string; found: string | null }> };
 const recordOf = (domain: DomainAnswer, purpose: string) => domain.records.find((r) => r.purpose === purpose)!;
 
 describe('sending domains', () => {

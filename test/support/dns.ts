@@ -33,7 +33,8 @@ export async function startDnsServer(): Promise<TestDnsServer> {
       const type = Object.entries(Packet.TYPE).find(([, n]) => n === question.type)?.[0] ?? '';
       const values = zone.get(key(name, type)) ?? [];
       const known = [...zone.keys()].some((k) => k.startsWith(`${name}|`));
-      if (!known) response.header.rcode = Packet.RCODE.NXDOMAIN;
+      // RFC 1035 §4.1.1: rcode 3, the name does not exist.
+      if (!known) response.header.rcode = 3;
       for (const value of values) {
         if (type === 'TXT') {
           const chunks = value.match(/.{1,255}/g) ?? [''];
@@ -51,7 +52,7 @@ export async function startDnsServer(): Promise<TestDnsServer> {
   await udpReady;
   const port = udp.address().port;
   tcp.listen(port, '127.0.0.1');
-  await server.listening;
+  await (server as unknown as { listening: Promise<unknown> }).listening;
   const { Resolver } = await import('node:dns/promises');
   const resolver = new Resolver();
   resolver.setServers([`127.0.0.1:${port}`]);
