@@ -1,5 +1,5 @@
 import { useHarness, TestAccount } from '../support/harness';
-import { addAutomation, audienceOf, Audience, berlin, scheduleBody, singleSendBody } from '../support/fixtures';
+import { addAutomation, addVerifiedSender, audienceOf, Audience, berlin, scheduleBody, singleSendBody } from '../support/fixtures';
 
 const REFUSED = { status: 'failed', errors: { sender_id: ["The sender's domain is not authenticated."] } };
 
@@ -53,5 +53,41 @@ describe('REQUIRE_DOMAIN_AUTH', () => {
     expect(refused.body).toEqual(REFUSED);
     await setDomain('verified');
     await h.api(alice).get(`/automations/set-live?utr=${utr}`).expect(200);
+  });
+});
+
+describe("senders' domain_status", () => {
+  const h = useHarness();
+
+  test('when sending domains of the account cover a sender (its domain or a parent) then its status is theirs, the longest domain deciding', async () => {
+    const alice = await h.account();
+    const bob = await h.account();
+    const place = await berlin(h);
+    const save = async (account: TestAccount, domain: string, status: string) => {
+      const id = (await h.api(account).post('/domains/save').send({ domain }).expect(200)).body.message.domain.id;
+      await h.runtime.db('sending_domains').where({ id }).update({ status });
+    };
+    await save(alice, 'example.net', 'verified');
+    await save(alice, 'news.example.net', 'failing');
+    await save(alice, 'pending.example', 'pending');
+    await save(bob, 'bobs.example', 'verified');
+    const ids = {
+      parent: await addVerifiedSender(h, alice, place, { from_email: 'Team@Example.NET' }),
+      sub: await addVerifiedSender(h, alice, place, { from_email: 'team@mail.news.example.net' }),
+      lookalike: await addVerifiedSender(h, alice, place, { from_email: 'team@notexample.net' }),
+      pending: await addVerifiedSender(h, alice, place, { from_email: 'team@pending.example' }),
+      others: await addVerifiedSender(h, alice, place, { from_email: 'team@bobs.example' }),
+    };
+    const list = (await h.api(alice).get('/senders').expect(200)).body.message.senders as Array<{ id: number; domain_status: string }>;
+    const statusOf = Object.fromEntries(list.map((s) => [s.id, s.domain_status]));
+    expect(Object.fromEntries(Object.entries(ids).map(([name, id]) => [name, statusOf[id]]))).toEqual({
+      parent: 'verified',
+      sub: 'failing',
+      lookalike: 'unauthenticated',
+      pending: 'unauthenticated',
+      others: 'unauthenticated',
+    });
+    const one = await h.api(alice).get(`/sender/details?sender_id=${ids.parent}`).expect(200);
+    expect(one.body.message.sender.domain_status).toBe('verified');
   });
 });

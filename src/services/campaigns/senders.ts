@@ -10,7 +10,7 @@ import { queuedVerification } from '../delivery/sender-verification';
 import { deliverNow, queueSystemMail } from '../delivery/system-mail';
 import type { Ctx, ServiceDeps } from '../context';
 import type { EventsService } from '../delivery/events';
-import { domainStatusesOf } from '../delivery/signing-keys';
+import { domainStatusColumn } from '../delivery/signing-keys';
 import type { SenderDomainStatus } from '../../lib/constants';
 
 export interface SenderInput {
@@ -42,7 +42,8 @@ export interface SenderRecord extends SenderInput {
 const nullableId = (value: unknown) => (value === null || value === undefined ? null : Number(value));
 const textOrEmpty = (value: unknown) => (value === null || value === undefined ? '' : String(value));
 
-export function senderRecord(row: Record<string, unknown>, domainStatus: SenderDomainStatus): SenderRecord {
+/** `row.domain_status` comes from domainStatusColumn (null: unauthenticated). */
+export function senderRecord(row: Record<string, unknown>): SenderRecord {
   return {
     id: Number(row.id),
     user_id: Number(row.user_id),
@@ -63,7 +64,7 @@ export function senderRecord(row: Record<string, unknown>, domainStatus: SenderD
     created_at: timestamp(row.created_at),
     updated_at: timestamp(row.updated_at),
     deleted_at: timestamp(row.deleted_at),
-    domain_status: domainStatus,
+    domain_status: (row.domain_status ? String(row.domain_status) : 'unauthenticated') as SenderDomainStatus,
   };
 }
 
@@ -121,23 +122,22 @@ export function createSendersService({ db, config, logger, mail, secret, events 
   }
 
   async function get(ctx: Ctx, id: number): Promise<SenderRecord> {
-    const row = await live(ctx).where({ id }).first();
+    const row = await live(ctx).where({ id }).first('senders.*', domainStatusColumn(db, 'senders'));
     if (!row) throw new NotFoundError();
-    return senderRecord(row, (await domainStatusesOf(db, ctx.userId))(String(row.from_email)));
+    return senderRecord(row);
   }
 
   return {
     get,
 
     async list(ctx: Ctx, paging?: Paging) {
-      const statusOf = await domainStatusesOf(db, ctx.userId);
-      return listPage(live(ctx).select('*').orderBy('id', 'desc'), paging, (row) => senderRecord(row, statusOf(String(row.from_email))));
+      return listPage(live(ctx).select('senders.*', domainStatusColumn(db, 'senders')).orderBy('id', 'desc'), paging, senderRecord);
     },
 
     /** The live sender with this id in this account, or undefined (for references from sends). */
     async find(ctx: Ctx, id: number): Promise<SenderRecord | undefined> {
-      const row = await live(ctx).where({ id }).first();
-      return row ? senderRecord(row, (await domainStatusesOf(db, ctx.userId))(String(row.from_email))) : undefined;
+      const row = await live(ctx).where({ id }).first('senders.*', domainStatusColumn(db, 'senders'));
+      return row ? senderRecord(row) : undefined;
     },
 
     /**
@@ -199,7 +199,7 @@ export function createSendersService({ db, config, logger, mail, secret, events 
     async verify(token: string): Promise<SenderRecord | undefined> {
       if (!token || token.length > 200) return undefined;
       const hash = sha256(token);
-      const row = await db('senders').where({ verify_token_hash: hash }).whereNull('deleted_at').first();
+      const row = await db('senders').where({ verify_token_hash: hash }).whereNull('deleted_at').first('senders.*', domainStatusColumn(db, 'senders'));
       if (!row) return undefined;
       // The hash in the WHERE makes the token single-use even when two requests race.
       const changed = await db('senders')
@@ -207,7 +207,7 @@ export function createSendersService({ db, config, logger, mail, secret, events 
         .update({ is_verified: 1, verify_token_hash: null, updated_at: nowValue() });
       if (!changed) return undefined;
       await events.senderVerified(Number(row.user_id), { from_name: row.from_name, from_email: row.from_email });
-      return senderRecord({ ...row, is_verified: 1 }, (await domainStatusesOf(db, Number(row.user_id)))(String(row.from_email)));
+      return senderRecord({ ...row, is_verified: 1 });
     },
   };
 }

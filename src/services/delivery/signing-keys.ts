@@ -20,6 +20,22 @@ export async function signingKeyOf(db: Knex, secret: string, userId: number, add
   return { domain: String(row.domain), selector: String(row.dkim_selector), privateKey: openSecret(secret, DKIM_KEY_PURPOSE, String(row.dkim_private_key_sealed)) };
 }
 
+/**
+ * A sender's `domain_status` as a column of a query of `table` (which has `user_id` and
+ * `from_email`): the status of the longest verified or failing sending domain of its account
+ * that is its address's domain or a parent of it; null when none is (unauthenticated).
+ */
+export function domainStatusColumn(db: Knex, table: string): Knex.QueryBuilder {
+  return db('sending_domains as sd')
+    .whereRaw(`sd.user_id = ${table}.user_id`)
+    .whereIn('sd.status', ['verified', 'failing'])
+    .where((q) => q.whereRaw(`lower(${table}.from_email) like ('%@' || sd.domain)`).orWhereRaw(`lower(${table}.from_email) like ('%.' || sd.domain)`))
+    .orderByRaw('length(sd.domain) desc')
+    .limit(1)
+    .select('sd.status')
+    .as('domain_status');
+}
+
 /** How each address of an account stands: verified or failing by its (longest) sending domain, else unauthenticated. */
 export async function domainStatusesOf(db: Knex, userId: number): Promise<(address: string) => SenderDomainStatus> {
   const rows = await db('sending_domains').where({ user_id: userId }).whereIn('status', ['verified', 'failing']).select('domain', 'status');
