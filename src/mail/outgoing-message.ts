@@ -24,4 +24,10 @@ export interface OutgoingMessage {
    * of the instance's DKIM_DOMAIN key. Every transport signs with it.
    */
   dkim?: DkimKey;
+  /**
+   * With BOUNCE_DOMAIN: the domain of its VERP envelope sender instead of BOUNCE_DOMAIN, the
+   * sending domain's bounce subdomain when its return-path record points at BOUNCE_DOMAIN
+   * (so SPF aligns with the From domain too).
+   */
+  returnPathDomain?: string;
 }

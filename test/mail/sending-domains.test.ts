@@ -5,6 +5,8 @@ import { useHarness, TestAccount } from '../support/harness';
 import { addContactType, header, manualClock, sendingFixtures, testWorker } from '../support/fixtures';
 import { useSmtpSink } from '../support/smtp';
 import { startDnsServer, TestDnsServer } from '../support/dns';
+import { bounceFixture, deliverRaw } from '../support/bounce-fixtures';
+import { startBounceListener } from '../../src/workers/bounce-listener';
 
 /** The records of a domain answer, by purpose. */
 type DomainAnswer = { id: number; dkim_selector: string; status: string; last_checked_at: string | null; verified_at: string | null; records: Array<{ purpose: string; type: string; host: string; value: string; status: string; found: string | null }> };
@@ -97,6 +99,8 @@ describe('sending domains', () => {
 
     publish(saved);
     dns.set('acme.test', 'TXT', ['v=spf1 ip4:127.0.0.1 include:_spf.relay.test -all']);
+    // The bounce domain's own SPF, which its CNAME under acme.test shares.
+    dns.set('bounces.campaigns.test', 'TXT', ['v=spf1 ip4:127.0.0.1 -all']);
     const verified = (await h.api(alice).post(`/domains/verify?id=${saved.id}`).expect(200)).body.message.domain as DomainAnswer;
     expect(verified.status).toBe('verified');
     expect(verified.records.map((r) => [r.purpose, r.status])).toEqual([['dkim', 'ok'], ['spf', 'ok'], ['dmarc', 'ok'], ['return_path', 'ok']]);
@@ -120,6 +124,19 @@ describe('sending domains', () => {
     expect(dkim?.status.result).toBe('pass');
     expect(result.dmarc && result.dmarc.status.result).toBe('pass');
     expect((result.dmarc as { domain?: string }).domain).toBe('acme.test');
+    // The envelope sender is under the domain's bounce subdomain, so SPF aligns as well.
+    expect(message.from).toMatch(/^bounces\+[0-9a-z]+-[0-9a-f]{20}@bounces\.acme\.test$/);
+    expect(result.spf && result.spf.status.result).toBe('pass');
+    expect((result.dmarc as unknown as { alignment: { spf: { result: unknown } } }).alignment.spf.result).toBe('bounces.acme.test');
+    // and a bounce to it reaches the listener.
+    const listener = await startBounceListener({ config: h.runtime.config, feedback: h.runtime.services.feedback, logger: h.runtime.logger });
+    try {
+      await deliverRaw(listener.port, message.from, bounceFixture('postfix-user-unknown.eml', { verp: message.from, token: header(message.raw, 'X-Campaign-Message')!, recipient: 'ann@example.org' }));
+      await expect(deliverRaw(listener.port, 'bounces+1-00000000000000000000@bounces.acme.test', 'Subject: x\r\n\r\nx\r\n')).rejects.toMatchObject({ responseCode: 550 });
+    } finally {
+      await listener.close();
+    }
+    expect((await h.runtime.services.suppressions.list({ userId: alice.user_id })).rows.map((r) => r.email_address)).toEqual(['ann@example.org']);
     expect(header(message.raw, 'List-Id')).toBe(`<g${group}.u${alice.user_id}.campaigns.test>`);
     expect(header(message.raw, 'Feedback-ID')).toMatch(new RegExp(`^s${sendId}:u${alice.user_id}:campaign:cm[0-9a-f]{10}$`));
     const signed = /\bh=([^;]+)/.exec(header(message.raw, 'DKIM-Signature') ?? '')?.[1].replace(/\s+/g, '').toLowerCase().split(':') ?? [];

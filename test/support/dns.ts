@@ -31,14 +31,17 @@ export async function startDnsServer(): Promise<TestDnsServer> {
       const [question] = request.questions;
       const name = String(question.name).toLowerCase();
       const type = Object.entries(Packet.TYPE).find(([, n]) => n === question.type)?.[0] ?? '';
-      const values = zone.get(key(name, type)) ?? [];
+      // A CNAME answers for every type, followed by its target's records (as a recursive resolver answers).
+      const alias = type !== 'CNAME' ? zone.get(key(name, 'CNAME'))?.[0] : undefined;
+      if (alias) response.answers.push({ name: question.name, type: Packet.TYPE.CNAME, class: Packet.CLASS.IN, ttl: 1, domain: alias } as never);
+      const values = zone.get(key(alias ?? name, type)) ?? [];
       const known = [...zone.keys()].some((k) => k.startsWith(`${name}|`));
       // RFC 1035 §4.1.1: rcode 3, the name does not exist.
       if (!known) response.header.rcode = 3;
       for (const value of values) {
         if (type === 'TXT') {
           const chunks = value.match(/.{1,255}/g) ?? [''];
-          response.answers.push({ name: question.name, type: Packet.TYPE.TXT, class: Packet.CLASS.IN, ttl: 1, data: chunks } as never);
+          response.answers.push({ name: alias ?? question.name, type: Packet.TYPE.TXT, class: Packet.CLASS.IN, ttl: 1, data: chunks } as never);
         } else if (type === 'CNAME') {
           response.answers.push({ name: question.name, type: Packet.TYPE.CNAME, class: Packet.CLASS.IN, ttl: 1, domain: value } as never);
         }

@@ -7,9 +7,9 @@ import { personalValues, SenderValues } from '../../mail/personal-values';
 import { systemMessage } from './system-mail';
 import type { OutgoingMessage } from '../../mail/outgoing-message';
 import type { LedgerRow } from './ledger-row';
-import { DkimKey, fromAddress } from '../../mail/dkim';
+import { fromAddress } from '../../mail/dkim';
 import { createListHeaders } from '../../mail/list-headers';
-import { signingKeyOf } from './signing-keys';
+import { SigningDomain, signingKeyOf } from './signing-keys';
 
 /** Everything a message of one send (or automation step) shares, compiled once. */
 export interface MessageSource {
@@ -19,8 +19,8 @@ export interface MessageSource {
   sender: SenderValues;
   /** The unsubscribe group whose members must not receive it. */
   groupId: number | null;
-  /** Its verified sending domain's key, when the worker signs (see signingKeyOf). */
-  dkim?: DkimKey;
+  /** Its verified sending domain's key and bounce subdomain, when the worker signs (see signingKeyOf). */
+  signing?: SigningDomain;
 }
 
 /** Whose links a compiled message's links are numbered among: an automation step's, or a single send's. */
@@ -134,7 +134,7 @@ export class MessageSources {
           ? { userId: Number(row.user_id), kind: 'automation', campaignId: Number(row.automation_id), groupId: source.groupId }
           : { userId: Number(row.user_id), kind: 'campaign', campaignId: Number(row.single_send_id) || undefined, groupId: source.groupId }),
       },
-      ...(source.dkim ? { dkim: source.dkim } : {}),
+      ...source.signing,
     };
   }
 
@@ -163,15 +163,14 @@ export class MessageSources {
   async buildSystem(row: LedgerRow): Promise<OutgoingMessage | undefined> {
     const message = await systemMessage(this.db, this.baseUrl, row, `<${this.signer.sign(TOKEN_PURPOSE.messageId, Number(row.id))}@${this.host}>`);
     if (!message || !this.signingSecret) return message;
-    const dkim = await signingKeyOf(this.db, this.signingSecret, Number(row.user_id), fromAddress(message.from));
-    return dkim ? { ...message, dkim } : message;
+    return { ...message, ...(await signingKeyOf(this.db, this.signingSecret, Number(row.user_id), fromAddress(message.from))) };
   }
 
   /** A source with its sending domain's key, when this instance signs. */
   private async withKey(row: LedgerRow, source: MessageSource): Promise<MessageSource> {
     if (!this.signingSecret) return source;
-    const dkim = await signingKeyOf(this.db, this.signingSecret, Number(row.user_id), source.from.address);
-    return dkim ? { ...source, dkim } : source;
+    const signing = await signingKeyOf(this.db, this.signingSecret, Number(row.user_id), source.from.address);
+    return signing ? { ...source, signing } : source;
   }
 
   private async loadSource(row: LedgerRow): Promise<MessageSource> {

@@ -3,6 +3,8 @@ import type { SenderDomainStatus } from '../../lib/constants';
 import { openSecret } from '../../lib/crypto';
 import { ValidationError } from '../../lib/errors';
 import { DkimKey, signingDomainOf } from '../../mail/dkim';
+import type { DomainRecord } from '../../mail/domain-records';
+import { parseJson } from '../../db/dialect';
 
 /** The purpose the domains' DKIM private keys are sealed under (src/lib/crypto.ts). */
 export const DKIM_KEY_PURPOSE = 'sending-domain-dkim-key';
@@ -12,12 +14,22 @@ export const DKIM_KEY_PURPOSE = 'sending-domain-dkim-key';
  * the address's domain or a parent of it (the longest such), or undefined (the transport then
  * signs with the instance's DKIM_DOMAIN, when set).
  */
-export async function signingKeyOf(db: Knex, secret: string, userId: number, address: string): Promise<DkimKey | undefined> {
-  const rows = await db('sending_domains').where({ user_id: userId, status: 'verified' }).select('domain', 'dkim_selector', 'dkim_private_key_sealed');
+export async function signingKeyOf(db: Knex, secret: string, userId: number, address: string): Promise<SigningDomain | undefined> {
+  const rows = await db('sending_domains').where({ user_id: userId, status: 'verified' }).select('domain', 'dkim_selector', 'dkim_private_key_sealed', 'records');
   const domain = signingDomainOf(address, rows.map((r) => String(r.domain)));
   const row = domain ? rows.find((r) => r.domain === domain) : undefined;
   if (!row) return undefined;
-  return { domain: String(row.domain), selector: String(row.dkim_selector), privateKey: openSecret(secret, DKIM_KEY_PURPOSE, String(row.dkim_private_key_sealed)) };
+  const returnPath = parseJson<DomainRecord[]>(row.records, []).find((r) => r.purpose === 'return_path' && r.status === 'ok');
+  return {
+    dkim: { domain: String(row.domain), selector: String(row.dkim_selector), privateKey: openSecret(secret, DKIM_KEY_PURPOSE, String(row.dkim_private_key_sealed)) },
+    ...(returnPath ? { returnPathDomain: returnPath.host } : {}),
+  };
+}
+
+/** What a verified sending domain gives a message: its key, and its bounce subdomain when that checked out. */
+export interface SigningDomain {
+  dkim: DkimKey;
+  returnPathDomain?: string;
 }
 
 /**

@@ -115,8 +115,8 @@ export async function deliverNow(deps: DeliverNowDeps, id: number): Promise<'sen
       await recordOutcomes(deps.db, [{ id: Number(row.id), result: 'suppressed', error: VOID_SYSTEM_MAIL }], policy);
       return 'void';
     }
-    const dkim = await signingKeyOf(deps.db, deps.secret, Number(row.user_id), fromAddress(message.from));
-    await deps.mail.send(feedbackStamp(deps.secret, deps.bounceDomain, deps.smtpUrl)(dkim ? { ...message, dkim } : message, Number(row.id)));
+    const signing = await signingKeyOf(deps.db, deps.secret, Number(row.user_id), fromAddress(message.from));
+    await deps.mail.send(feedbackStamp(deps.secret, deps.bounceDomain, deps.smtpUrl)({ ...message, ...signing }, Number(row.id)));
     await recordOutcomes(deps.db, [{ id: Number(row.id), result: 'sent' }], policy);
     return 'sent';
   } catch (err) {
