@@ -42,6 +42,6 @@ document.addEventListener('click', async (event) => {
     copied = false;
   }
   const status = document.querySelector('.copy-status');
+  // Said in the status line only: the button keeps its name (its accessible name starts with it).
   if (status) status.textContent = copied ? 'Copied.' : 'Selected: press Ctrl+C (or ⌘C) to copy.';
-  button.textContent = copied ? 'Copied' : 'Selected';
 });
