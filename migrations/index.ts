@@ -38,6 +38,7 @@ import * as largeAccounts from './20261126_2331_large-accounts';
 import * as teamUsers from './20261127_0147_team-users';
 import * as relays from './20261127_0150_relays';
 import * as unloggedRateLimits from './20261127_0230_unlogged-rate-limits';
+import * as sendingDomains from './20261127_0241_sending-domains';
 
 /**
  * The ordered list of migrations. A static list (instead of a directory scan) makes the
@@ -84,6 +85,7 @@ export const migrations: ReadonlyArray<[name: string, migration: Knex.Migration]
   ['20261127_0147_team-users', teamUsers],
   ['20261127_0150_relays', relays],
   ['20261127_0230_unlogged-rate-limits', unloggedRateLimits],
+  ['20261127_0241_sending-domains', sendingDomains],
 ];
 
 export const migrationSource: Knex.MigrationSource<[string, Knex.Migration]> = {

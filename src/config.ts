@@ -94,6 +94,22 @@ export interface Config {
     /** Mailgun's HTTP webhook signing key. */
     mailgunSigningKey: string | undefined;
   };
+  /** Sending domains and bounces over TLS. */
+  domains: DomainConfig;
+}
+
+/** Sending domains' DNS checks and signing; the bounce mailbox's and listener's TLS. */
+export interface DomainConfig {
+  /** DNS servers the domain checks ask (DNS_SERVERS, `ip[:port]`); empty: the system resolver. */
+  dnsServers: string[];
+  /** What a sending domain's SPF record must include (SPF_INCLUDE), e.g. the relay's `_spf.example.net`. */
+  spfInclude: string | undefined;
+  /** Refuse starting a send or an automation whose sender's domain is not authenticated (REQUIRE_DOMAIN_AUTH). */
+  requireDomainAuth: boolean;
+  /** Whether the bounce mailbox's certificate must be valid for its name (BOUNCE_IMAP_TLS_VERIFY). */
+  bounceImapTlsVerify: boolean;
+  /** Files of the PEM certificate and key the bounce listener offers STARTTLS with (BOUNCE_TLS_CERT, BOUNCE_TLS_KEY). */
+  bounceTls: { cert: string; key: string } | undefined;
 }
 
 /** RETENTION_*_DAYS: days each kind of old data is kept; 0 keeps it for ever. */
@@ -222,6 +238,21 @@ function imapUrlOf(raw: string | undefined): string | undefined {
   return raw;
 }
 
+/** DNS_SERVERS: comma-separated `ip`, `ip:port` or `[ipv6]:port`. */
+function dnsServersOf(raw: string | undefined): string[] {
+  const servers = (raw ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+  for (const server of servers) {
+    const v6 = /^\[([^\]]+)\](?::(\d+))?$/.exec(server);
+    const v4 = /^([^:]+)(?::(\d+))?$/.exec(server);
+    const address = v6?.[1] ?? v4?.[1] ?? server;
+    const port = v6?.[2] ?? v4?.[2];
+    if (isIP(address) === 0 || (port !== undefined && (Number(port) < 1 || Number(port) > 65535))) {
+      throw new ConfigError(`DNS_SERVERS must be addresses such as 127.0.0.1, 127.0.0.1:5353 or [::1]:53, got "${server}"`);
+    }
+  }
+  return servers;
+}
+
 function postmarkAuthOf(raw: string | undefined): string | undefined {
   if (raw !== undefined && !/^[^:]+:.+$/.test(raw)) throw new ConfigError('POSTMARK_WEBHOOK_AUTH must be user:password');
   return raw;
@@ -257,6 +288,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, kind: keyof typ
   if (optional(env, 'BOUNCE_SMTP_PORT') !== undefined && optional(env, 'BOUNCE_DOMAIN') === undefined) {
     throw new ConfigError('BOUNCE_SMTP_PORT needs BOUNCE_DOMAIN: the listener accepts only bounces+<token>@BOUNCE_DOMAIN');
   }
+  const bounceTlsCert = optional(env, 'BOUNCE_TLS_CERT');
+  const bounceTlsKey = optional(env, 'BOUNCE_TLS_KEY');
+  if (Boolean(bounceTlsCert) !== Boolean(bounceTlsKey)) throw new ConfigError('BOUNCE_TLS_CERT and BOUNCE_TLS_KEY must be set together');
   const sqliteFile = path.resolve(optional(env, 'SQLITE_FILE') ?? path.join(dataDir, 'campaigns.sqlite3'));
   const baseUrl = (optional(env, 'BASE_URL') ?? `http://localhost:${port}`).replace(/\/+$/, '');
   return {
@@ -307,6 +341,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, kind: keyof typ
       sendgridPublicKey: optional(env, 'SENDGRID_WEBHOOK_PUBLIC_KEY'),
       postmarkAuth: postmarkAuthOf(optional(env, 'POSTMARK_WEBHOOK_AUTH')),
       mailgunSigningKey: optional(env, 'MAILGUN_WEBHOOK_SIGNING_KEY'),
+    },
+    domains: {
+      dnsServers: dnsServersOf(optional(env, 'DNS_SERVERS')),
+      spfInclude: optional(env, 'SPF_INCLUDE')?.toLowerCase(),
+      requireDomainAuth: flag(env, 'REQUIRE_DOMAIN_AUTH', false),
+      bounceImapTlsVerify: flag(env, 'BOUNCE_IMAP_TLS_VERIFY', true),
+      bounceTls: bounceTlsCert && bounceTlsKey ? { cert: bounceTlsCert, key: bounceTlsKey } : undefined,
     },
   };
 }

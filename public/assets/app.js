@@ -26,3 +26,22 @@ document.addEventListener('input', (event) => {
   field.classList.remove('invalid');
   event.target.removeAttribute('aria-invalid');
 });
+
+// Copy buttons (sending domains' DNS records): copy the named field's value and say so.
+document.addEventListener('click', async (event) => {
+  const button = event.target.closest?.('[data-copy]');
+  if (!button) return;
+  const field = document.getElementById(button.dataset.copy);
+  if (!field) return;
+  field.select();
+  let copied = false;
+  try {
+    await navigator.clipboard.writeText(field.value);
+    copied = true;
+  } catch {
+    copied = false;
+  }
+  const status = document.querySelector('.copy-status');
+  // Said in the status line only: the button keeps its name (its accessible name starts with it).
+  if (status) status.textContent = copied ? 'Copied.' : 'Selected: press Ctrl+C (or ⌘C) to copy.';
+});

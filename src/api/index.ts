@@ -27,6 +27,7 @@ import { mountOutgoingWebhooks } from './outgoing-webhooks';
 import { mountRelays } from './relays';
 import { mountSendFollowUps, mountStepRecipients } from './send-follow-ups';
 import { mountAbTests } from './ab-tests';
+import { mountSendingDomains } from './sending-domains';
 
 /**
  * The JSON API of the reference, mounted at /api/v1; `table` is its route table (tests walk it).
@@ -54,6 +55,7 @@ export function createApiRouter(config: Config, services: Services, logger: Logg
   mountSendFollowUps(routes.tagged('Single sends'), services);
   mountAbTests(routes.tagged('Single sends'), services);
   mountStepRecipients(routes.tagged('Automations'), services);
+  mountSendingDomains(routes.tagged('Sending domains'), services);
   mountOpenApi(routes.tagged('Documentation'));
 
   const api = express.Router();

@@ -21,6 +21,8 @@ import type { CityRecord, CountryRecord, StateRecord } from '../services/referen
 import type { DeliveryRecord, WebhookRecord } from '../services/integrations/outgoing-webhooks';
 import type { RelayRecord } from '../services/delivery/relays';
 import { RELAY_KINDS } from '../lib/constants';
+import type { SendingDomainRecord } from '../services/accounts/sending-domains';
+import { DOMAIN_RECORD_PURPOSES, DOMAIN_STATUSES } from '../lib/constants';
 import { AB_TEST_LIMITS, AB_WINNER_METRICS, HOOK_EVENTS, RECIPIENT_STATUSES } from '../lib/constants';
 import { arrayOf, flag, int, Members, nullable, object, plainDateTime, str, strings, timestamp, uuid } from './schema-words';
 
@@ -289,6 +291,7 @@ export const RECORDS = {
     send_at: nullable(plainDateTime),
     ...stamps,
     deleted_at: nullable(timestamp),
+    domain_status: { type: 'string', enum: ['verified', 'failing', 'unauthenticated'], description: 'verified: mail from its address is signed by a verified sending domain of the account; failing: that domain\'s DNS records no longer check out; unauthenticated: no sending domain covers it' },
   }),
   Country: record<CountryRecord>('A country.', { id: int, name: str, iso2: str, phone_code: str }),
   State: record<StateRecord>('A state.', { id: int, country_id: int, name: str, iso2: str }),
@@ -348,6 +351,24 @@ export const RECORDS = {
       confirmed_at: nullable(timestamp),
       confirmed_ip: nullable(str),
     })),
+  }),
+  SendingDomain: record<SendingDomainRecord>('A sending domain of the account: its DKIM selector, the DNS records it needs and what the last check found.', {
+    id: int,
+    user_id: int,
+    domain: str,
+    dkim_selector: str,
+    status: { type: 'string', enum: [...DOMAIN_STATUSES], description: 'pending: not verified yet; verified: its DKIM record is right and a DMARC record applies, so its mail is signed with its key; failing: it was verified and a record has gone' },
+    records: arrayOf(object({
+      purpose: { type: 'string', enum: [...DOMAIN_RECORD_PURPOSES] },
+      type: { type: 'string', enum: ['TXT', 'CNAME'] },
+      host: str,
+      value: str,
+      status: { type: 'string', enum: ['ok', 'missing', 'wrong'] },
+      found: nullable(str),
+    })),
+    last_checked_at: nullable(timestamp),
+    verified_at: nullable(timestamp),
+    ...stamps,
   }),
   Webhook: record<WebhookRecord>('An outgoing webhook (`secret` only in the answer of save, and of update with rotate_secret).', {
     id: int,

@@ -265,3 +265,19 @@ export type TeamUserStatus = (typeof TEAM_USER_STATUSES)[number];
 /** How long an invitation link and a password-reset link stay usable. */
 export const TEAM_TOKEN_TTL_MS = { invite: 7 * 24 * 3600_000, reset: 3600_000 } as const;
 export type TeamTokenPurpose = keyof typeof TEAM_TOKEN_TTL_MS;
+
+// Sending domains.
+/** A sending domain's state: `verified` needs its DKIM record right and a DMARC record present. */
+export const DOMAIN_STATUSES = ['pending', 'verified', 'failing'] as const;
+export type DomainStatus = (typeof DOMAIN_STATUSES)[number];
+/** What a sender's From domain is, for its `domain_status`. */
+export type SenderDomainStatus = 'verified' | 'failing' | 'unauthenticated';
+export const DOMAIN_RECORD_PURPOSES = ['dkim', 'spf', 'dmarc', 'return_path'] as const;
+export type DomainRecordPurpose = (typeof DOMAIN_RECORD_PURPOSES)[number];
+export type DomainRecordStatus = 'ok' | 'missing' | 'wrong';
+/** How often the worker checks the DNS of verified (and failing) domains again. */
+export const DOMAIN_RECHECK_MS = 24 * 3_600_000;
+/** The label under a sending domain that the return-path record (a CNAME to BOUNCE_DOMAIN) sits at. */
+export const RETURN_PATH_LABEL = 'bounces';
+/** Sending domains per account. */
+export const MAX_SENDING_DOMAINS = 100;

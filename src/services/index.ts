@@ -50,6 +50,7 @@ import { createAbTestsService } from './campaigns/ab-tests';
 import { createWebViewService } from './delivery/web-view';
 import { createArchiveService } from './campaigns/archive';
 import { createTeamUsersService } from './accounts/team-users';
+import { createSendingDomainsService } from './accounts/sending-domains';
 
 /** The composition root of the domain: every service, built once from its dependencies. */
 export function createServices(deps: ServiceDeps) {
@@ -122,6 +123,8 @@ export function createServices(deps: ServiceDeps) {
     webView,
     archive: createArchiveService({ ...deps, webView }),
     teamUsers: createTeamUsersService(deps),
+    // Sending domains.
+    sendingDomains: createSendingDomainsService({ ...deps, events }),
   };
 }
 

@@ -175,8 +175,12 @@ export function mountSingleSends(routes: WebRoutes, services: Services, views: V
     const ctx = ctxOf(req);
     const send = present(await singleSends.get(ctx, String(req.params.utr)));
     if (send.status !== SINGLE_SEND_STATUS.initiate) return views.redirect(res, `/single-sends/${send.utr}`);
-    const [count, empty] = await Promise.all([services.sendControls.recipientCount(ctx, send.utr), services.designEditor.emptyPlaceholders(ctx, send.utr)]);
-    views.page(req, res, 'single-sends/confirm.njk', { title: `Send ${send.single_send_name}`, send, count, empty, when: whenOf(req) });
+    const [count, empty, domainStatus] = await Promise.all([
+      services.sendControls.recipientCount(ctx, send.utr),
+      services.designEditor.emptyPlaceholders(ctx, send.utr),
+      services.sendControls.senderDomainStatus(ctx, send.utr),
+    ]);
+    views.page(req, res, 'single-sends/confirm.njk', { title: `Send ${send.single_send_name}`, send, count, empty, domainStatus, when: whenOf(req) });
   });
   routes.post('/single-sends/:utr/confirm', async (req, res) => {
     const utr = String(req.params.utr);

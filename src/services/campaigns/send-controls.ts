@@ -1,4 +1,6 @@
 import type { Knex } from 'knex';
+import { domainStatusesOf, refuseUnauthenticated } from '../delivery/signing-keys';
+import type { SenderDomainStatus } from '../../lib/constants';
 import { nowValue } from '../../db/dialect';
 import { SINGLE_SEND_STATUS as S } from '../../lib/constants';
 import { countRecipients } from '../delivery/expand';
@@ -24,7 +26,7 @@ import { IN_DOUBT_TWICE } from '../delivery/outcomes';
  * handed to the mail server; those finish and are counted. Resume continues exactly where the
  * send stopped: every parked row is queued again, none twice.
  */
-export function createSendControlsService({ db }: Pick<ServiceDeps, 'db'>) {
+export function createSendControlsService({ db, config }: Pick<ServiceDeps, 'db' | 'config'>) {
   async function change(ctx: Ctx, utr: string, apply: (trx: Knex.Transaction, send: { id: number; status: number }) => Promise<void>): Promise<void> {
     await db.transaction(async (trx) => {
       const send = isUtr(utr) ? await trx('single_sends').where({ user_id: ctx.userId, utr }).whereNull('deleted_at').first('id', 'status') : undefined;
@@ -52,6 +54,12 @@ export function createSendControlsService({ db }: Pick<ServiceDeps, 'db'>) {
       return countRecipients(db, await draftOf(ctx, utr));
     },
 
+    /** How the draft's From address stands (the confirm step warns when it is not verified). */
+    async senderDomainStatus(ctx: Ctx, utr: string): Promise<SenderDomainStatus> {
+      const row = await draftOf(ctx, utr);
+      return (await domainStatusesOf(db, ctx.userId))(String(row.from_sender));
+    },
+
     /**
      * The dashboard's confirm step: a draft (status 0) is sent now, or
      * scheduled for its saved date and time, which must be more than a minute ahead (422 on
@@ -60,6 +68,7 @@ export function createSendControlsService({ db }: Pick<ServiceDeps, 'db'>) {
     async confirm(ctx: Ctx, utr: string, when: 'now' | 'schedule'): Promise<void> {
       const row = await draftOf(ctx, utr);
       if (Number(row.status) !== S.initiate) throw new ConflictError('Only a draft can be sent or scheduled; this one already is.');
+      await refuseUnauthenticated(db, config.domains.requireDomainAuth, ctx.userId, [String(row.from_sender)]);
       let changes: Record<string, unknown> = { due_at: nowValue(), schedule_type: 0, schedule_date: ZERO_DATE, schedule_time: ZERO_TIME };
       if (when === 'schedule') {
         if (Number(row.schedule_type) === 0) throw ValidationError.of('schedule_date', 'Choose a date and time for the send first.');

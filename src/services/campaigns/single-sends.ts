@@ -3,6 +3,7 @@ import { insertId, jsonValue, nowValue, parseJson } from '../../db/dialect';
 import { listPage, Paging } from '../../db/paging';
 import { LIMITS, SINGLE_SEND_STATUS } from '../../lib/constants';
 import { ConflictError, FieldErrors, NotFoundError } from '../../lib/errors';
+import { unauthenticatedError } from '../delivery/signing-keys';
 import { plainDateTime, timestamp } from '../../lib/time';
 import { isUtr, newUtr } from '../../lib/utr';
 import { messages, throwIfAny } from '../../lib/validation';
@@ -140,7 +141,7 @@ interface Schedule {
   passed?: string;
 }
 
-interface SingleSendDeps extends Pick<ServiceDeps, 'db'> {
+interface SingleSendDeps extends Pick<ServiceDeps, 'db' | 'config'> {
   refs: CampaignRefs;
   senders: Pick<SendersService, 'postalAddress'>;
   /** unique_open_token of each send, kept by the sending engine (services/tracking.ts). */
@@ -149,7 +150,7 @@ interface SingleSendDeps extends Pick<ServiceDeps, 'db'> {
   abTests: Pick<AbTestsService, 'recordsOf'>;
 }
 
-export function createSingleSendsService({ db, refs, senders, tracking, abTests }: SingleSendDeps) {
+export function createSingleSendsService({ db, config, refs, senders, tracking, abTests }: SingleSendDeps) {
   const live = (ctx: Ctx, q: Knex | Knex.Transaction = db) => q('single_sends').where({ user_id: ctx.userId }).whereNull('deleted_at');
   /** The row's columns and the account's time zone, which its schedule is shown in (one query). */
   const withZone = (ctx: Ctx) => [
@@ -171,7 +172,7 @@ export function createSingleSendsService({ db, refs, senders, tracking, abTests 
   }
 
   /** Every reference checked against the account at once; answers the (verified) sender. */
-  async function checkReferences(ctx: Ctx, input: SingleSendInput, schedule: Schedule, editorDesign: boolean): Promise<SenderRecord> {
+  async function checkReferences(ctx: Ctx, input: SingleSendInput, schedule: Schedule, editorDesign: boolean, starting: boolean): Promise<SenderRecord> {
     const [template, sender, group, recipients, excluded] = await Promise.all([
       refs.templateError(input.template_id),
       refs.sender(ctx, input.sender_id, true),
@@ -185,7 +186,8 @@ export function createSingleSendsService({ db, refs, senders, tracking, abTests 
     if (input.template_json && input.template_html && !editorDesign) {
       errors.template_json = ['The template json field prohibits template html from being present.'];
     }
-    if (sender.error) errors.sender_id = [sender.error];
+    const unauthenticated = !sender.error && starting ? await unauthenticatedError(db, config.domains.requireDomainAuth, ctx.userId, [sender.sender!.from_email]) : undefined;
+    if (sender.error || unauthenticated) errors.sender_id = [(sender.error ?? unauthenticated)!];
     if (group) errors.unsubscribe_group_id = [group];
     if (recipients) errors.recipient_id = [recipients];
     if (excluded) errors.exclude_specific_recipient_id = [excluded];
@@ -206,10 +208,11 @@ export function createSingleSendsService({ db, refs, senders, tracking, abTests 
   }
 
   /** The stored columns of a saved send: the input, the sender's addresses and the due instant. */
-  async function savedColumns(ctx: Ctx, input: SingleSendInput, editorDesign = false): Promise<Record<string, unknown>> {
+  /** `starting`: a ready send (not a draft), which REQUIRE_DOMAIN_AUTH refuses from an unauthenticated domain. */
+  async function savedColumns(ctx: Ctx, input: SingleSendInput, editorDesign: boolean, starting: boolean): Promise<Record<string, unknown>> {
     const schedule = await scheduleOfInput(ctx, input);
     const due = schedule.due;
-    const sender = await checkReferences(ctx, input, schedule, editorDesign);
+    const sender = await checkReferences(ctx, input, schedule, editorDesign, starting);
     return {
       ...input,
       recipient_id: jsonValue(input.recipient_id),
@@ -258,7 +261,7 @@ export function createSingleSendsService({ db, refs, senders, tracking, abTests 
      * (status 0, not due) instead, which its confirm step sends. Answers its utr.
      */
     async create(ctx: Ctx, input: SingleSendInput, { draft = false, editorDesign = false } = {}): Promise<string> {
-      const saved = await savedColumns(ctx, input, editorDesign);
+      const saved = await savedColumns(ctx, input, editorDesign, !draft);
       const columns: Record<string, unknown> = { ...saved, archive: input.archive ?? 0, ...(draft ? { due_at: null } : {}), ...withDefaults(input, await accountTracking(db, ctx.userId)) };
       const utr = newUtr();
       await insertId(db, 'single_sends', {
@@ -275,7 +278,7 @@ export function createSingleSendsService({ db, refs, senders, tracking, abTests 
     async update(ctx: Ctx, utr: string, input: SingleSendInput, { draft = false, editorDesign = false } = {}): Promise<string> {
       const row = await requireRow(ctx, utr);
       if (!SINGLE_SEND_EDITABLE.includes(Number(row.status))) throw notEditableError(Number(row.status), 'update');
-      const columns = { ...(await savedColumns(ctx, input, editorDesign)), ...(draft ? { due_at: null } : {}), ...withDefaults(input, switchesOf(row)) };
+      const columns = { ...(await savedColumns(ctx, input, editorDesign, !draft)), ...(draft ? { due_at: null } : {}), ...withDefaults(input, switchesOf(row)) };
       const changed = await transitionSingleSends(live(ctx).where({ utr }), draft ? 'saveDraft' : 'save', columns);
       if (!changed) throw await refusal(ctx, utr, 'update');
       return utr;

@@ -8,6 +8,9 @@ import { createSigner, TOKEN_PURPOSE } from '../../lib/signed-token';
 import { transitionMessages } from './message-state';
 import { recordOutcomes } from './outcomes';
 import { feedbackStamp } from '../../mail/feedback-stamp';
+import { createListHeaders } from '../../mail/list-headers';
+import { signingKeyOf } from './signing-keys';
+import { fromAddress } from '../../mail/dkim';
 import { verificationBody, VerificationRef } from './sender-verification';
 import { signupConfirmationBody, SignupConfirmationRef } from './signup-confirmation';
 import type { OutgoingMessage } from '../../mail/outgoing-message';
@@ -63,7 +66,7 @@ export async function systemMessage(
   messageId: string,
 ): Promise<OutgoingMessage | undefined> {
   const { verifySender, confirmSignup, ...payload } = parseJson<Omit<SystemMail, 'to'>>(row.payload, { from: '', subject: '', html: '' });
-  const message = { ...payload, to: row.email, messageId, accountId: Number(row.user_id) };
+  const message = { ...payload, to: row.email, messageId, accountId: Number(row.user_id), headers: createListHeaders(baseUrl)({ userId: Number(row.user_id), kind: 'system' }) };
   if (confirmSignup) {
     const body = await signupConfirmationBody(db, baseUrl, Number(row.id), confirmSignup);
     return body && { ...message, ...body };
@@ -112,7 +115,8 @@ export async function deliverNow(deps: DeliverNowDeps, id: number): Promise<'sen
       await recordOutcomes(deps.db, [{ id: Number(row.id), result: 'suppressed', error: VOID_SYSTEM_MAIL }], policy);
       return 'void';
     }
-    await deps.mail.send(feedbackStamp(deps.secret, deps.bounceDomain, deps.smtpUrl)(message, Number(row.id)));
+    const signing = await signingKeyOf(deps.db, deps.secret, Number(row.user_id), fromAddress(message.from));
+    await deps.mail.send(feedbackStamp(deps.secret, deps.bounceDomain, deps.smtpUrl)({ ...message, ...signing }, Number(row.id)));
     await recordOutcomes(deps.db, [{ id: Number(row.id), result: 'sent' }], policy);
     return 'sent';
   } catch (err) {
