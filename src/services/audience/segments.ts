@@ -12,7 +12,7 @@ import { CountryResolver, loadCountryResolver } from '../reference/country-looku
 import { customFieldDefs, CustomFieldSource } from './custom-field-values';
 import { storedRules } from './segment-memberships';
 import { arity, checkRules, compileRules, rulesMove, SegmentField, SegmentRules, segmentFields } from './segment-rules';
-import { SEGMENT_ENGAGEMENT } from '../../lib/constants';
+import { SEGMENT_ENGAGEMENT, SINGLE_SEND_STATUS } from '../../lib/constants';
 import type { SegmentClock } from './segment-memberships';
 import {
 recipientListQuery,
@@ -178,6 +178,21 @@ export function createSegmentsService({ db, secret, contactTypes, fields, events
     async names(ctx: Ctx): Promise<{ id: number; segment_name: string }[]> {
       const rows = await live(ctx).orderBy('id', 'desc').select('id', 'segment_name');
       return rows.map((r: Record<string, unknown>) => ({ id: Number(r.id), segment_name: String(r.segment_name) }));
+    },
+
+    /**
+     * The sends an engagement condition can name, newest first: single sends that started
+     * (running, paused, completed or cancelled after starting), by name and utr.
+     */
+    async sendChoices(ctx: Ctx, limit = 100): Promise<{ utr: string; name: string }[]> {
+      const rows = await db('single_sends')
+        .where({ user_id: ctx.userId })
+        .whereNull('deleted_at')
+        .whereIn('status', [SINGLE_SEND_STATUS.running, SINGLE_SEND_STATUS.paused, SINGLE_SEND_STATUS.completed, SINGLE_SEND_STATUS.cancelled])
+        .orderBy('id', 'desc')
+        .limit(limit)
+        .select('utr', 'single_send_name', 'subject');
+      return rows.map((r: Record<string, unknown>) => ({ utr: String(r.utr), name: `${String(r.single_send_name)} (${String(r.subject ?? '')})` }));
     },
 
     /** True when the id names a live segment of this account. */
