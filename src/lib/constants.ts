@@ -159,6 +159,8 @@ export type SegmentFieldKind = keyof typeof SEGMENT_OPERATORS;
 export const SEGMENT_QUERY_TYPES = ['and', 'or'] as const;
 /** Relative date conditions (`in the last`, `more than ago`) count whole days, from 1 to a hundred years. */
 export const SEGMENT_RELATIVE_DAYS = { min: 1, max: 36_500 } as const;
+/** The contact type a new account starts with (CLI and demo account). */
+export const FIRST_CONTACT_TYPE = 'Subscribers';
 /** The engagement conditions' field, and the value meaning every send rather than one (named by its utr). */
 export const SEGMENT_ENGAGEMENT = { field: 'engagement', anySend: 'any' } as const;
 
