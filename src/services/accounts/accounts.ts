@@ -107,9 +107,9 @@ export function createAccountsService({ db, config }: Pick<ServiceDeps, 'db' | '
           updated_at: now,
         });
         await insertOwner(trx, { id: accountId, email, email_key: key, name, password_hash: passwordHash });
+        if (input.starter) await trx('contact_types').insert({ user_id: accountId, name: FIRST_CONTACT_TYPE, created_at: now, updated_at: now });
         return accountId;
       });
-      if (input.starter) await db('contact_types').insert({ user_id: id, name: FIRST_CONTACT_TYPE, created_at: now, updated_at: now });
       return { user_id: id, email, public_key: pub, secret_key: secret, ...(input.password ? {} : { password }) };
     },
 
