@@ -121,6 +121,24 @@ describe('segments with relative dates and engagement', () => {
     expect(await members(id)).toEqual(['month', 'new']);
   });
 
+  it('when the maintenance run comes round then moving segments roll forward without being read, and the others are left alone', async () => {
+    const moving = await saved([['created_at', 'in the last', '30']]);
+    const still = await saved([['email', 'contains', 'example']]);
+    const stored = async (segmentId: number) =>
+      (await h.runtime.db('segment_recipients').where({ segment_id: segmentId }).pluck('email')).map((e: string) => e.split('@')[0]).sort();
+    expect(await stored(moving)).toEqual(['month', 'new']);
+    // A stored member of the other segment deleted by hand stays deleted: that segment is not refreshed.
+    await h.runtime.db('segment_recipients').where({ segment_id: still, email: 'old@example.com' }).delete();
+    clock = now.getTime() + 10 * DAY;
+    try {
+      expect(await h.runtime.services.segments.refreshAllMoving()).toBeGreaterThanOrEqual(1);
+      expect(await stored(moving)).toEqual(['new']);
+      expect(await stored(still)).toEqual(['month', 'new']);
+    } finally {
+      clock = now.getTime();
+    }
+  });
+
   it('when a recipient opens and clicks then the engagement segments follow at once', async () => {
     const opened = await saved([['engagement', 'opened', sendUtr]]);
     const notOpened = await saved([['engagement', 'not opened', sendUtr]]);

@@ -252,6 +252,24 @@ export function createSegmentsService({ db, secret, contactTypes, fields, events
       return moving.length;
     },
 
+    /**
+     * Every account's segments whose rules move with time or engagement, brought up to date
+     * (the worker's maintenance run, hourly): a live automation on such a segment then enrols
+     * the contacts that roll into it even when nobody reads or sends the segment. Answers how
+     * many segments were refreshed.
+     */
+    async refreshAllMoving(shouldStop: () => boolean = () => false): Promise<number> {
+      const rows: Record<string, unknown>[] = await db('segments').whereNull('deleted_at').orderBy('id').select('id', 'user_id', 'select_operator');
+      let refreshed = 0;
+      for (const row of rows) {
+        if (shouldStop()) break;
+        if (!rulesMove({ operators: parseJson<string[]>(row.select_operator, []) })) continue;
+        await refresh({ userId: Number(row.user_id) }, Number(row.id));
+        refreshed += 1;
+      }
+      return refreshed;
+    },
+
     /** Moves the segments' clock (tests). */
     setClock(now: () => Date): void {
       clock.now = now;
