@@ -52,7 +52,10 @@ export function mountSegments(routes: WebRoutes, services: Services, views: View
     const ctx = ctxOf(req);
     const [result, types] = await Promise.all([segments.list(ctx, pagingOf(req)), contactTypes.list(ctx)]);
     const typeNames = new Map(types.rows.map((t) => [t.id, t.name]));
-    const rows = result.rows.map((s) => ({ ...s, typeName: typeNames.get(s.contact_type_id) ?? '', summary: describeRules(s) }));
+    // Engagement conditions name their send by its name; the sends are read only when one does.
+    const sends = result.rows.some((s) => s.select_field.includes('engagement')) ? await segments.sendChoices(ctx) : [];
+    const sendNames = new Map(sends.map((s) => [s.utr, s.name]));
+    const rows = result.rows.map((s) => ({ ...s, typeName: typeNames.get(s.contact_type_id) ?? '', summary: describeRules(s, sendNames) }));
     views.page(req, res, 'segments/index.njk', { title: 'Segments', segments: rows, pager: pagerOf(req, result, '/segments') }, { fragments: LIST });
   };
   const recipientsData = async (req: Request) => {

@@ -185,8 +185,8 @@ describe('segments with relative dates and engagement', () => {
       },
     });
     // Another account's send is refused once the rest is right.
-    const foreign = await save(alice, [['engagement', 'opened', bobSendUtr], ['engagement', 'was sent', otherSendUtr]]);
+    const foreign = await save(alice, [['engagement', 'opened', bobSendUtr], ['engagement', 'was sent', otherSendUtr], ['engagement', 'clicked', 'not-a-send']]);
     expect(foreign.status).toBe(422);
-    expect(foreign.body).toEqual({ status: 'failed', errors: { 'value.0': ['The selected value.0 is invalid.'] } });
+    expect(foreign.body).toEqual({ status: 'failed', errors: { 'value.0': ['The selected value.0 is invalid.'], 'value.2': ['The selected value.2 is invalid.'] } });
   });
 });

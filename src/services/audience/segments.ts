@@ -13,6 +13,7 @@ import { customFieldDefs, CustomFieldSource } from './custom-field-values';
 import { storedRules } from './segment-memberships';
 import { arity, checkRules, compileRules, rulesMove, SegmentField, SegmentRules, segmentFields } from './segment-rules';
 import { SEGMENT_ENGAGEMENT, SINGLE_SEND_STATUS } from '../../lib/constants';
+import { isUtr } from '../../lib/utr';
 import type { SegmentClock } from './segment-memberships';
 import {
 recipientListQuery,
@@ -95,9 +96,9 @@ export function createSegmentsService({ db, secret, contactTypes, fields, events
       next += count;
     });
     if (named.length === 0) return {};
-    const found = new Set<string>(
-      (await db('single_sends').where({ user_id: ctx.userId }).whereIn('utr', named.map((n) => n.utr)).pluck('utr')).map(String),
-    );
+    // Only UUIDs are looked up (PostgreSQL compares a uuid column with nothing else); other text names no send.
+    const utrs = named.map((n) => n.utr).filter(isUtr);
+    const found = new Set<string>(utrs.length ? (await db('single_sends').where({ user_id: ctx.userId }).whereIn('utr', utrs).pluck('utr')).map(String) : []);
     return Object.fromEntries(named.filter((n) => !found.has(n.utr)).map((n) => [n.at, [messages.selected(n.at)]]));
   }
 
