@@ -39,6 +39,7 @@ import * as teamUsers from './20261127_0147_team-users';
 import * as relays from './20261127_0150_relays';
 import * as unloggedRateLimits from './20261127_0230_unlogged-rate-limits';
 import * as sendingDomains from './20261127_0241_sending-domains';
+import * as segmentEngagement from './20261127_0300_segment-engagement';
 
 /**
  * The ordered list of migrations. A static list (instead of a directory scan) makes the
@@ -86,6 +87,7 @@ export const migrations: ReadonlyArray<[name: string, migration: Knex.Migration]
   ['20261127_0150_relays', relays],
   ['20261127_0230_unlogged-rate-limits', unloggedRateLimits],
   ['20261127_0241_sending-domains', sendingDomains],
+  ['20261127_0300_segment-engagement', segmentEngagement],
 ];
 
 export const migrationSource: Knex.MigrationSource<[string, Knex.Migration]> = {

@@ -312,8 +312,9 @@ export const RECORDS = {
     skipped: int,
     unsubscribed: int,
     errors: arrayOf(object({ row: int, reason: str })),
+    several_addresses: int,
     ignored_attributes: strings,
-  }, ['ignored_attributes']),
+  }, ['ignored_attributes', 'several_addresses']),
   ImportPreview: record<ImportPreview>('What an upload would read.', {
     encoding: str,
     delimiter: str,

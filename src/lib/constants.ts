@@ -152,10 +152,17 @@ export type ContactTextColumn = keyof typeof CONTACT_TEXT_COLUMNS;
 export const SEGMENT_OPERATORS = {
   text: ['is', 'is not', 'contains', 'does not contain', 'starts with', 'ends with', 'is empty', 'is not empty'],
   number: ['is', 'is not', 'greater than', 'less than', 'is between'],
-  date: ['is', 'is before', 'is after', 'is between'],
+  date: ['is', 'is before', 'is after', 'is between', 'in the last', 'more than ago'],
+  engagement: ['opened', 'not opened', 'clicked', 'not clicked', 'was sent'],
 } as const;
 export type SegmentFieldKind = keyof typeof SEGMENT_OPERATORS;
 export const SEGMENT_QUERY_TYPES = ['and', 'or'] as const;
+/** Relative date conditions (`in the last`, `more than ago`) count whole days, from 1 to a hundred years. */
+export const SEGMENT_RELATIVE_DAYS = { min: 1, max: 36_500 } as const;
+/** The contact type a new account starts with (CLI and demo account). */
+export const FIRST_CONTACT_TYPE = 'Subscribers';
+/** The engagement conditions' field, and the value meaning every send rather than one (named by its utr). */
+export const SEGMENT_ENGAGEMENT = { field: 'engagement', anySend: 'any' } as const;
 
 /** CSV import: skipped rows reported in the summary (batch sizes are per database, in src/db/contact-upsert.ts). */
 export const CSV_IMPORT = { reportedErrors: 100 } as const;

@@ -6,7 +6,7 @@ import { createContactImportService } from './audience/contact-import';
 import { createContactExportService } from './audience/contact-export';
 import { createPrivacyService } from './audience/privacy';
 import { createSegmentsService } from './audience/segments';
-import { createSegmentMemberships } from './audience/segment-memberships';
+import { createSegmentMemberships, wallClock } from './audience/segment-memberships';
 import { createImportJobsService } from './audience/import-jobs';
 import { createSendInsightsService } from './campaigns/send-insights';
 import type { ServiceDeps } from './context';
@@ -54,7 +54,8 @@ import { createSendingDomainsService } from './accounts/sending-domains';
 
 /** The composition root of the domain: every service, built once from its dependencies. */
 export function createServices(deps: ServiceDeps) {
-  const tracking = createTrackingService(deps);
+  // Opens and clicks keep engagement segments current (memberships is built below, before any event).
+  const tracking = createTrackingService({ ...deps, engaged: (ctx, emailKey, trx) => memberships.refreshEngaged(ctx, emailKey, trx) });
   const events = createEventsService(deps);
   const contactTypes = createContactTypesService(deps);
   const unsubscribeGroups = createUnsubscribeGroupsService(deps);
@@ -62,8 +63,9 @@ export function createServices(deps: ServiceDeps) {
   const designTemplates = createDesignTemplatesService(deps);
   const fields = createFieldsService(deps);
   const audienceEvents = createAudienceEvents();
-  const segments = createSegmentsService({ ...deps, contactTypes, fields, events: audienceEvents });
-  const memberships = createSegmentMemberships({ fields, events: audienceEvents });
+  const segmentClock = wallClock();
+  const segments = createSegmentsService({ ...deps, contactTypes, fields, events: audienceEvents, clock: segmentClock });
+  const memberships = createSegmentMemberships({ fields, events: audienceEvents, clock: segmentClock });
   const refs = createCampaignRefs({ ...deps, contactTypes, unsubscribeGroups, senders, designTemplates, segments });
   const automations = createAutomationsService({ ...deps, refs, segments });
   const contacts = createContactsService({ ...deps, contactTypes, fields, events: audienceEvents, memberships });

@@ -39,7 +39,7 @@ export function createWorkerRuntime(runtime: WorkerDeps, options: WorkerOptions 
   const transport = createMailTransport(config, logger, { maxConnections: config.smtpMaxConnections });
   const worker = createSendingWorker({ db, config, logger, secret, transport, hooks: workerHooks(services) }, { leaseMs: config.sendLeaseMs, ...options });
   const hooks = createHookDeliverer({ db, config, logger, secret });
-  const maintenance = createMaintenanceJob({ retention: services.retention, logger });
+  const maintenance = createMaintenanceJob({ retention: services.retention, segments: services.segments, logger });
   const heartbeat = createHeartbeat({ health: services.health, logger }, worker.owner, 'worker');
   const domainChecks = createDomainCheckJob({ sendingDomains: services.sendingDomains, logger });
   return {

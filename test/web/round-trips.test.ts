@@ -63,7 +63,7 @@ describe('dashboard round trips', () => {
     ['/contacts', 5],
     ['/contacts/import', 3],
     ['/segments', 4],
-    ['/segments/new', 3],
+    ['/segments/new', 4], // the contact types, custom fields and sends an engagement condition can name
     ['/suppressions', 3],
     ['/signup-forms', 2],
     ['/relays', 4],

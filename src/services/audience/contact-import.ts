@@ -25,6 +25,8 @@ export interface ImportSummary {
   unsubscribed: number;
   /** The first skipped rows; `row` counts the header as row 1. */
   errors: { row: number; reason: string }[];
+  /** Rows whose address cell held several addresses (Google Contacts' `a ::: b`): the first was imported. Only when there were some. */
+  several_addresses?: number;
   /** Keys of a listmonk `attributes` column that are no custom field of the account (only with such a column). */
   ignored_attributes?: string[];
 }
@@ -193,6 +195,7 @@ export function createContactImportService({ db, contactTypes, fields, contacts,
                 continue;
               }
               if (reader.unsubscribed || reader.bounced) summary.unsubscribed += 1;
+              if (reader.severalAddresses) summary.several_addresses = (summary.several_addresses ?? 0) + 1;
               if (writer!.add(values, reader)) await writer!.sendFull();
             }
             if (skipped.length > 0) {
