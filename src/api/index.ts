@@ -26,6 +26,7 @@ import { mountOpenApi } from './openapi';
 import { mountOutgoingWebhooks } from './outgoing-webhooks';
 import { mountSendFollowUps, mountStepRecipients } from './send-follow-ups';
 import { mountAbTests } from './ab-tests';
+import { mountApiKeys, mountTeamUsers } from './team';
 
 /**
  * The JSON API of the reference, mounted at /api/v1; `table` is its route table (tests walk it).
@@ -52,6 +53,8 @@ export function createApiRouter(config: Config, services: Services, logger: Logg
   mountSendFollowUps(routes.tagged('Single sends'), services);
   mountAbTests(routes.tagged('Single sends'), services);
   mountStepRecipients(routes.tagged('Automations'), services);
+  mountTeamUsers(routes.tagged('Team'), services);
+  mountApiKeys(routes.tagged('API keys'), services);
   mountOpenApi(routes.tagged('Documentation'));
 
   const api = express.Router();

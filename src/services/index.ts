@@ -49,6 +49,7 @@ import { createAbTestsService } from './campaigns/ab-tests';
 import { createWebViewService } from './delivery/web-view';
 import { createArchiveService } from './campaigns/archive';
 import { createTeamUsersService } from './accounts/team-users';
+import { createApiKeysService } from './accounts/api-keys';
 
 /** The composition root of the domain: every service, built once from its dependencies. */
 export function createServices(deps: ServiceDeps) {
@@ -71,8 +72,9 @@ export function createServices(deps: ServiceDeps) {
   const feedback = createFeedbackService({ ...deps, events });
   const signupForms = createSignupFormsService({ ...deps, fields, contactTypes });
   const webView = createWebViewService(deps);
+  const accounts = createAccountsService(deps);
   return {
-    accounts: createAccountsService(deps),
+    accounts,
     contactTypes,
     unsubscribeGroups,
     globalUnsubscribes: createGlobalUnsubscribesService(deps),
@@ -120,6 +122,7 @@ export function createServices(deps: ServiceDeps) {
     webView,
     archive: createArchiveService({ ...deps, webView }),
     teamUsers: createTeamUsersService(deps),
+    apiKeys: createApiKeysService({ ...deps, accounts }),
   };
 }
 

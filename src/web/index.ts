@@ -38,6 +38,9 @@ import { mountWebhooks } from './webhooks';
 import { mountSendFollowUps } from './send-follow-ups';
 import { mountMaintenance } from './maintenance';
 import { mountAbTests } from './ab-tests';
+import { mountTeam } from './team';
+import { mountTeamAccess } from './team-access';
+import { mountProfile } from './profile';
 
 /** Every page group of the dashboard; each mounts its routes on the shared route table. */
 type PageGroup = (routes: WebRoutes, services: Services, views: Views, config: Config) => void;
@@ -68,6 +71,7 @@ const PAGE_GROUPS: PageGroup[] = [
   mountSendFollowUps,
   mountMaintenance,
   mountAbTests,
+  mountTeam,
 ];
 
 export interface Dashboard {
@@ -113,6 +117,8 @@ export function createDashboard(config: Config, services: Services, logger: Logg
   });
 
   mountAuth(routes, services, views, cookies, config);
+  mountTeamAccess(routes, services, views, cookies, config);
+  mountProfile(routes, services, views, cookies);
   for (const mount of PAGE_GROUPS) mount(routes, services, views, config);
 
   const router = express.Router();
