@@ -149,10 +149,27 @@ describe('permissions by role', () => {
     const dashboard = webRoutes();
     const open = new Set(dashboard.publicRoutes.map(([m, p]) => `${m} ${p}`));
     const pages = dashboard.routes.filter(([m, p]) => m === 'GET' && !open.has(`GET ${p}`) && !p.includes(':') && permissionOf('web', m, p).roles.includes(role));
+    const local = (href: string) => href.startsWith('/') && !href.startsWith('//') && !/^\/(assets|docs|api|vendor)\b/.test(href);
+    const offered: string[] = [];
     for (const [, path] of pages) {
       const res = await web[role].get(path);
       expect([path, res.status === 403 ? 403 : 'not 403']).toEqual([path, 'not 403']);
+      // What the page offers is what the role may use: its forms' targets and its links.
+      for (const m of res.text.matchAll(/<form\b[^>]*>/g)) {
+        const method = /method="post"/i.test(m[0]) ? 'POST' : 'GET';
+        const action = /action="([^"]*)"/.exec(m[0])?.[1] ?? path;
+        if (!local(action)) continue;
+        offered.push(`${method} ${action}`);
+        expect([path, method, action, permissionOf('web', method, action.replace(/[?#].*$/, '')).roles.includes(role)]).toEqual([path, method, action, true]);
+      }
+      for (const m of res.text.matchAll(/<a\b[^>]*href="([^"]*)"/g)) {
+        if (!local(m[1])) continue;
+        offered.push(`GET ${m[1]}`);
+        expect([path, m[1], permissionOf('web', 'GET', m[1].replace(/[?#].*$/, '')).roles.includes(role)]).toEqual([path, m[1], true]);
+      }
     }
+    // Editors are offered the forms that change the audience; analysts none of them.
+    expect(offered.includes('GET /contacts/new')).toBe(role !== 'analyst');
     const home = await web[role].get('/').expect(200);
     const links = [...home.text.matchAll(/<li><a href="([^"]+)"/g)].map((m) => m[1]);
     for (const link of links) expect([link, permissionOf('web', 'GET', link).roles.includes(role)]).toEqual([link, true]);
