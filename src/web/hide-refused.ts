@@ -5,7 +5,7 @@ import type { TeamRole } from '../lib/constants';
 const UNLIMITED: readonly TeamRole[] = ['owner', 'admin'];
 
 const FORM = /<form\b([^>]*)>[\s\S]*?<\/form>/g;
-const LINK = /<a\b([^>]*)>[\s\S]*?<\/a>/g;
+const LINK = /<a\b([^>]*)>([\s\S]*?)<\/a>/g;
 const HX_ELEMENT = /<(button|input)\b([^>]*\bhx-(?:post|get)="[^"]*"[^>]*)>(?:[\s\S]*?<\/\1>)?/g;
 
 function attribute(attributes: string, name: string): string | undefined {
@@ -25,7 +25,7 @@ function allowed(role: TeamRole, method: 'GET' | 'POST', href: string): boolean 
 
 /**
  * Takes out of a rendered page every form, link and htmx control that leads where the role may
- * not go, read from the same declaration the routes check (src/http/permissions.ts): pages are
+ * not go (a link inside a sentence becomes its plain words), read from the same declaration the routes check (src/http/permissions.ts): pages are
  * written once for everyone, and an analyst simply does not see "New contact" or "Delete".
  */
 export function hideRefused(html: string, role: TeamRole | undefined): string {
@@ -36,7 +36,11 @@ export function hideRefused(html: string, role: TeamRole | undefined): string {
       const action = attribute(attributes, 'hx-post') ?? attribute(attributes, 'action') ?? '';
       return allowed(role, method, action) ? form : '';
     })
-    .replace(LINK, (link, attributes: string) => (allowed(role, 'GET', attribute(attributes, 'href') ?? '') ? link : ''))
+    // A link in a sentence keeps its words; a link that is a whole control goes (menus, "New …" buttons).
+    .replace(LINK, (link, attributes: string, inner: string) => {
+      if (allowed(role, 'GET', attribute(attributes, 'href') ?? '')) return link;
+      return /\bclass="[^"]*\bbutton\b/.test(attributes) || /^\s*<li\b/.test(inner) ? '' : inner;
+    })
     .replace(HX_ELEMENT, (element, _tag: string, attributes: string) => {
       const post = attribute(attributes, 'hx-post');
       return allowed(role, post ? 'POST' : 'GET', post ?? attribute(attributes, 'hx-get') ?? '') ? element : '';
