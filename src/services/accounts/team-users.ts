@@ -219,6 +219,9 @@ export function createTeamUsersService(deps: Pick<ServiceDeps, 'db' | 'config' |
       if (member.role === 'owner' && (change.role || change.status === 'disabled')) {
         throw new ConflictError("The owner's role and status change only when the owner hands ownership to an admin.");
       }
+      if (change.status === 'disabled' && ctx.actor?.type === 'user' && ctx.actor.id === id) {
+        throw new ConflictError('You cannot disable yourself; ask an admin or the owner.');
+      }
       const patch: Record<string, unknown> = {};
       if (change.role) patch.role = change.role;
       if (change.status) patch.status = change.status;

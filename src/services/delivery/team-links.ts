@@ -36,6 +36,8 @@ export async function teamLinkBody(db: Knex, baseUrl: string, ref: TeamLinkRef):
   const token = randomToken(32);
   const now = new Date();
   await db.transaction(async (trx) => {
+    // Expired links of everyone go here too, where a write happens anyway.
+    await trx('team_user_tokens').where('expires_at', '<', now.toISOString()).delete();
     await trx('team_user_tokens').where({ team_user_id: ref.teamUserId, purpose: ref.purpose }).whereNull('used_at').delete();
     await trx('team_user_tokens').insert({
       team_user_id: ref.teamUserId,
