@@ -28,6 +28,7 @@ import { mountRelays } from './relays';
 import { mountSendFollowUps, mountStepRecipients } from './send-follow-ups';
 import { mountAbTests } from './ab-tests';
 import { mountSendingDomains } from './sending-domains';
+import { mountApiKeys, mountTeamUsers } from './team';
 
 /**
  * The JSON API of the reference, mounted at /api/v1; `table` is its route table (tests walk it).
@@ -56,6 +57,8 @@ export function createApiRouter(config: Config, services: Services, logger: Logg
   mountAbTests(routes.tagged('Single sends'), services);
   mountStepRecipients(routes.tagged('Automations'), services);
   mountSendingDomains(routes.tagged('Sending domains'), services);
+  mountTeamUsers(routes.tagged('Team'), services);
+  mountApiKeys(routes.tagged('API keys'), services);
   mountOpenApi(routes.tagged('Documentation'));
 
   const api = express.Router();

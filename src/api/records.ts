@@ -23,7 +23,9 @@ import type { RelayRecord } from '../services/delivery/relays';
 import { RELAY_KINDS } from '../lib/constants';
 import type { SendingDomainRecord } from '../services/accounts/sending-domains';
 import { DOMAIN_RECORD_PURPOSES, DOMAIN_STATUSES } from '../lib/constants';
-import { AB_TEST_LIMITS, AB_WINNER_METRICS, HOOK_EVENTS, RECIPIENT_STATUSES } from '../lib/constants';
+import { AB_TEST_LIMITS, AB_WINNER_METRICS, HOOK_EVENTS, RECIPIENT_STATUSES, TEAM_ROLES, TEAM_USER_STATUSES } from '../lib/constants';
+import type { TeamUserRecord } from '../services/accounts/team-users';
+import type { ApiKeyRecord, CreatedApiKey } from '../services/accounts/api-keys';
 import { arrayOf, flag, int, Members, nullable, object, plainDateTime, str, strings, timestamp, uuid } from './schema-words';
 
 /**
@@ -265,6 +267,35 @@ export const RECORDS = {
     track_opens: flag,
     relay_id: { ...nullable(int), description: 'Extension: the account\'s relay this step\'s mail goes through first; null: the account\'s usual choice.' },
     track_clicks: flag,
+  }),
+  TeamUser: record<TeamUserRecord>('A person of the account (`id`); `user_id` is the account.', {
+    id: int,
+    user_id: int,
+    email: str,
+    name: str,
+    role: { type: 'string', enum: [...TEAM_ROLES] },
+    status: { type: 'string', enum: [...TEAM_USER_STATUSES] },
+    two_factor: flag,
+    sso: flag,
+    last_sign_in_at: nullable(timestamp),
+    ...stamps,
+  }),
+  ApiKey: record<ApiKeyRecord>('An API key pair with a role (its secret is never shown again).', {
+    id: int,
+    name: str,
+    role: { type: 'string', enum: [...TEAM_ROLES] },
+    public_key: str,
+    last_used_at: nullable(timestamp),
+    created_at: timestamp,
+  }),
+  CreatedApiKey: record<CreatedApiKey>('A new API key pair: the only answer with its secret key.', {
+    id: int,
+    name: str,
+    role: { type: 'string', enum: [...TEAM_ROLES] },
+    public_key: str,
+    secret_key: str,
+    last_used_at: nullable(timestamp),
+    created_at: timestamp,
   }),
   NotificationRecipient: record<NotificationRecipientRecord>('An address told of the account\'s events.', {
     id: int,

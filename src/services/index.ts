@@ -51,6 +51,7 @@ import { createWebViewService } from './delivery/web-view';
 import { createArchiveService } from './campaigns/archive';
 import { createTeamUsersService } from './accounts/team-users';
 import { createSendingDomainsService } from './accounts/sending-domains';
+import { createApiKeysService } from './accounts/api-keys';
 
 /** The composition root of the domain: every service, built once from its dependencies. */
 export function createServices(deps: ServiceDeps) {
@@ -75,8 +76,9 @@ export function createServices(deps: ServiceDeps) {
   const feedback = createFeedbackService({ ...deps, events });
   const signupForms = createSignupFormsService({ ...deps, fields, contactTypes });
   const webView = createWebViewService(deps);
+  const accounts = createAccountsService(deps);
   return {
-    accounts: createAccountsService(deps),
+    accounts,
     contactTypes,
     unsubscribeGroups,
     globalUnsubscribes: createGlobalUnsubscribesService(deps),
@@ -127,6 +129,7 @@ export function createServices(deps: ServiceDeps) {
     teamUsers: createTeamUsersService(deps),
     // Sending domains.
     sendingDomains: createSendingDomainsService({ ...deps, events }),
+    apiKeys: createApiKeysService({ ...deps, accounts }),
   };
 }
 

@@ -1,6 +1,7 @@
 import type { Request, RequestHandler, Response } from 'express';
 import { ipKeyGenerator, rateLimit } from 'express-rate-limit';
 import { ctxOf } from '../http/context';
+import { abilitiesOf } from '../http/permissions';
 import type { Config } from '../config';
 import { emailKey } from '../lib/email-key';
 import { SESSION } from '../lib/constants';
@@ -17,7 +18,17 @@ import type { Views } from './views';
 
 export const SESSION_COOKIE = 'cc_session';
 /** Before sign-in there is no session: the sign-in form's token is a double-submit cookie. */
-const SIGN_IN_COOKIE = 'cc_signin';
+export const SIGN_IN_COOKIE = 'cc_signin';
+
+/** The double-submit token of a form shown before sign-in (sign-in, invitation, password reset). */
+export function publicFormToken(req: Request, res: Response, cookies: Cookies): string {
+  let token = cookies.read(req, SIGN_IN_COOKIE);
+  if (!token) {
+    token = randomToken(24);
+    cookies.set(res, SIGN_IN_COOKIE, token, { sameSite: 'strict' });
+  }
+  return token;
+}
 
 /** One sentence for every failure, so no answer tells whether an address has an account. */
 export const SIGN_IN_FAILED = 'The email or password is incorrect.';
@@ -44,6 +55,8 @@ export function requireSession(sessions: SessionsService, cookies: Cookies): Req
     req.actor = session.actor;
     res.locals.account = session.account;
     res.locals.member = session.member;
+    // What the pages show: a link or button only where the role may use it (the routes refuse the rest).
+    res.locals.can = abilitiesOf(session.member.role);
     res.locals.csrfToken = session.csrfToken;
     next();
   };
@@ -61,11 +74,7 @@ function localPath(value: unknown): string {
 
 export function mountAuth(routes: WebRoutes, { teamUsers, sessions, retention, archive }: Services, views: Views, cookies: Cookies, config: Config): void {
   const signInPage = (req: Request, res: Response, status = 200, error?: string) => {
-    let token = cookies.read(req, SIGN_IN_COOKIE);
-    if (!token) {
-      token = randomToken(24);
-      cookies.set(res, SIGN_IN_COOKIE, token, { sameSite: 'strict' });
-    }
+    const token = publicFormToken(req, res, cookies);
     views.page(req, res, 'sign-in.njk', {
       title: 'Sign in',
       csrfToken: token,

@@ -40,6 +40,9 @@ import { mountSendFollowUps } from './send-follow-ups';
 import { mountMaintenance } from './maintenance';
 import { mountAbTests } from './ab-tests';
 import { mountDomains } from './domains';
+import { mountTeam } from './team';
+import { mountTeamAccess } from './team-access';
+import { mountProfile } from './profile';
 
 /** Every page group of the dashboard; each mounts its routes on the shared route table. */
 type PageGroup = (routes: WebRoutes, services: Services, views: Views, config: Config) => void;
@@ -72,6 +75,7 @@ const PAGE_GROUPS: PageGroup[] = [
   mountMaintenance,
   mountAbTests,
   mountDomains,
+  mountTeam,
 ];
 
 export interface Dashboard {
@@ -117,6 +121,8 @@ export function createDashboard(config: Config, services: Services, logger: Logg
   });
 
   mountAuth(routes, services, views, cookies, config);
+  mountTeamAccess(routes, services, views, cookies, config);
+  mountProfile(routes, services, views, cookies);
   for (const mount of PAGE_GROUPS) mount(routes, services, views, config);
 
   const router = express.Router();
