@@ -92,6 +92,8 @@ export interface Config {
     /** Mailgun's HTTP webhook signing key. */
     mailgunSigningKey: string | undefined;
   };
+  /** Days audit log entries are kept before the maintenance job deletes them (AUDIT_RETENTION_DAYS; 0 = for ever). */
+  auditRetentionDays: number;
 }
 
 /** RETENTION_*_DAYS: days each kind of old data is kept; 0 keeps it for ever. */
@@ -305,5 +307,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, kind: keyof typ
       postmarkAuth: postmarkAuthOf(optional(env, 'POSTMARK_WEBHOOK_AUTH')),
       mailgunSigningKey: optional(env, 'MAILGUN_WEBHOOK_SIGNING_KEY'),
     },
+    auditRetentionDays: integer(env, 'AUDIT_RETENTION_DAYS', 365, 0),
   };
 }

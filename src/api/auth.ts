@@ -1,6 +1,7 @@
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { FieldErrors, UnauthorizedError } from '../lib/errors';
 import type { AccountsService } from '../services/accounts/accounts';
+import { originalKeyActor } from '../http/actor';
 
 /**
  * `PublicKey` and `SecretKey` headers: a missing one is a 401 with the reference's field
@@ -17,6 +18,7 @@ export function requireApiKeys(accounts: AccountsService): RequestHandler {
     const account = await accounts.authenticate(publicKey!, secretKey!);
     if (!account) throw new UnauthorizedError('Invalid API keys');
     req.account = account;
+    req.actor = originalKeyActor();
     next();
   };
 }

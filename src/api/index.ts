@@ -26,6 +26,7 @@ import { mountOpenApi } from './openapi';
 import { mountOutgoingWebhooks } from './outgoing-webhooks';
 import { mountSendFollowUps, mountStepRecipients } from './send-follow-ups';
 import { mountAbTests } from './ab-tests';
+import { mountAuditLog } from './audit-log';
 
 /**
  * The JSON API of the reference, mounted at /api/v1; `table` is its route table (tests walk it).
@@ -52,6 +53,7 @@ export function createApiRouter(config: Config, services: Services, logger: Logg
   mountSendFollowUps(routes.tagged('Single sends'), services);
   mountAbTests(routes.tagged('Single sends'), services);
   mountStepRecipients(routes.tagged('Automations'), services);
+  mountAuditLog(routes.tagged('Audit log'), services);
   mountOpenApi(routes.tagged('Documentation'));
 
   const api = express.Router();

@@ -1,6 +1,7 @@
 import type { Request } from 'express';
 import type { Account } from '../services/accounts/accounts';
 import type { Ctx } from '../services/context';
+import './actor';
 
 declare global {
   // eslint-disable-next-line @typescript-eslint/no-namespace
@@ -15,5 +16,5 @@ declare global {
 /** The account scope of an authenticated request. */
 export function ctxOf(req: Request): Ctx {
   if (!req.account) throw new Error('ctxOf called on a request without an account');
-  return { userId: req.account.id };
+  return { userId: req.account.id, actor: req.actor, ip: req.ip ?? null };
 }

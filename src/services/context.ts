@@ -2,10 +2,23 @@ import type { Logger } from 'pino';
 import type { Config } from '../config';
 import type { Db } from '../db';
 import type { MailTransport } from '../mail/transport';
+import type { AuditActorType } from '../lib/constants';
 
 /** Who is asking: every service call is scoped to one account. */
 export interface Ctx {
   userId: number;
+  /** Who made the request, for the audit log; absent: the service itself (a worker, a schedule). */
+  actor?: Actor;
+  /** The client's address as TRUST_PROXY lets Express read it, for the audit log. */
+  ip?: string | null;
+}
+
+/** The person or key behind a change, as the audit log names it. */
+export interface Actor {
+  type: AuditActorType;
+  /** The user's or key's id; null for the account's original key pair and for the service. */
+  id: number | null;
+  name: string;
 }
 
 /** What services are built from, in the composition root (src/services/index.ts). */

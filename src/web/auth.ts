@@ -1,6 +1,7 @@
 import type { Request, RequestHandler, Response } from 'express';
 import { ipKeyGenerator, rateLimit } from 'express-rate-limit';
 import { ctxOf } from '../http/context';
+import { accountUserActor } from '../http/actor';
 import type { Config } from '../config';
 import { emailKey } from '../lib/email-key';
 import { SESSION } from '../lib/constants';
@@ -40,6 +41,7 @@ export function requireSession(sessions: SessionsService, cookies: Cookies): Req
     }
     if (session.renewed) cookies.set(res, SESSION_COOKIE, cookies.read(req, SESSION_COOKIE) ?? '', { maxAgeMs: SESSION.ttlMs });
     req.account = session.account;
+    req.actor = accountUserActor(session.account);
     res.locals.account = session.account;
     res.locals.csrfToken = session.csrfToken;
     next();
