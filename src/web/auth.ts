@@ -53,7 +53,7 @@ function localPath(value: unknown): string {
   return typeof value === 'string' && /^\/(?![/\\])/.test(value) ? value : '/';
 }
 
-export function mountAuth(routes: WebRoutes, { accounts, sessions, retention, archive }: Services, views: Views, cookies: Cookies, config: Config): void {
+export function mountAuth(routes: WebRoutes, { accounts, sessions, retention, archive, auditLog }: Services, views: Views, cookies: Cookies, config: Config): void {
   const signInPage = (req: Request, res: Response, status = 200, error?: string) => {
     let token = cookies.read(req, SIGN_IN_COOKIE);
     if (!token) {
@@ -105,9 +105,13 @@ export function mountAuth(routes: WebRoutes, { accounts, sessions, retention, ar
       const account = typeof email === 'string' && typeof password === 'string' && email.trim() && password
         ? await accounts.signIn(email, password)
         : undefined;
-      if (!account) return signInPage(req, res, 401, SIGN_IN_FAILED);
+      if (!account) {
+        if (typeof email === 'string' && email.trim()) await auditLog.signInFailed(email, req.ip);
+        return signInPage(req, res, 401, SIGN_IN_FAILED);
+      }
       await sessions.destroy(cookies.read(req, SESSION_COOKIE) ?? '');
       const session = await sessions.create(account.id);
+      await auditLog.record({ userId: account.id, actor: accountUserActor(account), ip: req.ip ?? null }, { action: 'user.signed_in' });
       cookies.set(res, SESSION_COOKIE, session.token, { maxAgeMs: SESSION.ttlMs });
       cookies.clear(res, SIGN_IN_COOKIE);
       res.redirect(303, localPath(req.body.next));
@@ -118,6 +122,7 @@ export function mountAuth(routes: WebRoutes, { accounts, sessions, retention, ar
   routes.post('/settings/password', onInvalid('settings.njk', async (req) => settingsForm(req.account, retention.policy(), await archive.address(ctxOf(req)))), async (req, res) => {
     const accountId = ctxOf(req).userId;
     await accounts.changePassword(accountId, req.body);
+    await auditLog.record(ctxOf(req), { action: 'user.password_changed', summary: 'Other browsers were signed out' });
     await sessions.destroyAll(accountId);
     const session = await sessions.create(accountId);
     cookies.set(res, SESSION_COOKIE, session.token, { maxAgeMs: SESSION.ttlMs });
@@ -125,6 +130,7 @@ export function mountAuth(routes: WebRoutes, { accounts, sessions, retention, ar
   });
 
   routes.post('/logout', async (req, res) => {
+    await auditLog.record(ctxOf(req), { action: 'user.signed_out' });
     await sessions.destroy(cookies.read(req, SESSION_COOKIE) ?? '');
     cookies.clear(res, SESSION_COOKIE);
     res.redirect(303, '/login');
