@@ -38,6 +38,7 @@ import { mountWebhooks } from './webhooks';
 import { mountSendFollowUps } from './send-follow-ups';
 import { mountMaintenance } from './maintenance';
 import { mountAbTests } from './ab-tests';
+import { mountAuditLog } from './audit-log';
 
 /** Every page group of the dashboard; each mounts its routes on the shared route table. */
 type PageGroup = (routes: WebRoutes, services: Services, views: Views, config: Config) => void;
@@ -68,6 +69,7 @@ const PAGE_GROUPS: PageGroup[] = [
   mountSendFollowUps,
   mountMaintenance,
   mountAbTests,
+  mountAuditLog,
 ];
 
 export interface Dashboard {

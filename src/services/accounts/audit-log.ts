@@ -140,6 +140,19 @@ export function createAuditLogService({ db, config }: Pick<ServiceDeps, 'db' | '
       return (await query.select('*')).map(auditRecord);
     },
 
+    /** The people and keys named in the log that have an id of their own (the dashboard's filter), by name. */
+    async actors(ctx: Ctx): Promise<Actor[]> {
+      const rows: { actor_type: string; actor_id: number; name: string }[] = await db('audit_log')
+        .where('user_id', ctx.userId)
+        .whereNotNull('actor_id')
+        .groupBy('actor_type', 'actor_id')
+        .select('actor_type', 'actor_id', db.raw('max(actor_name) as name'))
+        .limit(200);
+      return rows
+        .map((r) => ({ type: String(r.actor_type) as AuditActorType, id: Number(r.actor_id), name: String(r.name) }))
+        .sort((a, b) => a.name.localeCompare(b.name));
+    },
+
     /** Records a change that has no transaction of its own to join (a sign-in, an export streamed out). */
     async record(ctx: Ctx, entries: AuditEntry | AuditEntry[]): Promise<void> {
       await recordAudit(db, ctx, entries);
