@@ -35,7 +35,7 @@ import * as publicArchive from './20261126_2326_public-archive';
 import * as abTests from './20261126_2330_ab-tests';
 import * as timeZones from './20261126_2330_time-zones';
 import * as largeAccounts from './20261126_2331_large-accounts';
-import * as auditLog from './20261127_0147_audit-log';
+import * as auditLog from './20261127_0210_audit-log';
 
 /**
  * The ordered list of migrations. A static list (instead of a directory scan) makes the
@@ -79,7 +79,7 @@ export const migrations: ReadonlyArray<[name: string, migration: Knex.Migration]
   ['20261126_2330_ab-tests', abTests],
   ['20261126_2330_time-zones', timeZones],
   ['20261126_2331_large-accounts', largeAccounts],
-  ['20261127_0147_audit-log', auditLog],
+  ['20261127_0210_audit-log', auditLog],
 ];
 
 export const migrationSource: Knex.MigrationSource<[string, Knex.Migration]> = {
