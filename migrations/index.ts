@@ -35,6 +35,7 @@ import * as publicArchive from './20261126_2326_public-archive';
 import * as abTests from './20261126_2330_ab-tests';
 import * as timeZones from './20261126_2330_time-zones';
 import * as largeAccounts from './20261126_2331_large-accounts';
+import * as teamUsers from './20261127_0147_team-users';
 import * as auditLog from './20261127_0210_audit-log';
 
 /**
@@ -79,6 +80,7 @@ export const migrations: ReadonlyArray<[name: string, migration: Knex.Migration]
   ['20261126_2330_ab-tests', abTests],
   ['20261126_2330_time-zones', timeZones],
   ['20261126_2331_large-accounts', largeAccounts],
+  ['20261127_0147_team-users', teamUsers],
   ['20261127_0210_audit-log', auditLog],
 ];
 

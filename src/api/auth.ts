@@ -1,7 +1,6 @@
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { FieldErrors, UnauthorizedError } from '../lib/errors';
 import type { AccountsService } from '../services/accounts/accounts';
-import { originalKeyActor } from '../http/actor';
 
 /**
  * `PublicKey` and `SecretKey` headers: a missing one is a 401 with the reference's field
@@ -15,10 +14,11 @@ export function requireApiKeys(accounts: AccountsService): RequestHandler {
     if (!publicKey) missing.PublicKey = ['The public key field is required.'];
     if (!secretKey) missing.SecretKey = ['The secret key field is required.'];
     if (Object.keys(missing).length > 0) throw new UnauthorizedError(missing);
-    const account = await accounts.authenticate(publicKey!, secretKey!);
-    if (!account) throw new UnauthorizedError('Invalid API keys');
+    const holder = await accounts.authenticate(publicKey!, secretKey!);
+    if (!holder) throw new UnauthorizedError('Invalid API keys');
+    const { actor, ...account } = holder;
     req.account = account;
-    req.actor = originalKeyActor();
+    req.actor = actor;
     next();
   };
 }

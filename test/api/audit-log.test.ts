@@ -2,7 +2,7 @@ import { addContact, addContactType, audienceOf, Audience, berlin, countryId, si
 import { TestAccount, TIMESTAMP, useHarness } from '../support/harness';
 import { createRetentionService } from '../../src/services/maintenance/retention';
 
-const ORIGINAL_KEY = { type: 'api_key', id: null, name: 'Account API key' };
+const ORIGINAL_KEY = { type: 'api_key', id: null, name: 'Original key' };
 
 describe('audit log: GET /audit-log', () => {
   const h = useHarness();

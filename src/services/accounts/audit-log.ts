@@ -5,7 +5,8 @@ import { AUDIT, AUDIT_ACTIONS, AuditAction, AuditActorType, LIMITS } from '../..
 import { emailKey } from '../../lib/email-key';
 import type { ListResult, Paging } from '../../lib/paging';
 import { timestamp } from '../../lib/time';
-import type { Actor, Ctx, ServiceDeps } from '../context';
+import { Actor, Ctx, ServiceDeps, SYSTEM_ACTOR } from '../context';
+import { userActor } from './team-identity';
 
 /** What a change says about itself in the log. */
 export interface AuditEntry {
@@ -41,8 +42,6 @@ export interface AuditFilters {
   since?: string;
 }
 
-/** Changes no person or key made: workers, schedules, the maintenance job. */
-export const SYSTEM_ACTOR: Actor = { type: 'system', id: null, name: 'System' };
 
 const SUMMARY_MAX = 500;
 
@@ -141,7 +140,7 @@ export function createAuditLogService({ db, config }: Pick<ServiceDeps, 'db' | '
     },
 
     /** The people and keys named in the log that have an id of their own (the dashboard's filter), by name. */
-    async actors(ctx: Ctx): Promise<Actor[]> {
+    async actors(ctx: Ctx): Promise<Pick<Actor, 'type' | 'id' | 'name'>[]> {
       const rows: { actor_type: string; actor_id: number; name: string }[] = await db('audit_log')
         .where('user_id', ctx.userId)
         .whereNotNull('actor_id')
@@ -162,11 +161,11 @@ export function createAuditLogService({ db, config }: Pick<ServiceDeps, 'db' | '
      * A failed sign-in with an address that belongs to an account is recorded in that account
      * (an unknown address has no account to record it in). The actor is the address typed.
      */
-    async signInFailed(email: string, ip: string | null | undefined, reason = 'Wrong password'): Promise<void> {
-      const row = await db('accounts').where({ email_key: emailKey(email) }).whereNull('deleted_at').first('id');
+    async signInFailed(email: string, ip: string | null | undefined, reason = 'Wrong password or not allowed to sign in'): Promise<void> {
+      const row = await db('team_users').where({ email_key: emailKey(email) }).first('id', 'user_id', 'name', 'role');
       if (!row) return;
-      const ctx: Ctx = { userId: Number(row.id), actor: { type: 'user', id: null, name: email.trim().slice(0, LIMITS.string) }, ip };
-      await recordAudit(db, ctx, { action: 'user.sign_in_failed', summary: reason });
+      const ctx: Ctx = { userId: Number(row.user_id), actor: userActor({ id: Number(row.id), name: String(row.name), role: row.role }), ip };
+      await recordAudit(db, ctx, { action: 'user.sign_in_failed', recordType: 'user', recordId: Number(row.id), summary: `${reason} (${email.trim().slice(0, LIMITS.string)})` });
     },
 
     /** The days entries are kept (AUDIT_RETENTION_DAYS; 0 keeps them for ever). */
