@@ -37,6 +37,7 @@ import * as timeZones from './20261126_2330_time-zones';
 import * as largeAccounts from './20261126_2331_large-accounts';
 import * as teamUsers from './20261127_0147_team-users';
 import * as auditLog from './20261127_0210_audit-log';
+import * as twoFactor from './20261127_0215_two-factor';
 
 /**
  * The ordered list of migrations. A static list (instead of a directory scan) makes the
@@ -82,6 +83,7 @@ export const migrations: ReadonlyArray<[name: string, migration: Knex.Migration]
   ['20261126_2331_large-accounts', largeAccounts],
   ['20261127_0147_team-users', teamUsers],
   ['20261127_0210_audit-log', auditLog],
+  ['20261127_0215_two-factor', twoFactor],
 ];
 
 export const migrationSource: Knex.MigrationSource<[string, Knex.Migration]> = {

@@ -308,3 +308,13 @@ export type TeamUserStatus = (typeof TEAM_USER_STATUSES)[number];
 /** How long an invitation link and a password-reset link stay usable. */
 export const TEAM_TOKEN_TTL_MS = { invite: 7 * 24 * 3600_000, reset: 3600_000 } as const;
 export type TeamTokenPurpose = keyof typeof TEAM_TOKEN_TTL_MS;
+
+/** Two-step sign-in (TOTP). */
+export const TWO_FACTOR = {
+  /** One-time recovery codes made at enrolment. */
+  recoveryCodes: 10,
+  /** Seconds a code is accepted before and after its own 30 seconds (one step either side). */
+  toleranceSeconds: 30,
+  /** How long the code step may follow the password. */
+  pendingMs: 5 * 60_000,
+} as const;

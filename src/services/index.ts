@@ -49,6 +49,7 @@ import { createAbTestsService } from './campaigns/ab-tests';
 import { createWebViewService } from './delivery/web-view';
 import { createArchiveService } from './campaigns/archive';
 import { createAuditLogService } from './accounts/audit-log';
+import { createTwoFactorService } from './accounts/two-factor';
 import { createTeamUsersService } from './accounts/team-users';
 
 /** The composition root of the domain: every service, built once from its dependencies. */
@@ -121,6 +122,7 @@ export function createServices(deps: ServiceDeps) {
     webView,
     archive: createArchiveService({ ...deps, webView }),
     auditLog: createAuditLogService(deps),
+    twoFactor: createTwoFactorService(deps),
     teamUsers: createTeamUsersService(deps),
   };
 }

@@ -39,6 +39,7 @@ import { mountSendFollowUps } from './send-follow-ups';
 import { mountMaintenance } from './maintenance';
 import { mountAbTests } from './ab-tests';
 import { mountAuditLog } from './audit-log';
+import { mountTwoFactor } from './two-factor';
 
 /** Every page group of the dashboard; each mounts its routes on the shared route table. */
 type PageGroup = (routes: WebRoutes, services: Services, views: Views, config: Config) => void;
@@ -70,6 +71,7 @@ const PAGE_GROUPS: PageGroup[] = [
   mountMaintenance,
   mountAbTests,
   mountAuditLog,
+  mountTwoFactor,
 ];
 
 export interface Dashboard {
