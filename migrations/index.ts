@@ -38,6 +38,7 @@ import * as largeAccounts from './20261126_2331_large-accounts';
 import * as teamUsers from './20261127_0147_team-users';
 import * as auditLog from './20261127_0210_audit-log';
 import * as twoFactor from './20261127_0215_two-factor';
+import * as singleSignOn from './20261127_0229_single-sign-on';
 
 /**
  * The ordered list of migrations. A static list (instead of a directory scan) makes the
@@ -84,6 +85,7 @@ export const migrations: ReadonlyArray<[name: string, migration: Knex.Migration]
   ['20261127_0147_team-users', teamUsers],
   ['20261127_0210_audit-log', auditLog],
   ['20261127_0215_two-factor', twoFactor],
+  ['20261127_0229_single-sign-on', singleSignOn],
 ];
 
 export const migrationSource: Knex.MigrationSource<[string, Knex.Migration]> = {

@@ -50,6 +50,7 @@ import { createWebViewService } from './delivery/web-view';
 import { createArchiveService } from './campaigns/archive';
 import { createAuditLogService } from './accounts/audit-log';
 import { createTwoFactorService } from './accounts/two-factor';
+import { createSingleSignOnService } from './accounts/single-sign-on';
 import { createTeamUsersService } from './accounts/team-users';
 
 /** The composition root of the domain: every service, built once from its dependencies. */
@@ -123,6 +124,7 @@ export function createServices(deps: ServiceDeps) {
     archive: createArchiveService({ ...deps, webView }),
     auditLog: createAuditLogService(deps),
     twoFactor: createTwoFactorService(deps),
+    singleSignOn: createSingleSignOnService(deps),
     teamUsers: createTeamUsersService(deps),
   };
 }

@@ -13,6 +13,7 @@ import { verifyCsrf } from './csrf';
 import { onInvalid } from './errors';
 import { settingsForm } from './settings';
 import { mountSecondStep, TWO_FACTOR_OPEN_PATHS, TWO_FACTOR_SETUP } from './two-factor';
+import { mountSingleSignOn } from './single-sign-on';
 import type { WebRoutes } from './routes';
 import type { Views } from './views';
 
@@ -70,7 +71,7 @@ function localPath(value: unknown): string {
   return typeof value === 'string' && /^\/(?![/\\])/.test(value) ? value : '/';
 }
 
-export function mountAuth(routes: WebRoutes, { teamUsers, sessions, retention, archive, auditLog, twoFactor }: Services, views: Views, cookies: Cookies, config: Config): void {
+export function mountAuth(routes: WebRoutes, { teamUsers, sessions, retention, archive, auditLog, twoFactor, singleSignOn }: Services, views: Views, cookies: Cookies, config: Config): void {
   const signInPage = (req: Request, res: Response, status = 200, error?: string) => {
     let token = cookies.read(req, SIGN_IN_COOKIE);
     if (!token) {
@@ -83,6 +84,7 @@ export function mountAuth(routes: WebRoutes, { teamUsers, sessions, retention, a
       next: localPath(req.query.next ?? req.body?.next),
       values: { email: typeof req.body?.email === 'string' ? req.body.email : '' },
       error,
+      sso: singleSignOn.enabled,
     }, { status });
   };
 
@@ -143,6 +145,7 @@ export function mountAuth(routes: WebRoutes, { teamUsers, sessions, retention, a
     const enrol = !(await twoFactor.enabledFor(member.id)) && (await twoFactor.required(member.user_id));
     res.redirect(303, enrol ? TWO_FACTOR_SETUP : next);
   }
+  mountSingleSignOn(routes, { singleSignOn }, cookies, { signInPage, finishSignIn });
   const secondStep = mountSecondStep(routes, { twoFactor, teamUsers, auditLog }, views, cookies, { limits, signInPage, finishSignIn, signInCookie: SIGN_IN_COOKIE });
 
   // A new password signs every other browser out: the sessions are replaced by a new one here.
