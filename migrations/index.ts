@@ -36,9 +36,10 @@ import * as abTests from './20261126_2330_ab-tests';
 import * as timeZones from './20261126_2330_time-zones';
 import * as largeAccounts from './20261126_2331_large-accounts';
 import * as teamUsers from './20261127_0147_team-users';
-import * as auditLog from './20261127_0210_audit-log';
-import * as twoFactor from './20261127_0215_two-factor';
-import * as singleSignOn from './20261127_0229_single-sign-on';
+import * as unloggedRateLimits from './20261127_0230_unlogged-rate-limits';
+import * as auditLog from './20261127_0252_audit-log';
+import * as twoFactor from './20261127_0253_two-factor';
+import * as singleSignOn from './20261127_0254_single-sign-on';
 
 /**
  * The ordered list of migrations. A static list (instead of a directory scan) makes the
@@ -83,9 +84,10 @@ export const migrations: ReadonlyArray<[name: string, migration: Knex.Migration]
   ['20261126_2330_time-zones', timeZones],
   ['20261126_2331_large-accounts', largeAccounts],
   ['20261127_0147_team-users', teamUsers],
-  ['20261127_0210_audit-log', auditLog],
-  ['20261127_0215_two-factor', twoFactor],
-  ['20261127_0229_single-sign-on', singleSignOn],
+  ['20261127_0230_unlogged-rate-limits', unloggedRateLimits],
+  ['20261127_0252_audit-log', auditLog],
+  ['20261127_0253_two-factor', twoFactor],
+  ['20261127_0254_single-sign-on', singleSignOn],
 ];
 
 export const migrationSource: Knex.MigrationSource<[string, Knex.Migration]> = {
