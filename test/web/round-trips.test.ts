@@ -67,6 +67,7 @@ describe('dashboard round trips', () => {
     ['/suppressions', 3],
     ['/signup-forms', 2],
     ['/audit-log', 4],
+    ['/relays', 4],
   ])('when %s is shown then it takes %i round trips', async (path, expected) => {
     expect(await queriesOf(path)).toBe(expected);
   });
