@@ -96,6 +96,47 @@ export interface Config {
   };
   /** Sending domains and bounces over TLS. */
   domains: DomainConfig;
+  /** Days audit log entries are kept before the maintenance job deletes them (AUDIT_RETENTION_DAYS; 0 = for ever). */
+  auditRetentionDays: number;
+  /** Single sign-on through an OpenID Connect provider (OIDC_*); undefined: password sign-in only. */
+  oidc: OidcConfig | undefined;
+}
+
+export interface OidcConfig {
+  issuer: string;
+  clientId: string;
+  clientSecret: string;
+  /** Email domains (lower case) allowed to sign in with the provider; empty: any domain. */
+  allowedDomains: string[];
+  /** The role a first sign-in gets in the account whose owner's domain it shares; null: only invited people sign in. */
+  defaultRole: 'admin' | 'editor' | 'analyst' | null;
+}
+
+/** OIDC_ISSUER with its client: all three or none; OIDC_DEFAULT_ROLE never owner. */
+function oidcOf(env: NodeJS.ProcessEnv): OidcConfig | undefined {
+  const issuer = optional(env, 'OIDC_ISSUER');
+  const clientId = optional(env, 'OIDC_CLIENT_ID');
+  const clientSecret = optional(env, 'OIDC_CLIENT_SECRET');
+  if (!issuer && !clientId && !clientSecret) return undefined;
+  if (!issuer || !clientId || !clientSecret) throw new ConfigError('OIDC_ISSUER, OIDC_CLIENT_ID and OIDC_CLIENT_SECRET are set together');
+  let url: URL;
+  try {
+    url = new URL(issuer);
+  } catch {
+    throw new ConfigError(`OIDC_ISSUER must be the provider's issuer URL, got "${issuer}"`);
+  }
+  if (url.protocol !== 'https:' && !['127.0.0.1', 'localhost', '[::1]'].includes(url.hostname)) throw new ConfigError('OIDC_ISSUER must be an https:// URL');
+  const role = optional(env, 'OIDC_DEFAULT_ROLE')?.toLowerCase();
+  if (role !== undefined && role !== 'none' && !['admin', 'editor', 'analyst'].includes(role)) {
+    throw new ConfigError(`OIDC_DEFAULT_ROLE must be admin, editor, analyst or none, got "${role}"`);
+  }
+  return {
+    issuer,
+    clientId,
+    clientSecret,
+    allowedDomains: (optional(env, 'OIDC_ALLOWED_DOMAINS') ?? '').split(',').map((d) => d.trim().toLowerCase()).filter(Boolean),
+    defaultRole: role === undefined || role === 'none' ? null : (role as OidcConfig['defaultRole']),
+  };
 }
 
 /** Sending domains' DNS checks and signing; the bounce mailbox's and listener's TLS. */
@@ -349,5 +390,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, kind: keyof typ
       bounceImapTlsVerify: flag(env, 'BOUNCE_IMAP_TLS_VERIFY', true),
       bounceTls: bounceTlsCert && bounceTlsKey ? { cert: bounceTlsCert, key: bounceTlsKey } : undefined,
     },
+    auditRetentionDays: integer(env, 'AUDIT_RETENTION_DAYS', 365, 0),
+    oidc: oidcOf(env),
   };
 }

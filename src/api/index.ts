@@ -29,6 +29,7 @@ import { mountSendFollowUps, mountStepRecipients } from './send-follow-ups';
 import { mountAbTests } from './ab-tests';
 import { mountSendingDomains } from './sending-domains';
 import { mountApiKeys, mountTeamUsers } from './team';
+import { mountAuditLog } from './audit-log';
 
 /**
  * The JSON API of the reference, mounted at /api/v1; `table` is its route table (tests walk it).
@@ -59,6 +60,7 @@ export function createApiRouter(config: Config, services: Services, logger: Logg
   mountSendingDomains(routes.tagged('Sending domains'), services);
   mountTeamUsers(routes.tagged('Team'), services);
   mountApiKeys(routes.tagged('API keys'), services);
+  mountAuditLog(routes.tagged('Audit log'), services);
   mountOpenApi(routes.tagged('Documentation'));
 
   const api = express.Router();

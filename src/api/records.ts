@@ -26,6 +26,8 @@ import { DOMAIN_RECORD_PURPOSES, DOMAIN_STATUSES } from '../lib/constants';
 import { AB_TEST_LIMITS, AB_WINNER_METRICS, HOOK_EVENTS, RECIPIENT_STATUSES, TEAM_ROLES, TEAM_USER_STATUSES } from '../lib/constants';
 import type { TeamUserRecord } from '../services/accounts/team-users';
 import type { ApiKeyRecord, CreatedApiKey } from '../services/accounts/api-keys';
+import type { AuditRecord } from '../services/accounts/audit-log';
+import { AUDIT_ACTIONS, AUDIT_ACTOR_TYPES } from '../lib/constants';
 import { arrayOf, flag, int, Members, nullable, object, plainDateTime, str, strings, timestamp, uuid } from './schema-words';
 
 /**
@@ -295,6 +297,21 @@ export const RECORDS = {
     public_key: str,
     secret_key: str,
     last_used_at: nullable(timestamp),
+    created_at: timestamp,
+  }),
+  AuditEntry: record<AuditRecord>('One entry of the audit log: who did what to which record, from where.', {
+    id: int,
+    user_id: int,
+    actor: object({
+      type: { type: 'string', enum: [...AUDIT_ACTOR_TYPES], description: 'user: a person signed in to the dashboard; api_key: a request with an API key; system: the service itself (a worker, a schedule).' },
+      id: nullable({ type: 'integer', description: 'The user\'s or key\'s id; null for the account\'s original key pair and for the system.' }),
+      name: { type: 'string', description: 'The name or address at the time of the change.' },
+    }),
+    action: { type: 'string', enum: [...AUDIT_ACTIONS], description: 'What was done, named like the webhook events.' },
+    record_type: nullable({ type: 'string', description: 'The kind of record changed (single_send, contact, …).' }),
+    record_id: nullable({ type: 'string', description: 'The record\'s id or utr, as text.' }),
+    summary: str,
+    ip: nullable({ type: 'string', description: 'The client\'s address (as TRUST_PROXY lets the service read it); null for the system.' }),
     created_at: timestamp,
   }),
   NotificationRecipient: record<NotificationRecipientRecord>('An address told of the account\'s events.', {

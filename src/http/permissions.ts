@@ -30,7 +30,7 @@ export interface AreaRule {
 export const PERMISSIONS = {
   home: { title: 'Home', read: EVERYONE, write: EVERYONE, api: [], web: ['/'] },
   /** One's own password, sessions and sign-out. */
-  self: { title: 'Your profile', read: EVERYONE, write: EVERYONE, api: [], web: ['/profile', '/settings/password', '/logout'] },
+  self: { title: 'Your profile', read: EVERYONE, write: EVERYONE, api: [], web: ['/profile', '/settings/password', '/logout', '/two-factor'] },
   documentation: { title: 'API documentation', read: EVERYONE, write: EVERYONE, api: ['/openapi.json'], web: [] },
   audience: {
     title: 'Audience',
@@ -58,6 +58,8 @@ export const PERMISSIONS = {
     api: ['/notification-recipient', '/notification-recipients'],
     web: ['/settings', '/notification-recipients', '/maintenance', '/outbox'],
   },
+  /** Who did what: read by the owner and admins; nobody writes it but the service. */
+  audit: { title: 'Audit log', read: ADMINS, write: ADMINS, api: ['/audit-log'], web: ['/audit-log'] },
 } as const satisfies Record<string, AreaRule>;
 
 export type Area = keyof typeof PERMISSIONS;

@@ -239,6 +239,73 @@ export const PROVIDER_WEBHOOK_AGE = {
   maxAheadMs: 60_000,
 } as const;
 
+/**
+ * The audit log's actions, named like the webhook events (`record.verb`): one entry per change
+ * through either face, export, sign-in and failed sign-in. The dashboard's filter lists them in
+ * this order.
+ */
+export const AUDIT_ACTIONS = [
+  'user.signed_in',
+  'user.sign_in_failed',
+  'user.signed_out',
+  'user.password_changed',
+  'user.invited',
+  'user.role_changed',
+  'user.two_factor_enabled',
+  'user.two_factor_disabled',
+  'account.settings_changed',
+  'api_key.created',
+  'api_key.deleted',
+  'contact.created',
+  'contact.updated',
+  'contact.deleted',
+  'contacts.imported',
+  'contacts.exported',
+  'contact_type.created',
+  'contact_type.updated',
+  'contact_type.deleted',
+  'segment.created',
+  'segment.updated',
+  'segment.deleted',
+  'single_send.created',
+  'single_send.updated',
+  'single_send.started',
+  'single_send.scheduled',
+  'single_send.paused',
+  'single_send.resumed',
+  'single_send.cancelled',
+  'single_send.deleted',
+  'automation.created',
+  'automation.updated',
+  'automation.live',
+  'automation.paused',
+  'automation.deleted',
+  'template.created',
+  'template.updated',
+  'template.deleted',
+  'sender.created',
+  'sender.updated',
+  'sender.deleted',
+  'unsubscribe_group.created',
+  'unsubscribe_group.updated',
+  'unsubscribe_group.deleted',
+  'field.created',
+  'field.deleted',
+  'global_unsubscribe.added',
+  'global_unsubscribe.removed',
+  'suppression.removed',
+  'webhook.created',
+  'webhook.updated',
+  'webhook.deleted',
+] as const;
+export type AuditAction = (typeof AUDIT_ACTIONS)[number];
+/** Who an audit entry names: a person, an API key, or the service itself (a worker, a schedule). */
+export const AUDIT_ACTOR_TYPES = ['user', 'api_key', 'system'] as const;
+export type AuditActorType = (typeof AUDIT_ACTOR_TYPES)[number];
+export const AUDIT = {
+  /** Entries a page of the log holds when `per_page` is not given: the log is always paged. */
+  perPage: 100,
+} as const;
 /** The kinds of relay an account may add: an SMTP server, or a provider's HTTP API. */
 export const RELAY_KINDS = ['smtp', 'ses', 'sendgrid', 'postmark', 'mailgun'] as const;
 export type RelayKind = (typeof RELAY_KINDS)[number];
@@ -288,3 +355,13 @@ export const DOMAIN_RECHECK_MS = 24 * 3_600_000;
 export const RETURN_PATH_LABEL = 'bounces';
 /** Sending domains per account. */
 export const MAX_SENDING_DOMAINS = 100;
+
+/** Two-step sign-in (TOTP). */
+export const TWO_FACTOR = {
+  /** One-time recovery codes made at enrolment. */
+  recoveryCodes: 10,
+  /** Seconds a code is accepted before and after its own 30 seconds (one step either side). */
+  toleranceSeconds: 30,
+  /** How long the code step may follow the password. */
+  pendingMs: 5 * 60_000,
+} as const;

@@ -49,6 +49,9 @@ import { createOperationalCounts } from './operations/operational-counts';
 import { createAbTestsService } from './campaigns/ab-tests';
 import { createWebViewService } from './delivery/web-view';
 import { createArchiveService } from './campaigns/archive';
+import { createAuditLogService } from './accounts/audit-log';
+import { createTwoFactorService } from './accounts/two-factor';
+import { createSingleSignOnService } from './accounts/single-sign-on';
 import { createTeamUsersService } from './accounts/team-users';
 import { createSendingDomainsService } from './accounts/sending-domains';
 import { createApiKeysService } from './accounts/api-keys';
@@ -126,6 +129,9 @@ export function createServices(deps: ServiceDeps) {
     abTests,
     webView,
     archive: createArchiveService({ ...deps, webView }),
+    auditLog: createAuditLogService(deps),
+    twoFactor: createTwoFactorService(deps),
+    singleSignOn: createSingleSignOnService(deps),
     teamUsers: createTeamUsersService(deps),
     // Sending domains.
     sendingDomains: createSendingDomainsService({ ...deps, events }),

@@ -43,6 +43,8 @@ import { mountDomains } from './domains';
 import { mountTeam } from './team';
 import { mountTeamAccess } from './team-access';
 import { mountProfile } from './profile';
+import { mountAuditLog } from './audit-log';
+import { mountTwoFactor } from './two-factor';
 
 /** Every page group of the dashboard; each mounts its routes on the shared route table. */
 type PageGroup = (routes: WebRoutes, services: Services, views: Views, config: Config) => void;
@@ -76,6 +78,8 @@ const PAGE_GROUPS: PageGroup[] = [
   mountAbTests,
   mountDomains,
   mountTeam,
+  mountAuditLog,
+  mountTwoFactor,
 ];
 
 export interface Dashboard {

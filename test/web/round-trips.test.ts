@@ -68,6 +68,7 @@ describe('dashboard round trips', () => {
     ['/segments/new', 4], // the contact types, custom fields and sends an engagement condition can name
     ['/suppressions', 3],
     ['/signup-forms', 2],
+    ['/audit-log', 4],
     ['/relays', 4],
   ])('when %s is shown then it takes %i round trips', async (path, expected) => {
     expect(await queriesOf(path)).toBe(expected);
@@ -77,8 +78,8 @@ describe('dashboard round trips', () => {
     expect(await queriesOf('/automations')).toBe(5);
   });
 
-  test('when a single send’s page is shown then it takes 6 round trips (the send with its open tokens, the audience names, its opens over time)', async () => {
-    expect(await queriesOf(`/single-sends/${utr}`)).toBe(6);
+  test('when a single send’s page is shown then it takes 7 round trips (the send with its open tokens, the audience names, its opens over time, who created and started it)', async () => {
+    expect(await queriesOf(`/single-sends/${utr}`)).toBe(7);
   });
 
   test('when a group page is shown then it takes 5 round trips (the group, and its recipients through the shared service)', async () => {

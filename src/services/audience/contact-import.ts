@@ -1,3 +1,4 @@
+import { recordAudit } from '../accounts/audit-log';
 import { withBulkWrites } from '../../db/sqlite-bulk-writes';
 import { refreshStatistics } from '../../db/dialect';
 import { CSV_IMPORT, CustomFieldType, RESERVED_FIELD_NAMES } from '../../lib/constants';
@@ -215,6 +216,12 @@ export function createContactImportService({ db, contactTypes, fields, contacts,
       });
       await events.csvImportFinished(ctx.userId, summary);
       const { errors, ...counts } = summary;
+      await recordAudit(db, ctx, {
+        action: 'contacts.imported',
+        recordType: 'contact_type',
+        recordId: contactTypeId,
+        summary: `${summary.rows} rows: ${summary.created} created, ${summary.updated} updated, ${summary.skipped} skipped`,
+      });
       await emitHookEvents(db, 'import.finished', [ctx.userId], () => [
         { userId: ctx.userId, data: { contact_type_id: contactTypeId, ...counts, errors: errors.slice(0, 10) } },
       ]);
