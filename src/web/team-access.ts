@@ -51,7 +51,7 @@ export function mountTeamAccess(routes: WebRoutes, { teamUsers, sessions }: Serv
   routes.publicPost('/invitation/:token', csrf, async (req, res) => {
     let member;
     try {
-      member = await teamUsers.acceptInvitation(token(req), req.body ?? {});
+      member = await teamUsers.acceptInvitation(token(req), req.body ?? {}, req.ip);
     } catch (err) {
       if (err instanceof ValidationError) return invitationPage(req, res, 422, plainErrors(err.fields));
       throw err;
@@ -107,7 +107,7 @@ export function mountTeamAccess(routes: WebRoutes, { teamUsers, sessions }: Serv
   routes.publicPost('/reset-password/:token', csrf, async (req, res) => {
     let member;
     try {
-      member = await teamUsers.resetPassword(token(req), req.body ?? {});
+      member = await teamUsers.resetPassword(token(req), req.body ?? {}, req.ip);
     } catch (err) {
       if (err instanceof ValidationError) return resetPage(req, res, 422, plainErrors(err.fields));
       throw err;

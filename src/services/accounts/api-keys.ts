@@ -7,6 +7,7 @@ import { timestamp } from '../../lib/time';
 import { messages } from '../../lib/validation';
 import type { Ctx, ServiceDeps } from '../context';
 import type { AccountsService } from './accounts';
+import { recordAudit } from './audit-log';
 
 /** A key pair of the account beyond its original one, as `GET /api-keys` lists it (never its secret). */
 export interface ApiKeyRecord {
@@ -53,15 +54,19 @@ export function createApiKeysService({ db, accounts }: Pick<ServiceDeps, 'db'> &
       const publicKey = `pk_${randomToken(18)}`;
       const secretKey = `sk_${randomToken(30)}`;
       const now = nowValue();
-      const id = await insertId(db, 'api_keys', {
-        user_id: ctx.userId,
-        name: input.name.trim(),
-        role: input.role,
-        public_key: publicKey,
-        secret_key_hash: sha256(secretKey),
-        last_used_at: null,
-        created_at: now,
-        updated_at: now,
+      const id = await db.transaction(async (trx) => {
+        const created = await insertId(trx, 'api_keys', {
+          user_id: ctx.userId,
+          name: input.name.trim(),
+          role: input.role,
+          public_key: publicKey,
+          secret_key_hash: sha256(secretKey),
+          last_used_at: null,
+          created_at: now,
+          updated_at: now,
+        });
+        await recordAudit(trx, ctx, { action: 'api_key.created', recordType: 'api_key', recordId: created, summary: `${input.name.trim()} (${input.role})` }, now);
+        return created;
       });
       const row = await db('api_keys').where({ id }).first();
       return { ...apiKeyRecord(row), secret_key: secretKey };
@@ -69,9 +74,12 @@ export function createApiKeysService({ db, accounts }: Pick<ServiceDeps, 'db'> &
 
     /** Deletes a pair: this process refuses it at once, others within API_KEY_CACHE_SECONDS. */
     async remove(ctx: Ctx, ids: number[]): Promise<void> {
-      const row = await ofAccount(ctx).whereIn('id', ids).first('id', 'public_key');
+      const row = await ofAccount(ctx).whereIn('id', ids).first('id', 'public_key', 'name');
       if (!row) throw new NotFoundError();
-      await db('api_keys').where({ id: row.id }).delete();
+      await db.transaction(async (trx) => {
+        await trx('api_keys').where({ id: row.id }).delete();
+        await recordAudit(trx, ctx, { action: 'api_key.deleted', recordType: 'api_key', recordId: Number(row.id), summary: String(row.name) });
+      });
       accounts.forgetKey(String(row.public_key));
     },
   };

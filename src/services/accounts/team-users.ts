@@ -10,7 +10,8 @@ import { messages, throwIfAny } from '../../lib/validation';
 import type { Ctx, ServiceDeps } from '../context';
 import { deliverNow, queueSystemMail } from '../delivery/system-mail';
 import { queuedTeamLink } from '../delivery/team-links';
-import { TEAM_MEMBER_COLUMNS, TeamMember, teamMemberOf } from './team-identity';
+import { AuditEntry, recordAudit } from './audit-log';
+import { TEAM_MEMBER_COLUMNS, TeamMember, teamMemberOf, userActor } from './team-identity';
 
 /** Hashed when the address is unknown, so the time taken does not tell whether it is. */
 const NO_HASH = 'scrypt$32768$8$1$AAAA$AAAA';
@@ -75,6 +76,18 @@ export function checkNewPassword(input: { password?: unknown; password_confirmat
   else if (next.length > LIMITS.string) errors.password = [messages.max('password', LIMITS.string)];
   else if (next !== text(input.password_confirmation)) errors.password_confirmation = ['The password confirmation does not match.'];
   return next;
+}
+
+/** What a change of role or status says in the audit log: one entry for each. */
+function teamChangeEntries(member: TeamMember, change: TeamUserChange): AuditEntry[] {
+  const entries: AuditEntry[] = [];
+  const base = { recordType: 'user', recordId: member.id };
+  if (change.role && change.role !== member.role) entries.push({ ...base, action: 'user.role_changed', summary: `${member.email}: ${member.role} → ${change.role}` });
+  if (change.status && change.status !== member.status) {
+    entries.push({ ...base, action: change.status === 'disabled' ? 'user.disabled' : 'user.enabled', summary: member.email });
+  }
+  if (!entries.length) entries.push({ ...base, action: 'user.updated', summary: `${member.email}: unchanged` });
+  return entries;
 }
 
 /** An actor-less call is the service itself, which may do what the owner may. */
@@ -171,16 +184,20 @@ export function createTeamUsersService(deps: Pick<ServiceDeps, 'db' | 'config' |
         throw ValidationError.of('email', messages.taken('email'));
       }
       const now = nowValue();
-      const id = await insertId(db, 'team_users', {
-        user_id: ctx.userId,
-        email,
-        email_key: key,
-        name: input.name?.trim() || email.split('@')[0],
-        role: input.role,
-        status: 'invited',
-        password_hash: null,
-        created_at: now,
-        updated_at: now,
+      const id = await db.transaction(async (trx) => {
+        const created = await insertId(trx, 'team_users', {
+          user_id: ctx.userId,
+          email,
+          email_key: key,
+          name: input.name?.trim() || email.split('@')[0],
+          role: input.role,
+          status: 'invited',
+          password_hash: null,
+          created_at: now,
+          updated_at: now,
+        });
+        await recordAudit(trx, ctx, { action: 'user.invited', recordType: 'user', recordId: created, summary: `${email} as ${input.role}` }, now);
+        return created;
       });
       await mailInvitation({ id, user_id: ctx.userId, email });
       return id;
@@ -213,6 +230,7 @@ export function createTeamUsersService(deps: Pick<ServiceDeps, 'db' | 'config' |
           const now = nowValue();
           await ofAccount(ctx, trx).where({ role: 'owner' }).update({ role: 'admin', updated_at: now });
           await ofAccount(ctx, trx).where({ id }).update({ role: 'owner', updated_at: now });
+          await recordAudit(trx, ctx, { action: 'user.ownership_transferred', recordType: 'user', recordId: id, summary: `Ownership handed to ${member.email}` }, now);
         });
         return;
       }
@@ -227,8 +245,10 @@ export function createTeamUsersService(deps: Pick<ServiceDeps, 'db' | 'config' |
       if (change.status) patch.status = change.status;
       if (Object.keys(patch).length === 0) return;
       await db.transaction(async (trx) => {
-        await ofAccount(ctx, trx).where({ id }).update({ ...patch, updated_at: nowValue() });
+        const now = nowValue();
+        await ofAccount(ctx, trx).where({ id }).update({ ...patch, updated_at: now });
         if (change.status === 'disabled') await trx('sessions').where({ team_user_id: id }).delete();
+        await recordAudit(trx, ctx, teamChangeEntries(member, change), now);
       });
     },
 
@@ -238,7 +258,10 @@ export function createTeamUsersService(deps: Pick<ServiceDeps, 'db' | 'config' |
       const member = await found(ctx, id);
       if (member.role === 'owner') throw new ConflictError('The owner cannot be removed; hand ownership to an admin first.');
       if (ctx.actor?.type === 'user' && ctx.actor.id === id) throw new ConflictError('You cannot remove yourself; ask an admin or the owner.');
-      await ofAccount(ctx).where({ id }).delete();
+      await db.transaction(async (trx) => {
+        await ofAccount(ctx, trx).where({ id }).delete();
+        await recordAudit(trx, ctx, { action: 'user.deleted', recordType: 'user', recordId: id, summary: member.email });
+      });
     },
 
     /** The invited person behind an invitation link, with the account's name; undefined when it does not work (any more). */
@@ -250,7 +273,7 @@ export function createTeamUsersService(deps: Pick<ServiceDeps, 'db' | 'config' |
     },
 
     /** Accepts an invitation: the person's name and password; they are active from now on. */
-    async acceptInvitation(token: string, input: { name?: unknown; password?: unknown; password_confirmation?: unknown }): Promise<TeamMember | undefined> {
+    async acceptInvitation(token: string, input: { name?: unknown; password?: unknown; password_confirmation?: unknown }, ip?: string | null): Promise<TeamMember | undefined> {
       const errors: FieldErrors = {};
       const name = text(input.name).trim();
       if (name.length > LIMITS.string) errors.name = [messages.max('name', LIMITS.string)];
@@ -266,6 +289,8 @@ export function createTeamUsersService(deps: Pick<ServiceDeps, 'db' | 'config' |
         await trx('team_users')
           .where({ id: found.member.id, status: 'invited' })
           .update({ ...(name ? { name } : {}), password_hash: passwordHash, status: 'active', last_sign_in_at: now, updated_at: now });
+        const joined = { ...found.member, ...(name ? { name } : {}) };
+        await recordAudit(trx, { userId: joined.user_id, actor: userActor(joined), ip: ip ?? null }, { action: 'user.invitation_accepted', recordType: 'user', recordId: joined.id, summary: joined.email }, now);
         return true;
       });
       if (!taken) return undefined;
@@ -293,7 +318,7 @@ export function createTeamUsersService(deps: Pick<ServiceDeps, 'db' | 'config' |
     },
 
     /** Sets a new password from a reset link; the person's sessions all end. Undefined when the link does not work. */
-    async resetPassword(token: string, input: { password?: unknown; password_confirmation?: unknown }): Promise<TeamMember | undefined> {
+    async resetPassword(token: string, input: { password?: unknown; password_confirmation?: unknown }, ip?: string | null): Promise<TeamMember | undefined> {
       const errors: FieldErrors = {};
       const password = checkNewPassword(input, errors);
       const found = await tokenOf('reset', token);
@@ -306,6 +331,8 @@ export function createTeamUsersService(deps: Pick<ServiceDeps, 'db' | 'config' |
         if (!spent) return false;
         await trx('team_users').where({ id: found.member.id }).update({ password_hash: passwordHash, updated_at: now });
         await trx('sessions').where({ team_user_id: found.member.id }).delete();
+        const member = found.member;
+        await recordAudit(trx, { userId: member.user_id, actor: userActor(member), ip: ip ?? null }, { action: 'user.password_reset', recordType: 'user', recordId: member.id, summary: 'By a mailed link' }, now);
         return true;
       });
       return done ? found.member : undefined;
