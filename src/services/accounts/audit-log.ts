@@ -93,6 +93,18 @@ export async function recordAudit(trx: Knex | Knex.Transaction, ctx: Ctx, entrie
   for (let i = 0; i < rows.length; i += chunk) await trx('audit_log').insert(rows.slice(i, i + chunk));
 }
 
+/**
+ * Runs a change in a transaction of its own and records it there: `entries` sees what the change
+ * answered (a new id, a count) and may answer no entry when nothing changed.
+ */
+export async function audited<T>(db: Knex, ctx: Ctx, change: (trx: Knex.Transaction) => Promise<T>, entries: (result: T) => AuditEntry | AuditEntry[]): Promise<T> {
+  return db.transaction(async (trx) => {
+    const result = await change(trx);
+    await recordAudit(trx, ctx, entries(result));
+    return result;
+  });
+}
+
 export function auditRecord(row: Record<string, unknown>): AuditRecord {
   return {
     id: Number(row.id),

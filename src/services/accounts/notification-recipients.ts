@@ -4,6 +4,7 @@ import { deleteOwned } from '../../db/owned';
 import { listPage, Paging } from '../../db/paging';
 import { timestamp } from '../../lib/time';
 import type { Ctx, ServiceDeps } from '../context';
+import { audited } from './audit-log';
 
 export interface NotificationRecipientRecord {
   id: number;
@@ -43,14 +44,16 @@ export function createNotificationRecipientsService({ db }: Pick<ServiceDeps, 'd
     async save(ctx: Ctx, input: { email_address: string; email_owner: string }): Promise<void> {
       const now = nowValue();
       const address = input.email_address.trim();
-      await db('notification_recipients')
+      await audited(db, ctx, (trx) => trx('notification_recipients')
         .insert({ user_id: ctx.userId, email_address: address, email_key: emailKey(address), email_owner: input.email_owner.trim(), created_at: now, updated_at: now })
         .onConflict(['user_id', 'email_key'])
-        .merge(['email_owner', 'updated_at']);
+        .merge(['email_owner', 'updated_at']), () => ({ action: 'notification_recipient.created', recordType: 'notification_recipient', summary: address }));
     },
 
     async remove(ctx: Ctx, ids: number[]): Promise<void> {
-      await deleteOwned(db, 'notification_recipients', ctx.userId, ids);
+      await audited(db, ctx, (trx) => deleteOwned(trx, 'notification_recipients', ctx.userId, ids), (removed) => ({
+        action: 'notification_recipient.deleted', recordType: 'notification_recipient', recordId: ids.length === 1 ? ids[0] : null, summary: `${removed} removed`,
+      }));
     },
   };
 }

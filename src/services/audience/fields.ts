@@ -6,6 +6,7 @@ import { NotFoundError, ValidationError } from '../../lib/errors';
 import { timestamp } from '../../lib/time';
 import { messages } from '../../lib/validation';
 import type { Ctx, ServiceDeps } from '../context';
+import { audited, recordAudit } from '../accounts/audit-log';
 
 /** A reserved field (user_id null, is_reserved 1) or a custom field of an account. */
 export interface FieldRecord {
@@ -62,7 +63,9 @@ export function createFieldsService({ db }: Pick<ServiceDeps, 'db'>) {
       if (REFUSED_NAMES.has(name.toLowerCase())) throw ValidationError.of('field_name', messages.reserved('field_name'));
       const now = nowValue();
       try {
-        return await insertId(db, 'fields', { user_id: ctx.userId, field_name: name, field_type: input.field_type, is_reserved: 0, created_at: now, updated_at: now });
+        return await audited(db, ctx, (trx) => insertId(trx, 'fields', { user_id: ctx.userId, field_name: name, field_type: input.field_type, is_reserved: 0, created_at: now, updated_at: now }), (id) => ({
+          action: 'field.created', recordType: 'field', recordId: id, summary: `${name} (${input.field_type})`,
+        }));
       } catch (err) {
         // The unique index on (user_id, lower(field_name)) decides, also between concurrent saves.
         if (isUniqueViolation(err)) throw ValidationError.of('field_name', messages.taken('field_name'));
@@ -83,6 +86,7 @@ export function createFieldsService({ db }: Pick<ServiceDeps, 'db'>) {
             .where(jsonHasKey(db, 'custom_fields', name))
             .update({ custom_fields: jsonWithoutKey(db, 'custom_fields', name) });
         }
+        await recordAudit(trx, ctx, rows.map((r) => ({ action: 'field.deleted' as const, recordType: 'field', recordId: Number(r.id), summary: r.field_name })));
       });
     },
   };

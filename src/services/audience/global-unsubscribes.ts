@@ -2,8 +2,14 @@ import { deleteOwned } from '../../db/owned';
 import { listPage, Paging } from '../../db/paging';
 import type { Ctx, ServiceDeps } from '../context';
 import { addUnsubscribers, unsubscriberRecord } from './unsubscribers';
+import { audited } from '../accounts/audit-log';
 
 /** Addresses that receive nothing from this account, whatever the send or group. */
+/** The addresses of a bulk add, as the log summarises them: the one address, or how many. */
+function auditCount(addresses: string[], added: number): string {
+  return addresses.length === 1 ? addresses[0] : `${added} of ${addresses.length} addresses new`;
+}
+
 export function createGlobalUnsubscribesService({ db }: Pick<ServiceDeps, 'db'>) {
   return {
     async list(ctx: Ctx, paging?: Paging) {
@@ -13,11 +19,15 @@ export function createGlobalUnsubscribesService({ db }: Pick<ServiceDeps, 'db'>)
 
     /** Adds addresses; one already unsubscribed keeps its row. */
     async add(ctx: Ctx, addresses: string[]): Promise<void> {
-      await addUnsubscribers(db, { userId: ctx.userId, groupId: null }, addresses);
+      await audited(db, ctx, (trx) => addUnsubscribers(trx, { userId: ctx.userId, groupId: null }, addresses), (added) => ({
+        action: 'global_unsubscribe.added', recordType: 'global_unsubscribe', summary: auditCount(addresses, added),
+      }));
     },
 
     async remove(ctx: Ctx, ids: number[]): Promise<void> {
-      await deleteOwned(db, 'global_unsubscribes', ctx.userId, ids);
+      await audited(db, ctx, (trx) => deleteOwned(trx, 'global_unsubscribes', ctx.userId, ids), (removed) => ({
+        action: 'global_unsubscribe.removed', recordType: 'global_unsubscribe', summary: `${removed} ${removed === 1 ? 'address' : 'addresses'}`,
+      }));
     },
   };
 }

@@ -1,3 +1,4 @@
+import { audited, recordAudit } from '../accounts/audit-log';
 import type { Knex } from 'knex';
 import { restoreOptOuts } from './erased-opt-outs';
 import { affectedRows, insertId, jsonValue, nowValue, parseJson, refreshStatistics, toCount } from '../../db/dialect';
@@ -221,6 +222,7 @@ export function createSegmentsService({ db, secret, contactTypes, fields, events
           updated_at: now,
         });
         await refresh(ctx, id, trx);
+        await recordAudit(trx, ctx, { action: 'segment.created', recordType: 'segment', recordId: id, summary: input.segment_name.trim() }, now);
         return id;
       });
     },
@@ -234,13 +236,16 @@ export function createSegmentsService({ db, secret, contactTypes, fields, events
           .update({ contact_type_id: input.contact_type_id, segment_name: input.segment_name.trim(), ...ruleColumns(rules), updated_at: nowValue() });
         if (!changed) throw new NotFoundError();
         await refresh(ctx, id, trx);
+        await recordAudit(trx, ctx, { action: 'segment.updated', recordType: 'segment', recordId: id, summary: input.segment_name.trim() });
       });
     },
 
     async remove(ctx: Ctx, id: number): Promise<void> {
       const now = nowValue();
-      const changed = await live(ctx).where({ id }).update({ deleted_at: now, updated_at: now });
-      if (!changed) throw new NotFoundError();
+      await audited(db, ctx, async (trx) => {
+        const changed = await live(ctx, trx).where({ id }).update({ deleted_at: now, updated_at: now });
+        if (!changed) throw new NotFoundError();
+      }, () => ({ action: 'segment.deleted', recordType: 'segment', recordId: id }));
     },
 
     refresh,

@@ -8,6 +8,7 @@ import { messages, throwIfAny } from '../../lib/validation';
 import type { Ctx, ServiceDeps } from '../context';
 import type { ContactTypesService } from './contact-types';
 import { customFieldDefs, CustomFieldDef, CustomFieldSource } from './custom-field-values';
+import { audited } from '../accounts/audit-log';
 
 /** What the dashboard saves for a form. */
 export interface SignupFormInput {
@@ -160,27 +161,31 @@ export function createSignupFormsService({ db, fields, contactTypes }: Deps) {
     async add(ctx: Ctx, input: SignupFormInput): Promise<number> {
       await check(ctx, input);
       const now = nowValue();
-      return insertId(db, 'signup_forms', {
+      return audited(db, ctx, (trx) => insertId(trx, 'signup_forms', {
         ...columns(input),
         user_id: ctx.userId,
         public_id: crypto.randomBytes(8).toString('hex'),
         created_at: now,
         updated_at: now,
-      });
+      }), (id) => ({ action: 'signup_form.created', recordType: 'signup_form', recordId: id, summary: input.name.trim() }));
     },
 
     async update(ctx: Ctx, id: number, input: SignupFormInput): Promise<void> {
       await this.get(ctx, id);
       await check(ctx, input);
-      const changed = await live(ctx).where({ id }).update({ ...columns(input), updated_at: nowValue() });
-      if (!changed) throw new NotFoundError();
+      await audited(db, ctx, async (trx) => {
+        const changed = await live(ctx, trx).where({ id }).update({ ...columns(input), updated_at: nowValue() });
+        if (!changed) throw new NotFoundError();
+      }, () => ({ action: 'signup_form.updated', recordType: 'signup_form', recordId: id, summary: input.name.trim() }));
     },
 
     /** Soft-deletes the form: its page and the links of its unconfirmed signups stop working; consent keeps its name. */
     async remove(ctx: Ctx, id: number): Promise<void> {
       const now = nowValue();
-      const changed = await live(ctx).where({ id }).update({ deleted_at: now, updated_at: now });
-      if (!changed) throw new NotFoundError();
+      await audited(db, ctx, async (trx) => {
+        const changed = await live(ctx, trx).where({ id }).update({ deleted_at: now, updated_at: now });
+        if (!changed) throw new NotFoundError();
+      }, () => ({ action: 'signup_form.deleted', recordType: 'signup_form', recordId: id }));
     },
 
     /**

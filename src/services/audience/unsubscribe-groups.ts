@@ -6,6 +6,7 @@ import { NotFoundError } from '../../lib/errors';
 import { timestamp } from '../../lib/time';
 import type { Ctx, ServiceDeps } from '../context';
 import { addUnsubscribers, unsubscriberRecord } from './unsubscribers';
+import { audited } from '../accounts/audit-log';
 
 export interface UnsubscribeGroupRecord {
   id: number;
@@ -71,12 +72,16 @@ export function createUnsubscribeGroupsService({ db }: Pick<ServiceDeps, 'db'>) 
     async add(ctx: Ctx, input: UnsubscribeGroupInput): Promise<number> {
       const now = nowValue();
       // rand_id is a short public handle of the group (for links), not a secret.
-      return insertId(db, 'unsubscribe_groups', { user_id: ctx.userId, rand_id: randomToken(6), ...clean(input), created_at: now, updated_at: now });
+      return audited(db, ctx, (trx) => insertId(trx, 'unsubscribe_groups', { user_id: ctx.userId, rand_id: randomToken(6), ...clean(input), created_at: now, updated_at: now }), (id) => ({
+        action: 'unsubscribe_group.created', recordType: 'unsubscribe_group', recordId: id, summary: input.group_name.trim(),
+      }));
     },
 
     async update(ctx: Ctx, id: number, input: UnsubscribeGroupInput): Promise<void> {
-      const changed = await groups(ctx).where({ id }).update({ ...clean(input), updated_at: nowValue() });
-      if (!changed) throw new NotFoundError();
+      await audited(db, ctx, async (trx) => {
+        const changed = await trx('unsubscribe_groups').where({ user_id: ctx.userId, id }).update({ ...clean(input), updated_at: nowValue() });
+        if (!changed) throw new NotFoundError();
+      }, () => ({ action: 'unsubscribe_group.updated', recordType: 'unsubscribe_group', recordId: id, summary: input.group_name.trim() }));
     },
 
     /** Adds addresses to a group of this account; an address already in the group keeps its row. */

@@ -13,6 +13,7 @@ import { copySchedules } from './schedule-copy';
 import type { SegmentsService } from '../audience/segments';
 import type { CampaignRefs, RecipientRef } from './campaign-refs';
 import type { Ctx, ServiceDeps } from '../context';
+import { audited, recordAudit } from '../accounts/audit-log';
 
 /** The reference's exact sentence for set-live without a group. */
 export const NO_GROUP_TO_GO_LIVE = 'Unsubscribe group require to live automation';
@@ -126,7 +127,7 @@ export function createAutomationsService({ db, config, refs, segments }: Automat
       await checkReferences(ctx, input);
       const now = nowValue();
       const utr = newUtr();
-      await insertId(db, 'automations', {
+      await audited(db, ctx, (trx) => insertId(trx, 'automations', {
         user_id: ctx.userId,
         automation_type: input.automation_type,
         automation_name: input.automation_name,
@@ -137,7 +138,7 @@ export function createAutomationsService({ db, config, refs, segments }: Automat
         utr,
         created_at: now,
         updated_at: now,
-      });
+      }), () => ({ action: 'automation.created', recordType: 'automation', recordId: utr, summary: input.automation_name }));
       return utr;
     },
 
@@ -150,7 +151,9 @@ export function createAutomationsService({ db, config, refs, segments }: Automat
       const columns: Record<string, unknown> = { ...targetColumns(changes.automation_for), updated_at: nowValue() };
       if (changes.automation_name !== undefined) columns.automation_name = changes.automation_name;
       if (changes.unsubscribe_group_id !== undefined) columns.unsubscribe_group_id = changes.unsubscribe_group_id;
-      await live(ctx).where({ id: row.id }).update(columns);
+      await audited(db, ctx, (trx) => live(ctx, trx).where({ id: row.id }).update(columns), () => ({
+        action: 'automation.updated', recordType: 'automation', recordId: utr, summary: String(changes.automation_name ?? row.automation_name),
+      }));
     },
 
     /** A draft copy named `Copy of …` with copies of its schedules; answers the copy's utr. */
@@ -173,6 +176,7 @@ export function createAutomationsService({ db, config, refs, segments }: Automat
           updated_at: now,
         });
         await copySchedules(trx, Number(row.id), copyId, now);
+        await recordAudit(trx, ctx, { action: 'automation.created', recordType: 'automation', recordId: copyUtr, summary: `Copy of ${row.automation_name}` }, now);
       });
       return copyUtr;
     },
@@ -197,6 +201,7 @@ export function createAutomationsService({ db, config, refs, segments }: Automat
         if (!updated) return false;
         if (row.automation_for_table === 'segments_' && row.automation_for !== null) await refreshTarget(ctx, Number(row.automation_for), trx);
         await recordFirstGoLive(trx, row as unknown as GoingLive, Number(row.status), now);
+        await recordAudit(trx, ctx, { action: 'automation.live', recordType: 'automation', recordId: utr, summary: String(row.automation_name) }, now);
         return true;
       });
       // Nothing changed: another request took it live meanwhile (fine) or deleted it.
@@ -205,20 +210,30 @@ export function createAutomationsService({ db, config, refs, segments }: Automat
 
     async pause(ctx: Ctx, utr: string): Promise<void> {
       const row = await requireRow(ctx, utr);
-      const changed = await transitionAutomations(db('automations').where({ id: row.id }), 'pause', { updated_at: nowValue() });
+      const changed = await db.transaction(async (trx) => {
+        const paused = await transitionAutomations(trx('automations').where({ id: row.id }), 'pause', { updated_at: nowValue() });
+        if (paused) await recordAudit(trx, ctx, { action: 'automation.paused', recordType: 'automation', recordId: utr, summary: String(row.automation_name) });
+        return paused;
+      });
       if (!changed) throw new ConflictError('Only a live automation can be paused; set it live first.');
     },
 
     async remove(ctx: Ctx, utr: string): Promise<void> {
       const row = await requireRow(ctx, utr);
       const now = nowValue();
-      await live(ctx).where({ id: row.id }).update({ deleted_at: now, updated_at: now });
+      await audited(db, ctx, (trx) => live(ctx, trx).where({ id: row.id }).update({ deleted_at: now, updated_at: now }), () => ({
+        action: 'automation.deleted', recordType: 'automation', recordId: utr, summary: String(row.automation_name),
+      }));
     },
 
     async removeMany(ctx: Ctx, ids: number[]): Promise<void> {
       const now = nowValue();
-      const changed = await live(ctx).whereIn('id', ids).update({ deleted_at: now, updated_at: now });
-      if (!changed) throw new NotFoundError();
+      await db.transaction(async (trx) => {
+        const rows = await live(ctx, trx).whereIn('id', ids).select('id', 'utr', 'automation_name');
+        if (!rows.length) throw new NotFoundError();
+        await live(ctx, trx).whereIn('id', rows.map((r) => r.id)).update({ deleted_at: now, updated_at: now });
+        await recordAudit(trx, ctx, rows.map((r) => ({ action: 'automation.deleted' as const, recordType: 'automation', recordId: String(r.utr), summary: String(r.automation_name) })), now);
+      });
     },
   };
 }

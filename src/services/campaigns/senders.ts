@@ -12,6 +12,7 @@ import type { Ctx, ServiceDeps } from '../context';
 import type { EventsService } from '../delivery/events';
 import { domainStatusColumn } from '../delivery/signing-keys';
 import type { SenderDomainStatus } from '../../lib/constants';
+import { audited } from '../accounts/audit-log';
 
 export interface SenderInput {
   from_name: string;
@@ -158,14 +159,14 @@ export function createSendersService({ db, config, logger, mail, secret, events 
     async add(ctx: Ctx, input: SenderInput): Promise<number> {
       await checkGeography(input);
       const now = nowValue();
-      const id = await insertId(db, 'senders', {
+      const id = await audited(db, ctx, (trx) => insertId(trx, 'senders', {
         ...input,
         user_id: ctx.userId,
         is_verified: 0,
         utr: senderUtr(),
         created_at: now,
         updated_at: now,
-      });
+      }), (created) => ({ action: 'sender.created', recordType: 'sender', recordId: created, summary: `${input.from_name} <${input.from_email}>` }));
       await sendVerification(ctx, id, input);
       return id;
     },
@@ -177,16 +178,20 @@ export function createSendersService({ db, config, logger, mail, secret, events 
       await checkGeography(input);
       const emailChanged = emailKey(current.from_email) !== emailKey(input.from_email);
       const changes = emailChanged ? { ...input, is_verified: 0, verify_token_hash: null } : input;
-      const changed = await live(ctx).where({ id }).update({ ...changes, updated_at: nowValue() });
-      if (!changed) throw new NotFoundError();
+      await audited(db, ctx, async (trx) => {
+        const changed = await trx('senders').where({ user_id: ctx.userId, id }).whereNull('deleted_at').update({ ...changes, updated_at: nowValue() });
+        if (!changed) throw new NotFoundError();
+      }, () => ({ action: 'sender.updated', recordType: 'sender', recordId: id, summary: `${input.from_name} <${input.from_email}>` }));
       if (emailChanged) await sendVerification(ctx, id, input);
     },
 
     /** Soft-deletes the sender; its pending verification link stops working. */
     async remove(ctx: Ctx, id: number): Promise<void> {
       const now = nowValue();
-      const changed = await live(ctx).where({ id }).update({ deleted_at: now, updated_at: now, verify_token_hash: null });
-      if (!changed) throw new NotFoundError();
+      await audited(db, ctx, async (trx) => {
+        const changed = await trx('senders').where({ user_id: ctx.userId, id }).whereNull('deleted_at').update({ deleted_at: now, updated_at: now, verify_token_hash: null });
+        if (!changed) throw new NotFoundError();
+      }, () => ({ action: 'sender.deleted', recordType: 'sender', recordId: id }));
     },
 
     async resendMail(ctx: Ctx, id: number): Promise<void> {
