@@ -10,6 +10,7 @@ import { checkRecords, createDnsResolve, DnsResolve, DnsUnavailableError, Domain
 import type { Ctx, ServiceDeps } from '../context';
 import type { EventsService } from '../delivery/events';
 import { DKIM_KEY_PURPOSE } from '../delivery/signing-keys';
+import { audited, recordAudit } from './audit-log';
 
 
 export interface SendingDomainRecord {
@@ -92,7 +93,8 @@ export function createSendingDomainsService({ db, config, secret, events, resolv
    * guarded by the status it was read with, so of two processes checking at once only one moves
    * it (and only that one notifies). Answers the stored row.
    */
-  async function check(row: Record<string, unknown>, now: Date): Promise<Record<string, unknown>> {
+  /** `ctx` is who asked for the check; the worker's daily look is the system. */
+  async function check(row: Record<string, unknown>, now: Date, ctx: Ctx = { userId: Number(row.user_id) }): Promise<Record<string, unknown>> {
     const keys = { domain: String(row.domain), selector: String(row.dkim_selector), publicKey: String(row.dkim_public_key) };
     const records = await checkRecords(keys, options, resolve);
     const from = String(row.status) as DomainStatus;
@@ -103,6 +105,7 @@ export function createSendingDomainsService({ db, config, secret, events, resolv
     const moved = await db.transaction(async (trx) => {
       const changed = await trx('sending_domains').where({ id: row.id, status: from }).update(patch);
       if (changed && from === 'verified' && to === 'failing') await events.notify(Number(row.user_id), failingMessage(String(row.domain), records), trx);
+      if (changed && patch.verified_at) await recordAudit(trx, ctx, { action: 'sending_domain.verified', recordType: 'sending_domain', recordId: Number(row.id), summary: String(row.domain) }, at);
       return changed;
     });
     return moved ? { ...row, ...patch } : await db('sending_domains').where({ id: row.id }).first(COLUMNS);
@@ -141,7 +144,9 @@ export function createSendingDomainsService({ db, config, secret, events, resolv
       };
       let id: number;
       try {
-        id = await insertId(db, 'sending_domains', row);
+        id = await audited(db, ctx, (trx) => insertId(trx, 'sending_domains', row), (created) => ({
+          action: 'sending_domain.created', recordType: 'sending_domain', recordId: created, summary: domain,
+        }));
       } catch (err) {
         // Two saves of the same domain at once: the unique index refuses the second.
         if (await owned(ctx).where({ domain }).first('id')) throw ValidationError.of('domain', messages.taken('domain'));
@@ -155,7 +160,7 @@ export function createSendingDomainsService({ db, config, secret, events, resolv
       const row = await db('sending_domains').where({ user_id: ctx.userId, id }).first([...COLUMNS]);
       if (!row) throw new NotFoundError();
       try {
-        return sendingDomainRecord(await check(row, new Date()));
+        return sendingDomainRecord(await check(row, new Date(), ctx));
       } catch (err) {
         if (err instanceof DnsUnavailableError) throw new ConflictError(`The DNS lookup did not answer; nothing was changed. Try again in a minute. (${err.message})`);
         throw err;
@@ -163,8 +168,12 @@ export function createSendingDomainsService({ db, config, secret, events, resolv
     },
 
     async remove(ctx: Ctx, ids: number[]): Promise<void> {
-      const deleted = await owned(ctx).whereIn('id', ids).delete();
-      if (!deleted) throw new NotFoundError();
+      await db.transaction(async (trx) => {
+        const rows = await trx('sending_domains').where({ user_id: ctx.userId }).whereIn('id', ids).select('id', 'domain');
+        if (!rows.length) throw new NotFoundError();
+        await trx('sending_domains').whereIn('id', rows.map((r) => r.id)).delete();
+        await recordAudit(trx, ctx, rows.map((r) => ({ action: 'sending_domain.deleted' as const, recordType: 'sending_domain', recordId: Number(r.id), summary: String(r.domain) })));
+      });
     },
 
     /**

@@ -4,6 +4,7 @@ import { utcHour } from '../../db/time-buckets';
 import { plainDateTime } from '../../lib/time';
 import type { Ctx, ServiceDeps } from '../context';
 import { fillBuckets, OpenBucket } from './send-insights';
+import { recordAudit } from '../accounts/audit-log';
 
 /** Whose engagement: one single send, or every step of one automation. */
 export type EngagementOwner = { singleSendId: number } | { automationId: number };
@@ -107,8 +108,15 @@ export function createEngagementService({ db }: Pick<ServiceDeps, 'db'>) {
       return listPage(engaged(ctx, owner, kind).orderBy(kind === 'opened' ? 'm.opened_at' : 'm.clicked_at', 'desc').orderBy('m.id', 'desc'), paging, person);
     },
 
-    /** Every recipient who opened (or clicked), in chunks keyed on the message id: memory holds one chunk. */
+    /** Every recipient who opened (or clicked), in chunks keyed on the message id: memory holds one chunk. It is the CSV download, so it is an export. */
     async *allPeople(ctx: Ctx, owner: EngagementOwner, kind: PeopleKind): AsyncGenerator<EngagedPerson[]> {
+      const single = 'singleSendId' in owner;
+      await recordAudit(db, ctx, {
+        action: 'engagement.exported',
+        recordType: single ? 'single_send' : 'automation',
+        recordId: single ? owner.singleSendId : owner.automationId,
+        summary: `Recipients who ${kind}, as CSV`,
+      });
       for await (const rows of idChunks(engaged(ctx, owner, kind), 'm.id')) yield rows.map(person);
     },
   };

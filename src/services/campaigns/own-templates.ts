@@ -5,6 +5,7 @@ import { FieldErrors, NotFoundError } from '../../lib/errors';
 import { timestamp } from '../../lib/time';
 import { isBlank, messages, throwIfAny } from '../../lib/validation';
 import type { Ctx, ServiceDeps } from '../context';
+import { audited } from '../accounts/audit-log';
 
 /** A design the account saved as its own template (table account_templates). */
 export interface OwnTemplateRecord {
@@ -75,14 +76,14 @@ export function createOwnTemplatesService({ db }: Pick<ServiceDeps, 'db'>) {
       liquidErrors({ template_html: input.template_html }, errors);
       throwIfAny(errors);
       const now = nowValue();
-      return insertId(db, 'account_templates', {
+      return audited(db, ctx, (trx) => insertId(trx, 'account_templates', {
         user_id: ctx.userId,
         template_name: name,
         template_json: isBlank(input.template_json) ? null : input.template_json,
         template_html: input.template_html,
         created_at: now,
         updated_at: now,
-      });
+      }), (id) => ({ action: 'template.created', recordType: 'template', recordId: id, summary: name }));
     },
 
     async rename(ctx: Ctx, id: number, templateName: unknown): Promise<void> {
@@ -90,12 +91,16 @@ export function createOwnTemplatesService({ db }: Pick<ServiceDeps, 'db'>) {
       const name = checkedName(templateName, errors);
       throwIfAny(errors);
       await get(ctx, id);
-      await owned(ctx).where({ id }).update({ template_name: name, updated_at: nowValue() });
+      await audited(db, ctx, (trx) => trx('account_templates').where({ user_id: ctx.userId, id }).update({ template_name: name, updated_at: nowValue() }), () => ({
+        action: 'template.updated', recordType: 'template', recordId: id, summary: `Renamed to ${name}`,
+      }));
     },
 
     async remove(ctx: Ctx, id: number): Promise<void> {
-      await get(ctx, id);
-      await owned(ctx).where({ id }).delete();
+      const template = await get(ctx, id);
+      await audited(db, ctx, (trx) => trx('account_templates').where({ user_id: ctx.userId, id }).delete(), () => ({
+        action: 'template.deleted', recordType: 'template', recordId: id, summary: template.template_name,
+      }));
     },
   };
 }

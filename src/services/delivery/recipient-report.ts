@@ -6,6 +6,7 @@ import { NotFoundError } from '../../lib/errors';
 import { plainDateTime } from '../../lib/time';
 import { isUtr } from '../../lib/utr';
 import type { Ctx, ServiceDeps } from '../context';
+import { recordAudit } from '../accounts/audit-log';
 
 /** One recipient of a send or an automation step, and what became of the message to them. */
 export interface RecipientReportRecord {
@@ -108,6 +109,12 @@ export function createRecipientReportService({ db }: Pick<ServiceDeps, 'db'>) {
     /** The same rows as CSV, a header line first. */
     async *csv(ctx: Ctx, of: ReportOf, status?: RecipientStatus): AsyncGenerator<string> {
       const { q } = await query(ctx, of, status);
+      await recordAudit(db, ctx, {
+        action: 'recipient_report.exported',
+        recordType: 'singleSend' in of ? 'single_send' : 'automation_step',
+        recordId: 'singleSend' in of ? of.singleSend : of.step,
+        summary: `Recipients${status ? ` (${status})` : ''}, as CSV`,
+      });
       yield csvLines([[...CSV_HEADER]]);
       for await (const rows of idChunks(q, 'm.id')) {
         yield csvLines(rows.map(reportRecord).map((r) => CSV_HEADER.map((name) => r[name] ?? '')));

@@ -8,6 +8,7 @@ import { timestamp } from '../../lib/time';
 import { messages } from '../../lib/validation';
 import { checkRelayHost, classifyRelayError, createRelayTransport, relayHost, RelaySettings } from '../../mail/relay-transports';
 import type { Ctx, ServiceDeps } from '../context';
+import { recordAudit } from '../accounts/audit-log';
 
 /** The purpose relay secrets are sealed under (src/lib/crypto.ts). */
 export const RELAY_SECRET_PURPOSE = 'relay-secret';
@@ -129,6 +130,11 @@ export async function markRelayUp(db: Knex, relayId: number): Promise<void> {
  * choice is relay-router.ts). Passwords and API keys are sealed with the app secret and never
  * shown again; hosts obey the private-address rule of outgoing webhooks.
  */
+/** A relay as the audit log names it: its name and kind (never its address or secret). */
+function relaySummary(values: Record<string, unknown>): string {
+  return `${String(values.name)} (${String(values.kind)})`;
+}
+
 export function createRelaysService({ db, config, secret: appSecret }: Pick<ServiceDeps, 'db' | 'config' | 'secret'>) {
   const owned = (ctx: Ctx, id: number) => db('relays').where({ id, user_id: ctx.userId });
 
@@ -190,7 +196,9 @@ export function createRelaysService({ db, config, secret: appSecret }: Pick<Serv
       const id = await db.transaction(async (trx) => {
         const [{ n }] = await trx('relays').where({ user_id: ctx.userId }).count({ n: '*' });
         if (Number(n) >= RELAY_LIMITS.maxPerAccount) throw new ConflictError(`An account may have at most ${RELAY_LIMITS.maxPerAccount} relays; delete one first.`);
-        return insertId(trx, 'relays', { ...values, user_id: ctx.userId, failures: 0, created_at: now, updated_at: now });
+        const created = await insertId(trx, 'relays', { ...values, user_id: ctx.userId, failures: 0, created_at: now, updated_at: now });
+        await recordAudit(trx, ctx, { action: 'relay.created', recordType: 'relay', recordId: created, summary: relaySummary(values) }, now);
+        return created;
       });
       return relayRecord(await find(ctx, id));
     },
@@ -199,19 +207,23 @@ export function createRelaysService({ db, config, secret: appSecret }: Pick<Serv
     async update(ctx: Ctx, id: number, input: RelayInput): Promise<RelayRecord> {
       const previous = await find(ctx, id);
       const values = await columns(input, previous);
-      await owned(ctx, id).update({ ...values, failures: 0, down_until: null, updated_at: nowValue() });
+      await db.transaction(async (trx) => {
+        await trx('relays').where({ user_id: ctx.userId, id }).update({ ...values, failures: 0, down_until: null, updated_at: nowValue() });
+        await recordAudit(trx, ctx, { action: 'relay.updated', recordType: 'relay', recordId: id, summary: relaySummary(values) });
+      });
       return relayRecord(await find(ctx, id));
     },
 
     /** Deletes relays; the ledger keeps which relay sent what (the id). */
     async remove(ctx: Ctx, ids: number[]): Promise<void> {
       await db.transaction(async (trx) => {
-        const rows = await trx('relays').where({ user_id: ctx.userId }).whereIn('id', ids).select('id');
+        const rows = await trx('relays').where({ user_id: ctx.userId }).whereIn('id', ids).select('id', 'name');
         if (!rows.length) throw new NotFoundError();
         const found = rows.map((r) => Number(r.id));
         await trx('single_sends').where({ user_id: ctx.userId }).whereIn('relay_id', found).update({ relay_id: null });
         await trx('automation_schedules').where({ user_id: ctx.userId }).whereIn('relay_id', found).update({ relay_id: null });
         await trx('relays').whereIn('id', found).delete();
+        await recordAudit(trx, ctx, rows.map((r) => ({ action: 'relay.deleted' as const, recordType: 'relay', recordId: Number(r.id), summary: String(r.name ?? '') })));
       });
     },
 

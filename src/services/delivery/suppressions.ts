@@ -7,6 +7,7 @@ import { FEEDBACK_EVENT, SuppressionReason } from '../../lib/constants';
 import { timestamp } from '../../lib/time';
 import { suppressAddress } from './suppression-list';
 import type { Ctx, ServiceDeps } from '../context';
+import { recordAudit } from '../accounts/audit-log';
 
 export interface SuppressionRecord {
   id: number;
@@ -50,6 +51,7 @@ export function createSuppressionsService({ db }: Pick<ServiceDeps, 'db'>) {
         for (const email of addresses) {
           await suppressAddress(trx, { userId: ctx.userId, email, emailKey: emailKey(email), category: 'manual', diagnostic: 'added by hand', source, now });
         }
+        await recordAudit(trx, ctx, { action: 'suppression.added', recordType: 'suppression', summary: addresses.length === 1 ? addresses[0] : `${addresses.length} addresses` }, now);
       });
     },
 
@@ -63,6 +65,7 @@ export function createSuppressionsService({ db }: Pick<ServiceDeps, 'db'>) {
           .where({ user_id: ctx.userId, event: FEEDBACK_EVENT.bounce, permanent: 0 })
           .whereIn('email_key', rows.map((r) => r.email_key))
           .delete();
+        await recordAudit(trx, ctx, { action: 'suppression.removed', recordType: 'suppression', recordId: rows.length === 1 ? Number(rows[0].id) : null, summary: `${rows.length} ${rows.length === 1 ? 'address' : 'addresses'} reinstated` });
       });
     },
   };
