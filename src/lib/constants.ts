@@ -320,6 +320,8 @@ export const AUDIT_ACTIONS = [
   'relay.deleted',
   'recipient_report.exported',
   'engagement.exported',
+  'unsubscribe_group.recipients_added',
+  'unsubscribe_group.recipients_removed',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 /** Who an audit entry names: a person, an API key, or the service itself (a worker, a schedule). */

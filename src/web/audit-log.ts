@@ -84,6 +84,8 @@ export const AUDIT_ACTION_LABELS: Record<AuditAction, string> = {
   'relay.deleted': 'Deleted a relay',
   'recipient_report.exported': 'Downloaded a recipient report',
   'engagement.exported': 'Downloaded engagement',
+  'unsubscribe_group.recipients_added': 'Added addresses to an unsubscribe group',
+  'unsubscribe_group.recipients_removed': 'Removed addresses from an unsubscribe group',
 };
 
 const ACTOR_KINDS = [

@@ -87,7 +87,9 @@ export function createUnsubscribeGroupsService({ db }: Pick<ServiceDeps, 'db'>) 
     /** Adds addresses to a group of this account; an address already in the group keeps its row. */
     async addRecipients(ctx: Ctx, groupId: number, addresses: string[]): Promise<void> {
       await requireGroup(ctx, groupId);
-      await addUnsubscribers(db, { userId: ctx.userId, groupId }, addresses);
+      await audited(db, ctx, (trx) => addUnsubscribers(trx, { userId: ctx.userId, groupId }, addresses), (added) => ({
+        action: 'unsubscribe_group.recipients_added', recordType: 'unsubscribe_group', recordId: groupId, summary: `${added} of ${addresses.length} addresses new`,
+      }));
     },
 
     async listRecipients(ctx: Ctx, groupId: number, paging?: Paging) {
@@ -97,7 +99,9 @@ export function createUnsubscribeGroupsService({ db }: Pick<ServiceDeps, 'db'>) 
     },
 
     async removeRecipients(ctx: Ctx, ids: number[]): Promise<void> {
-      await deleteOwned(db, 'unsubscribe_group_recipients', ctx.userId, ids);
+      await audited(db, ctx, (trx) => deleteOwned(trx, 'unsubscribe_group_recipients', ctx.userId, ids), (removed) => ({
+        action: 'unsubscribe_group.recipients_removed', recordType: 'unsubscribe_group', summary: `${removed} ${removed === 1 ? 'address' : 'addresses'}`,
+      }));
     },
   };
 }
