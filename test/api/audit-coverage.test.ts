@@ -1,4 +1,4 @@
-import { addContactType, addGroup, berlin, Place, senderFields } from '../support/fixtures';
+import { addContactType, addGroup, audienceOf, berlin, Place, senderFields, singleSendBody } from '../support/fixtures';
 import { TestAccount, useHarness } from '../support/harness';
 import { useSmtpSink } from '../support/smtp';
 import { addMember, addRoleKey, linkToken } from '../support/team';
@@ -141,6 +141,16 @@ describe('audit log: every change names its actor', () => {
       { type: 'user', id: admin.id, name: String((await h.runtime.db('team_users').where({ id: admin.id }).first('name')).name) },
     );
     expect(reset.record_id).toBe(String(admin.id));
+  });
+
+  test('when a send\'s recipients are downloaded as CSV then the download is one export entry; the JSON list is none', async () => {
+    const a = await audienceOf(h, owner, place);
+    const utr = (await h.api(owner).post('/single/send/create').send(singleSendBody(a, { schedule_type: 1, schedule_date: '2099-01-01', schedule_time: '09:00:00' })).expect(200)).body.message.utr;
+    const exported = await expectOneEntry(() => h.api(adminKey).get(`/single-send/recipients?utr=${utr}&format=csv`).expect(200), 'recipient_report.exported', roleKey());
+    expect([exported.record_type, exported.record_id]).toEqual(['single_send', utr]);
+    const before = await lastId();
+    await h.api(adminKey).get(`/single-send/recipients?utr=${utr}&per_page=10`).expect(200);
+    expect(await entriesSince(before)).toEqual([]);
   });
 
   test('when a change is refused then it leaves no entry', async () => {
