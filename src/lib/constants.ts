@@ -231,3 +231,19 @@ export const PROVIDER_WEBHOOK_AGE = {
   sendgridMaxAgeMs: 10 * 60_000,
   maxAheadMs: 60_000,
 } as const;
+
+/**
+ * Whom a preview is shown as when the audience has nobody yet (or a search finds nobody): a
+ * made-up contact, so placeholders show as values rather than as empty text. Custom fields show
+ * their own name in brackets.
+ */
+export const SAMPLE_CONTACT = {
+  first_name: 'Alex',
+  last_name: 'Sample',
+  email: 'alex.sample@example.com',
+  country: 'Germany',
+  state: 'Berlin',
+  city: 'Berlin',
+  address_line1: 'Sample Street 1',
+  postal_code: '10115',
+} as const;

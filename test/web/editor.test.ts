@@ -62,7 +62,8 @@ describe('dashboard visual editor: live preview, placeholders, empty-placeholder
     expect(found.text).toContain('As ben@example.com gets it.');
     expect(srcdocOf(found.text)).toContain('Hi Ben, plan , from Acme News.');
     const none = await t.web.post('/editor/preview', previewForm({ preview_search: 'nobody-like-this' })).expect(200);
-    expect(none.text).toContain('No contact matches “nobody-like-this”: placeholders are shown empty.');
+    expect(none.text).toContain('No contact matches “nobody-like-this”: shown for a made-up sample contact.');
+    expect(srcdocOf(none.text)).toContain('Hi Alex, plan [plan], from Acme News.');
     const chosen = await t.web.post('/editor/preview', previewForm({ preview_contact_id: String(ada) })).expect(200);
     expect(chosen.text).toContain('As ada@example.com gets it.');
     const theirs = await t.web.post('/editor/preview', previewForm({ preview_contact_id: String(bobContact) })).expect(404);

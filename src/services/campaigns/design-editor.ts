@@ -5,7 +5,7 @@ import { FULL_NAME_PLACEHOLDER, RESERVED_FIELD_NAMES, SEND_PLACEHOLDERS } from '
 import { NotFoundError } from '../../lib/errors';
 import { isUtr } from '../../lib/utr';
 import { recipientsOf } from '../delivery/expand';
-import { previewDraft } from '../delivery/preview';
+import { previewDraft, samplePerson } from '../delivery/preview';
 import type { RenderedMessage } from '../../mail/render';
 import { parseTemplate } from '../../mail/template';
 import type { ContactsService } from '../audience/contacts';
@@ -51,7 +51,7 @@ export interface DraftPreviewInput {
 export interface DraftPreview {
   message: RenderedMessage;
   contact?: { id: number; email: string };
-  /** The search found nobody (the preview is then for nobody: placeholders empty). */
+  /** The search found nobody (the preview is then for the sample contact). */
   unmatched: boolean;
 }
 
@@ -165,7 +165,8 @@ export function createDesignEditorService({ db, config, secret, fields, contacts
       }
       const template = !input.html.trim() && input.templateId ? await db('design_templates').where({ id: input.templateId }).first('html_code') : undefined;
       const html = template ? String(template.html_code) : input.html;
-      const message = await previewDraft(db, secret, config.baseUrl, { userId: ctx.userId, contact }, { ...input, html });
+      const sample = contact ? undefined : samplePerson((await fields.listCustom(ctx)).map((f) => f.field_name));
+      const message = await previewDraft(db, secret, config.baseUrl, { userId: ctx.userId, contact, sample }, { ...input, html });
       return { message, contact, unmatched };
     },
   };
