@@ -247,3 +247,9 @@ export const SAMPLE_CONTACT = {
   address_line1: 'Sample Street 1',
   postal_code: '10115',
 } as const;
+
+/** What the editor's picker offers besides placeholders: Liquid written for the reader, inserted at the caret. */
+export const LIQUID_SNIPPETS = [
+  { label: 'Greeting with a fallback', text: '{% if first_name %}Hi {{ first_name }}{% else %}Hi there{% endif %}' },
+  { label: 'First name or “friend”', text: '{{ first_name | default: "friend" }}' },
+] as const;

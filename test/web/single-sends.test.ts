@@ -44,7 +44,7 @@ describe('dashboard single sends', () => {
     expect(res.text).toContain(`value="contacts_${refs.type}"> Customers`);
     expect(res.text).toContain('hx-get="/single-sends/template-body"');
     // The placeholder picker: the send's own placeholders always; contact fields once contacts use them.
-    expect(res.text).toContain('<button type="button" class="chip" data-placeholder="sender_name">((sender_name))</button>');
+    expect(res.text).toContain('<button type="button" class="chip" data-insert="((sender_name))">((sender_name))</button>');
   });
 
   test('when a send is saved then it is a draft; its confirm step counts the recipients after unsubscribes and suppressions, then schedules it', async () => {

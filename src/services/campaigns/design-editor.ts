@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import { toCount } from '../../db/dialect';
 import { jsonText, SqlFragment } from '../../db/expressions';
-import { FULL_NAME_PLACEHOLDER, RESERVED_FIELD_NAMES, SEND_PLACEHOLDERS } from '../../lib/constants';
+import { FULL_NAME_PLACEHOLDER, LIQUID_SNIPPETS, RESERVED_FIELD_NAMES, SEND_PLACEHOLDERS } from '../../lib/constants';
 import { NotFoundError } from '../../lib/errors';
 import { isUtr } from '../../lib/utr';
 import { recipientsOf } from '../delivery/expand';
@@ -22,6 +22,7 @@ export interface PlaceholderChoices {
   contact: string[];
   custom: string[];
   send: readonly string[];
+  liquid: typeof LIQUID_SNIPPETS;
 }
 
 /** A placeholder of a send and the share of its recipients for whom it renders empty. */
@@ -99,7 +100,7 @@ export function createDesignEditorService({ db, config, secret, fields, contacts
       const [row, custom] = await Promise.all([db.select(probes).first(), fields.listCustom(ctx)]);
       const used = RESERVED_FIELD_NAMES.filter((name) => Number(row?.[name]) === 1);
       const named = used.includes('first_name') || used.includes('last_name');
-      return { contact: named ? [...used, FULL_NAME_PLACEHOLDER] : used, custom: custom.map((f) => f.field_name), send: SEND_PLACEHOLDERS };
+      return { contact: named ? [...used, FULL_NAME_PLACEHOLDER] : used, custom: custom.map((f) => f.field_name), send: SEND_PLACEHOLDERS, liquid: LIQUID_SNIPPETS };
     },
 
     /**
