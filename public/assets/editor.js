@@ -23,8 +23,10 @@
 
   let editor;
   let mode = 'visual';
-  /** The caret in the text being edited, kept while the focus is on a chip or elsewhere. */
-  let lastRange;
+  /** The caret in the text being edited (its component and offset), kept while the focus is elsewhere. */
+  let lastCaret;
+  /** The caret's offset while a sync redraws the text being edited (undefined otherwise). */
+  let caretHeld;
   /** The design in the canvas differs from the fields (a change not exported yet). */
   let touched = false;
   /** The textarea's text when the HTML mode was entered, to know whether it was edited. */
@@ -88,6 +90,7 @@
     if (!view?.syncContent) return;
     const el = view.el;
     const offset = el ? caretOffset(el) : undefined;
+    caretHeld = offset;
     // Syncing changes the design's model: that change is ours, not the user's.
     syncing = true;
     try {
@@ -96,23 +99,32 @@
     } finally {
       syncing = false;
     }
-    const now = view.el;
-    if (now && offset !== undefined && editor.getEditing()) {
-      placeCaret(now, offset);
-      lastRange = now.ownerDocument.getSelection().getRangeAt(0).cloneRange();
+    return offset === undefined ? undefined : view;
+  };
+  /**
+   * After the export (which redraws the canvas on its next frame), the caret goes back where it
+   * was, or where an insertion or a key pressed meanwhile left it (`caretHeld`).
+   */
+  const restoreCaret = async (view) => {
+    if (view) {
+      await new Promise((resolve) => editor.Canvas.getWindow().requestAnimationFrame(() => setTimeout(resolve, 0)));
+      if (editor.getEditing() && view.el && caretHeld !== undefined) placeCaret(view.el, caretHeld);
     }
+    caretHeld = undefined;
   };
 
   /** Writes the canvas's design into the form's fields. */
   const sync = async () => {
     if (!editor || mode !== 'visual' || !touched) return;
-    await syncTyping();
+    const caret = await syncTyping();
     touched = false;
     const html = exportHtml();
-    if (html === textarea().value) return;
-    textarea().value = html;
-    json.value = JSON.stringify(editor.getProjectData());
-    refreshPreview();
+    if (html !== textarea().value) {
+      textarea().value = html;
+      json.value = JSON.stringify(editor.getProjectData());
+      refreshPreview();
+    }
+    await restoreCaret(caret);
   };
   const syncSoon = debounce(sync, 400);
 
@@ -167,11 +179,13 @@
   };
 
   const rememberCaret = () => {
-    const doc = editor?.Canvas.getDocument();
+    // While the canvas is redrawn its caret is not the person's: the held one is.
+    if (caretHeld !== undefined) return;
     const editing = editor?.getEditing();
     const el = editing?.getEl?.() ?? editing?.view?.el;
-    const selection = doc?.getSelection();
-    if (el && selection?.rangeCount && el.contains(selection.getRangeAt(0).startContainer)) lastRange = selection.getRangeAt(0).cloneRange();
+    const offset = el ? caretOffset(el) : undefined;
+    // Kept as a count of characters: GrapesJS redraws the text's nodes when it syncs.
+    if (offset !== undefined) lastCaret = { component: editing, offset };
   };
 
   /** Starts editing a text of the canvas (a click or Enter on it), the caret at its end unless one is kept. */
@@ -216,12 +230,11 @@
       say(`Click into a text of the design (or move to it with Tab and press Enter), then pick ${text} again.`);
       return;
     }
+    const kept = caretHeld ?? (lastCaret?.component === editing ? lastCaret.offset : undefined);
     el.focus();
-    if (lastRange && el.contains(lastRange.startContainer)) {
-      doc.getSelection().removeAllRanges();
-      doc.getSelection().addRange(lastRange);
-    }
+    if (kept !== undefined) placeCaret(el, kept);
     doc.execCommand('insertText', false, text);
+    if (caretHeld !== undefined) caretHeld = caretOffset(el) ?? caretHeld;
     rememberCaret();
     touched = true;
     syncSoon();
@@ -249,6 +262,7 @@
     const within = (selector) => (node.matches(selector) ? [node] : [...node.querySelectorAll(selector)]);
     for (const control of within('input, select, textarea, button')) control.setAttribute('form', 'designer-controls');
     for (const frame of within('iframe')) frame.title = 'The design being edited';
+    for (const select of within('#gjs-clm-states')) select.setAttribute('aria-label', 'State of the selected part');
     for (const panel of within('.gjs-pn-views-container')) {
       panel.tabIndex = 0;
       panel.setAttribute('role', 'region');
@@ -312,10 +326,19 @@
     el.tabIndex = 0;
   };
   const keyboardCanvas = () => {
+    // The canvas is a document of its own: its language and title, for screen readers.
+    const frameDoc = editor.Canvas.getDocument();
+    frameDoc.documentElement.lang = document.documentElement.lang || 'en';
+    frameDoc.title = 'The design being edited';
     editor.on('component:mount', reachable);
     editor.getWrapper().find('*').forEach(reachable);
     const doc = editor.Canvas.getDocument();
     doc.addEventListener('selectionchange', rememberCaret);
+    // A key pressed while a sync redraws the text: the caret it leaves is the one to keep.
+    doc.addEventListener('input', () => {
+      const el = editor.getEditing()?.getEl?.();
+      if (caretHeld !== undefined && el) caretHeld = caretOffset(el) ?? caretHeld;
+    });
     doc.addEventListener('keydown', async (event) => {
       const editing = editor.getEditing();
       if (event.key === 'Escape' && editing) {
@@ -333,6 +356,7 @@
     });
   };
 
+  const narrow = window.matchMedia('(max-width: 699px)');
   const boot = () => {
     const newsletter = window['grapesjs-preset-newsletter'];
     const plugin = newsletter?.default ?? newsletter;
@@ -376,6 +400,8 @@
       // A body refused when saved (a Liquid error names a line of its HTML) opens as HTML, its
       // message beside it; nothing was touched yet, so the switch exports nothing over it.
       if (textarea().closest('.field').classList.contains('invalid')) await setMode('html');
+      // A phone: the note above says the visual editor needs a wider screen; the HTML is shown.
+      else if (narrow.matches) await setMode('html');
       editor.on('update', () => {
         if (editor.getDirtyCount() === 0 || syncing) return;
         touched = true;

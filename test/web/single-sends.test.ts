@@ -115,7 +115,8 @@ describe('dashboard single sends', () => {
     expect(done.text).toContain('<div id="send-stats">');
     expect(done.text).toContain('<span class="badge ok">Sent</span>');
     expect(done.text).toContain('<progress class="send-progress" max="4" value="4">');
-    expect(done.text).toMatch(/<text x="570" y="\d+" class="chart-value">3<\/text>/);
+    expect(done.text).toMatch(/<dt>Delivered<\/dt>[\s\S]*?<span class="bar-value">3 <span class="muted">100%<\/span>/);
+    expect(done.text).toMatch(/<dt>Unique opens<\/dt>[\s\S]*?<rect width="66.7" height="10"/);
 
     const body = await t.web.get(`/single-sends/template-body?template_id=${refs.template}`).expect(200);
     expect(body.text.trimStart()).toMatch(/^<div id="body-editor"/);
