@@ -77,6 +77,8 @@ const draftOf = (form) => {
   return values;
 };
 const saveDraft = (form) => {
+  // Sent: the page that answers shows either the saved record or the refused form's values.
+  if (form.dataset.sent) return;
   try {
     sessionStorage.setItem(draftKey(form), JSON.stringify({ at: Date.now(), values: draftOf(form) }));
   } catch {
@@ -126,7 +128,10 @@ const keepDrafts = () => {
     restoreDraft(form);
     form.addEventListener('input', () => saveDraft(form));
     form.addEventListener('change', () => saveDraft(form));
-    form.addEventListener('submit', () => sessionStorage.removeItem(draftKey(form)));
+    form.addEventListener('submit', () => {
+      form.dataset.sent = 'yes';
+      sessionStorage.removeItem(draftKey(form));
+    });
   }
 };
 // Leaving by any link (htmx swaps the page without unloading it) or closing the tab saves last.

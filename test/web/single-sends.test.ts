@@ -64,8 +64,8 @@ describe('dashboard single sends', () => {
     expect(page.text).toContain(`href="/single-sends/${utr}/confirm?when=schedule"`);
     expect(page.text).toContain('<div id="send-stats">');
     const preview = await t.web.get(`/single-sends/${utr}/preview`).expect(200);
-    // Rendered by the sending engine for nobody: placeholders empty, the preheader hidden first.
-    expect(preview.text).toContain('What is new</div><p>Hi </p>');
+    // Rendered by the sending engine, with nobody in the audience yet for a made-up sample contact (never empty placeholders), the preheader hidden first.
+    expect(preview.text).toContain('What is new</div><p>Hi Alex</p>');
     expect(preview.headers['content-security-policy']).toContain('sandbox');
 
     // Three customers, one of them unsubscribed and one suppressed: one recipient.
