@@ -35,6 +35,8 @@ import * as publicArchive from './20261126_2326_public-archive';
 import * as abTests from './20261126_2330_ab-tests';
 import * as timeZones from './20261126_2330_time-zones';
 import * as largeAccounts from './20261126_2331_large-accounts';
+import * as teamUsers from './20261127_0147_team-users';
+import * as unloggedRateLimits from './20261127_0230_unlogged-rate-limits';
 
 /**
  * The ordered list of migrations. A static list (instead of a directory scan) makes the
@@ -78,6 +80,8 @@ export const migrations: ReadonlyArray<[name: string, migration: Knex.Migration]
   ['20261126_2330_ab-tests', abTests],
   ['20261126_2330_time-zones', timeZones],
   ['20261126_2331_large-accounts', largeAccounts],
+  ['20261127_0147_team-users', teamUsers],
+  ['20261127_0230_unlogged-rate-limits', unloggedRateLimits],
 ];
 
 export const migrationSource: Knex.MigrationSource<[string, Knex.Migration]> = {

@@ -14,9 +14,11 @@ export function requireApiKeys(accounts: AccountsService): RequestHandler {
     if (!publicKey) missing.PublicKey = ['The public key field is required.'];
     if (!secretKey) missing.SecretKey = ['The secret key field is required.'];
     if (Object.keys(missing).length > 0) throw new UnauthorizedError(missing);
-    const account = await accounts.authenticate(publicKey!, secretKey!);
-    if (!account) throw new UnauthorizedError('Invalid API keys');
+    const holder = await accounts.authenticate(publicKey!, secretKey!);
+    if (!holder) throw new UnauthorizedError('Invalid API keys');
+    const { actor, ...account } = holder;
     req.account = account;
+    req.actor = actor;
     next();
   };
 }

@@ -1,19 +1,27 @@
 import type { Request } from 'express';
 import type { Account } from '../services/accounts/accounts';
-import type { Ctx } from '../services/context';
+import type { Actor, Ctx } from '../services/context';
 
 declare global {
   // eslint-disable-next-line @typescript-eslint/no-namespace
   namespace Express {
     interface Request {
-      /** Set by the API-key middleware. */
+      /** Set by the API-key middleware and the dashboard's session check. */
       account?: Account;
+      /** Which person or key of the account made the request, with its role; set with `account`. */
+      actor?: Actor;
     }
   }
 }
 
-/** The account scope of an authenticated request. */
+/** The account scope of an authenticated request, with who made it. */
 export function ctxOf(req: Request): Ctx {
   if (!req.account) throw new Error('ctxOf called on a request without an account');
-  return { userId: req.account.id };
+  return req.actor ? { userId: req.account.id, actor: req.actor } : { userId: req.account.id };
+}
+
+/** Who made an authenticated request. */
+export function actorOf(req: Request): Actor {
+  if (!req.actor) throw new Error('actorOf called on a request without an actor');
+  return req.actor;
 }

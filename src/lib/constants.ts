@@ -232,6 +232,16 @@ export const PROVIDER_WEBHOOK_AGE = {
   maxAheadMs: 60_000,
 } as const;
 
+/** Roles of the people and API keys of an account, most powerful first (docs/team-and-roles.md). */
+export const TEAM_ROLES = ['owner', 'admin', 'editor', 'analyst'] as const;
+export type TeamRole = (typeof TEAM_ROLES)[number];
+/** Statuses of a person of an account: invited (no password yet), active, disabled (cannot sign in). */
+export const TEAM_USER_STATUSES = ['invited', 'active', 'disabled'] as const;
+export type TeamUserStatus = (typeof TEAM_USER_STATUSES)[number];
+/** How long an invitation link and a password-reset link stay usable. */
+export const TEAM_TOKEN_TTL_MS = { invite: 7 * 24 * 3600_000, reset: 3600_000 } as const;
+export type TeamTokenPurpose = keyof typeof TEAM_TOKEN_TTL_MS;
+
 /**
  * Whom a preview is shown as when the audience has nobody yet (or a search finds nobody): a
  * made-up contact, so placeholders show as values rather than as empty text. Custom fields show

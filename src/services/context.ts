@@ -1,12 +1,36 @@
 import type { Logger } from 'pino';
 import type { Config } from '../config';
 import type { Db } from '../db';
+import type { TeamRole } from '../lib/constants';
 import type { MailTransport } from '../mail/transport';
 
-/** Who is asking: every service call is scoped to one account. */
+/**
+ * Who made a request, within its account:
+ * - `user`: a person signed in to the dashboard; `id` is `team_users.id`.
+ * - `api_key`: a key pair; `id` is `api_keys.id`, or null for the account's original pair
+ *   (PublicKey/SecretKey on the account), which acts as the owner.
+ * - `system`: the service itself (workers, maintenance); `id` is null.
+ */
+export interface Actor {
+  type: 'user' | 'api_key' | 'system';
+  id: number | null;
+  /** What a person reads in a list of who did what: the user's name, the key's name. */
+  name: string;
+  role: TeamRole;
+}
+
+/**
+ * Who is asking: every service call is scoped to one account (`userId`, the account id as in the
+ * reference). `actor` says which person or key of the account asked; calls made by the service
+ * itself leave it out.
+ */
 export interface Ctx {
   userId: number;
+  actor?: Actor;
 }
+
+/** The actor of work the service does by itself. */
+export const SYSTEM_ACTOR: Actor = { type: 'system', id: null, name: 'System', role: 'owner' };
 
 /** What services are built from, in the composition root (src/services/index.ts). */
 export interface ServiceDeps {

@@ -48,6 +48,7 @@ import { createOperationalCounts } from './operations/operational-counts';
 import { createAbTestsService } from './campaigns/ab-tests';
 import { createWebViewService } from './delivery/web-view';
 import { createArchiveService } from './campaigns/archive';
+import { createTeamUsersService } from './accounts/team-users';
 
 /** The composition root of the domain: every service, built once from its dependencies. */
 export function createServices(deps: ServiceDeps) {
@@ -118,6 +119,7 @@ export function createServices(deps: ServiceDeps) {
     abTests,
     webView,
     archive: createArchiveService({ ...deps, webView }),
+    teamUsers: createTeamUsersService(deps),
   };
 }
 

@@ -6,7 +6,8 @@ import { emailKey } from '../lib/email-key';
 import { SESSION } from '../lib/constants';
 import { randomToken } from '../lib/crypto';
 import type { Services } from '../services';
-import type { SessionsService } from '../services/accounts/sessions';
+import type { SessionOrigin, SessionsService } from '../services/accounts/sessions';
+import type { TeamMember } from '../services/accounts/team-identity';
 import type { Cookies } from './cookies';
 import { verifyCsrf } from './csrf';
 import { onInvalid } from './errors';
@@ -40,10 +41,17 @@ export function requireSession(sessions: SessionsService, cookies: Cookies): Req
     }
     if (session.renewed) cookies.set(res, SESSION_COOKIE, cookies.read(req, SESSION_COOKIE) ?? '', { maxAgeMs: SESSION.ttlMs });
     req.account = session.account;
+    req.actor = session.actor;
     res.locals.account = session.account;
+    res.locals.member = session.member;
     res.locals.csrfToken = session.csrfToken;
     next();
   };
+}
+
+/** Where a session is opened from, for the person's list of their sessions. */
+export function sessionOrigin(req: Request): SessionOrigin {
+  return { ip: req.ip, userAgent: req.get('User-Agent') };
 }
 
 /** Only a path of this site, never `//elsewhere` or a scheme. */
@@ -51,7 +59,7 @@ function localPath(value: unknown): string {
   return typeof value === 'string' && /^\/(?![/\\])/.test(value) ? value : '/';
 }
 
-export function mountAuth(routes: WebRoutes, { accounts, sessions, retention, archive }: Services, views: Views, cookies: Cookies, config: Config): void {
+export function mountAuth(routes: WebRoutes, { teamUsers, sessions, retention, archive }: Services, views: Views, cookies: Cookies, config: Config): void {
   const signInPage = (req: Request, res: Response, status = 200, error?: string) => {
     let token = cookies.read(req, SIGN_IN_COOKIE);
     if (!token) {
@@ -100,12 +108,12 @@ export function mountAuth(routes: WebRoutes, { accounts, sessions, retention, ar
     ...limits,
     async (req, res) => {
       const { email, password } = req.body as Record<string, unknown>;
-      const account = typeof email === 'string' && typeof password === 'string' && email.trim() && password
-        ? await accounts.signIn(email, password)
+      const member = typeof email === 'string' && typeof password === 'string' && email.trim() && password
+        ? await teamUsers.signIn(email, password)
         : undefined;
-      if (!account) return signInPage(req, res, 401, SIGN_IN_FAILED);
+      if (!member) return signInPage(req, res, 401, SIGN_IN_FAILED);
       await sessions.destroy(cookies.read(req, SESSION_COOKIE) ?? '');
-      const session = await sessions.create(account.id);
+      const session = await sessions.create(member, sessionOrigin(req));
       cookies.set(res, SESSION_COOKIE, session.token, { maxAgeMs: SESSION.ttlMs });
       cookies.clear(res, SIGN_IN_COOKIE);
       res.redirect(303, localPath(req.body.next));
@@ -114,10 +122,10 @@ export function mountAuth(routes: WebRoutes, { accounts, sessions, retention, ar
 
   // A new password signs every other browser out: the sessions are replaced by a new one here.
   routes.post('/settings/password', onInvalid('settings.njk', async (req) => settingsForm(req.account, retention.policy(), await archive.address(ctxOf(req)))), async (req, res) => {
-    const accountId = ctxOf(req).userId;
-    await accounts.changePassword(accountId, req.body);
-    await sessions.destroyAll(accountId);
-    const session = await sessions.create(accountId);
+    const member = res.locals.member as TeamMember;
+    await teamUsers.changePassword(member.id, req.body);
+    await sessions.destroyAllOf(member.id);
+    const session = await sessions.create(member, sessionOrigin(req));
     cookies.set(res, SESSION_COOKIE, session.token, { maxAgeMs: SESSION.ttlMs });
     views.redirect(res, '/settings', 'Password changed. Other browsers were signed out.');
   });

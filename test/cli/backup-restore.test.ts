@@ -156,7 +156,7 @@ describe('backup and restore', () => {
     await api.post('/notification-recipient/save').send({ email_address: 'ops@elsewhere.test', email_owner: 'Ops' }).expect(200);
     await api.post('/webhooks/save').send({ url: 'http://127.0.0.1:9/hook', events: ['contact.created'] }).expect(200);
     await api.post('/automations/create').send({ type: 'welcome', automation_name: 'Onboarding', automation_for: typeId, automation_for_table: 'contacts_', unsubscribe_group_id: groupId });
-    session = (await h.runtime.services.sessions.create(account.user_id)).token;
+    session = (await h.runtime.services.sessions.create(await h.runtime.services.teamUsers.owner(account.user_id))).token;
     sendId = await f.singleSend(account.user_id, { senderId, groupId, to: [{ contactType: typeId }] });
 
     const first = testWorker(h, firstSink.url, { leaseMs: 1500, batchSize: 5 });

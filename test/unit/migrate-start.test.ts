@@ -29,9 +29,10 @@ describe('migrations at start', () => {
     }
   });
 
-  test('when the last migration is not recorded then start runs it through knex, and stops when it fails', async () => {
+  test('when a migration is not recorded then start runs it through knex, and stops when it fails', async () => {
     const { db } = h.runtime;
-    const [lastName] = migrations[migrations.length - 1];
+    // One that creates a table on both databases (some migrations change nothing on SQLite).
+    const [lastName] = migrations.find(([name]) => name.endsWith('_worker-heartbeats'))!;
     const row = await db('knex_migrations').where({ name: lastName }).first();
     await db('knex_migrations').where({ name: lastName }).delete();
     const queries: string[] = [];

@@ -270,8 +270,8 @@ describe('dashboard pages', () => {
       const page = await client.get('/settings').expect(200);
       expect(page.text).toContain('Password changed. Other browsers were signed out.');
       await other.get('/settings').expect(303);
-      expect(await h.runtime.services.accounts.signIn(account.email, PASSWORD)).toBeUndefined();
-      expect(await h.runtime.services.accounts.signIn(account.email, 'a much longer secret')).toMatchObject({ id: account.user_id });
+      expect(await h.runtime.services.teamUsers.signIn(account.email, PASSWORD)).toBeUndefined();
+      expect(await h.runtime.services.teamUsers.signIn(account.email, 'a much longer secret')).toMatchObject({ user_id: account.user_id, role: 'owner' });
     });
 
     test('when the current password is wrong or the new one short or mistyped then each message shows by its field', async () => {
@@ -283,7 +283,7 @@ describe('dashboard pages', () => {
       const typo = await t.web.post('/settings/password', { current_password: PASSWORD, password: 'a much longer secret', password_confirmation: 'a much longer secreT' }).expect(422);
       expect(typo.text).toContain('<p class="field-error" id="password_confirmation-error">The password confirmation does not match.</p>');
       expect(typo.text).not.toContain('a much longer secret');
-      expect(await h.runtime.services.accounts.signIn(t.alice.email, PASSWORD)).toMatchObject({ id: t.alice.user_id });
+      expect(await h.runtime.services.teamUsers.signIn(t.alice.email, PASSWORD)).toMatchObject({ user_id: t.alice.user_id });
     });
 
     test('when the time zone is unknown or the name blank then the form says so next to each field', async () => {

@@ -8,6 +8,8 @@ import { currentTimeZone } from '../../lib/time-zones';
 import { isEmail, messages, throwIfAny, toFlag } from '../../lib/validation';
 import type { ServiceDeps } from '../context';
 import { KeyCache } from './key-cache';
+import { insertOwner, ORIGINAL_KEY_ACTOR } from './team-identity';
+import type { Actor } from '../context';
 
 export interface Account {
   id: number;
@@ -21,6 +23,9 @@ export interface Account {
   track_opens: 0 | 1;
   track_clicks: 0 | 1;
 }
+
+/** The account a key pair opens, and who the pair acts as (its `Actor`, with the pair's role). */
+export type KeyHolder = Account & { actor: Actor };
 
 export interface CreatedAccount {
   user_id: number;
@@ -42,58 +47,87 @@ function secretKey(): string {
 const ACCOUNT_COLUMNS = ['id', 'name', 'email', 'public_key', 'time_zone', 'track_opens', 'track_clicks'];
 
 export function createAccountsService({ db, config }: Pick<ServiceDeps, 'db' | 'config'>) {
-  const keys = new KeyCache<Account>(config.apiKeyCacheMs);
+  const keys = new KeyCache<KeyHolder>(config.apiKeyCacheMs);
+
+  async function findKey(publicKeyValue: string): Promise<{ holder: KeyHolder; secretHash: string } | undefined> {
+    const original: (Account & { secret_key_hash: string }) | undefined = await db('accounts')
+      .where({ public_key: publicKeyValue })
+      .whereNull('deleted_at')
+      .first([...ACCOUNT_COLUMNS, 'secret_key_hash']);
+    if (original) {
+      const { secret_key_hash: secretHash, ...account } = original;
+      return { holder: { ...(account as Account), actor: ORIGINAL_KEY_ACTOR }, secretHash };
+    }
+    const row = await db('api_keys')
+      .join('accounts', 'accounts.id', 'api_keys.user_id')
+      .where('api_keys.public_key', publicKeyValue)
+      .whereNull('accounts.deleted_at')
+      .first([
+        ...ACCOUNT_COLUMNS.map((c) => `accounts.${c}`),
+        'api_keys.id as key_id',
+        'api_keys.name as key_name',
+        'api_keys.role as key_role',
+        'api_keys.secret_key_hash',
+      ]);
+    if (!row) return undefined;
+    const { key_id: keyId, key_name: keyName, key_role: keyRole, secret_key_hash: secretHash, ...account } = row;
+    return { holder: { ...(account as Account), actor: { type: 'api_key', id: Number(keyId), name: keyName, role: keyRole } }, secretHash };
+  }
   return {
     async create(input: { email: string; name?: string; password?: string }): Promise<CreatedAccount> {
       const email = input.email.trim();
       if (!isEmail(email)) throw ValidationError.of('email', messages.email('email'));
       const key = emailKey(email);
-      if (await db('accounts').where({ email_key: key }).first()) {
+      // The address signs in as the account's owner, so it may not be anyone else's sign-in either.
+      if ((await db('accounts').where({ email_key: key }).first('id')) || (await db('team_users').where({ email_key: key }).first('id'))) {
         throw ValidationError.of('email', messages.taken('email'));
       }
       const password = input.password ?? randomToken(12);
       const secret = secretKey();
       const pub = publicKey();
       const now = nowValue();
-      const id = await insertId(db, 'accounts', {
-        name: input.name?.trim() || email.split('@')[0],
-        email,
-        email_key: key,
-        password_hash: await hashPassword(password),
-        public_key: pub,
-        archive_id: randomToken(12),
-        secret_key_hash: sha256(secret),
-        created_at: now,
-        updated_at: now,
+      const name = input.name?.trim() || email.split('@')[0];
+      const passwordHash = await hashPassword(password);
+      const id = await db.transaction(async (trx) => {
+        const accountId = await insertId(trx, 'accounts', {
+          name,
+          email,
+          email_key: key,
+          // Kept as the account was made; sign-in reads the owner's own hash in team_users.
+          password_hash: passwordHash,
+          public_key: pub,
+          archive_id: randomToken(12),
+          secret_key_hash: sha256(secret),
+          created_at: now,
+          updated_at: now,
+        });
+        await insertOwner(trx, { id: accountId, email, email_key: key, name, password_hash: passwordHash });
+        return accountId;
       });
       return { user_id: id, email, public_key: pub, secret_key: secret, ...(input.password ? {} : { password }) };
     },
 
-    /** The live account owning this key pair, or undefined. The secret is compared by hash. */
-    async authenticate(publicKeyValue: string, secret: string): Promise<Account | undefined> {
+    /**
+     * The live account a key pair opens, with who the pair acts as: the account's original pair
+     * (on `accounts`) as the owner, any other pair (`api_keys`) with its own role. The secret is
+     * compared by hash. A key read from the database has its `last_used_at` moved on, so that
+     * time is exact to the key cache's lifetime.
+     */
+    async authenticate(publicKeyValue: string, secret: string): Promise<KeyHolder | undefined> {
       const cached = keys.get(publicKeyValue);
       if (cached) return safeEqual(cached.secretHash, sha256(secret)) ? cached.account : undefined;
-      const row: (Account & { secret_key_hash: string }) | undefined = await db('accounts')
-        .where({ public_key: publicKeyValue })
-        .whereNull('deleted_at')
-        .first([...ACCOUNT_COLUMNS, 'secret_key_hash']);
-      if (!row) return undefined;
-      const { secret_key_hash: secretHash, ...account } = row;
-      keys.set(publicKeyValue, account as Account, secretHash);
-      return safeEqual(secretHash, sha256(secret)) ? (account as Account) : undefined;
+      const found = await findKey(publicKeyValue);
+      if (!found) return undefined;
+      const { holder, secretHash } = found;
+      const ok = safeEqual(secretHash, sha256(secret));
+      keys.set(publicKeyValue, holder, secretHash);
+      if (ok && holder.actor.id !== null) await db('api_keys').where({ id: holder.actor.id }).update({ last_used_at: nowValue() });
+      return ok ? holder : undefined;
     },
 
-    /** Email and password sign-in for the dashboard. */
-    async signIn(email: string, password: string): Promise<Account | undefined> {
-      const row = await db('accounts')
-        .where({ email_key: emailKey(email) })
-        .whereNull('deleted_at')
-        .first([...ACCOUNT_COLUMNS, 'password_hash']);
-      // Hash even when the account does not exist, so timing does not reveal it.
-      const ok = await verifyPassword(password, row?.password_hash ?? 'scrypt$32768$8$1$AAAA$AAAA');
-      if (!row || !ok) return undefined;
-      delete row.password_hash;
-      return row as Account;
+    /** Forgets a key pair this process may have cached (it was deleted). */
+    forgetKey(publicKeyValue: string): void {
+      keys.forget(publicKeyValue);
     },
 
     async get(id: number): Promise<Account | undefined> {
@@ -132,27 +166,6 @@ export function createAccountsService({ db, config }: Pick<ServiceDeps, 'db' | '
       throwIfAny(errors);
       await db('accounts').where({ id }).update({ name, time_zone: timeZone, ...switches, updated_at: nowValue() });
       keys.forgetAccount(id);
-    },
-
-    /**
-     * A new password for the dashboard, given the current one. The caller signs the account's
-     * other sessions out.
-     */
-    async changePassword(id: number, input: { current_password: unknown; password: unknown; password_confirmation: unknown }): Promise<void> {
-      const text = (value: unknown) => (typeof value === 'string' ? value : '');
-      const [current, next, confirmation] = [text(input.current_password), text(input.password), text(input.password_confirmation)];
-      const errors: FieldErrors = {};
-      if (!current) errors.current_password = [messages.required('current_password')];
-      if (!next) errors.password = [messages.required('password')];
-      else if (next.length < PASSWORD_MIN) errors.password = [messages.min('password', PASSWORD_MIN)];
-      else if (next.length > LIMITS.string) errors.password = [messages.max('password', LIMITS.string)];
-      else if (next !== confirmation) errors.password_confirmation = ['The password confirmation does not match.'];
-      throwIfAny(errors);
-      const row = await db('accounts').where({ id }).whereNull('deleted_at').first('password_hash');
-      if (!row || !(await verifyPassword(current, row.password_hash))) {
-        throw ValidationError.of('current_password', 'The current password is incorrect.');
-      }
-      await db('accounts').where({ id }).update({ password_hash: await hashPassword(next), updated_at: nowValue() });
     },
 
     async count(trx: Knex = db): Promise<number> {

@@ -31,6 +31,10 @@ export class KeyCache<A extends { id: number }> {
     if (this.entries.size > this.maxEntries) this.entries.delete(this.entries.keys().next().value as string);
   }
 
+  forget(publicKey: string): void {
+    this.entries.delete(publicKey);
+  }
+
   forgetAccount(id: number): void {
     for (const [key, entry] of this.entries) if (entry.account.id === id) this.entries.delete(key);
   }

@@ -1,12 +1,18 @@
 import { nowValue } from '../../db/dialect';
-import { SESSION } from '../../lib/constants';
+import { SESSION, TeamRole } from '../../lib/constants';
 import { randomToken, sha256 } from '../../lib/crypto';
 import type { Account } from './accounts';
+import type { Actor } from '../context';
+import { TeamMember, teamMemberOf, userActor } from './team-identity';
+
 import type { ServiceDeps } from '../context';
 
-/** A signed-in dashboard session: the account and the CSRF token bound to it. */
+/** A signed-in dashboard session: the account, the person and the CSRF token bound to it. */
 export interface Session {
   account: Account;
+  /** The signed-in person of the account. */
+  member: TeamMember;
+  actor: Actor;
   csrfToken: string;
   expiresAt: Date;
   /** True when this request moved the expiry on (the cookie's lifetime follows). */
@@ -20,6 +26,28 @@ export interface CreatedSession {
   expiresAt: Date;
 }
 
+/** Where a session was opened from, shown in the person's list of sessions. */
+export interface SessionOrigin {
+  ip?: string;
+  userAgent?: string;
+}
+
+/** One of a person's sessions, as their list shows it. */
+export interface SessionListed {
+  /** A handle for ending it: not the cookie value, nor its stored hash. */
+  id: string;
+  ip: string | null;
+  user_agent: string | null;
+  created_at: string;
+  expires_at: string;
+  current: boolean;
+}
+
+/** The public handle of a session: derived from its stored hash, useless as a cookie. */
+function handleOf(storedId: string): string {
+  return sha256(`session-handle:${storedId}`).slice(0, 32);
+}
+
 /**
  * Dashboard sessions in the database, so any number of web processes share them. Sliding
  * expiry, renewed at most once per `SESSION.renewAfterMs` so most requests cost one read.
@@ -28,7 +56,7 @@ export function createSessionsService({ db }: Pick<ServiceDeps, 'db'>) {
   const expiry = (from = Date.now()) => new Date(from + SESSION.ttlMs);
 
   return {
-    async create(accountId: number): Promise<CreatedSession> {
+    async create(member: Pick<TeamMember, 'id' | 'user_id'>, origin: SessionOrigin = {}): Promise<CreatedSession> {
       const token = randomToken(32);
       const csrfToken = randomToken(32);
       const expiresAt = expiry();
@@ -38,7 +66,10 @@ export function createSessionsService({ db }: Pick<ServiceDeps, 'db'>) {
         await trx('sessions').where('expires_at', '<', now).delete();
         await trx('sessions').insert({
           id: sha256(token),
-          account_id: accountId,
+          account_id: member.user_id,
+          team_user_id: member.id,
+          ip: origin.ip?.slice(0, 64) ?? null,
+          user_agent: origin.userAgent?.slice(0, 255) ?? null,
           csrf_token: csrfToken,
           expires_at: expiresAt.toISOString(),
           created_at: now,
@@ -48,14 +79,16 @@ export function createSessionsService({ db }: Pick<ServiceDeps, 'db'>) {
       return { token, csrfToken, expiresAt };
     },
 
-    /** The live session of a cookie value with its live account, in one query. */
+    /** The live session of a cookie value with its live account and active person, in one query. */
     async resolve(token: string): Promise<Session | undefined> {
       if (!token) return undefined;
       const id = sha256(token);
       const row = await db('sessions')
         .join('accounts', 'accounts.id', 'sessions.account_id')
+        .join('team_users', 'team_users.id', 'sessions.team_user_id')
         .where('sessions.id', id)
         .where('sessions.expires_at', '>', nowValue())
+        .where('team_users.status', 'active')
         .whereNull('accounts.deleted_at')
         .first(
           'sessions.csrf_token',
@@ -68,6 +101,11 @@ export function createSessionsService({ db }: Pick<ServiceDeps, 'db'>) {
           'accounts.archive_id',
           'accounts.track_opens',
           'accounts.track_clicks',
+          'team_users.id as member_id',
+          'team_users.email as member_email',
+          'team_users.name as member_name',
+          'team_users.role as member_role',
+          'team_users.status as member_status',
         );
       if (!row) return undefined;
       let expiresAt = new Date(row.expires_at);
@@ -86,14 +124,54 @@ export function createSessionsService({ db }: Pick<ServiceDeps, 'db'>) {
         track_opens: Number(row.track_opens) === 1 ? 1 : 0,
         track_clicks: Number(row.track_clicks) === 1 ? 1 : 0,
       };
-      return { account, csrfToken: row.csrf_token, expiresAt, renewed };
+      const member = teamMemberOf({
+        id: row.member_id,
+        user_id: row.id,
+        email: row.member_email,
+        name: row.member_name,
+        role: row.member_role as TeamRole,
+        status: row.member_status,
+      });
+      return { account, member, actor: userActor(member), csrfToken: row.csrf_token, expiresAt, renewed };
     },
 
     async destroy(token: string): Promise<void> {
       if (token) await db('sessions').where({ id: sha256(token) }).delete();
     },
 
-    /** Signs the account out everywhere (after a password change, for example). */
+    /** A person's live sessions, newest first; `current` marks the one of this cookie. */
+    async list(teamUserId: number, currentToken: string): Promise<SessionListed[]> {
+      const current = currentToken ? sha256(currentToken) : '';
+      const rows = await db('sessions')
+        .where({ team_user_id: teamUserId })
+        .where('expires_at', '>', nowValue())
+        .orderBy('created_at', 'desc')
+        .select('id', 'ip', 'user_agent', 'created_at', 'expires_at');
+      return rows.map((row) => ({
+        id: handleOf(row.id),
+        ip: row.ip ?? null,
+        user_agent: row.user_agent ?? null,
+        created_at: new Date(row.created_at).toISOString(),
+        expires_at: new Date(row.expires_at).toISOString(),
+        current: row.id === current,
+      }));
+    },
+
+    /** Ends one of a person's sessions by its handle; false when it is not theirs or gone. */
+    async end(teamUserId: number, handle: string): Promise<boolean> {
+      const rows = await db('sessions').where({ team_user_id: teamUserId }).select('id');
+      const row = rows.find((r) => handleOf(r.id) === handle);
+      if (!row) return false;
+      await db('sessions').where({ id: row.id }).delete();
+      return true;
+    },
+
+    /** Signs a person out everywhere (after a password change, or when they ask). */
+    async destroyAllOf(teamUserId: number): Promise<void> {
+      await db('sessions').where({ team_user_id: teamUserId }).delete();
+    },
+
+    /** Signs every person of the account out (the account is closed, for example). */
     async destroyAll(accountId: number): Promise<void> {
       await db('sessions').where({ account_id: accountId }).delete();
     },
