@@ -279,7 +279,7 @@
     'sw-visibility': 'Show outlines', preview: 'Preview', fullscreen: 'Full screen', 'export-template': 'View code',
     'open-sm': 'Styles', 'open-tm': 'Settings', 'open-layers': 'Layers', 'open-blocks': 'Blocks',
     undo: 'Undo', redo: 'Redo', 'gjs-open-import-template': 'Import HTML', 'gjs-toggle-images': 'Show or hide images', 'canvas-clear': 'Clear the design',
-    'set-device-desktop': 'Desktop width', 'set-device-tablet': 'Tablet width', 'set-device-mobile': 'Phone width',
+    'set-device-desktop': 'Canvas at desktop width', 'set-device-tablet': 'Canvas at tablet width', 'set-device-mobile': 'Canvas at phone width',
     'core:component-exit': 'Select the part around it', 'tlb-move': 'Drag to move', 'tlb-clone': 'Duplicate', 'tlb-delete': 'Delete',
   };
   const asButton = (el, name) => {
