@@ -1,4 +1,4 @@
-import { SINGLE_SEND_STATUS } from '../../src/lib/constants';
+import { MESSAGE_STATE, SINGLE_SEND_STATUS } from '../../src/lib/constants';
 import { addContact, addSender, addVerifiedSender, berlin, countryId } from '../support/fixtures';
 import { useHarness } from '../support/harness';
 import { asFragment, signIn, useTwoAccounts } from '../support/web';
@@ -117,6 +117,17 @@ describe('dashboard single sends', () => {
     expect(done.text).toContain('<progress class="send-progress" max="4" value="4">');
     expect(done.text).toMatch(/<dt>Delivered<\/dt>[\s\S]*?<span class="bar-value">3 <span class="muted">100%<\/span>/);
     expect(done.text).toMatch(/<dt>Unique opens<\/dt>[\s\S]*?<rect width="66.7" height="10"/);
+    // The bounced address is listed with the mail system's reason, escaped.
+    const sendId = (await h.runtime.db('single_sends').where({ utr }).first('id')).id;
+    const now = new Date().toISOString();
+    await h.runtime.db('send_messages').insert({
+      kind: 1, user_id: t.alice.user_id, single_send_id: sendId, email: 'gone@example.org', email_key: 'gone@example.org', state: MESSAGE_STATE.bounced, attempts: 1,
+      last_error: '550 5.1.1 <gone@example.org>: user unknown', created_at: now, updated_at: now,
+    });
+    const bounced = await asFragment(t.web.get(`/single-sends/${utr}`), 'send-stats').expect(200);
+    expect(bounced.text).toContain('<h2>1 address bounced</h2>');
+    expect(bounced.text).toContain('<tr><td>gone@example.org</td><td class="diagnostic">550 5.1.1 &lt;gone@example.org&gt;: user unknown</td></tr>');
+    expect(bounced.text).toContain(`href="/single-sends/${utr}/recipients.csv?status=bounced"`);
 
     const body = await t.web.get(`/single-sends/template-body?template_id=${refs.template}`).expect(200);
     expect(body.text.trimStart()).toMatch(/^<div id="body-editor"/);
