@@ -36,6 +36,7 @@ import * as abTests from './20261126_2330_ab-tests';
 import * as timeZones from './20261126_2330_time-zones';
 import * as largeAccounts from './20261126_2331_large-accounts';
 import * as teamUsers from './20261127_0147_team-users';
+import * as relays from './20261127_0150_relays';
 import * as unloggedRateLimits from './20261127_0230_unlogged-rate-limits';
 import * as signupFormSender from './20261127_0244_signup-form-sender';
 
@@ -82,6 +83,7 @@ export const migrations: ReadonlyArray<[name: string, migration: Knex.Migration]
   ['20261126_2330_time-zones', timeZones],
   ['20261126_2331_large-accounts', largeAccounts],
   ['20261127_0147_team-users', teamUsers],
+  ['20261127_0150_relays', relays],
   ['20261127_0230_unlogged-rate-limits', unloggedRateLimits],
   ['20261127_0244_signup-form-sender', signupFormSender],
 ];

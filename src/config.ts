@@ -79,6 +79,8 @@ export interface Config {
   bounceImapPollMs: number;
   /** Outgoing webhooks may reach private, loopback and link-local addresses (WEBHOOK_ALLOW_PRIVATE=1; tests, closed networks). */
   webhookAllowPrivate: boolean;
+  /** Accounts' relays may reach private, loopback and link-local addresses (RELAY_ALLOW_PRIVATE=1; tests, closed networks). */
+  relayAllowPrivate: boolean;
   /** How long old data is kept before the worker's maintenance job deletes it, in days (0 = for ever). */
   retention: RetentionDays;
   /** Provider webhooks; each route answers 404 while its setting is unset. */
@@ -298,6 +300,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, kind: keyof typ
     bounceImapUrl: imapUrlOf(optional(env, 'BOUNCE_IMAP_URL')),
     bounceImapPollMs: integer(env, 'BOUNCE_IMAP_POLL_SECONDS', 60, 1) * 1000,
     webhookAllowPrivate: flag(env, 'WEBHOOK_ALLOW_PRIVATE', false),
+    relayAllowPrivate: flag(env, 'RELAY_ALLOW_PRIVATE', false),
     retention: retentionDays(env),
     webhooks: {
       sesTopicArns: (optional(env, 'SES_SNS_TOPIC_ARNS') ?? '').split(',').map((a) => a.trim()).filter(Boolean),

@@ -24,6 +24,7 @@ import { mountExports } from './exports';
 import { mountPrivacy } from './privacy';
 import { mountOpenApi } from './openapi';
 import { mountOutgoingWebhooks } from './outgoing-webhooks';
+import { mountRelays } from './relays';
 import { mountSendFollowUps, mountStepRecipients } from './send-follow-ups';
 import { mountAbTests } from './ab-tests';
 
@@ -49,6 +50,7 @@ export function createApiRouter(config: Config, services: Services, logger: Logg
   mountExports(routes.tagged('Exports'), services);
   mountPrivacy(routes.tagged('Privacy'), services);
   mountOutgoingWebhooks(routes.tagged('Webhooks'), services);
+  mountRelays(routes.tagged('Relays'), services);
   mountSendFollowUps(routes.tagged('Single sends'), services);
   mountAbTests(routes.tagged('Single sends'), services);
   mountStepRecipients(routes.tagged('Automations'), services);

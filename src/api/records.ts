@@ -19,6 +19,8 @@ import type { SuppressionRecord } from '../services/delivery/suppressions';
 import type { RecipientReportRecord } from '../services/delivery/recipient-report';
 import type { CityRecord, CountryRecord, StateRecord } from '../services/reference/geography';
 import type { DeliveryRecord, WebhookRecord } from '../services/integrations/outgoing-webhooks';
+import type { RelayRecord } from '../services/delivery/relays';
+import { RELAY_KINDS } from '../lib/constants';
 import { AB_TEST_LIMITS, AB_WINNER_METRICS, HOOK_EVENTS, RECIPIENT_STATUSES } from '../lib/constants';
 import { arrayOf, flag, int, Members, nullable, object, plainDateTime, str, strings, timestamp, uuid } from './schema-words';
 
@@ -209,6 +211,7 @@ export const RECORDS = {
     track_clicks: flag,
     archive: { ...flag, description: 'Extension: 1 when the send is listed in the account\'s public archive once completed.' },
     resend_of: { ...nullable(uuid), description: 'Extension: the utr of the send whose non-openers this resend goes to; null for any other send.' },
+    relay_id: { ...nullable(int), description: 'Extension: the account\'s relay its mail goes through first; null: the account\'s usual choice.' },
     unique_open_token: { type: 'object', additionalProperties: str, description: 'The n-th unique open (from 1) → that message\'s token.' },
     ab: { ...nullable({ $ref: '#/components/schemas/AbTest' }), description: 'Extension: the send\'s A/B test; null when it has none.' },
     sent_at: nullable(plainDateTime),
@@ -258,6 +261,7 @@ export const RECORDS = {
     design_url: { type: 'string', format: 'uri' },
     image: { type: 'string', format: 'uri' },
     track_opens: flag,
+    relay_id: { ...nullable(int), description: 'Extension: the account\'s relay this step\'s mail goes through first; null: the account\'s usual choice.' },
     track_clicks: flag,
   }),
   NotificationRecipient: record<NotificationRecipientRecord>('An address told of the account\'s events.', {
@@ -355,6 +359,25 @@ export const RECORDS = {
     updated_at: timestamp,
     secret: str,
   }, ['secret']),
+  Relay: record<RelayRecord>('A relay of the account: an SMTP server or a provider API its mail leaves through (its password or API key is never shown).', {
+    id: int,
+    user_id: int,
+    name: str,
+    kind: { type: 'string', enum: [...RELAY_KINDS] },
+    url: nullable(str),
+    region: nullable(str),
+    endpoint: nullable(str),
+    max_rate: { type: 'number', description: 'messages per second; 0: no limit of its own' },
+    priority: int,
+    domains: strings,
+    has_secret: { type: 'boolean' },
+    health: { type: 'string', enum: ['up', 'down'] },
+    down_until: nullable(timestamp),
+    last_error: nullable(str),
+    last_error_at: nullable(timestamp),
+    created_at: timestamp,
+    updated_at: timestamp,
+  }),
   WebhookDelivery: record<DeliveryRecord>('A delivery of an event to a webhook.', {
     id: int,
     webhook_id: int,

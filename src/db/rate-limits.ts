@@ -110,3 +110,27 @@ export async function dropSignupMailSlotsBefore(db: Knex, before: number): Promi
     [before],
   );
 }
+
+/**
+ * Reserves a relay's next sending slot `intervalMs` after its previous one, as reserveMailSlot
+ * does for an account: a relay's `max_rate` holds across every worker process.
+ */
+export async function reserveRelaySlot(db: Knex, relayId: number, intervalMs: number): Promise<number> {
+  if (isPostgres(db)) {
+    const result = await db.raw(
+      `insert into relay_rate_slots as s (relay_id, next_at) values (?, ${PG_NOW_MS} + ?)
+       on conflict (relay_id) do update set next_at = greatest(s.next_at, ${PG_NOW_MS}) + ?
+       returning next_at - ? - ${PG_NOW_MS} as wait_ms`,
+      [relayId, intervalMs, intervalMs, intervalMs],
+    );
+    return Math.max(0, Number(result.rows[0].wait_ms));
+  }
+  const now = Date.now();
+  const rows = await db.raw(
+    `insert into relay_rate_slots (relay_id, next_at) values (?, ?)
+     on conflict (relay_id) do update set next_at = max(next_at, ?) + ?
+     returning next_at`,
+    [relayId, now + intervalMs, now, intervalMs],
+  );
+  return Math.max(0, Number(rows[0].next_at) - intervalMs - now);
+}

@@ -232,6 +232,30 @@ export const PROVIDER_WEBHOOK_AGE = {
   maxAheadMs: 60_000,
 } as const;
 
+/** The kinds of relay an account may add: an SMTP server, or a provider's HTTP API. */
+export const RELAY_KINDS = ['smtp', 'ses', 'sendgrid', 'postmark', 'mailgun'] as const;
+export type RelayKind = (typeof RELAY_KINDS)[number];
+
+export const RELAY_LIMITS = {
+  /** Relays per account. */
+  maxPerAccount: 20,
+  /** First backoff of a relay found down; doubles with each failure in a row up to maxBackoffMs. */
+  firstBackoffMs: 30_000,
+  maxBackoffMs: 10 * 60_000,
+  /** How long a worker trusts what it read of an account's relays (health is re-read after). */
+  cacheMs: 2_000,
+} as const;
+
+/**
+ * Refusals that mean "your authentication or reputation", not "this address": they never
+ * suppress the address; the message fails with reason `policy` and the send pauses once
+ * `minCount` of them or `share` of the messages attempted are refused so.
+ */
+export const POLICY_REFUSALS = {
+  minCount: 10,
+  share: 0.01,
+} as const;
+
 /** Roles of the people and API keys of an account, most powerful first (docs/team-and-roles.md). */
 export const TEAM_ROLES = ['owner', 'admin', 'editor', 'analyst'] as const;
 export type TeamRole = (typeof TEAM_ROLES)[number];

@@ -116,17 +116,17 @@ export function createMailTransport(
  * nodemailer's transports are loaded with the first message: a process that sends nothing (a
  * web process, a worker with an empty queue) does not load them at start (~13 ms of a start).
  */
-const createTransport = (options: never): Transporter => (require('nodemailer') as typeof Nodemailer).createTransport(options);
+export const createTransport = (options: never): Transporter => (require('nodemailer') as typeof Nodemailer).createTransport(options);
 
 /** A transporter made on first use; `made()` is it only if it was. */
-function onFirstUse(make: () => Transporter): { get(): Transporter; made(): Transporter | undefined } {
+export function onFirstUse(make: () => Transporter): { get(): Transporter; made(): Transporter | undefined } {
   let made: Transporter | undefined;
   const get = lazy(() => (made = make()));
   return { get, made: () => made };
 }
 
 /** nodemailer's options for a message: a pre-encoded one goes as `raw`, built once here. */
-function mailOptions({ encoded, ...message }: Omit<OutgoingMessage, 'accountId'>): SendMailOptions {
+export function mailOptions({ encoded, ...message }: Omit<OutgoingMessage, 'accountId'>): SendMailOptions {
   if (!encoded) return message;
   const built = rawMessage({ ...message, text: message.text ?? '' });
   return { envelope: built.envelope, raw: built.raw, messageId: built.messageId };

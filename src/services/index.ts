@@ -36,6 +36,7 @@ import { createTestSendsService } from './campaigns/test-sends';
 import { createSignupFormsService } from './audience/signup-forms';
 import { createSignupsService } from './audience/signups';
 import { createOutgoingWebhooksService } from './integrations/outgoing-webhooks';
+import { createRelaysService } from './delivery/relays';
 import { createDesignEditorService } from './campaigns/design-editor';
 import { createOwnTemplatesService } from './campaigns/own-templates';
 import { createPreferencesService } from './delivery/preferences';
@@ -107,6 +108,7 @@ export function createServices(deps: ServiceDeps) {
     signupForms,
     signups: createSignupsService({ ...deps, forms: signupForms, contacts, fields }),
     outgoingWebhooks: createOutgoingWebhooksService(deps),
+    relays: createRelaysService(deps),
     designEditor: createDesignEditorService({ ...deps, fields, contacts }),
     ownTemplates: createOwnTemplatesService(deps),
     preferences: createPreferencesService(deps),

@@ -35,6 +35,7 @@ import { createViewEnvironment, Views } from './views';
 import { mountSuppressions } from './suppressions';
 import { mountSignupForms } from './signup-forms';
 import { mountWebhooks } from './webhooks';
+import { mountRelays } from './relays';
 import { mountSendFollowUps } from './send-follow-ups';
 import { mountMaintenance } from './maintenance';
 import { mountAbTests } from './ab-tests';
@@ -64,6 +65,7 @@ const PAGE_GROUPS: PageGroup[] = [
   mountPrivacy,
   mountSignupForms,
   mountWebhooks,
+  mountRelays,
   mountDesignEditor,
   mountSendFollowUps,
   mountMaintenance,

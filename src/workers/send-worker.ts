@@ -16,15 +16,21 @@ import { startDueSingleSends, StartHooks } from '../services/delivery/start-send
 import { decideDueAbTests } from '../services/delivery/ab-tests';
 import { suppressedRowIds } from '../services/delivery/do-not-mail';
 import { VOID_SYSTEM_MAIL } from '../services/delivery/system-mail';
-import { classifySendError, MailTransport } from '../mail/transport';
+import type { MailTransport } from '../mail/transport';
+import { classifyRelayError, RelayFailure } from '../mail/relay-transports';
+import { RelayRefusal, RelayRouter, RelaysDown } from '../services/delivery/relay-router';
+import type { PolicyPause } from '../services/delivery/policy-refusals';
 import { feedbackStamp } from '../mail/feedback-stamp';
 
 /** Things the worker tells the rest of the service about (events become notification mail). */
-export interface WorkerHooks extends AutomationHooks, StartHooks {}
+export interface WorkerHooks extends AutomationHooks, StartHooks {
+  /** A send was paused for its policy refusals (in the ledger write's transaction, once per send). */
+  sendPausedForPolicy?(pause: PolicyPause, trx: Knex.Transaction): Promise<void>;
+}
 
 export interface WorkerDeps {
   db: Knex;
-  config: Pick<Config, 'baseUrl' | 'mailRate' | 'bounceDomain' | 'smtpUrl' | 'sendMaxAttempts' | 'sendRetryMs'>;
+  config: Pick<Config, 'baseUrl' | 'mailRate' | 'bounceDomain' | 'smtpUrl' | 'sendMaxAttempts' | 'sendRetryMs' | 'relayAllowPrivate' | 'dkim'>;
   logger: Logger;
   secret: string;
   transport: MailTransport;
@@ -79,6 +85,8 @@ export function createSendingWorker(deps: WorkerDeps, options: WorkerOptions = {
   const limiter = new AccountRateLimiter(db, deps.config.mailRate, (ms) => sleeper.sleep(ms));
   const sources = new MessageSources(db, createSigner(deps.secret), deps.config.baseUrl);
   const stamp = feedbackStamp(deps.secret, deps.config.bounceDomain, deps.config.smtpUrl);
+  // Accounts' own relays; mail of accounts without one serving its From domain (and system mail) leaves through `transport`.
+  const relays = new RelayRouter(db, deps.secret, deps.config, transport, (ms) => sleeper.sleep(ms));
   let running = false;
   let loops: Promise<void>[] = [];
   // Rows claimed and not yet recorded: their lease is renewed while this worker lives.
@@ -96,6 +104,7 @@ export function createSendingWorker(deps: WorkerDeps, options: WorkerOptions = {
         maxAttempts,
         retryDelayMs: (attempts) => Math.min(retryMaxMs, retryBaseMs * 2 ** Math.max(0, attempts - 1)),
         deferCompletion: true,
+        onPolicyPause: hooks.sendPausedForPolicy,
       });
       for (const id of written.sends) unchecked.add(id);
       return written.started;
@@ -208,12 +217,24 @@ export function createSendingWorker(deps: WorkerDeps, options: WorkerOptions = {
               inHand.delete(id);
               continue;
             }
-            await transport.send(stamp(message, id));
-            record(message.templateErrors ? { id, result: 'sent', templateErrors: true } : { id, result: 'sent' });
+            const stamped = stamp(message, id);
+            const routed = row.kind === MESSAGE_KIND.system
+              ? (await transport.send(stamped), { relayId: null, providerMessageId: null })
+              : await relays.send(Number(row.user_id), source?.relayId, stamped);
+            record({ id, result: 'sent', ...routed, ...(message.templateErrors ? { templateErrors: true } : {}) });
           } catch (err) {
-            const failure = classifySendError(err);
+            const failure: RelayFailure = err instanceof RelayRefusal
+              ? err.failure
+              : err instanceof RelaysDown
+                ? { relayDown: true, outcome: 'retry', code: null, message: err.message }
+                : classifyRelayError('smtp', err);
+            const relayId = err instanceof RelayRefusal ? err.relayId : null;
             if (failure.outcome === 'bounce') {
               record({ id, result: 'bounce', userId: Number(row.user_id), emailKey: row.email_key, code: failure.code, error: failure.message });
+            } else if (failure.outcome === 'policy') {
+              record({ id, result: 'policy', code: failure.code, error: failure.message, relayId });
+            } else if (failure.outcome === 'failed') {
+              record({ id, result: 'failed', error: failure.message });
             } else {
               record({ id, result: 'retry', attempts: Number(row.attempts), code: failure.code, error: failure.message });
             }
@@ -286,12 +307,16 @@ export function createSendingWorker(deps: WorkerDeps, options: WorkerOptions = {
       logger.info({ owner, lanes, batchSize }, 'sending worker started');
     },
     async stop() {
-      if (!running) return;
+      if (!running) {
+        relays.close();
+        return;
+      }
       running = false;
       sleeper.wakeAll();
       await Promise.all(loops);
       await writer.flush();
       await completeChecked();
+      relays.close();
       logger.info({ owner }, 'sending worker stopped');
     },
   };

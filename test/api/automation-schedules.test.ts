@@ -63,6 +63,7 @@ describe('automation schedules', () => {
       utr: expect.stringMatching(UUID),
       template_id: 4,
       preview_img: 'welcome.png',
+      relay_id: null,
       template_json: '',
       template_html: '',
       created_at: expect.stringMatching(TIMESTAMP),

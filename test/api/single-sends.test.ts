@@ -57,6 +57,7 @@ describe('single sends', () => {
       reply_to: 'replies@example.com',
       archive: 0,
       resend_of: null,
+      relay_id: null,
       sender_name: 'News Desk',
       sender_address: expect.stringMatching(/^Unter den Linden 1, Floor 2, 10115 .+, Berlin, Germany$/),
       subject: 'News for ((first_name))',

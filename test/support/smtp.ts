@@ -24,6 +24,8 @@ export interface SmtpSinkOptions {
   beforeAccept?: (session: SMTPServerSession) => Promise<void>;
   /** Runs before each recipient is answered: the sender waits for it (holds a message before any of it arrives). */
   beforeRecipient?: () => Promise<void>;
+  /** false: keep the raw message only (`parsed` is empty), for tests that count thousands of messages. */
+  parse?: boolean;
 }
 
 /**
@@ -33,6 +35,9 @@ export interface SmtpSinkOptions {
 export async function startSmtpSink(options: SmtpSinkOptions = {}): Promise<SmtpSink> {
   const messages: ReceivedMessage[] = [];
   const waiters: Array<() => void> = [];
+  // Once closing, a message whose data ends is refused (421) rather than recorded: a client that
+  // never got the 250 must not find it delivered.
+  let closing = false;
   const server = new SMTPServer({
     disableReverseLookup: true,
     authOptional: true,
@@ -58,11 +63,17 @@ export async function startSmtpSink(options: SmtpSinkOptions = {}): Promise<Smtp
       stream.on('end', async () => {
         await options.beforeAccept?.(session);
         const raw = Buffer.concat(chunks).toString('utf8');
+        const parsed = options.parse === false ? ({} as ParsedMail) : await simpleParser(raw);
+        if (closing) {
+          const err = new Error('Server shutting down') as Error & { responseCode: number };
+          err.responseCode = 421;
+          return callback(err);
+        }
         messages.push({
           from: session.envelope.mailFrom ? session.envelope.mailFrom.address : '',
           to: session.envelope.rcptTo.map((r) => r.address),
           raw,
-          parsed: await simpleParser(raw),
+          parsed,
         });
         waiters.splice(0).forEach((w) => w());
         callback();
@@ -92,7 +103,10 @@ export async function startSmtpSink(options: SmtpSinkOptions = {}): Promise<Smtp
         check();
       });
     },
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+    close: () => {
+      closing = true;
+      return new Promise<void>((resolve) => server.close(() => resolve()));
+    },
   };
 }
 

@@ -66,6 +66,7 @@ describe('dashboard round trips', () => {
     ['/segments/new', 3],
     ['/suppressions', 3],
     ['/signup-forms', 2],
+    ['/relays', 4],
   ])('when %s is shown then it takes %i round trips', async (path, expected) => {
     expect(await queriesOf(path)).toBe(expected);
   });

@@ -2,6 +2,7 @@ import { AUTOMATION_TYPES, CAMPAIGN_LIMITS, LIMITS, WAITING_TYPES } from '../../
 import { toId } from '../../lib/http';
 import { isBlank, messages } from '../../lib/validation';
 import { field } from '../validation';
+import { relayRefOf, relayRefRule } from './relays';
 import type { AutomationChanges, AutomationInput } from '../../services/campaigns/automations';
 import type { ScheduleInput } from '../../services/campaigns/automation-schedules';
 import { parseRecipientRef } from '../../services/campaigns/campaign-refs';
@@ -74,6 +75,7 @@ export const scheduleFields = () => [
   templateJsonField(),
   templateHtmlField(),
   ...trackingFields(),
+  relayRefRule().describe({}, 'Extension: the id of one of the account\'s relays, which this step\'s mail goes through first (empty: the account\'s usual choice; absent on update: unchanged).'),
 ];
 
 export function scheduleInput(body: Record<string, unknown>): ScheduleInput {
@@ -87,5 +89,6 @@ export function scheduleInput(body: Record<string, unknown>): ScheduleInput {
     template_json: templateText(body.template_json),
     template_html: templateText(body.template_html),
     ...trackingInput(body),
+    ...(body.relay_id !== undefined ? { relay_id: relayRefOf(body) } : {}),
   };
 }

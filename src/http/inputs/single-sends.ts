@@ -3,6 +3,7 @@ import { toId } from '../../lib/http';
 import { ZERO_DATE, ZERO_TIME } from '../../lib/time';
 import { humanName, isBlank, messages, splitAddresses, toFlag } from '../../lib/validation';
 import { field, Rule } from '../validation';
+import { relayRefOf, relayRefRule } from './relays';
 import { isCalendarDate, normaliseTime, SCHEDULE_LOCAL_TIME } from '../../lib/zoned-time';
 import { parseRecipientRefs, recipientEntries } from '../../services/campaigns/campaign-refs';
 import type { SingleSendInput } from '../../services/campaigns/single-sends';
@@ -52,6 +53,7 @@ export const singleSendFields = () => [
   ...scheduleDateFields(),
   ...trackingFields(),
   field('archive').optional().boolean().describe({}, 'Extension: 1 lists the send in the account\'s public archive once it has completed (default 0; absent on update: unchanged).'),
+  relayRefRule().describe({}, 'Extension: the id of one of the account\'s relays, which its mail goes through first (empty: the account\'s usual choice; absent on update: unchanged).'),
 ];
 
 /** `schedule_date` and `schedule_time`, required and checked when schedule_type is 1 (create, update, resend). */
@@ -82,6 +84,7 @@ export function singleSendInput(body: Record<string, unknown>): SingleSendInput 
     schedule_time: scheduled ? normaliseTime(String(body.schedule_time)) ?? ZERO_TIME : ZERO_TIME,
     ...trackingInput(body),
     ...(isBlank(body.archive) ? {} : { archive: toFlag(body.archive) === 1 ? 1 : 0 }),
+    ...(body.relay_id !== undefined ? { relay_id: relayRefOf(body) } : {}),
   };
 }
 

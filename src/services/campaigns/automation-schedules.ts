@@ -23,6 +23,8 @@ export interface ScheduleInput extends TrackingSwitches {
   preview_img: string;
   template_json: string | null;
   template_html: string | null;
+  /** Extension: the account's relay this step's mail goes through first (null: the usual choice); absent: unchanged on update. */
+  relay_id?: number | null;
 }
 
 /**
@@ -54,6 +56,8 @@ export function scheduleRecord(baseUrl: string, row: Record<string, unknown>) {
     created_at: timestamp(row.created_at),
     updated_at: timestamp(row.updated_at),
     ...scheduleLinks(baseUrl, row),
+    // Extension: the account's relay this step's mail goes through first; null: the account's usual choice.
+    relay_id: row.relay_id === null || row.relay_id === undefined ? null : Number(row.relay_id),
     // Extensions: open and click tracking of this step (0 or 1).
     ...switchesOf(row),
   };
@@ -80,6 +84,7 @@ export function createAutomationSchedulesService({ db, config, refs, automations
     const errors: FieldErrors = {};
     if (sender.error) errors.sender_id = [sender.error];
     if (template) errors.template_id = [template];
+    if (input.relay_id && !(await db('relays').where({ id: input.relay_id, user_id: ctx.userId }).first('id'))) errors.relay_id = [messages.selected('relay_id')];
     if (!images.has(input.preview_img)) errors.preview_img = [messages.selected('preview_img')];
     liquidErrors({ subject: input.subject, template_html: input.template_html }, errors);
     // The API takes one of the pair; the dashboard's visual editor saves its project with the HTML it exported.

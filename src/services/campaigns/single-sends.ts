@@ -5,7 +5,7 @@ import { LIMITS, SINGLE_SEND_STATUS } from '../../lib/constants';
 import { ConflictError, FieldErrors, NotFoundError } from '../../lib/errors';
 import { plainDateTime, timestamp } from '../../lib/time';
 import { isUtr, newUtr } from '../../lib/utr';
-import { throwIfAny } from '../../lib/validation';
+import { messages, throwIfAny } from '../../lib/validation';
 import { localTimeSpan, SCHEDULE_LOCAL_TIME, utcToZoned, zonedToUtc } from '../../lib/zoned-time';
 import type { CampaignRefs, RecipientRef } from './campaign-refs';
 import type { Ctx, ServiceDeps } from '../context';
@@ -39,13 +39,15 @@ export interface SingleSendInput extends TrackingSwitches {
   schedule_time: string;
   /** Extension: listed in the account's public archive once completed; absent: 0 on create, unchanged on update. */
   archive?: 0 | 1;
+  /** Extension: the account's relay its mail goes through first (null: the usual choice); absent: unchanged on update. */
+  relay_id?: number | null;
 }
 
 /** What a duplicate (and a resend) copies: the content and targeting, never status, schedule state or statistics. */
 export const COPIED = [
   'template_id', 'template_json', 'template_html', 'sender_id', 'unsubscribe_group_id', 'from_sender', 'reply_to',
   'sender_name', 'sender_address', 'subject', 'preheader', 'schedule_type', 'schedule_date', 'schedule_time',
-  'track_opens', 'track_clicks',
+  'track_opens', 'track_clicks', 'relay_id',
 ] as const;
 
 // `failed` (messages given up after their retries), `unique_clicks`, `total_clicks` and `template_errors` (delivered
@@ -97,6 +99,8 @@ export function singleSendRecord(row: Record<string, unknown>) {
     archive: Number(row.archive ?? 0) === 1 ? 1 : 0,
     // Extension: a resend to non-openers names the send whose non-openers it goes to (its utr).
     resend_of: text(row.resend_of_utr),
+    // Extension: the account's relay its mail goes through first; null: the account's usual choice.
+    relay_id: row.relay_id === null || row.relay_id === undefined ? null : Number(row.relay_id),
     // Filled in by list() and get() from the sending engine (the n-th unique open → that message's token).
     unique_open_token: {} as Record<string, string>,
     // Extension, filled in by list() and get(): the send's A/B test; null when it has none.
@@ -185,6 +189,7 @@ export function createSingleSendsService({ db, refs, senders, tracking, abTests 
     if (group) errors.unsubscribe_group_id = [group];
     if (recipients) errors.recipient_id = [recipients];
     if (excluded) errors.exclude_specific_recipient_id = [excluded];
+    if (input.relay_id && !(await db('relays').where({ id: input.relay_id, user_id: ctx.userId }).first('id'))) errors.relay_id = [messages.selected('relay_id')];
     liquidErrors({ subject: input.subject, preheader: input.preheader, template_html: input.template_html }, errors);
     // A schedule in the past would send at once, which nobody means: a minute's grace for a slow form.
     if (schedule.last && schedule.last.getTime() < Date.now() - PAST_SCHEDULE_GRACE_MS) errors.schedule_date = [schedule.passed!];

@@ -3,6 +3,7 @@ import { queueSystemMail } from './system-mail';
 import { escapeHtml } from '../../mail/template';
 import type { ServiceDeps } from '../context';
 import type { RateAlert } from './rate-alerts';
+import type { PolicyPause } from './policy-refusals';
 
 const percent = (n: number, of: number) => `${((100 * n) / of).toFixed(1)}%`;
 
@@ -90,6 +91,24 @@ export function createEventsService({ db, config }: Pick<ServiceDeps, 'db' | 'co
               subject: `Spam complaints: ${a.sendName}`,
               text: `${a.count} of the ${a.sent} recipients of your single send "${a.sendName}" marked it as spam (${percent(a.count, a.sent)}).\n\nMailbox providers act when complaints pass 0.1%. These addresses are now unsubscribed from all your mail. Make sure people asked for this mail and can leave easily.`,
             },
+        trx,
+      ),
+
+    /** A send was paused because receivers refused it for the sender's authentication or reputation (once per send). */
+    sendPausedForPolicy: (p: PolicyPause, trx: Knex = db) =>
+      notify(
+        p.userId,
+        {
+          subject: `Single send paused: ${p.sendName} is refused as unauthenticated`,
+          text:
+            `Your single send "${p.sendName}" was paused at ${at()} UTC: receiving mail servers refused ${p.refused} of the ${p.attempted} messages attempted so far because of how the mail is authenticated or the sender's reputation, not because of the addresses. No address was suppressed.
+
+` +
+            `One of the refusals: ${p.example}
+
+` +
+            `What to fix: make sure the From address's domain is a verified sending domain of your account (DKIM record published and matching), that its SPF record includes the relay you send through, and that it has a DMARC record. Gmail and Outlook refuse bulk mail that is not DMARC-aligned. When the domain checks out, resume the send: it continues with the messages not yet sent; the refused ones can be retried with "retry failed".`,
+        },
         trx,
       ),
 

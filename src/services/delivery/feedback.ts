@@ -32,6 +32,17 @@ export function createFeedbackService({ db, config, secret, logger, events }: Pi
     messageOfMessageId,
 
     /**
+     * The ledger id of the message a provider's API answered this id for (its relays store it), or
+     * undefined. Only an id the provider gave us matches, so it cannot be guessed from an address.
+     */
+    async messageOfProviderId(providerId: string): Promise<number | undefined> {
+      const bare = providerId.trim().replace(/^<|>$/g, '').slice(0, 253);
+      if (!bare) return undefined;
+      const row = await db('send_messages').whereIn('provider_message_id', [bare, `<${bare}>`]).first('id');
+      return row ? Number(row.id) : undefined;
+    },
+
+    /**
      * The ledger id a returned report is about: the returned original's X-Campaign-Message,
      * else its Message-ID, else a VERP address the report shows; undefined when none is ours.
      */

@@ -16,6 +16,8 @@ export interface MessageSource {
   sender: SenderValues;
   /** The unsubscribe group whose members must not receive it. */
   groupId: number | null;
+  /** The relay the send or step names (an account's relay; null: the account's usual choice). */
+  relayId?: number | null;
 }
 
 /** Whose links a compiled message's links are numbered among: an automation step's, or a single send's. */
@@ -176,6 +178,7 @@ export class MessageSources {
           sender_address: String(send.sender_address || (await this.senderAddress(sender))),
         },
         groupId: send.unsubscribe_group_id ? Number(send.unsubscribe_group_id) : null,
+        relayId: send.relay_id ? Number(send.relay_id) : null,
       };
     }
     const schedule = await this.db('automation_schedules').where({ id: row.automation_schedule_id }).first();
@@ -196,6 +199,7 @@ export class MessageSources {
       replyTo: String(sender?.reply_to_email || sender?.from_email || ''),
       sender: { sender_name: String(sender?.from_name ?? ''), sender_address: await this.senderAddress(sender) },
       groupId: automation?.unsubscribe_group_id ? Number(automation.unsubscribe_group_id) : null,
+      relayId: schedule.relay_id ? Number(schedule.relay_id) : null,
     };
   }
 

@@ -6,16 +6,19 @@ import { countEach } from './counters';
 import { MessageTransition, transitionMessages } from './message-state';
 import { suppressAddress } from './suppression-list';
 import { emitMessageEvents } from '../integrations/hook-outbox';
+import { pauseForPolicy, PolicyPause } from './policy-refusals';
 
 /** How one claimed ledger row ended this attempt. */
 export type Outcome =
   /** templateErrors: a Liquid value of the message failed and was left empty (counted on its send). */
-  | { id: number; result: 'sent'; templateErrors?: boolean }
+  | { id: number; result: 'sent'; templateErrors?: boolean; relayId?: number | null; providerMessageId?: string | null }
   | { id: number; result: 'retry'; attempts: number; code: number | null; error: string }
   | { id: number; result: 'bounce'; userId: number; emailKey: string; code: number | null; error: string }
   | { id: number; result: 'suppressed'; error: string }
   /** Given up at once (it may already have gone out twice: see IN_DOUBT_TWICE). */
-  | { id: number; result: 'failed'; error: string };
+  | { id: number; result: 'failed'; error: string }
+  /** Refused for the sender's authentication or reputation: failed, the address is never suppressed (see policy-refusals.ts). */
+  | { id: number; result: 'policy'; code: number | null; error: string; relayId?: number | null };
 
 /** Why a message that was in flight at two crashes is not sent a third time. */
 export const IN_DOUBT_TWICE =
@@ -36,6 +39,8 @@ export interface OutcomePolicy {
   retryDelayMs(attempts: number): number;
   /** Called inside the transaction that completes a send. */
   onCompleted?(sendId: number, trx: Knex.Transaction): Promise<void>;
+  /** Called inside the transaction that paused a send for its policy refusals (once per send). */
+  onPolicyPause?(pause: PolicyPause, trx: Knex.Transaction): Promise<void>;
   /**
    * Leave completion to the caller (completeSends, after its queue ran dry) instead of looking
    * in every write: a worker writing every few milliseconds would look hundreds of times a second.
@@ -85,6 +90,7 @@ export async function writeLedger(db: Knex, write: LedgerWrite, policy: OutcomeP
     const delivered: Touched[] = [];
     const bounced: Array<Touched & { extra?: Record<string, unknown> }> = [];
     const failed: Touched[] = [];
+    const refusedByPolicy: Touched[] = [];
     const touched: Touched[] = [];
     const returning = ['id', 'user_id', 'single_send_id', 'automation_id'];
 
@@ -98,10 +104,24 @@ export async function writeLedger(db: Knex, write: LedgerWrite, policy: OutcomeP
       sends.push(...(await forUpdate(trx, trx('single_sends').whereIn('id', ofRows).orderBy('id').select('id', 'status'))));
     }
 
-    const sentIds = outcomes.filter((o) => o.result === 'sent').map((o) => o.id);
-    for (let i = 0; i < sentIds.length; i += CHUNK) {
-      const rows = await end(mine().whereIn('id', sentIds.slice(i, i + CHUNK)), 'deliver', { sent_at: now, smtp_code: null, last_error: null }).returning(returning);
-      delivered.push(...rows);
+    // Messages sent through the same relay without a provider's id are written together; a
+    // provider's id is the message's own.
+    const sentOutcomes = outcomes.filter((o): o is Extract<Outcome, { result: 'sent' }> => o.result === 'sent');
+    const byRelay = new Map<number | null, number[]>();
+    for (const o of sentOutcomes) {
+      if (o.providerMessageId) continue;
+      const relay = o.relayId ?? null;
+      byRelay.set(relay, [...(byRelay.get(relay) ?? []), o.id]);
+    }
+    for (const [relayId, sentIds] of byRelay) {
+      for (let i = 0; i < sentIds.length; i += CHUNK) {
+        const rows = await end(mine().whereIn('id', sentIds.slice(i, i + CHUNK)), 'deliver', { sent_at: now, smtp_code: null, last_error: null, relay_id: relayId }).returning(returning);
+        delivered.push(...rows);
+      }
+    }
+    for (const o of sentOutcomes.filter((x) => x.providerMessageId)) {
+      const patch = { sent_at: now, smtp_code: null, last_error: null, relay_id: o.relayId ?? null, provider_message_id: String(o.providerMessageId).slice(0, 255) };
+      delivered.push(...(await end(mine().where({ id: o.id }), 'deliver', patch).returning(returning)));
     }
     const suppressedIds = outcomes.filter((o) => o.result === 'suppressed').map((o) => o.id);
     for (let i = 0; i < suppressedIds.length; i += CHUNK) {
@@ -126,6 +146,11 @@ export async function writeLedger(db: Knex, write: LedgerWrite, policy: OutcomeP
         (final ? failed : touched).push(...rows);
       } else if (o.result === 'failed') {
         failed.push(...(await end(mine().where({ id: o.id }), 'fail', { last_error: o.error.slice(0, 500) }).returning(returning)));
+      } else if (o.result === 'policy') {
+        const patch = { smtp_code: o.code, last_error: o.error.slice(0, 500), failure_reason: 'policy', relay_id: o.relayId ?? null };
+        const rows = await end(mine().where({ id: o.id }), 'fail', patch).returning(returning);
+        failed.push(...rows);
+        refusedByPolicy.push(...rows);
       }
     }
 
@@ -164,6 +189,8 @@ export async function writeLedger(db: Knex, write: LedgerWrite, policy: OutcomeP
     // Outgoing webhooks: written with the outcomes, so each is reported once and never lost.
     await emitMessageEvents(trx, 'message.delivered', delivered.map((r) => ({ messageId: Number(r.id), userId: Number(r.user_id) })), now);
     await emitMessageEvents(trx, 'message.bounced', bounced.map((r) => ({ messageId: Number(r.id), userId: Number(r.user_id), extra: r.extra })), now);
+    const policySends = ids(refusedByPolicy.map((r) => r.single_send_id));
+    if (policySends.length) await pauseForPolicy(trx, policySends, now, policy.onPolicyPause);
     if (policy.deferCompletion) return { completed: [], started, sends: sendIds };
     const completed = await completeSingleSends(trx, sendIds, now);
     for (const id of completed) await policy.onCompleted?.(id, trx);

@@ -18,6 +18,8 @@ export type HttpGet = (url: string) => Promise<string>;
 interface Matched {
   messageId: number | undefined;
   report: Report | undefined;
+  /** The provider's own id of the message (stored when one of the account's relays sent it through the provider's API). */
+  providerId?: unknown;
 }
 
 const SNS_HOST = /^sns\.[a-z0-9-]+\.amazonaws\.com(\.cn)?$/;
@@ -61,7 +63,8 @@ export function createWebhooksService({
 
   async function recordAll(provider: string, events: Matched[]): Promise<WebhookResult> {
     const counts = { recorded: 0, duplicate: 0, ignored: 0, unmatched: 0 };
-    for (const { messageId, report } of events) {
+    for (const { messageId: named, report, providerId } of events) {
+      const messageId = named ?? (report && typeof providerId === 'string' && providerId ? await feedback.messageOfProviderId(providerId) : undefined);
       if (!report) counts.ignored += 1;
       else if (messageId === undefined) counts.unmatched += 1;
       else {
@@ -131,7 +134,8 @@ export function createWebhooksService({
         return { status: 200, counts: { recorded: 0, duplicate: 0, ignored: 1, unmatched: 0 } };
       }
       if (m.Type !== 'Notification') return recordAll('ses', [{ messageId: undefined, report: undefined }]);
-      return recordAll('ses', sesEvents(parseJson(Buffer.from(String(m.Message))) as Record<string, any> | undefined, tokenOrMessageId));
+      const n = parseJson(Buffer.from(String(m.Message))) as Record<string, any> | undefined;
+      return recordAll('ses', sesEvents(n, tokenOrMessageId).map((e) => ({ ...e, providerId: n?.mail?.messageId })));
     },
 
     /** SendGrid's Event Webhook: ECDSA (P-256, SHA-256) over timestamp + raw body with SENDGRID_WEBHOOK_PUBLIC_KEY. */
@@ -154,6 +158,8 @@ export function createWebhooksService({
       return recordAll('sendgrid', events.map((e: Record<string, any>) => ({
         messageId: tokenOrMessageId(e?.campaign_message, e?.['smtp-id']),
         report: sendgridReport(e ?? {}),
+        // sg_message_id is the X-Message-Id the send was answered with, a dot and SendGrid's suffix.
+        providerId: typeof e?.sg_message_id === 'string' ? e.sg_message_id.split('.')[0] : undefined,
       })));
     },
 
@@ -165,7 +171,7 @@ export function createWebhooksService({
       if (!given || !safeEqual(given, expected)) return { status: 401, error: 'Invalid credentials.' };
       const e = parseJson(body) as Record<string, any> | undefined;
       if (!e || (typeof e.RecordType !== 'string' && typeof e.Type !== 'string')) return { status: 400, error: 'The body is not a Postmark webhook.' };
-      return recordAll('postmark', [{ messageId: tokenOrMessageId(e.Metadata?.campaign_message), report: postmarkReport(e) }]);
+      return recordAll('postmark', [{ messageId: tokenOrMessageId(e.Metadata?.campaign_message), report: postmarkReport(e), providerId: e.MessageID }]);
     },
 
     /** Mailgun's webhooks: HMAC-SHA256 of timestamp + token under MAILGUN_WEBHOOK_SIGNING_KEY. */
@@ -191,6 +197,7 @@ export function createWebhooksService({
         return await recordAll('mailgun', [{
           messageId: tokenOrMessageId(e['user-variables']?.campaign_message, e.message?.headers?.['message-id']),
           report: mailgunReport(e),
+          providerId: e.message?.headers?.['message-id'],
         }]);
       } catch (err) {
         await returnToken(db, 'mailgun', token).catch(() => undefined);

@@ -1,0 +1,70 @@
+import { insertId, nowValue } from '../../src/db/dialect';
+import { useHarness, TestAccount } from '../support/harness';
+import { addContactType, sendingFixtures, testWorker } from '../support/fixtures';
+import { useSmtpSink } from '../support/smtp';
+
+describe('policy refusals', () => {
+  // Gmail's answer to mail that is not DMARC-aligned, for every address at gmail.test.
+  const sink = useSmtpSink({
+    onRecipient: (address) =>
+      address.endsWith('@gmail.test')
+        ? { code: 550, message: '5.7.26 Unauthenticated email from acme.test is not accepted due to domain\'s DMARC policy.' }
+        : address.startsWith('gone')
+          ? { code: 550, message: '5.1.1 No such user' }
+          : undefined,
+  });
+  const h = useHarness({ SMTP_URL: () => sink.url });
+  const f = sendingFixtures(h);
+  let alice: TestAccount;
+  let sender: number;
+  let group: number;
+
+  beforeAll(async () => {
+    alice = await h.account();
+    sender = await f.sender(alice.user_id);
+    group = await f.group(alice.user_id);
+    await insertId(h.runtime.db, 'notification_recipients', {
+      user_id: alice.user_id, email_address: 'boss@example.org', email_key: 'boss@example.org', email_owner: 'Boss', created_at: nowValue(), updated_at: nowValue(),
+    });
+  });
+
+  const notices = async () =>
+    (await h.runtime.db('send_messages').where({ kind: 3, email: 'boss@example.org' }).orderBy('id').select('payload'))
+      .map((r) => JSON.parse(String(r.payload)) as { subject: string; text: string })
+      .filter((m) => m.subject.startsWith('Single send paused'));
+
+  test('when receivers refuse a send for its DMARC policy then nobody is suppressed, the messages fail as policy, the send pauses and the notification recipients are told once what to fix', async () => {
+    const type = await addContactType(h, alice, 'Mixed');
+    await f.contacts(alice.user_id, type, 30, 'gmail.test');
+    await f.contacts(alice.user_id, type, 170, 'example.org');
+    const sendId = await f.singleSend(alice.user_id, { senderId: sender, groupId: group, to: [{ contactType: type }] });
+    // One message at a time, so the pause is seen as soon as it is due.
+    const { worker, close } = testWorker(h, sink.url, { batchSize: 20, lanes: 1 });
+    await worker.runOnce().finally(close);
+
+    const send = await f.send(sendId);
+    expect(send.status).toBe(4);
+    const refused = await h.runtime.db('send_messages').where({ single_send_id: sendId, failure_reason: 'policy' }).select('state', 'email', 'last_error', 'smtp_code');
+    expect(refused.length).toBeGreaterThanOrEqual(1);
+    expect(refused.every((r) => Number(r.state) === 3 && String(r.email).endsWith('@gmail.test') && Number(r.smtp_code) === 550 && /5\.7\.26/.test(String(r.last_error)))).toBe(true);
+    const [{ n: waiting }] = await h.runtime.db('send_messages').where({ single_send_id: sendId, state: 6 }).count({ n: '*' });
+    expect(Number(waiting)).toBeGreaterThan(0);
+    expect(Number(send.failed)).toBe(refused.length);
+
+    const suppressed = await h.runtime.db('suppressed_addresses').where({ user_id: alice.user_id }).select('email_key');
+    expect(suppressed.map((r) => String(r.email_key)).filter((e) => e.endsWith('@gmail.test'))).toEqual([]);
+
+    const mail = await notices();
+    expect(mail).toHaveLength(1);
+    expect(mail[0].subject).toBe('Single send paused: November news is refused as unauthenticated');
+    expect(mail[0].text).toContain('No address was suppressed');
+    expect(mail[0].text).toContain('5.7.26');
+    expect(mail[0].text).toContain('DMARC');
+
+    // Resumed, it pauses again at the next refusals, without a second notification.
+    await h.api(alice).get(`/single/send/resume?utr=${String(send.utr)}`).expect(200);
+    const again = testWorker(h, sink.url, { batchSize: 20, lanes: 1 });
+    await again.worker.runOnce().finally(again.close);
+    expect(await notices()).toHaveLength(1);
+  });
+});

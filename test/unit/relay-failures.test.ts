@@ -1,0 +1,32 @@
+import { classifyRelayError, isPolicyRefusal } from '../../src/mail/relay-transports';
+import { servesDomain } from '../../src/services/delivery/relays';
+
+const smtp = (responseCode: number | undefined, response: string, code = 'EENVELOPE') => Object.assign(new Error(response), { responseCode, response, code });
+
+describe('relay failures', () => {
+  test.each([
+    ['550 5.7.26 Unauthenticated email from example.com is not accepted due to domain\'s DMARC policy', true],
+    ['550 5.7.515 Access denied, sending domain does not meet the required authentication level', true],
+    ['421 4.7.32 Your email has been rate limited because the From: header is not aligned', true],
+    ['550 5.7.1 Email rejected per DMARC policy for example.com', true],
+    ['550 5.7.1 Relaying denied', false],
+    ['550 5.1.1 The email account that you tried to reach does not exist', false],
+  ])('when a server answers "%s" then it is a policy refusal: %s', (text, expected) => {
+    expect(isPolicyRefusal(text)).toBe(expected);
+  });
+
+  test('when an SMTP relay refuses for policy, or an address, or goes away then the message and the relay are judged apart', () => {
+    expect(classifyRelayError('smtp', smtp(550, '550 5.7.26 DMARC policy'))).toMatchObject({ relayDown: false, outcome: 'policy', code: 550 });
+    expect(classifyRelayError('smtp', smtp(550, '550 5.1.1 No such user'))).toMatchObject({ relayDown: false, outcome: 'bounce' });
+    expect(classifyRelayError('smtp', smtp(421, '421 Server shutting down', 'EPROTOCOL'))).toMatchObject({ relayDown: true, outcome: 'retry' });
+    expect(classifyRelayError('smtp', Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:1'), { code: 'ECONNECTION' }))).toMatchObject({ relayDown: true, outcome: 'retry', code: null });
+    expect(classifyRelayError('smtp', smtp(451, '451 4.3.0 try again later'))).toMatchObject({ relayDown: false, outcome: 'retry' });
+  });
+
+  test('when a relay lists domains then it serves them and their subdomains only; with none it serves any', () => {
+    expect(servesDomain(['acme.test'], 'acme.test')).toBe(true);
+    expect(servesDomain(['acme.test'], 'news.acme.test')).toBe(true);
+    expect(servesDomain(['acme.test'], 'notacme.test')).toBe(false);
+    expect(servesDomain([], 'anything.example')).toBe(true);
+  });
+});

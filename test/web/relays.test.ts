@@ -1,0 +1,59 @@
+import { markRelayDown } from '../../src/services/delivery/relays';
+import { useHarness } from '../support/harness';
+import { useSmtpSink } from '../support/smtp';
+import { signIn, useTwoAccounts } from '../support/web';
+
+describe('dashboard relays page', () => {
+  const relay = useSmtpSink();
+  const h = useHarness({ RELAY_ALLOW_PRIVATE: '1' });
+  const t = useTwoAccounts(h);
+
+  const form = (fields: Array<[string, string]>) => [['_csrf', t.web.csrf], ...fields].map(([k, v]) => `${k}=${encodeURIComponent(v)}`).join('&');
+  const relayOf = async () => (await h.runtime.services.relays.list({ userId: t.alice.user_id })).rows.find((r) => r.name.includes('Office'))!;
+
+  test('when a relay is added then the list shows it working, with its rate and domains, and never its password', async () => {
+    const url = relay.url.replace('smtp://', 'smtp://mailer:pa55word@');
+    await t.web.agent
+      .post('/relays')
+      .type('form')
+      .send(form([['name', '<b>Office</b> Postfix'], ['kind', 'smtp'], ['url', url], ['max_rate', '5'], ['priority', '2'], ['domains', 'acme.test, news.acme.test']]))
+      .expect(303);
+    const page = await t.web.get('/relays').expect(200);
+    expect(page.text).toContain('&lt;b&gt;Office&lt;/b&gt; Postfix');
+    expect(page.text).toContain('Working');
+    expect(page.text).toContain('up to 5 a second');
+    expect(page.text).toContain('0 sent in the last hour');
+    expect(page.text).toContain('acme.test, news.acme.test');
+    expect(page.text).not.toContain('pa55word');
+    expect((await (await signIn(h, t.bob)).get('/relays').expect(200)).text).not.toContain('Office');
+  });
+
+  test('when a relay failed then the page says it is not working, until when, and its last error', async () => {
+    const saved = await relayOf();
+    await markRelayDown(h.runtime.db, saved.id, '421 4.3.2 <Service> shutting down');
+    const page = await t.web.get('/relays').expect(200);
+    expect(page.text).toContain('Not working');
+    expect(page.text).toContain('tried again');
+    expect(page.text).toContain('421 4.3.2 &lt;Service&gt; shutting down');
+  });
+
+  test('when “Test” is pressed then the relay is connected to and the answer says so; without the form token it is refused', async () => {
+    const saved = await relayOf();
+    await t.web.postWithoutToken(`/relays/${saved.id}/test`).expect(403);
+    const res = await t.web.agent.post(`/relays/${saved.id}/test`).type('form').send(form([])).expect(303);
+    // The sink offers no login: the relay's password is refused, and the page says so in the server's words.
+    expect((await t.web.agent.get(res.headers.location).expect(200)).text).toContain('The relay could not be used: EAUTH: 535');
+
+    const open = await h.runtime.services.relays.save({ userId: t.alice.user_id }, { name: 'Open', kind: 'smtp', url: relay.url, api_key: null, region: null, endpoint: null, max_rate: 0, priority: 0, domains: [] });
+    const ok = await t.web.agent.post(`/relays/${open.id}/test`).type('form').send(form([])).expect(303);
+    expect((await t.web.agent.get(ok.headers.location).expect(200)).text).toContain('The relay connected and accepted the login. Nothing was sent.');
+    expect(relay.messages).toHaveLength(0);
+  });
+
+  test('when the form is wrong then each message is beside its field', async () => {
+    const res = await t.web.agent.post('/relays').type('form').send(form([['kind', 'smtp'], ['url', 'http://x'], ['domains', 'not a domain!']])).expect(422);
+    expect(res.text).toContain('The name field is required.');
+    expect(res.text).toContain('smtp://');
+    expect(res.text).toContain('Each of the domains must be a domain name, such as example.com.');
+  });
+});
