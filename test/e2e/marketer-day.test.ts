@@ -66,7 +66,9 @@ describe('dashboard in Chromium: a marketer’s first day', () => {
 
     // No group yet: the link to create one leaves the page.
     await page.getByRole('link', { name: 'Create a group' }).click();
-    await page.getByLabel('Name').fill('Newsletter');
+    await page.waitForURL('**/unsubscribe-groups/new');
+    await page.getByLabel('Description').waitFor();
+    await page.getByLabel('Name', { exact: true }).fill('Newsletter');
     await page.getByLabel('Description').fill('Monthly news');
     await page.getByRole('button', { name: 'Save' }).click();
     await page.getByText('Unsubscribe group created.').waitFor();
