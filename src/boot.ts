@@ -54,5 +54,5 @@ export async function boot(config: Config, logger: Logger = createLogger(config.
 /** On an empty database, creates the demo account and returns its credentials (once). */
 export async function ensureDemoAccount(services: Services): Promise<CreatedAccount | undefined> {
   if ((await services.accounts.count()) > 0) return undefined;
-  return services.accounts.create({ email: DEMO_ACCOUNT_EMAIL, name: 'Demo' });
+  return services.accounts.create({ email: DEMO_ACCOUNT_EMAIL, name: 'Demo', starter: true });
 }

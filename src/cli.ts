@@ -34,7 +34,7 @@ async function accountCreate(args: string[]): Promise<number> {
     await migrateAndSeed(db);
     // Only the accounts service: the CLI sends no mail, so it builds no mail transport.
     const accounts = createAccountsService({ db, config });
-    const created = await accounts.create({ email: values.email, name: values.name, password: values.password });
+    const created = await accounts.create({ email: values.email, name: values.name, password: values.password, starter: true });
     if (values.json) {
       process.stdout.write(JSON.stringify(created) + '\n');
     } else {

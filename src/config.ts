@@ -94,6 +94,63 @@ export interface Config {
     /** Mailgun's HTTP webhook signing key. */
     mailgunSigningKey: string | undefined;
   };
+  /** Sending domains and bounces over TLS. */
+  domains: DomainConfig;
+  /** Days audit log entries are kept before the maintenance job deletes them (AUDIT_RETENTION_DAYS; 0 = for ever). */
+  auditRetentionDays: number;
+  /** Single sign-on through an OpenID Connect provider (OIDC_*); undefined: password sign-in only. */
+  oidc: OidcConfig | undefined;
+}
+
+export interface OidcConfig {
+  issuer: string;
+  clientId: string;
+  clientSecret: string;
+  /** Email domains (lower case) allowed to sign in with the provider; empty: any domain. */
+  allowedDomains: string[];
+  /** The role a first sign-in gets in the account whose owner's domain it shares; null: only invited people sign in. */
+  defaultRole: 'admin' | 'editor' | 'analyst' | null;
+}
+
+/** OIDC_ISSUER with its client: all three or none; OIDC_DEFAULT_ROLE never owner. */
+function oidcOf(env: NodeJS.ProcessEnv): OidcConfig | undefined {
+  const issuer = optional(env, 'OIDC_ISSUER');
+  const clientId = optional(env, 'OIDC_CLIENT_ID');
+  const clientSecret = optional(env, 'OIDC_CLIENT_SECRET');
+  if (!issuer && !clientId && !clientSecret) return undefined;
+  if (!issuer || !clientId || !clientSecret) throw new ConfigError('OIDC_ISSUER, OIDC_CLIENT_ID and OIDC_CLIENT_SECRET are set together');
+  let url: URL;
+  try {
+    url = new URL(issuer);
+  } catch {
+    throw new ConfigError(`OIDC_ISSUER must be the provider's issuer URL, got "${issuer}"`);
+  }
+  if (url.protocol !== 'https:' && !['127.0.0.1', 'localhost', '[::1]'].includes(url.hostname)) throw new ConfigError('OIDC_ISSUER must be an https:// URL');
+  const role = optional(env, 'OIDC_DEFAULT_ROLE')?.toLowerCase();
+  if (role !== undefined && role !== 'none' && !['admin', 'editor', 'analyst'].includes(role)) {
+    throw new ConfigError(`OIDC_DEFAULT_ROLE must be admin, editor, analyst or none, got "${role}"`);
+  }
+  return {
+    issuer,
+    clientId,
+    clientSecret,
+    allowedDomains: (optional(env, 'OIDC_ALLOWED_DOMAINS') ?? '').split(',').map((d) => d.trim().toLowerCase()).filter(Boolean),
+    defaultRole: role === undefined || role === 'none' ? null : (role as OidcConfig['defaultRole']),
+  };
+}
+
+/** Sending domains' DNS checks and signing; the bounce mailbox's and listener's TLS. */
+export interface DomainConfig {
+  /** DNS servers the domain checks ask (DNS_SERVERS, `ip[:port]`); empty: the system resolver. */
+  dnsServers: string[];
+  /** What a sending domain's SPF record must include (SPF_INCLUDE), e.g. the relay's `_spf.example.net`. */
+  spfInclude: string | undefined;
+  /** Refuse starting a send or an automation whose sender's domain is not authenticated (REQUIRE_DOMAIN_AUTH). */
+  requireDomainAuth: boolean;
+  /** Whether the bounce mailbox's certificate must be valid for its name (BOUNCE_IMAP_TLS_VERIFY). */
+  bounceImapTlsVerify: boolean;
+  /** Files of the PEM certificate and key the bounce listener offers STARTTLS with (BOUNCE_TLS_CERT, BOUNCE_TLS_KEY). */
+  bounceTls: { cert: string; key: string } | undefined;
 }
 
 /** RETENTION_*_DAYS: days each kind of old data is kept; 0 keeps it for ever. */
@@ -222,6 +279,21 @@ function imapUrlOf(raw: string | undefined): string | undefined {
   return raw;
 }
 
+/** DNS_SERVERS: comma-separated `ip`, `ip:port` or `[ipv6]:port`. */
+function dnsServersOf(raw: string | undefined): string[] {
+  const servers = (raw ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+  for (const server of servers) {
+    const v6 = /^\[([^\]]+)\](?::(\d+))?$/.exec(server);
+    const v4 = /^([^:]+)(?::(\d+))?$/.exec(server);
+    const address = v6?.[1] ?? v4?.[1] ?? server;
+    const port = v6?.[2] ?? v4?.[2];
+    if (isIP(address) === 0 || (port !== undefined && (Number(port) < 1 || Number(port) > 65535))) {
+      throw new ConfigError(`DNS_SERVERS must be addresses such as 127.0.0.1, 127.0.0.1:5353 or [::1]:53, got "${server}"`);
+    }
+  }
+  return servers;
+}
+
 function postmarkAuthOf(raw: string | undefined): string | undefined {
   if (raw !== undefined && !/^[^:]+:.+$/.test(raw)) throw new ConfigError('POSTMARK_WEBHOOK_AUTH must be user:password');
   return raw;
@@ -257,6 +329,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, kind: keyof typ
   if (optional(env, 'BOUNCE_SMTP_PORT') !== undefined && optional(env, 'BOUNCE_DOMAIN') === undefined) {
     throw new ConfigError('BOUNCE_SMTP_PORT needs BOUNCE_DOMAIN: the listener accepts only bounces+<token>@BOUNCE_DOMAIN');
   }
+  const bounceTlsCert = optional(env, 'BOUNCE_TLS_CERT');
+  const bounceTlsKey = optional(env, 'BOUNCE_TLS_KEY');
+  if (Boolean(bounceTlsCert) !== Boolean(bounceTlsKey)) throw new ConfigError('BOUNCE_TLS_CERT and BOUNCE_TLS_KEY must be set together');
   const sqliteFile = path.resolve(optional(env, 'SQLITE_FILE') ?? path.join(dataDir, 'campaigns.sqlite3'));
   const baseUrl = (optional(env, 'BASE_URL') ?? `http://localhost:${port}`).replace(/\/+$/, '');
   return {
@@ -308,5 +383,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, kind: keyof typ
       postmarkAuth: postmarkAuthOf(optional(env, 'POSTMARK_WEBHOOK_AUTH')),
       mailgunSigningKey: optional(env, 'MAILGUN_WEBHOOK_SIGNING_KEY'),
     },
+    domains: {
+      dnsServers: dnsServersOf(optional(env, 'DNS_SERVERS')),
+      spfInclude: optional(env, 'SPF_INCLUDE')?.toLowerCase(),
+      requireDomainAuth: flag(env, 'REQUIRE_DOMAIN_AUTH', false),
+      bounceImapTlsVerify: flag(env, 'BOUNCE_IMAP_TLS_VERIFY', true),
+      bounceTls: bounceTlsCert && bounceTlsKey ? { cert: bounceTlsCert, key: bounceTlsKey } : undefined,
+    },
+    auditRetentionDays: integer(env, 'AUDIT_RETENTION_DAYS', 365, 0),
+    oidc: oidcOf(env),
   };
 }

@@ -23,6 +23,7 @@ async function main(): Promise<void> {
   sending?.worker.start();
   sending?.hooks.start();
   sending?.maintenance.start();
+  sending?.domainChecks.start();
   sending?.heartbeat.start();
   if (role === 'worker') process.stdout.write(`Sending worker ${sending?.worker.owner} started\n`);
   // Bounces come back to the worker (or a process of their own with --role=inbound).

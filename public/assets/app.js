@@ -145,3 +145,53 @@ window.addEventListener('pagehide', () => {
 if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', keepDrafts);
 else keepDrafts();
 document.addEventListener('htmx:after:swap', keepDrafts);
+// Copy buttons (sending domains' DNS records): copy the named field's value and say so.
+document.addEventListener('click', async (event) => {
+  const button = event.target.closest?.('[data-copy]');
+  if (!button) return;
+  const field = document.getElementById(button.dataset.copy);
+  if (!field) return;
+  field.select();
+  let copied = false;
+  try {
+    await navigator.clipboard.writeText(field.value);
+    copied = true;
+  } catch {
+    copied = false;
+  }
+  const status = document.querySelector('.copy-status');
+  // Said in the status line only: the button keeps its name (its accessible name starts with it).
+  if (status) status.textContent = copied ? 'Copied.' : 'Selected: press Ctrl+C (or ⌘C) to copy.';
+});
+
+// The segment builder changes a condition in place when its field or operator changes: the
+// operators of the field's kind and the value fields of the operator (from the templates and
+// data-* of #segment-builder), before htmx asks for the count (capture phase). The select under
+// the keyboard is never replaced, so quick ArrowDowns and type-ahead keep every key.
+document.addEventListener('change', (event) => {
+  const select = event.target;
+  const role = select.dataset?.role;
+  const row = select.closest?.('.condition');
+  const builder = select.closest?.('#segment-builder');
+  if ((role !== 'field' && role !== 'operator') || !row || !builder) return;
+  const field = row.querySelector('[data-role="field"]');
+  const operator = row.querySelector('[data-role="operator"]');
+  const kind = field.selectedOptions[0]?.dataset.kind;
+  if (!kind) return;
+  if (operator.dataset.kind !== kind) {
+    const choices = JSON.parse(builder.dataset.operators)[kind];
+    const keep = choices.some(([value]) => value === operator.value) ? operator.value : choices[0][0];
+    operator.replaceChildren(...choices.map(([value, label]) => new Option(label, value, value === keep, value === keep)));
+    operator.dataset.kind = kind;
+  }
+  // The chosen options are marked in the markup too, as a server-rendered row would be.
+  for (const s of [field, operator]) for (const option of s.options) option.defaultSelected = option.selected;
+  const shape = JSON.parse(builder.dataset.shapes)[kind][operator.value];
+  const values = row.querySelector('.condition-values');
+  if (values.dataset.shape === shape) return;
+  const template = document.getElementById(`segment-shape-${shape}`);
+  const i = row.dataset.index;
+  values.innerHTML = template.innerHTML.replaceAll('__i__', i).replaceAll('__n__', String(Number(i) + 1));
+  values.dataset.shape = shape;
+  window.htmx?.process(values);
+}, true);

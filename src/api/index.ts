@@ -27,6 +27,9 @@ import { mountOutgoingWebhooks } from './outgoing-webhooks';
 import { mountRelays } from './relays';
 import { mountSendFollowUps, mountStepRecipients } from './send-follow-ups';
 import { mountAbTests } from './ab-tests';
+import { mountSendingDomains } from './sending-domains';
+import { mountApiKeys, mountTeamUsers } from './team';
+import { mountAuditLog } from './audit-log';
 
 /**
  * The JSON API of the reference, mounted at /api/v1; `table` is its route table (tests walk it).
@@ -54,6 +57,10 @@ export function createApiRouter(config: Config, services: Services, logger: Logg
   mountSendFollowUps(routes.tagged('Single sends'), services);
   mountAbTests(routes.tagged('Single sends'), services);
   mountStepRecipients(routes.tagged('Automations'), services);
+  mountSendingDomains(routes.tagged('Sending domains'), services);
+  mountTeamUsers(routes.tagged('Team'), services);
+  mountApiKeys(routes.tagged('API keys'), services);
+  mountAuditLog(routes.tagged('Audit log'), services);
   mountOpenApi(routes.tagged('Documentation'));
 
   const api = express.Router();

@@ -1,4 +1,5 @@
 import type { JsonSchema, ParamDoc } from '../http/param-doc';
+import { TEAM_ROLES } from '../lib/constants';
 import { API_PREFIX } from '../lib/paths';
 import { ref, SuccessDoc } from './describe';
 import { pagination } from './schema-words';
@@ -43,6 +44,10 @@ const COMPONENTS = {
       'A key header missing (`errors` names it: "The public key field is required.") or keys that are wrong ("Invalid API keys").',
       failure({ oneOf: [{ type: 'string' }, ref('FieldErrors')] }),
     ),
+    Forbidden: jsonResponse(
+      "The key's role may not call this operation (see its `x-roles`): \"You do not have permission to do this.\" Nothing was changed.",
+      failure({ const: 'You do not have permission to do this.' }),
+    ),
     ValidationFailed: jsonResponse('Missing or invalid input: every failing parameter with its messages.', failure(ref('FieldErrors'))),
     TooManyRequests: jsonResponse('More requests than API_RATE_LIMIT a minute for this key pair: "Too Many Requests".', failure({ const: 'Too Many Requests' }), {
       'Retry-After': { description: 'Seconds to wait.', schema: { type: 'integer' } },
@@ -85,10 +90,15 @@ function operation(route: DescribedRoute) {
   const inBody = (p: ParamDoc) => route.method === 'POST' && p.in !== 'query';
   const query = params.filter((p) => !inBody(p));
   const body = params.filter(inBody);
+  const roles = route.permission?.roles;
+  const rolesLine = roles ? `Roles: ${roles.join(', ')}.` : '';
+  const description = [route.doc.description, rolesLine].filter(Boolean).join('\n\n');
   const op: Record<string, unknown> = {
     operationId: operationId(route.method, route.path),
     summary: route.doc.summary,
-    ...(route.doc.description ? { description: route.doc.description } : {}),
+    ...(description ? { description } : {}),
+    // Which roles of API key may call it (src/http/permissions.ts; docs/team-and-roles.md).
+    ...(roles ? { 'x-roles': [...roles] } : {}),
     ...(route.tag ? { tags: [route.tag] } : {}),
     ...(route.doc.public ? { security: [] } : {}),
   };
@@ -114,7 +124,13 @@ function operation(route: DescribedRoute) {
   }
   op.responses = {
     '200': route.doc.response,
-    ...(route.doc.public ? {} : { '401': { $ref: '#/components/responses/Unauthorized' }, '429': { $ref: '#/components/responses/TooManyRequests' } }),
+    ...(route.doc.public
+      ? {}
+      : {
+          '401': { $ref: '#/components/responses/Unauthorized' },
+          ...(roles && roles.length < TEAM_ROLES.length ? { '403': { $ref: '#/components/responses/Forbidden' } } : {}),
+          '429': { $ref: '#/components/responses/TooManyRequests' },
+        }),
     '422': { $ref: '#/components/responses/ValidationFailed' },
     default: { $ref: '#/components/responses/Failure' },
   };
@@ -138,6 +154,7 @@ export function openApiDocument(routes: ApiRoutes): Record<string, unknown> {
         'POST parameters may be sent as JSON, urlencoded or multipart form fields; arrays as `name[0]`, `name[1]`, … or JSON arrays.',
         'Unknown paths answer 404 "Not Found", a wrong method 405 "Method Not Allowed" with `Allow`.',
         'Routes beyond the reference say "extension" in their summary.',
+        "Each operation lists the roles of API key that may call it (`x-roles`, and a line of its description); the account's original key pair has the owner role. Any other role gets 403 \"You do not have permission to do this.\" and nothing changes.",
       ].join('\n'),
     },
     // Relative to where the document is served, so the docs page works on any origin.

@@ -21,7 +21,13 @@ import type { CityRecord, CountryRecord, StateRecord } from '../services/referen
 import type { DeliveryRecord, WebhookRecord } from '../services/integrations/outgoing-webhooks';
 import type { RelayRecord } from '../services/delivery/relays';
 import { RELAY_KINDS } from '../lib/constants';
-import { AB_TEST_LIMITS, AB_WINNER_METRICS, HOOK_EVENTS, RECIPIENT_STATUSES } from '../lib/constants';
+import type { SendingDomainRecord } from '../services/accounts/sending-domains';
+import { DOMAIN_RECORD_PURPOSES, DOMAIN_STATUSES } from '../lib/constants';
+import { AB_TEST_LIMITS, AB_WINNER_METRICS, HOOK_EVENTS, RECIPIENT_STATUSES, TEAM_ROLES, TEAM_USER_STATUSES } from '../lib/constants';
+import type { TeamUserRecord } from '../services/accounts/team-users';
+import type { ApiKeyRecord, CreatedApiKey } from '../services/accounts/api-keys';
+import type { AuditRecord } from '../services/accounts/audit-log';
+import { AUDIT_ACTIONS, AUDIT_ACTOR_TYPES } from '../lib/constants';
 import { arrayOf, flag, int, Members, nullable, object, plainDateTime, str, strings, timestamp, uuid } from './schema-words';
 
 /**
@@ -264,6 +270,50 @@ export const RECORDS = {
     relay_id: { ...nullable(int), description: 'Extension: the account\'s relay this step\'s mail goes through first; null: the account\'s usual choice.' },
     track_clicks: flag,
   }),
+  TeamUser: record<TeamUserRecord>('A person of the account (`id`); `user_id` is the account.', {
+    id: int,
+    user_id: int,
+    email: str,
+    name: str,
+    role: { type: 'string', enum: [...TEAM_ROLES] },
+    status: { type: 'string', enum: [...TEAM_USER_STATUSES] },
+    two_factor: flag,
+    sso: flag,
+    last_sign_in_at: nullable(timestamp),
+    ...stamps,
+  }),
+  ApiKey: record<ApiKeyRecord>('An API key pair with a role (its secret is never shown again).', {
+    id: int,
+    name: str,
+    role: { type: 'string', enum: [...TEAM_ROLES] },
+    public_key: str,
+    last_used_at: nullable(timestamp),
+    created_at: timestamp,
+  }),
+  CreatedApiKey: record<CreatedApiKey>('A new API key pair: the only answer with its secret key.', {
+    id: int,
+    name: str,
+    role: { type: 'string', enum: [...TEAM_ROLES] },
+    public_key: str,
+    secret_key: str,
+    last_used_at: nullable(timestamp),
+    created_at: timestamp,
+  }),
+  AuditEntry: record<AuditRecord>('One entry of the audit log: who did what to which record, from where.', {
+    id: int,
+    user_id: int,
+    actor: object({
+      type: { type: 'string', enum: [...AUDIT_ACTOR_TYPES], description: 'user: a person signed in to the dashboard; api_key: a request with an API key; system: the service itself (a worker, a schedule).' },
+      id: nullable({ type: 'integer', description: 'The user\'s or key\'s id; null for the account\'s original key pair and for the system.' }),
+      name: { type: 'string', description: 'The name or address at the time of the change.' },
+    }),
+    action: { type: 'string', enum: [...AUDIT_ACTIONS], description: 'What was done, named like the webhook events.' },
+    record_type: nullable({ type: 'string', description: 'The kind of record changed (single_send, contact, …).' }),
+    record_id: nullable({ type: 'string', description: 'The record\'s id or utr, as text.' }),
+    summary: str,
+    ip: nullable({ type: 'string', description: 'The client\'s address (as TRUST_PROXY lets the service read it); null for the system.' }),
+    created_at: timestamp,
+  }),
   NotificationRecipient: record<NotificationRecipientRecord>('An address told of the account\'s events.', {
     id: int,
     user_id: int,
@@ -289,6 +339,7 @@ export const RECORDS = {
     send_at: nullable(plainDateTime),
     ...stamps,
     deleted_at: nullable(timestamp),
+    domain_status: { type: 'string', enum: ['verified', 'failing', 'unauthenticated'], description: 'verified: mail from its address is signed by a verified sending domain of the account; failing: that domain\'s DNS records no longer check out; unauthenticated: no sending domain covers it' },
   }),
   Country: record<CountryRecord>('A country.', { id: int, name: str, iso2: str, phone_code: str }),
   State: record<StateRecord>('A state.', { id: int, country_id: int, name: str, iso2: str }),
@@ -309,8 +360,9 @@ export const RECORDS = {
     skipped: int,
     unsubscribed: int,
     errors: arrayOf(object({ row: int, reason: str })),
+    several_addresses: int,
     ignored_attributes: strings,
-  }, ['ignored_attributes']),
+  }, ['ignored_attributes', 'several_addresses']),
   ImportPreview: record<ImportPreview>('What an upload would read.', {
     encoding: str,
     delimiter: str,
@@ -348,6 +400,24 @@ export const RECORDS = {
       confirmed_at: nullable(timestamp),
       confirmed_ip: nullable(str),
     })),
+  }),
+  SendingDomain: record<SendingDomainRecord>('A sending domain of the account: its DKIM selector, the DNS records it needs and what the last check found.', {
+    id: int,
+    user_id: int,
+    domain: str,
+    dkim_selector: str,
+    status: { type: 'string', enum: [...DOMAIN_STATUSES], description: 'pending: not verified yet; verified: its DKIM record is right and a DMARC record applies, so its mail is signed with its key; failing: it was verified and a record has gone' },
+    records: arrayOf(object({
+      purpose: { type: 'string', enum: [...DOMAIN_RECORD_PURPOSES] },
+      type: { type: 'string', enum: ['TXT', 'CNAME'] },
+      host: str,
+      value: str,
+      status: { type: 'string', enum: ['ok', 'missing', 'wrong'] },
+      found: nullable(str),
+    })),
+    last_checked_at: nullable(timestamp),
+    verified_at: nullable(timestamp),
+    ...stamps,
   }),
   Webhook: record<WebhookRecord>('An outgoing webhook (`secret` only in the answer of save, and of update with rotate_secret).', {
     id: int,

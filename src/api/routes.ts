@@ -3,6 +3,7 @@ import multer from 'multer';
 import type { Config } from '../config';
 import { formObject, guarded, plainMultipartOnly } from '../http/body';
 import type { ParamDoc } from '../http/param-doc';
+import { checkPermission, Permission, permissionOf } from '../http/permissions';
 import { refuseMisshapen, rulesOf } from '../http/validation';
 import { sendFailure } from '../lib/envelope';
 import type { SuccessDoc } from './describe';
@@ -34,6 +35,16 @@ export interface DescribedRoute {
   params: ParamDoc[];
   /** A file upload: its body is multipart only. */
   upload: boolean;
+  /** Who may call it (src/http/permissions.ts); public routes need no key and have none. */
+  permission?: Permission;
+}
+
+/** The first handler of every keyed route: a role the permission does not list is a 403 before the body is read. */
+function permitted(permission: Permission): RequestHandler {
+  return (req, _res, next) => {
+    checkPermission(req.actor?.role, permission);
+    next();
+  };
 }
 
 /**
@@ -127,8 +138,9 @@ export class ApiRoutes {
     return this.described;
   }
 
-  private mount(method: Method, path: string, doc: RouteDoc, handlers: RequestHandler[]): void {
+  private mount(method: Method, path: string, doc: RouteDoc, routeHandlers: RequestHandler[]): void {
     const router = doc.public ? this.publicRouter : this.router;
+    const handlers = doc.public ? routeHandlers : [permitted(permissionOf('api', method, path)), ...routeHandlers];
     if (method === 'GET') router.get(path, ...handlers);
     else if (method === 'POST') router.post(path, ...handlers);
     else router.delete(path, ...handlers);
@@ -143,6 +155,7 @@ export class ApiRoutes {
     set.add(method);
     this.methods.set(path, set);
     const params = [...handlers.flatMap((h) => rulesOf(h).map((rule) => rule.doc)), ...(doc.params ?? [])];
-    this.described.push({ method, path, tag: this.tag, doc, params, upload });
+    const permission = doc.public ? undefined : permissionOf('api', method, path);
+    this.described.push({ method, path, tag: this.tag, doc, params, upload, permission });
   }
 }

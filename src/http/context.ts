@@ -17,7 +17,8 @@ declare global {
 /** The account scope of an authenticated request, with who made it. */
 export function ctxOf(req: Request): Ctx {
   if (!req.account) throw new Error('ctxOf called on a request without an account');
-  return req.actor ? { userId: req.account.id, actor: req.actor } : { userId: req.account.id };
+  // The client's address goes with the actor: the audit log records both.
+  return req.actor ? { userId: req.account.id, actor: req.actor, ip: req.ip ?? null } : { userId: req.account.id, ip: req.ip ?? null };
 }
 
 /** Who made an authenticated request. */

@@ -30,6 +30,8 @@ export const TOKEN_ROUTES = [
   '/preview/schedule/:utr',
   '/subscribe/confirm/:token',
   '/view/:token',
+  '/invitation/:token',
+  '/reset-password/:token',
 ] as const;
 
 const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\/-]/g, '\\$&');

@@ -25,13 +25,13 @@ export function uploadDir(config: Pick<Config, 'dataDir'>): string {
 }
 
 /** The multipart parser of a CSV upload (`file`), stored under uploadDir; the API and the dashboard share it. */
-export function csvUploadParser(config: Pick<Config, 'dataDir' | 'maxCsvBytes'>, { fields = 20 } = {}): RequestHandler {
+export function csvUploadParser(config: Pick<Config, 'dataDir' | 'maxCsvBytes'>, { fields = 20, extensions = ['.csv'] } = {}): RequestHandler {
   return multer({
     storage: multer.diskStorage({ destination: uploadDir(config) }),
     // The API's upload takes one `mapping[<header>]` per column besides the contact type and encoding.
     limits: { fileSize: config.maxCsvBytes, files: 1, fields, fieldSize: 1024 },
     fileFilter(req, file, accept) {
-      const isCsv = path.extname(file.originalname).toLowerCase() === '.csv';
+      const isCsv = extensions.includes(path.extname(file.originalname).toLowerCase());
       if (!isCsv) req.refusedFileType = true;
       accept(null, isCsv);
     },
@@ -49,12 +49,12 @@ export function uploadParams(withContactType: boolean): ParamDoc[] {
 }
 
 /** The upload's fields as the reference checks them (every failing field at once); answers the contact type id. */
-export function checkUpload(req: Request): number {
+export function checkUpload(req: Request, fileTypes = 'csv'): number {
   const errors: FieldErrors = {};
   const typeId = req.body?.contact_type_id;
   if (isBlank(typeId)) errors.contact_type_id = [messages.required('contact_type_id')];
   else if (!isInteger(typeId)) errors.contact_type_id = [messages.integer('contact_type_id')];
-  if (req.refusedFileType) errors.file = [messages.fileType('file', 'csv')];
+  if (req.refusedFileType) errors.file = [messages.fileType('file', fileTypes)];
   else if (!req.file) errors.file = [messages.required('file')];
   Object.assign(errors, importOptionErrors(req));
   throwIfAny(errors);

@@ -152,10 +152,17 @@ export type ContactTextColumn = keyof typeof CONTACT_TEXT_COLUMNS;
 export const SEGMENT_OPERATORS = {
   text: ['is', 'is not', 'contains', 'does not contain', 'starts with', 'ends with', 'is empty', 'is not empty'],
   number: ['is', 'is not', 'greater than', 'less than', 'is between'],
-  date: ['is', 'is before', 'is after', 'is between'],
+  date: ['is', 'is before', 'is after', 'is between', 'in the last', 'more than ago'],
+  engagement: ['opened', 'not opened', 'clicked', 'not clicked', 'was sent'],
 } as const;
 export type SegmentFieldKind = keyof typeof SEGMENT_OPERATORS;
 export const SEGMENT_QUERY_TYPES = ['and', 'or'] as const;
+/** Relative date conditions (`in the last`, `more than ago`) count whole days, from 1 to a hundred years. */
+export const SEGMENT_RELATIVE_DAYS = { min: 1, max: 36_500 } as const;
+/** The contact type a new account starts with (CLI and demo account). */
+export const FIRST_CONTACT_TYPE = 'Subscribers';
+/** The engagement conditions' field, and the value meaning every send rather than one (named by its utr). */
+export const SEGMENT_ENGAGEMENT = { field: 'engagement', anySend: 'any' } as const;
 
 /** CSV import: skipped rows reported in the summary (batch sizes are per database, in src/db/contact-upsert.ts). */
 export const CSV_IMPORT = { reportedErrors: 100 } as const;
@@ -232,6 +239,73 @@ export const PROVIDER_WEBHOOK_AGE = {
   maxAheadMs: 60_000,
 } as const;
 
+/**
+ * The audit log's actions, named like the webhook events (`record.verb`): one entry per change
+ * through either face, export, sign-in and failed sign-in. The dashboard's filter lists them in
+ * this order.
+ */
+export const AUDIT_ACTIONS = [
+  'user.signed_in',
+  'user.sign_in_failed',
+  'user.signed_out',
+  'user.password_changed',
+  'user.invited',
+  'user.role_changed',
+  'user.two_factor_enabled',
+  'user.two_factor_disabled',
+  'account.settings_changed',
+  'api_key.created',
+  'api_key.deleted',
+  'contact.created',
+  'contact.updated',
+  'contact.deleted',
+  'contacts.imported',
+  'contacts.exported',
+  'contact_type.created',
+  'contact_type.updated',
+  'contact_type.deleted',
+  'segment.created',
+  'segment.updated',
+  'segment.deleted',
+  'single_send.created',
+  'single_send.updated',
+  'single_send.started',
+  'single_send.scheduled',
+  'single_send.paused',
+  'single_send.resumed',
+  'single_send.cancelled',
+  'single_send.deleted',
+  'automation.created',
+  'automation.updated',
+  'automation.live',
+  'automation.paused',
+  'automation.deleted',
+  'template.created',
+  'template.updated',
+  'template.deleted',
+  'sender.created',
+  'sender.updated',
+  'sender.deleted',
+  'unsubscribe_group.created',
+  'unsubscribe_group.updated',
+  'unsubscribe_group.deleted',
+  'field.created',
+  'field.deleted',
+  'global_unsubscribe.added',
+  'global_unsubscribe.removed',
+  'suppression.removed',
+  'webhook.created',
+  'webhook.updated',
+  'webhook.deleted',
+] as const;
+export type AuditAction = (typeof AUDIT_ACTIONS)[number];
+/** Who an audit entry names: a person, an API key, or the service itself (a worker, a schedule). */
+export const AUDIT_ACTOR_TYPES = ['user', 'api_key', 'system'] as const;
+export type AuditActorType = (typeof AUDIT_ACTOR_TYPES)[number];
+export const AUDIT = {
+  /** Entries a page of the log holds when `per_page` is not given: the log is always paged. */
+  perPage: 100,
+} as const;
 /** The kinds of relay an account may add: an SMTP server, or a provider's HTTP API. */
 export const RELAY_KINDS = ['smtp', 'ses', 'sendgrid', 'postmark', 'mailgun'] as const;
 export type RelayKind = (typeof RELAY_KINDS)[number];
@@ -265,6 +339,32 @@ export type TeamUserStatus = (typeof TEAM_USER_STATUSES)[number];
 /** How long an invitation link and a password-reset link stay usable. */
 export const TEAM_TOKEN_TTL_MS = { invite: 7 * 24 * 3600_000, reset: 3600_000 } as const;
 export type TeamTokenPurpose = keyof typeof TEAM_TOKEN_TTL_MS;
+
+// Sending domains.
+/** A sending domain's state: `verified` needs its DKIM record right and a DMARC record present. */
+export const DOMAIN_STATUSES = ['pending', 'verified', 'failing'] as const;
+export type DomainStatus = (typeof DOMAIN_STATUSES)[number];
+/** What a sender's From domain is, for its `domain_status`. */
+export type SenderDomainStatus = 'verified' | 'failing' | 'unauthenticated';
+export const DOMAIN_RECORD_PURPOSES = ['dkim', 'spf', 'dmarc', 'return_path'] as const;
+export type DomainRecordPurpose = (typeof DOMAIN_RECORD_PURPOSES)[number];
+export type DomainRecordStatus = 'ok' | 'missing' | 'wrong';
+/** How often the worker checks the DNS of verified (and failing) domains again. */
+export const DOMAIN_RECHECK_MS = 24 * 3_600_000;
+/** The label under a sending domain that the return-path record (a CNAME to BOUNCE_DOMAIN) sits at. */
+export const RETURN_PATH_LABEL = 'bounces';
+/** Sending domains per account. */
+export const MAX_SENDING_DOMAINS = 100;
+
+/** Two-step sign-in (TOTP). */
+export const TWO_FACTOR = {
+  /** One-time recovery codes made at enrolment. */
+  recoveryCodes: 10,
+  /** Seconds a code is accepted before and after its own 30 seconds (one step either side). */
+  toleranceSeconds: 30,
+  /** How long the code step may follow the password. */
+  pendingMs: 5 * 60_000,
+} as const;
 
 /**
  * Whom a preview is shown as when the audience has nobody yet (or a search finds nobody): a

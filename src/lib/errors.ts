@@ -41,6 +41,14 @@ export class UnauthorizedError extends AppError {
   }
 }
 
+/** 403: the request's role may not do this; nothing was read or changed. */
+export class ForbiddenError extends AppError {
+  readonly status = 403;
+  constructor(message = 'You do not have permission to do this.') {
+    super(message);
+  }
+}
+
 /** 413: a body or an upload larger than allowed. */
 export class PayloadTooLargeError extends AppError {
   readonly status = 413;

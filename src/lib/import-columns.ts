@@ -9,7 +9,7 @@ export const SPECIAL_TARGETS = {
   /** One name, split: the first word is the first name, the rest the last name. */
   full_name: 'Full name (split into first and last name)',
   /** A status word (listmonk `status`, Mailchimp `STATUS`): see UNSUBSCRIBED_STATUSES. */
-  status: 'Status (unsubscribed, cleaned, bounced, blocklisted)',
+  status: 'Status (unsubscribed, unconfirmed, junk, cleaned, bounced, blocklisted)',
   /** Any value other than empty, 0, false or no marks the address unsubscribed (UNSUB_TIME, blacklist flags). */
   unsubscribed: 'Unsubscribed when filled in',
   /** The same for an address the other tool removed as undeliverable (Mailchimp's CLEAN_TIME): suppressed as a bounce. */
@@ -24,8 +24,13 @@ export type SpecialTarget = keyof typeof SPECIAL_TARGETS;
 /** The mapping value that leaves a column out. */
 export const IGNORE = 'ignore';
 
-/** Status words of exports that mean "do not mail this address" (compared case-insensitively). */
-export const UNSUBSCRIBED_STATUSES: readonly string[] = ['unsubscribed', 'cleaned', 'bounced', 'blocklisted', 'blacklisted'];
+/**
+ * Status words of exports that mean "do not mail this address" (compared case-insensitively).
+ * MailerLite's `junk` (a complaint) and `unconfirmed` (double opt-in never confirmed) go on the
+ * global unsubscribe list too: an unconfirmed address leaves it when it confirms through a
+ * signup form. (Mailchimp's `pending` stays mailable, as it always has here.)
+ */
+export const UNSUBSCRIBED_STATUSES: readonly string[] = ['unsubscribed', 'cleaned', 'bounced', 'blocklisted', 'blacklisted', 'junk', 'unconfirmed'];
 /** Those of them that mean the address does not take mail: it goes on the suppression list as a bounce, not on the unsubscribe list. */
 export const BOUNCED_STATUSES: readonly string[] = ['cleaned', 'bounced'];
 
@@ -60,6 +65,7 @@ export function aliasKey(header: string): string {
 export const HEADER_ALIASES: Readonly<Record<string, readonly string[]>> = {
   email: [
     'Email', 'E-mail', 'Email Address', 'E-mail Address', 'E-mail 1 - Value', 'EMAIL', 'Mail', 'Email address (primary)', 'Primary Email',
+    'Subscriber',
   ],
   alt_email: ['Alt Email', 'E-mail 2 - Value', 'E-mail 2 Address', 'Secondary Email', 'Alternate Email', 'Alternative Email', 'Other Email'],
   first_name: ['First Name', 'FIRSTNAME', 'FNAME', 'Given Name', 'First', 'Forename', 'PRENOM', 'Prénom', 'VORNAME', 'NOMBRE'],
@@ -70,13 +76,13 @@ export const HEADER_ALIASES: Readonly<Record<string, readonly string[]>> = {
   city: ['City', 'Town', 'Home City', 'Business City', 'Address 1 - City'],
   state: ['State', 'State/Region', 'Home State', 'Business State', 'Address 1 - Region'],
   state_province_region: ['State Province Region', 'Province', 'State/Province', 'Region/State'],
-  postal_code: ['Postal Code', 'Zip', 'ZIP code', 'Zip/Postal Code', 'Postcode', 'Post Code', 'Home Postal Code', 'Business Postal Code', 'Address 1 - Postal Code', 'PLZ'],
+  postal_code: ['Postal Code', 'Zip', 'ZIP code', 'Zip/Postal Code', 'Postcode', 'Post Code', 'Home Postal Code', 'Business Postal Code', 'Address 1 - Postal Code', 'PLZ', 'z_i_p'],
   country: ['Country', 'Country/Region', 'Home Country/Region', 'Business Country/Region', 'Home Country', 'Address 1 - Country', 'Country Code'],
   status: ['Status', 'STATUS', 'Subscription Status', 'Email Status'],
   cleaned: ['CLEAN_TIME', 'Cleaned', 'Bounced'],
   unsubscribed: [
     'UNSUB_TIME', 'Blacklisted', 'EMAIL_BLACKLISTED', 'Email Blacklisted', 'Blocklisted', 'Email Blocklisted',
-    'Unsubscribed from all email', 'Unsubscribed', 'Opted Out', 'Email Opt Out',
+    'Unsubscribed from all email', 'Unsubscribed', 'Opted Out', 'Email Opt Out', 'email_disabled',
   ],
   attributes: ['attributes', 'attribs'],
   time_zone: ['Time Zone', 'TIMEZONE', 'TZ', 'Time zone (IANA)'],
@@ -93,6 +99,15 @@ export function aliasTarget(header: string, reserved: readonly string[]): string
   const key = aliasKey(header);
   const byName = reserved.find((name) => aliasKey(name) === key);
   return byName ?? lookup.get(key);
+}
+
+/** The separator of several values in one cell of a Google Contacts export (`a@x.org ::: b@y.org`). */
+export const SEVERAL_VALUES = ':::';
+
+/** The first of several values of a Google Contacts cell, and whether there were several. */
+export function firstOfSeveral(cell: string): [string, boolean] {
+  const at = cell.indexOf(SEVERAL_VALUES);
+  return at < 0 ? [cell, false] : [cell.slice(0, at).trim(), true];
 }
 
 /** First and last name from one name: the first word, then the rest. */

@@ -20,6 +20,7 @@ export const messages = {
   string: (f: string) => `The ${humanName(f)} must be a string.`,
   integer: (f: string) => `The ${humanName(f)} must be an integer.`,
   atLeast: (f: string, n: number) => `The ${humanName(f)} must be at least ${n}.`,
+  between: (f: string, min: number, max: number) => `The ${humanName(f)} must be between ${min} and ${max}.`,
   numeric: (f: string) => `The ${humanName(f)} must be a number.`,
   email: (f: string) => `The ${humanName(f)} must be a valid email address.`,
   min: (f: string, n: number) => `The ${humanName(f)} must be at least ${n} characters.`,

@@ -24,7 +24,8 @@ function echoHeaders(smtpUrl: string | undefined, token: string): Record<string,
 /**
  * Marks a message so that what comes back about it (a DSN, a complaint, a provider's event)
  * names its ledger row: the `X-Campaign-Message` header always, and with BOUNCE_DOMAIN the VERP
- * envelope sender `bounces+<token>@BOUNCE_DOMAIN` (the From header stays the sender's).
+ * envelope sender `bounces+<token>@BOUNCE_DOMAIN`, or `@bounces.<sending domain>` when that
+ * subdomain is a CNAME of BOUNCE_DOMAIN (the From header stays the sender's).
  */
 export function feedbackStamp(secret: string, bounceDomain: string | undefined, smtpUrl?: string) {
   const tokens = createBounceTokens(secret);
@@ -33,7 +34,7 @@ export function feedbackStamp(secret: string, bounceDomain: string | undefined, 
     return {
       ...message,
       headers: { ...message.headers, [MESSAGE_HEADER]: token, ...echoHeaders(smtpUrl, token) },
-      ...(bounceDomain ? { envelope: { from: verpAddress(token, bounceDomain), to: message.to } } : {}),
+      ...(bounceDomain ? { envelope: { from: verpAddress(token, message.returnPathDomain ?? bounceDomain), to: message.to } } : {}),
     };
   };
 }

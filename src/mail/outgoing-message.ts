@@ -1,3 +1,5 @@
+import type { DkimKey } from './dkim';
+
 /** A message as the service hands it to the transport. */
 export interface OutgoingMessage {
   from: string | { name: string; address: string };
@@ -17,4 +19,15 @@ export interface OutgoingMessage {
   accountId?: number;
   /** The SMTP envelope (`MAIL FROM` the VERP bounce address); default: From and To. */
   envelope?: { from: string; to: string };
+  /**
+   * The key of the verified sending domain of its From address: it signs the message instead
+   * of the instance's DKIM_DOMAIN key. Every transport signs with it.
+   */
+  dkim?: DkimKey;
+  /**
+   * With BOUNCE_DOMAIN: the domain of its VERP envelope sender instead of BOUNCE_DOMAIN, the
+   * sending domain's bounce subdomain when its return-path record points at BOUNCE_DOMAIN
+   * (so SPF aligns with the From domain too).
+   */
+  returnPathDomain?: string;
 }

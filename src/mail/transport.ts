@@ -6,6 +6,7 @@ import type { Logger } from 'pino';
 import type { Config, SmtpTls } from '../config';
 import { rawMessage } from './mime-message';
 import type { OutgoingMessage } from './outgoing-message';
+import type { DkimKey } from './dkim';
 import { lazy } from '../lib/lazy';
 
 /** Where the outbox writes (and the dashboard's Outbox page reads) one account's messages. */
@@ -41,7 +42,14 @@ export interface TransportOptions {
 export const DKIM_SIGNED_HEADERS = [
   'From', 'Sender', 'Reply-To', 'Subject', 'Date', 'Message-ID', 'To', 'Cc', 'MIME-Version',
   'Content-Type', 'Content-Transfer-Encoding', 'List-Id', 'List-Unsubscribe', 'List-Unsubscribe-Post',
+  // Gmail counts a Feedback-ID only when a signature covers it.
+  'Feedback-ID',
 ].join(':');
+
+/** nodemailer's DKIM options for a key. */
+export function dkimOptions(key: DkimKey) {
+  return { domainName: key.domain, keySelector: key.selector, privateKey: key.privateKey, headerFieldNames: DKIM_SIGNED_HEADERS };
+}
 
 /**
  * nodemailer's TLS options for SMTP_TLS and SMTP_TLS_VERIFY. nodemailer takes `secure` from
@@ -57,14 +65,7 @@ export function createMailTransport(
   logger?: Logger,
   options: TransportOptions = {},
 ): MailTransport {
-  const dkim = config.dkim
-    ? {
-        domainName: config.dkim.domain,
-        keySelector: config.dkim.selector,
-        privateKey: config.dkim.privateKey,
-        headerFieldNames: DKIM_SIGNED_HEADERS,
-      }
-    : undefined;
+  const dkim = config.dkim ? dkimOptions(config.dkim) : undefined;
 
   if (config.smtpUrl) {
     const maxConnections = options.maxConnections ?? 5;
@@ -125,11 +126,15 @@ export function onFirstUse(make: () => Transporter): { get(): Transporter; made(
   return { get, made: () => made };
 }
 
-/** nodemailer's options for a message: a pre-encoded one goes as `raw`, built once here. */
-export function mailOptions({ encoded, ...message }: Omit<OutgoingMessage, 'accountId'>): SendMailOptions {
-  if (!encoded) return message;
+/**
+ * nodemailer's options for a message: a pre-encoded one goes as `raw`, built once here. A
+ * sending domain's key replaces the transport's (DKIM_DOMAIN) for this message.
+ */
+export function mailOptions({ encoded, dkim, ...message }: Omit<OutgoingMessage, 'accountId'>): SendMailOptions {
+  const signing = dkim ? { dkim: dkimOptions(dkim) } : {};
+  if (!encoded) return { ...message, ...signing };
   const built = rawMessage({ ...message, text: message.text ?? '' });
-  return { envelope: built.envelope, raw: built.raw, messageId: built.messageId };
+  return { envelope: built.envelope, raw: built.raw, messageId: built.messageId, ...signing };
 }
 
 /** What to do with a message whose send failed. */

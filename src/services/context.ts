@@ -27,6 +27,8 @@ export interface Actor {
 export interface Ctx {
   userId: number;
   actor?: Actor;
+  /** The client's address as TRUST_PROXY lets Express read it, for the audit log. */
+  ip?: string | null;
 }
 
 /** The actor of work the service does by itself. */

@@ -6,7 +6,7 @@ import { createContactImportService } from './audience/contact-import';
 import { createContactExportService } from './audience/contact-export';
 import { createPrivacyService } from './audience/privacy';
 import { createSegmentsService } from './audience/segments';
-import { createSegmentMemberships } from './audience/segment-memberships';
+import { createSegmentMemberships, wallClock } from './audience/segment-memberships';
 import { createImportJobsService } from './audience/import-jobs';
 import { createSendInsightsService } from './campaigns/send-insights';
 import type { ServiceDeps } from './context';
@@ -49,11 +49,17 @@ import { createOperationalCounts } from './operations/operational-counts';
 import { createAbTestsService } from './campaigns/ab-tests';
 import { createWebViewService } from './delivery/web-view';
 import { createArchiveService } from './campaigns/archive';
+import { createAuditLogService } from './accounts/audit-log';
+import { createTwoFactorService } from './accounts/two-factor';
+import { createSingleSignOnService } from './accounts/single-sign-on';
 import { createTeamUsersService } from './accounts/team-users';
+import { createSendingDomainsService } from './accounts/sending-domains';
+import { createApiKeysService } from './accounts/api-keys';
 
 /** The composition root of the domain: every service, built once from its dependencies. */
 export function createServices(deps: ServiceDeps) {
-  const tracking = createTrackingService(deps);
+  // Opens and clicks keep engagement segments current (memberships is built below, before any event).
+  const tracking = createTrackingService({ ...deps, engaged: (ctx, emailKey, trx) => memberships.refreshEngaged(ctx, emailKey, trx) });
   const events = createEventsService(deps);
   const contactTypes = createContactTypesService(deps);
   const unsubscribeGroups = createUnsubscribeGroupsService(deps);
@@ -61,8 +67,9 @@ export function createServices(deps: ServiceDeps) {
   const designTemplates = createDesignTemplatesService(deps);
   const fields = createFieldsService(deps);
   const audienceEvents = createAudienceEvents();
-  const segments = createSegmentsService({ ...deps, contactTypes, fields, events: audienceEvents });
-  const memberships = createSegmentMemberships({ fields, events: audienceEvents });
+  const segmentClock = wallClock();
+  const segments = createSegmentsService({ ...deps, contactTypes, fields, events: audienceEvents, clock: segmentClock });
+  const memberships = createSegmentMemberships({ fields, events: audienceEvents, clock: segmentClock });
   const refs = createCampaignRefs({ ...deps, contactTypes, unsubscribeGroups, senders, designTemplates, segments });
   const automations = createAutomationsService({ ...deps, refs, segments });
   const contacts = createContactsService({ ...deps, contactTypes, fields, events: audienceEvents, memberships });
@@ -72,8 +79,9 @@ export function createServices(deps: ServiceDeps) {
   const feedback = createFeedbackService({ ...deps, events });
   const signupForms = createSignupFormsService({ ...deps, fields, contactTypes });
   const webView = createWebViewService(deps);
+  const accounts = createAccountsService(deps);
   return {
-    accounts: createAccountsService(deps),
+    accounts,
     contactTypes,
     unsubscribeGroups,
     globalUnsubscribes: createGlobalUnsubscribesService(deps),
@@ -121,7 +129,13 @@ export function createServices(deps: ServiceDeps) {
     abTests,
     webView,
     archive: createArchiveService({ ...deps, webView }),
+    auditLog: createAuditLogService(deps),
+    twoFactor: createTwoFactorService(deps),
+    singleSignOn: createSingleSignOnService(deps),
     teamUsers: createTeamUsersService(deps),
+    // Sending domains.
+    sendingDomains: createSendingDomainsService({ ...deps, events }),
+    apiKeys: createApiKeysService({ ...deps, accounts }),
   };
 }
 

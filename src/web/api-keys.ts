@@ -1,21 +1,49 @@
+import type { Request } from 'express';
 import { ctxOf } from '../http/context';
+import { apiKeyInput, apiKeyRules } from '../http/inputs/team';
+import { validate } from '../http/validation';
+import { TEAM_ROLES } from '../lib/constants';
+import { toId } from '../lib/http';
 import type { Services } from '../services';
+import { onInvalid } from './errors';
 import type { WebRoutes } from './routes';
+import { ROLE_LABELS } from './team';
 import type { Views } from './views';
 
 const SECRET = { 'secret-key': 'api-keys/macros.njk#secretKey' } as const;
 
-/** The public key, and a new secret key shown once: only its hash is stored. */
-export function mountApiKeys(routes: WebRoutes, { accounts }: Services, views: Views): void {
-  routes.get('/api-keys', (req, res) => {
-    views.page(req, res, 'api-keys/index.njk', { title: 'API keys' });
+/**
+ * The account's original key pair (it acts as the owner; a new secret is shown once, only its
+ * hash is stored), and key pairs with roles, made and deleted here.
+ */
+export function mountApiKeys(routes: WebRoutes, { accounts, apiKeys, auditLog }: Services, views: Views): void {
+  const data = async (req: Request) => ({
+    title: 'API keys',
+    keys: (await apiKeys.list(ctxOf(req))).rows.map((key) => ({ ...key, roleLabel: ROLE_LABELS[key.role] })),
+    roles: TEAM_ROLES.map((role) => ({ value: role, label: ROLE_LABELS[role] })),
+    values: { role: 'analyst' },
+  });
+
+  routes.get('/api-keys', async (req, res) => {
+    views.page(req, res, 'api-keys/index.njk', await data(req));
   });
 
   routes.post('/api-keys/rotate', async (req, res) => {
     const newSecret = await accounts.rotateSecret(ctxOf(req).userId);
-    views.page(req, res, 'api-keys/index.njk', { title: 'API keys', newSecret }, { fragments: SECRET });
+    await auditLog.record(ctxOf(req), { action: 'api_key.created', recordType: 'api_key', summary: 'New secret key for the account\'s original key pair' });
+    views.page(req, res, 'api-keys/index.njk', { ...(await data(req)), newSecret }, { fragments: SECRET });
   });
 
   // A reload after rotating lands here: the secret is not shown twice.
   routes.get('/api-keys/rotate', (_req, res) => res.redirect(303, '/api-keys'));
+
+  routes.post('/api-keys', onInvalid('api-keys/index.njk', data), validate(...apiKeyRules()), async (req, res) => {
+    const created = await apiKeys.create(ctxOf(req), apiKeyInput(req.body));
+    views.page(req, res, 'api-keys/index.njk', { ...(await data(req)), created: { ...created, roleLabel: ROLE_LABELS[created.role] } });
+  });
+
+  routes.post('/api-keys/:id/delete', async (req, res) => {
+    await apiKeys.remove(ctxOf(req), [toId(req.params.id) ?? 0]);
+    views.redirect(res, '/api-keys', 'Key deleted: it no longer opens the API.');
+  });
 }

@@ -1,23 +1,36 @@
 import type { Request, RequestHandler, Response } from 'express';
 import { ipKeyGenerator, rateLimit } from 'express-rate-limit';
 import { ctxOf } from '../http/context';
+import { abilitiesOf } from '../http/permissions';
 import type { Config } from '../config';
 import { emailKey } from '../lib/email-key';
 import { SESSION } from '../lib/constants';
 import { randomToken } from '../lib/crypto';
 import type { Services } from '../services';
 import type { SessionOrigin, SessionsService } from '../services/accounts/sessions';
-import type { TeamMember } from '../services/accounts/team-identity';
+import { TeamMember, userActor } from '../services/accounts/team-identity';
 import type { Cookies } from './cookies';
 import { verifyCsrf } from './csrf';
 import { onInvalid } from './errors';
 import { settingsForm } from './settings';
+import { mountSecondStep, TWO_FACTOR_OPEN_PATHS, TWO_FACTOR_SETUP } from './two-factor';
+import { mountSingleSignOn } from './single-sign-on';
 import type { WebRoutes } from './routes';
 import type { Views } from './views';
 
 export const SESSION_COOKIE = 'cc_session';
 /** Before sign-in there is no session: the sign-in form's token is a double-submit cookie. */
-const SIGN_IN_COOKIE = 'cc_signin';
+export const SIGN_IN_COOKIE = 'cc_signin';
+
+/** The double-submit token of a form shown before sign-in (sign-in, invitation, password reset). */
+export function publicFormToken(req: Request, res: Response, cookies: Cookies): string {
+  let token = cookies.read(req, SIGN_IN_COOKIE);
+  if (!token) {
+    token = randomToken(24);
+    cookies.set(res, SIGN_IN_COOKIE, token, { sameSite: 'strict' });
+  }
+  return token;
+}
 
 /** One sentence for every failure, so no answer tells whether an address has an account. */
 export const SIGN_IN_FAILED = 'The email or password is incorrect.';
@@ -40,10 +53,22 @@ export function requireSession(sessions: SessionsService, cookies: Cookies): Req
       return;
     }
     if (session.renewed) cookies.set(res, SESSION_COOKIE, cookies.read(req, SESSION_COOKIE) ?? '', { maxAgeMs: SESSION.ttlMs });
+    if (session.mustEnrolTwoFactor && !TWO_FACTOR_OPEN_PATHS.has(req.path)) {
+      // The account requires two-step sign-in: until this person turns it on, only that page opens.
+      if (req.get('HX-Request') === 'true') {
+        res.set('HX-Redirect', TWO_FACTOR_SETUP);
+        res.status(403).end();
+        return;
+      }
+      res.redirect(303, TWO_FACTOR_SETUP);
+      return;
+    }
     req.account = session.account;
     req.actor = session.actor;
     res.locals.account = session.account;
     res.locals.member = session.member;
+    // What the pages show: a link or button only where the role may use it (the routes refuse the rest).
+    res.locals.can = abilitiesOf(session.member.role);
     res.locals.csrfToken = session.csrfToken;
     next();
   };
@@ -59,19 +84,16 @@ function localPath(value: unknown): string {
   return typeof value === 'string' && /^\/(?![/\\])/.test(value) ? value : '/';
 }
 
-export function mountAuth(routes: WebRoutes, { teamUsers, sessions, retention, archive }: Services, views: Views, cookies: Cookies, config: Config): void {
+export function mountAuth(routes: WebRoutes, { teamUsers, sessions, retention, archive, auditLog, twoFactor, singleSignOn }: Services, views: Views, cookies: Cookies, config: Config): void {
   const signInPage = (req: Request, res: Response, status = 200, error?: string) => {
-    let token = cookies.read(req, SIGN_IN_COOKIE);
-    if (!token) {
-      token = randomToken(24);
-      cookies.set(res, SIGN_IN_COOKIE, token, { sameSite: 'strict' });
-    }
+    const token = publicFormToken(req, res, cookies);
     views.page(req, res, 'sign-in.njk', {
       title: 'Sign in',
       csrfToken: token,
       next: localPath(req.query.next ?? req.body?.next),
       values: { email: typeof req.body?.email === 'string' ? req.body.email : '' },
       error,
+      sso: singleSignOn.enabled,
     }, { status });
   };
 
@@ -111,19 +133,35 @@ export function mountAuth(routes: WebRoutes, { teamUsers, sessions, retention, a
       const member = typeof email === 'string' && typeof password === 'string' && email.trim() && password
         ? await teamUsers.signIn(email, password)
         : undefined;
-      if (!member) return signInPage(req, res, 401, SIGN_IN_FAILED);
-      await sessions.destroy(cookies.read(req, SESSION_COOKIE) ?? '');
-      const session = await sessions.create(member, sessionOrigin(req));
-      cookies.set(res, SESSION_COOKIE, session.token, { maxAgeMs: SESSION.ttlMs });
-      cookies.clear(res, SIGN_IN_COOKIE);
-      res.redirect(303, localPath(req.body.next));
+      if (!member) {
+        if (typeof email === 'string' && email.trim()) await auditLog.signInFailed(email, req.ip);
+        return signInPage(req, res, 401, SIGN_IN_FAILED);
+      }
+      // With two-step sign-in on, the password alone opens no session: the code step follows.
+      if (await twoFactor.enabledFor(member.id)) return secondStep.start(req, res, member, localPath(req.body.next));
+      await finishSignIn(req, res, member, localPath(req.body.next));
     },
   );
+
+  /** Opens the person's session (after the password, or the password and a code) and lands them on `next`. */
+  async function finishSignIn(req: Request, res: Response, member: TeamMember, next: string, summary?: string): Promise<void> {
+    await sessions.destroy(cookies.read(req, SESSION_COOKIE) ?? '');
+    const session = await sessions.create(member, sessionOrigin(req));
+    await auditLog.record({ userId: member.user_id, actor: userActor(member), ip: req.ip ?? null }, { action: 'user.signed_in', recordType: 'user', recordId: member.id, summary });
+    cookies.set(res, SESSION_COOKIE, session.token, { maxAgeMs: SESSION.ttlMs });
+    cookies.clear(res, SIGN_IN_COOKIE);
+    // An account that requires two-step sign-in sends a person without it to turn it on first.
+    const enrol = !(await twoFactor.enabledFor(member.id)) && (await twoFactor.required(member.user_id));
+    res.redirect(303, enrol ? TWO_FACTOR_SETUP : next);
+  }
+  mountSingleSignOn(routes, { singleSignOn }, cookies, { signInPage, finishSignIn });
+  const secondStep = mountSecondStep(routes, { twoFactor, teamUsers, auditLog }, views, cookies, { limits, signInPage, finishSignIn, signInCookie: SIGN_IN_COOKIE });
 
   // A new password signs every other browser out: the sessions are replaced by a new one here.
   routes.post('/settings/password', onInvalid('settings.njk', async (req) => settingsForm(req.account, retention.policy(), await archive.address(ctxOf(req)))), async (req, res) => {
     const member = res.locals.member as TeamMember;
     await teamUsers.changePassword(member.id, req.body);
+    await auditLog.record(ctxOf(req), { action: 'user.password_changed', recordType: 'user', recordId: member.id, summary: 'Other browsers were signed out' });
     await sessions.destroyAllOf(member.id);
     const session = await sessions.create(member, sessionOrigin(req));
     cookies.set(res, SESSION_COOKIE, session.token, { maxAgeMs: SESSION.ttlMs });
@@ -131,6 +169,7 @@ export function mountAuth(routes: WebRoutes, { teamUsers, sessions, retention, a
   });
 
   routes.post('/logout', async (req, res) => {
+    await auditLog.record(ctxOf(req), { action: 'user.signed_out' });
     await sessions.destroy(cookies.read(req, SESSION_COOKIE) ?? '');
     cookies.clear(res, SESSION_COOKIE);
     res.redirect(303, '/login');

@@ -1,4 +1,4 @@
-import type { Request, Response } from 'express';
+import type { NextFunction, Request, Response } from 'express';
 import { contactInput, contactRules } from '../http/inputs/contacts';
 import { ctxOf } from '../http/context';
 import { CONTACT_TEXT_COLUMNS } from '../lib/constants';
@@ -74,7 +74,18 @@ export function mountContacts(routes: WebRoutes, services: Services, views: View
     views.page(req, res, 'contacts/form.njk', { ...form, values: formValues(form.contact) });
   });
 
-  routes.post('/contacts/:id/edit', onInvalid('contacts/form.njk', editForm), validate(...contactRules()), async (req, res) => {
+  // A contact without a country (it came in by import or signup) may be saved without one; the
+  // API keeps the reference's rule. The strict rules describe the route.
+  const strict = validate(...contactRules());
+  const withoutCountry = validate(...contactRules({ countryRequired: false }));
+  const editRules = Object.assign(
+    async (req: Request, res: Response, next: NextFunction) => {
+      const contact = await contacts.get(ctxOf(req), idOf(req));
+      return (contact.country === null ? withoutCountry : strict)(req, res, next);
+    },
+    { rules: strict.rules },
+  );
+  routes.post('/contacts/:id/edit', onInvalid('contacts/form.njk', editForm), editRules, async (req, res) => {
     await contacts.update(ctxOf(req), idOf(req), contactInput(req));
     views.redirect(res, '/contacts', 'Contact saved.');
   });

@@ -39,6 +39,12 @@ import { mountRelays } from './relays';
 import { mountSendFollowUps } from './send-follow-ups';
 import { mountMaintenance } from './maintenance';
 import { mountAbTests } from './ab-tests';
+import { mountDomains } from './domains';
+import { mountTeam } from './team';
+import { mountTeamAccess } from './team-access';
+import { mountProfile } from './profile';
+import { mountAuditLog } from './audit-log';
+import { mountTwoFactor } from './two-factor';
 
 /** Every page group of the dashboard; each mounts its routes on the shared route table. */
 type PageGroup = (routes: WebRoutes, services: Services, views: Views, config: Config) => void;
@@ -70,6 +76,10 @@ const PAGE_GROUPS: PageGroup[] = [
   mountSendFollowUps,
   mountMaintenance,
   mountAbTests,
+  mountDomains,
+  mountTeam,
+  mountAuditLog,
+  mountTwoFactor,
 ];
 
 export interface Dashboard {
@@ -115,6 +125,8 @@ export function createDashboard(config: Config, services: Services, logger: Logg
   });
 
   mountAuth(routes, services, views, cookies, config);
+  mountTeamAccess(routes, services, views, cookies, config);
+  mountProfile(routes, services, views, cookies);
   for (const mount of PAGE_GROUPS) mount(routes, services, views, config);
 
   const router = express.Router();

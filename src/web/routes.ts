@@ -1,5 +1,15 @@
 import express,{ RequestHandler } from 'express';
 import { guarded, plainMultipartOnly } from '../http/body';
+import { checkPermission, Permission, permissionOf } from '../http/permissions';
+
+/** After the session check: a role the permission does not list gets the 403 page, before the body is read. */
+function permitted(method: 'GET' | 'POST', path: string): RequestHandler {
+  const permission: Permission = permissionOf('web', method, path);
+  return (req, _res, next) => {
+    checkPermission(req.actor?.role, permission);
+    next();
+  };
+}
 
 export interface WebStages {
   /** Security headers of every dashboard response (the CSP the pages are written for). */
@@ -32,20 +42,20 @@ export class WebRoutes {
 
   get(path: string, ...handlers: RequestHandler[]): void {
     this.all.push(['GET', path]);
-    this.router.get(path, this.stages.headers, this.stages.auth, ...guarded(handlers));
+    this.router.get(path, this.stages.headers, this.stages.auth, permitted('GET', path), ...guarded(handlers));
   }
 
   post(path: string, ...handlers: RequestHandler[]): void {
     this.stateChanging.push(path);
     this.all.push(['POST', path]);
-    this.router.post(path, this.stages.headers, this.stages.auth, ...this.stages.body, this.stages.csrf, ...guarded(handlers));
+    this.router.post(path, this.stages.headers, this.stages.auth, permitted('POST', path), ...this.stages.body, this.stages.csrf, ...guarded(handlers));
   }
 
   /** A POST whose first handler parses its own multipart body (a file upload). */
   upload(path: string, parser: RequestHandler, ...handlers: RequestHandler[]): void {
     this.stateChanging.push(path);
     this.all.push(['POST', path]);
-    this.router.post(path, this.stages.headers, this.stages.auth, plainMultipartOnly, parser, this.stages.csrf, ...guarded(handlers));
+    this.router.post(path, this.stages.headers, this.stages.auth, permitted('POST', path), plainMultipartOnly, parser, this.stages.csrf, ...guarded(handlers));
   }
 
   /** A page anyone may see (the sign-in form). */

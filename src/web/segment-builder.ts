@@ -1,4 +1,4 @@
-import { SEGMENT_OPERATORS } from '../lib/constants';
+import { SEGMENT_OPERATORS, SegmentFieldKind } from '../lib/constants';
 import { asArray } from '../lib/http';
 import type { CustomFieldDef } from '../services/audience/custom-field-values';
 import type { SegmentRecord } from '../services/audience/segment-records';
@@ -52,13 +52,57 @@ export function segmentInputOf(source: Record<string, unknown>, conditions: Cond
 /** A field the builder offers, with the operators of its type. */
 export interface FieldChoice {
   name: string;
-  kind: string;
+  label: string;
+  kind: SegmentFieldKind;
   custom: boolean;
   operators: readonly string[];
 }
 
+/** Operators in words where the API's name would puzzle (the values read "30 days", "a send"). */
+const OPERATOR_LABELS: Record<string, string> = {
+  'in the last': 'in the last … days',
+  'more than ago': 'more than … days ago',
+  'not opened': 'was sent and did not open',
+  'not clicked': 'was sent and did not click',
+  opened: 'opened',
+  clicked: 'clicked a link in',
+};
+export const operatorLabel = (operator: string) => OPERATOR_LABELS[operator] ?? operator;
+
+/**
+ * The value fields an operator takes, by shape: none, one or two of the field's type, a number
+ * of days, or a send. The page renders each shape once as a template, so the browser can
+ * change a row's fields in place when its field or operator changes.
+ */
+export type ValueShape = 'none' | 'text' | 'number' | 'number2' | 'date' | 'date2' | 'days' | 'daysAgo' | 'send';
+export const VALUE_SHAPES: readonly ValueShape[] = ['none', 'text', 'number', 'number2', 'date', 'date2', 'days', 'daysAgo', 'send'];
+
+export function valueShape(kind: SegmentFieldKind, operator: string): ValueShape {
+  if (kind === 'engagement') return 'send';
+  if (operator === 'in the last') return 'days';
+  if (operator === 'more than ago') return 'daysAgo';
+  const count = arity(operator);
+  if (count === 0) return 'none';
+  if (kind === 'text') return 'text';
+  return count === 2 ? `${kind}2` : kind;
+}
+
 export function fieldChoices(defs: CustomFieldDef[]): FieldChoice[] {
-  return [...segmentFields(defs)].map(([name, field]) => ({ name, kind: field.kind, custom: 'custom' in field, operators: SEGMENT_OPERATORS[field.kind] }));
+  return [...segmentFields(defs)].map(([name, field]) => ({
+    name,
+    label: field.kind === 'engagement' ? 'Email activity (opens, clicks, sends)' : name,
+    kind: field.kind,
+    custom: 'custom' in field,
+    operators: SEGMENT_OPERATORS[field.kind],
+  }));
+}
+
+/** What the browser needs to change a row in place: the operators of each kind (value, words) and each operator's value shape. */
+export function builderScriptData(): { operators: string; shapes: string } {
+  const kinds = Object.keys(SEGMENT_OPERATORS) as SegmentFieldKind[];
+  const operators = Object.fromEntries(kinds.map((k) => [k, SEGMENT_OPERATORS[k].map((op) => [op, operatorLabel(op)])]));
+  const shapes = Object.fromEntries(kinds.map((k) => [k, Object.fromEntries(SEGMENT_OPERATORS[k].map((op) => [op, valueShape(k, op)]))]));
+  return { operators: JSON.stringify(operators), shapes: JSON.stringify(shapes) };
 }
 
 /**
@@ -75,7 +119,18 @@ export function presentConditions(conditions: Condition[], choices: FieldChoice[
     const count = arity(operator);
     const valueKeys = Array.from({ length: count }, (_, k) => `value.${next + k}`);
     next += count;
-    return { index: i, field: choice.name, kind: choice.kind, operators: choice.operators, operator, values: c.values.slice(0, count), valueKeys, fieldKey: `select_field.${i}`, operatorKey: `select_operator.${i}` };
+    return {
+      index: i,
+      field: choice.name,
+      kind: choice.kind,
+      operators: choice.operators.map((op) => ({ value: op, label: operatorLabel(op) })),
+      operator,
+      shape: valueShape(choice.kind, operator),
+      values: [c.values[0] ?? '', c.values[1] ?? ''],
+      valueKeys,
+      fieldKey: `select_field.${i}`,
+      operatorKey: `select_operator.${i}`,
+    };
   });
 }
 
@@ -88,12 +143,24 @@ export function edited(conditions: Condition[], query: Record<string, unknown>, 
   return out;
 }
 
-/** The stored conditions in words: `email contains “acme” and age is between “18” and “30”`. */
-export function describeRules(segment: SegmentRecord): string {
+/**
+ * The stored conditions in words: `email contains “acme” and age is between “18” and “30”`,
+ * `created_at in the last 30 days`, `opened “November news”` (sends by name when known).
+ */
+export function describeRules(segment: SegmentRecord, sendNames: Map<string, string> = new Map()): string {
   const conditions = conditionsOfSegment(segment);
   if (conditions.length === 0) return 'every contact of the type';
   const joiner = ` ${segment.query_type === 'or' ? 'or' : 'and'} `;
   return conditions
-    .map((c) => [c.field, c.operator, c.values.slice(0, arity(c.operator)).map((v) => `“${v}”`).join(' and ')].filter(Boolean).join(' '))
+    .map((c) => {
+      const values = c.values.slice(0, arity(c.operator));
+      if (c.operator === 'in the last') return `${c.field} in the last ${values[0]} days`;
+      if (c.operator === 'more than ago') return `${c.field} more than ${values[0]} days ago`;
+      if (c.field === 'engagement') {
+        const send = values[0] === 'any' ? 'any send' : `“${sendNames.get(values[0]) ?? values[0]}”`;
+        return `${operatorLabel(c.operator)} ${send}`;
+      }
+      return [c.field, c.operator, values.map((v) => `“${v}”`).join(' and ')].filter(Boolean).join(' ');
+    })
     .join(joiner);
 }

@@ -10,7 +10,7 @@ import { onInvalid } from './errors';
 import { counted } from './forms';
 import { pagerOf, pagingOf } from './paging';
 import type { WebRoutes } from './routes';
-import { conditionsOf, conditionsOfSegment, describeRules, edited, fieldChoices, presentConditions, segmentInputOf } from './segment-builder';
+import { builderScriptData, conditionsOf, conditionsOfSegment, describeRules, edited, fieldChoices, presentConditions, segmentInputOf, VALUE_SHAPES } from './segment-builder';
 import type { Views } from './views';
 import { plainErrors } from './plain-messages';
 
@@ -25,12 +25,15 @@ export function mountSegments(routes: WebRoutes, services: Services, views: View
   /** The builder's choices and the conditions to show (from the request, else `fallback`). */
   const builder = async (req: Request, fallback: ReturnType<typeof conditionsOf> = []) => {
     const ctx = ctxOf(req);
-    const [types, defs] = await Promise.all([contactTypes.list(ctx), customFieldDefs(fields, ctx)]);
+    const [types, defs, sends] = await Promise.all([contactTypes.list(ctx), customFieldDefs(fields, ctx), segments.sendChoices(ctx)]);
     const choices = fieldChoices(defs);
     const sent = conditionsOf(req.body ?? {});
     return {
       types: [{ value: '', label: 'Choose a contact type' }, ...types.rows.map((t) => ({ value: t.id, label: t.name }))],
       choices,
+      sends,
+      shapes: VALUE_SHAPES,
+      script: builderScriptData(),
       conditions: presentConditions(req.method === 'POST' ? sent : fallback, choices),
     };
   };
@@ -49,13 +52,19 @@ export function mountSegments(routes: WebRoutes, services: Services, views: View
     const ctx = ctxOf(req);
     const [result, types] = await Promise.all([segments.list(ctx, pagingOf(req)), contactTypes.list(ctx)]);
     const typeNames = new Map(types.rows.map((t) => [t.id, t.name]));
-    const rows = result.rows.map((s) => ({ ...s, typeName: typeNames.get(s.contact_type_id) ?? '', summary: describeRules(s) }));
+    // Engagement conditions name their send by its name; the sends are read only when one does.
+    const sends = result.rows.some((s) => s.select_field.includes('engagement')) ? await segments.sendChoices(ctx) : [];
+    const sendNames = new Map(sends.map((s) => [s.utr, s.name]));
+    const rows = result.rows.map((s) => ({ ...s, typeName: typeNames.get(s.contact_type_id) ?? '', summary: describeRules(s, sendNames) }));
     views.page(req, res, 'segments/index.njk', { title: 'Segments', segments: rows, pager: pagerOf(req, result, '/segments') }, { fragments: LIST });
   };
   const recipientsData = async (req: Request) => {
     const ctx = ctxOf(req);
-    const [segment, result] = await Promise.all([segments.get(ctx, idOf(req)), segments.recipientsPage(ctx, idOf(req), pagingOf(req))]);
-    return { title: segment.segment_name, segment, summary: describeRules(segment), rows: result.rows, pager: pagerOf(req, result, `/segments/${segment.id}`) };
+    // Recipients first: a segment on relative dates or engagement is brought up to date as it is read.
+    const result = await segments.recipientsPage(ctx, idOf(req), pagingOf(req));
+    const segment = await segments.get(ctx, idOf(req));
+    const sends = segment.select_field.includes('engagement') ? await segments.sendChoices(ctx) : [];
+    return { title: segment.segment_name, segment, summary: describeRules(segment, new Map(sends.map((s) => [s.utr, s.name]))), rows: result.rows, pager: pagerOf(req, result, `/segments/${segment.id}`) };
   };
   const recipientsPage = async (req: Request, res: Response) =>
     views.page(req, res, 'segments/show.njk', await recipientsData(req), { fragments: RECIPIENTS });

@@ -35,7 +35,7 @@ function retentionRows(days: RetentionDays) {
   ];
 }
 
-export function mountSettings(routes: WebRoutes, { accounts, retention, archive }: Services, views: Views): void {
+export function mountSettings(routes: WebRoutes, { accounts, retention, archive, auditLog }: Services, views: Views): void {
   routes.get('/settings', async (req, res) => {
     views.page(req, res, 'settings.njk', settingsForm(req.account, retention.policy(), await archive.address(ctxOf(req), req.account?.archive_id)));
   });
@@ -43,6 +43,7 @@ export function mountSettings(routes: WebRoutes, { accounts, retention, archive 
   routes.post('/settings', onInvalid('settings.njk', async (req) => settingsForm(undefined, retention.policy(), await archive.address(ctxOf(req), req.account?.archive_id))), async (req, res) => {
     const { name, time_zone, track_opens, track_clicks } = req.body;
     await accounts.updateSettings(ctxOf(req).userId, { name, time_zone, track_opens, track_clicks });
+    await auditLog.record(ctxOf(req), { action: 'account.settings_changed', recordType: 'account', recordId: ctxOf(req).userId, summary: 'Name, time zone or tracking' });
     views.redirect(res, '/settings', 'Settings saved.');
   });
 }

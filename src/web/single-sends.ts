@@ -6,6 +6,7 @@ import { SCHEDULE_LOCAL_TIME } from '../lib/zoned-time';
 import { toId } from '../lib/http';
 import { field, validate } from '../http/validation';
 import type { Services } from '../services';
+import type { AuditRecord } from '../services/accounts/audit-log';
 import { formatRecipientRef, type RecipientRef } from '../services/campaigns/campaign-refs';
 import { SINGLE_SEND_EDITABLE } from '../services/campaigns/single-send-state';
 import type { OpenBucket } from '../services/campaigns/send-insights';
@@ -133,7 +134,7 @@ export function mountSingleSends(routes: WebRoutes, services: Services, views: V
     };
     const started = send.status >= SINGLE_SEND_STATUS.running;
     const onLocalClock = send.schedule_type === SCHEDULE_LOCAL_TIME && started;
-    const [types, segmentList, opens, failures, engagement, waiting, abTest, bounced] = await Promise.all([
+    const [types, segmentList, opens, failures, engagement, waiting, abTest, history, bounced] = await Promise.all([
       contactTypes.list(ctx),
       segments.list(ctx),
       sendInsights.opensOverTime(ctx, send.id),
@@ -142,6 +143,7 @@ export function mountSingleSends(routes: WebRoutes, services: Services, views: V
       started ? engagementOf(services, req, { singleSendId: send.id }, counts, { opens: false }) : undefined,
       onLocalClock ? sendInsights.waitingForLocalTime(ctx, send.id) : undefined,
       send.ab ? services.abTests.details(send.id).then(presentAbTest) : null,
+      services.auditLog.ofRecord(ctx, 'single_send', send.utr, SEND_HISTORY),
       // The addresses that bounced with the mail system's reason, newest first (the CSV has all).
       send.bounces > 0 ? services.recipientReport.page(ctx, { singleSend: send.utr }, 'bounced', { page: 1, perPage: BOUNCES_SHOWN }).then((r) => r.rows) : [],
     ]);
@@ -159,6 +161,7 @@ export function mountSingleSends(routes: WebRoutes, services: Services, views: V
       engagement,
       waiting,
       abTest,
+      who: whoOf(history),
       recipients: send.recipient_id.map(label),
       excluded: send.exclude_specific_recipient_id.map(label),
     };
@@ -181,8 +184,12 @@ export function mountSingleSends(routes: WebRoutes, services: Services, views: V
     const ctx = ctxOf(req);
     const send = present(await singleSends.get(ctx, String(req.params.utr)));
     if (send.status !== SINGLE_SEND_STATUS.initiate) return views.redirect(res, `/single-sends/${send.utr}`);
-    const [count, empty] = await Promise.all([services.sendControls.recipientCount(ctx, send.utr), services.designEditor.emptyPlaceholders(ctx, send.utr)]);
-    views.page(req, res, 'single-sends/confirm.njk', { title: `Send ${send.single_send_name}`, send, count, empty, when: whenOf(req) });
+    const [count, empty, domainStatus] = await Promise.all([
+      services.sendControls.recipientCount(ctx, send.utr),
+      services.designEditor.emptyPlaceholders(ctx, send.utr),
+      services.sendControls.senderDomainStatus(ctx, send.utr),
+    ]);
+    views.page(req, res, 'single-sends/confirm.njk', { title: `Send ${send.single_send_name}`, send, count, empty, domainStatus, when: whenOf(req) });
   });
   routes.post('/single-sends/:utr/confirm', async (req, res) => {
     const utr = String(req.params.utr);
@@ -242,4 +249,17 @@ export function mountSingleSends(routes: WebRoutes, services: Services, views: V
     await singleSends.remove(ctxOf(req), String(req.params.utr));
     await views.changed(req, res, '/single-sends', 'Single send deleted; it will not be sent.', () => listPage(req, res));
   });
+}
+
+/** What a send's page says of who made it and who sent it on its way (from the audit log). */
+const SEND_HISTORY = ['single_send.created', 'single_send.started', 'single_send.scheduled'] as const;
+
+function whoOf(history: AuditRecord[]) {
+  const name = (e: AuditRecord) => (e.actor.type === 'system' ? 'the service' : e.actor.type === 'api_key' ? `${e.actor.name} (API key)` : e.actor.name);
+  const created = history.find((e) => e.action === 'single_send.created');
+  const started = [...history].reverse().find((e) => e.action !== 'single_send.created');
+  return {
+    created: created && { name: name(created), at: created.created_at },
+    started: started && { name: name(started), at: started.created_at, scheduled: started.action === 'single_send.scheduled' },
+  };
 }

@@ -3,6 +3,11 @@ import nunjucks from 'nunjucks';
 import { createViews } from '../lib/views';
 import type { Cookies } from './cookies';
 import { assetUrls } from './assets';
+import { hideRefused } from './hide-refused';
+import type { TeamRole } from '../lib/constants';
+
+/** The signed-in person's role (none on public pages). */
+const roleOf = (res: Response): TeamRole | undefined => (res.locals.member as { role?: TeamRole } | undefined)?.role;
 
 /**
  * The one nunjucks environment of the dashboard: autoescape on (user data is never marked
@@ -92,18 +97,18 @@ export class Views {
       const partial = flash
         ? `<hx-partial hx-target="#flash" hx-swap="innerHTML">${this.renderFragment('partials/flash.njk#flash', { message: flash })}</hx-partial>`
         : '';
-      res.send(this.renderFragment(fragment, context) + partial);
+      res.send(hideRefused(this.renderFragment(fragment, context), roleOf(res)) + partial);
       return;
     }
     const flash = this.cookies.read(req, FLASH_COOKIE);
     if (flash) this.cookies.clear(res, FLASH_COOKIE);
-    res.send(this.env.render(template, { ...context, flash, shape, path: req.path }));
+    res.send(hideRefused(this.env.render(template, { ...context, flash, shape, path: req.path }), roleOf(res)));
   }
 
   /** Only one swap target (a row, a counter, a progress bar), whatever the request. */
   fragment(res: Response, ref: FragmentRef, data: Record<string, unknown>, status?: number): void {
     prepare(res, status);
-    res.send(this.renderFragment(ref, { ...res.locals, ...data }));
+    res.send(hideRefused(this.renderFragment(ref, { ...res.locals, ...data }), roleOf(res)));
   }
 
   /**

@@ -1,7 +1,9 @@
+import fs from 'node:fs';
 import type { Logger } from 'pino';
 import { SMTPServer, SMTPServerAddress, SMTPServerDataStream, SMTPServerSession } from 'smtp-server';
 import type { Config } from '../config';
 import { verpToken } from '../lib/verp';
+import { RETURN_PATH_LABEL } from '../lib/constants';
 import type { FeedbackService } from '../services/delivery/feedback';
 import { readReport, Reading } from '../mail/bounce-reader';
 import type { FeedbackResult } from '../services/delivery/record-feedback';
@@ -13,7 +15,23 @@ export interface BounceListener {
   close(): Promise<void>;
 }
 
-type Deps = { config: Pick<Config, 'bounceDomain' | 'bounceSmtpHost' | 'bounceSmtpPort' | 'bounceMaxBytes'>; feedback: FeedbackService; logger: Logger };
+type Deps = {
+  config: Pick<Config, 'bounceDomain' | 'bounceSmtpHost' | 'bounceSmtpPort' | 'bounceMaxBytes'> & { domains?: Pick<Config['domains'], 'bounceTls'> };
+  feedback: FeedbackService;
+  logger: Logger;
+};
+
+/** The certificate and key files of BOUNCE_TLS_CERT and BOUNCE_TLS_KEY, read at start (a missing file stops the start). */
+function tlsOptions(files: { cert: string; key: string } | undefined) {
+  if (!files) return { disabledCommands: ['AUTH', 'STARTTLS'] };
+  return { disabledCommands: ['AUTH'], cert: fs.readFileSync(files.cert), key: fs.readFileSync(files.key) };
+}
+
+/** The host of an address when it is a sending domain's bounce subdomain (`bounces.example.com`). */
+function returnPathHost(address: string): string | undefined {
+  const host = address.slice(address.lastIndexOf('@') + 1).toLowerCase().replace(/\.$/, '');
+  return host.startsWith(`${RETURN_PATH_LABEL}.`) ? host : undefined;
+}
 
 function smtpError(code: number, message: string): Error {
   return Object.assign(new Error(message), { responseCode: code });
@@ -29,12 +47,20 @@ function smtpError(code: number, message: string): Error {
 export async function startBounceListener(deps: Deps, port = deps.config.bounceSmtpPort ?? 0): Promise<BounceListener> {
   const { config, feedback, logger } = deps;
   const counts = { recorded: 0, duplicate: 0, ignored: 0, unrecognised: 0, failed: 0 };
-  const messageOf = (address: string) => feedback.messageOfToken(verpToken(address, config.bounceDomain));
+  // BOUNCE_DOMAIN, or a sending domain's bounce subdomain that is a CNAME of it (its mail
+  // arrives here through BOUNCE_DOMAIN's MX); the token's signature decides either way.
+  const tokenOf = (address: string) => {
+    const returnPath = returnPathHost(address);
+    return verpToken(address, config.bounceDomain) ?? (returnPath ? verpToken(address, returnPath) : undefined);
+  };
+  const messageOf = (address: string) => feedback.messageOfToken(tokenOf(address));
 
   const server = new SMTPServer({
     disableReverseLookup: true,
     authOptional: true,
-    disabledCommands: ['AUTH', 'STARTTLS'],
+    // STARTTLS with BOUNCE_TLS_CERT and BOUNCE_TLS_KEY, so the bounce domain can publish MTA-STS;
+    // the recipient checks are the same either way.
+    ...tlsOptions(config.domains?.bounceTls),
     size: config.bounceMaxBytes,
     maxClients: 50,
     logger: false,

@@ -24,13 +24,13 @@ export interface BounceMailbox {
 }
 
 type Deps = {
-  config: Pick<Config, 'bounceImapUrl' | 'bounceImapPollMs' | 'bounceMaxBytes'>;
+  config: Pick<Config, 'bounceImapUrl' | 'bounceImapPollMs' | 'bounceMaxBytes'> & { domains?: Pick<Config['domains'], 'bounceImapTlsVerify'> };
   feedback: FeedbackService;
   logger: Logger;
 };
 
 /** `imaps://user:pass@host[:port]/Folder` → imapflow options and the folder (INBOX by default). */
-export function imapTarget(url: string): { options: ConstructorParameters<typeof ImapFlow>[0]; folder: string } {
+export function imapTarget(url: string, tlsVerify = true): { options: ConstructorParameters<typeof ImapFlow>[0]; folder: string } {
   const u = new URL(url);
   const secure = u.protocol === 'imaps:';
   return {
@@ -41,6 +41,9 @@ export function imapTarget(url: string): { options: ConstructorParameters<typeof
       auth: { user: decodeURIComponent(u.username), pass: decodeURIComponent(u.password) },
       logger: false,
       disableAutoIdle: true,
+      // BOUNCE_IMAP_TLS_VERIFY=false takes a certificate that does not verify (dovecot's
+      // self-signed Debian default); the connection is still encrypted.
+      tls: { rejectUnauthorized: tlsVerify },
     },
     folder: decodeURIComponent(u.pathname.replace(/^\/+/, '')) || 'INBOX',
   };
@@ -69,7 +72,7 @@ function mailboxFailure(err: unknown): string {
  */
 export function createBounceMailbox({ config, feedback, logger }: Deps): BounceMailbox {
   if (!config.bounceImapUrl) throw new Error('BOUNCE_IMAP_URL is not set');
-  const { options, folder } = imapTarget(config.bounceImapUrl);
+  const { options, folder } = imapTarget(config.bounceImapUrl, config.domains?.bounceImapTlsVerify ?? true);
 
   async function pollOnce(): Promise<MailboxCounts> {
     const counts: MailboxCounts = { recorded: 0, duplicate: 0, ignored: 0, unrecognised: 0, tooLarge: 0 };

@@ -83,7 +83,7 @@ export function createSendingWorker(deps: WorkerDeps, options: WorkerOptions = {
 
   const sleeper = new Sleeper();
   const limiter = new AccountRateLimiter(db, deps.config.mailRate, (ms) => sleeper.sleep(ms));
-  const sources = new MessageSources(db, createSigner(deps.secret), deps.config.baseUrl);
+  const sources = new MessageSources(db, createSigner(deps.secret), deps.config.baseUrl, undefined, deps.secret);
   const stamp = feedbackStamp(deps.secret, deps.config.bounceDomain, deps.config.smtpUrl);
   // Accounts' own relays; mail of accounts without one serving its From domain (and system mail) leaves through `transport`.
   const relays = new RelayRouter(db, deps.secret, deps.config, transport, (ms) => sleeper.sleep(ms));

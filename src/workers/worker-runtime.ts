@@ -8,6 +8,7 @@ import { createHookDeliverer, HookDeliverer } from './hook-deliverer';
 import { createHeartbeat, Heartbeat } from './heartbeat';
 import { createMaintenanceJob, MaintenanceJob } from './maintenance';
 import { createSendingWorker, SendingWorker, WorkerOptions } from './send-worker';
+import { createDomainCheckJob, DomainCheckJob } from './domain-checks';
 
 export interface WorkerRuntime {
   worker: SendingWorker;
@@ -17,6 +18,8 @@ export interface WorkerRuntime {
   maintenance: MaintenanceJob;
   /** Writes the worker's heartbeat row; started and stopped with the worker. */
   heartbeat: Heartbeat;
+  /** Checks the sending domains' DNS daily; started and stopped with the worker. */
+  domainChecks: DomainCheckJob;
   /** Stops the worker (finishing the messages in hand) and closes its SMTP pool. */
   close(): Promise<void>;
 }
@@ -36,15 +39,17 @@ export function createWorkerRuntime(runtime: WorkerDeps, options: WorkerOptions 
   const transport = createMailTransport(config, logger, { maxConnections: config.smtpMaxConnections });
   const worker = createSendingWorker({ db, config, logger, secret, transport, hooks: workerHooks(services) }, { leaseMs: config.sendLeaseMs, ...options });
   const hooks = createHookDeliverer({ db, config, logger, secret });
-  const maintenance = createMaintenanceJob({ retention: services.retention, logger });
+  const maintenance = createMaintenanceJob({ retention: services.retention, segments: services.segments, logger });
   const heartbeat = createHeartbeat({ health: services.health, logger }, worker.owner, 'worker');
+  const domainChecks = createDomainCheckJob({ sendingDomains: services.sendingDomains, logger });
   return {
     worker,
     hooks,
     maintenance,
     heartbeat,
+    domainChecks,
     async close() {
-      await Promise.all([worker.stop(), hooks.stop(), maintenance.stop(), heartbeat.stop()]);
+      await Promise.all([worker.stop(), hooks.stop(), maintenance.stop(), heartbeat.stop(), domainChecks.stop()]);
       transport.close();
     },
   };

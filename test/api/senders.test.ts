@@ -62,6 +62,7 @@ describe('senders', () => {
       created_at: expect.stringMatching(TIMESTAMP),
       updated_at: expect.stringMatching(TIMESTAMP),
       deleted_at: null,
+      domain_status: 'unauthenticated',
     });
 
     const [mail] = mailTo('hello@shop.example');

@@ -32,7 +32,8 @@ describe('server start and account CLI', () => {
       expect(out).toMatch(/email\s+demo@example\.com/);
       expect(out).toMatch(/password\s+\S{12,}/);
       const res = await request(url).get('/api/v1/contacts-type').set({ PublicKey: publicKey, SecretKey: secretKey }).expect(200);
-      expect(res.body).toEqual({ status: 'success', message: { contactTypes: [] } });
+      // A new account starts with one contact type, as listmonk ships default lists.
+      expect(res.body.message.contactTypes.map((t: { name: string }) => t.name)).toEqual(['Subscribers']);
     } finally {
       await stop(first);
     }
@@ -68,7 +69,8 @@ describe('server start and account CLI', () => {
     try {
       const out = await waitForOutput(server, /listening on/);
       const url = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(out)![1];
-      await request(url).get('/api/v1/contacts-type').set({ PublicKey: created.public_key, SecretKey: created.secret_key }).expect(200);
+      const types = await request(url).get('/api/v1/contacts-type').set({ PublicKey: created.public_key, SecretKey: created.secret_key }).expect(200);
+      expect(types.body.message.contactTypes.map((t: { name: string }) => t.name)).toEqual(['Subscribers']);
     } finally {
       await stop(server);
     }

@@ -65,6 +65,11 @@ describe('screenshots', () => {
     fs.writeFileSync(csvFile, ['email,first_name,last_name', ...Array.from({ length: 1200 }, (_, i) => `reader${i}@example.com,Reader,${i}`), 'not-an-email,Bad,Row', ',No,Email'].join('\n'));
     const importId = await services.importJobs.start(ctx, { contactTypeId: customers, file: csvFile, fileName: 'newsletter-readers.csv' });
     await services.importJobs.drain();
+    // Two of the contacts opened the sent send (the segment builder's engagement condition).
+    for (const email of ['ana.silva@example.org', 'sam@example.com']) {
+      const at = new Date().toISOString();
+      await h.runtime.db('send_messages').insert({ kind: 1, user_id: account.user_id, single_send_id: (await services.singleSends.get(ctx, sentUtr)).id, email, email_key: email, state: 2, attempts: 1, sent_at: at, opened_at: at, created_at: at, updated_at: at });
+    }
     await services.segments.save(ctx, { segment_name: 'Acme at example.org', contact_type_id: customers, select_field: ['company_name', 'email'], select_operator: ['is', 'ends with'], value: ['Acme', '@example.org'], query_type: 'and' });
     const sentId = (await services.singleSends.get(ctx, sentUtr)).id;
     const opened = Array.from({ length: 60 }, (_, i) => {
@@ -108,14 +113,32 @@ describe('screenshots', () => {
     await page.goto(`/contacts/import/${importId}`);
     await page.getByRole('cell', { name: 'The email must be a valid email address.' }).waitFor();
     await shot('contact-import');
+    // The mapping step of a Mailchimp export: unmapped columns become new custom fields.
+    const mailchimp = path.join(h.runtime.config.dataDir, 'screenshot-mailchimp.csv');
+    fs.copyFileSync(path.join(PROJECT_ROOT, 'test', 'fixtures', 'imports', 'subscribed_members_export_4f2a9c1b7e.csv'), mailchimp);
+    const mappingId = await services.importJobs.upload(ctx, { contactTypeId: customers, file: mailchimp, fileName: 'subscribed_members_export.csv' });
+    await page.goto(`/contacts/import/${mappingId}/columns`);
+    await page.getByLabel('MEMBER_RATING', { exact: true }).selectOption('new:number');
+    await page.getByLabel('OPTIN_TIME', { exact: true }).selectOption('new:datetime-local');
+    await page.getByLabel('Phone Number', { exact: true }).selectOption('new:text');
+    await page.getByLabel('Phone Number', { exact: true }).scrollIntoViewIfNeeded();
+    await shot('contact-import-mapping');
     await page.goto('/segments/new');
-    await page.getByLabel('Name', { exact: true }).fill('Acme customers');
+    await page.getByLabel('Name', { exact: true }).fill('Recent Acme openers');
     await page.getByLabel('Contacts of type').selectOption({ label: 'Customers' });
-    await page.getByRole('button', { name: 'Add condition' }).click();
-    await page.getByLabel('Field of condition 1').selectOption('company_name');
-    await page.getByLabel('Field of condition 1').locator('option[value="company_name"][selected]').waitFor({ state: 'attached' });
+    const condition = async (n: number, field: string, operator: string) => {
+      await page.getByRole('button', { name: 'Add condition' }).click();
+      await page.getByLabel(`Field of condition ${n}`).selectOption(field);
+      await page.getByLabel(`Operator of condition ${n}`).selectOption(operator);
+      await page.getByLabel(`Operator of condition ${n}`).locator(`option[value="${operator}"][selected]`).waitFor({ state: 'attached' });
+    };
+    await condition(1, 'company_name', 'is');
     await page.getByLabel('Value of condition 1', { exact: true }).fill('Acme');
-    await page.locator('#segment-count').getByText('6 contacts match now').waitFor();
+    await condition(2, 'created_at', 'in the last');
+    await page.getByLabel('Days of condition 2').fill('30');
+    await condition(3, 'engagement', 'opened');
+    await page.getByLabel('Send of condition 3').selectOption({ label: 'October welcome (Welcome to Acme, ((first_name)))' });
+    await page.locator('#segment-count').getByText('2 contacts match now').waitFor();
     await shot('segment-builder');
     await page.goto('/segments');
     await shot('segments');

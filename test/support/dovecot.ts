@@ -31,9 +31,10 @@ function uidOf(name: string): { uid: number; gid: number } {
 /**
  * A real IMAP server for the mailbox tests: Debian's dovecot (dovecot-imapd, installed by
  * `npm test`'s pretest step), run in the foreground with a configuration of its own in a
- * temporary folder, bound to 127.0.0.1 on a free port, one user, maildir storage, no TLS.
+ * temporary folder, bound to 127.0.0.1 on a free port, one user, maildir storage, no TLS
+ * (or STARTTLS with the given certificate and key files, as Debian's default offers it).
  */
-export async function startDovecot(): Promise<Dovecot> {
+export async function startDovecot(options: { tls?: { cert: string; key: string } } = {}): Promise<Dovecot> {
   if (!fs.existsSync(DOVECOT)) throw new Error(`${DOVECOT} is missing: run scripts/ensure-dovecot.sh (npm test does it first)`);
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'dovecot-'));
   fs.chmodSync(dir, 0o755);
@@ -53,7 +54,7 @@ export async function startDovecot(): Promise<Dovecot> {
       `log_path = ${dir}/dovecot.log`,
       'protocols = imap',
       'listen = 127.0.0.1',
-      'ssl = no',
+      ...(options.tls ? ['ssl = yes', `ssl_cert = <${options.tls.cert}`, `ssl_key = <${options.tls.key}`] : ['ssl = no']),
       'disable_plaintext_auth = no',
       'auth_mechanisms = plain login',
       `first_valid_uid = ${owner.uid}`,

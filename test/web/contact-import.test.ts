@@ -150,8 +150,8 @@ describe('dashboard CSV import', () => {
     const none = await upload('', { contact_type_id: '' }).expect(422);
     expect(none.text).toContain('<p class="field-error" id="contact_type_id-error">Choose a contact type.</p>');
     expect(none.text).toContain('<p class="field-error" id="file-error">The file field is required.</p>');
-    const wrongType = await upload('email\na@example.com', { name: 'people.txt' }).expect(422);
-    expect(wrongType.text).toContain('<p class="field-error" id="file-error">The file must be a file of type: csv.</p>');
+    const wrongType = await upload('email\na@example.com', { name: 'people.xlsx' }).expect(422);
+    expect(wrongType.text).toContain('<p class="field-error" id="file-error">The file must be a file of type: csv, txt.</p>');
     const bobType = await addContactType(h, t.bob, 'Bob type');
     const foreign = await upload('email\na@example.com', { contact_type_id: String(bobType) }).expect(422);
     expect(foreign.text).toContain('<p class="field-error" id="contact_type_id-error">Choose a contact type from the list.</p>');

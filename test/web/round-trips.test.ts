@@ -55,7 +55,9 @@ describe('dashboard round trips', () => {
     ['/global-unsubscribes', 3],
     ['/notification-recipients', 3],
     ['/outbox', 1],
-    ['/api-keys', 1],
+    ['/api-keys', 2],
+    ['/team', 2],
+    ['/profile', 2],
     ['/settings', 1],
     ['/design-templates', 2],
     ['/senders', 2],
@@ -63,9 +65,10 @@ describe('dashboard round trips', () => {
     ['/contacts', 5],
     ['/contacts/import', 3],
     ['/segments', 4],
-    ['/segments/new', 3],
+    ['/segments/new', 4], // the contact types, custom fields and sends an engagement condition can name
     ['/suppressions', 3],
     ['/signup-forms', 2],
+    ['/audit-log', 4],
     ['/relays', 4],
   ])('when %s is shown then it takes %i round trips', async (path, expected) => {
     expect(await queriesOf(path)).toBe(expected);
@@ -75,8 +78,8 @@ describe('dashboard round trips', () => {
     expect(await queriesOf('/automations')).toBe(5);
   });
 
-  test('when a single send’s page is shown then it takes 6 round trips (the send with its open tokens, the audience names, its opens over time)', async () => {
-    expect(await queriesOf(`/single-sends/${utr}`)).toBe(6);
+  test('when a single send’s page is shown then it takes 7 round trips (the send with its open tokens, the audience names, its opens over time, who created and started it)', async () => {
+    expect(await queriesOf(`/single-sends/${utr}`)).toBe(7);
   });
 
   test('when a group page is shown then it takes 5 round trips (the group, and its recipients through the shared service)', async () => {

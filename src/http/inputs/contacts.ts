@@ -10,12 +10,15 @@ import type { ContactInput } from '../../services/audience/contacts';
 
 export const EMAIL_MAX = 320;
 
-/** The contact parameters of add and update. */
-export function contactRules(): Rule[] {
+/**
+ * The contact parameters of add and update. `countryRequired: false` is the dashboard's edit of
+ * a contact that came in without a country (an import, a signup form): it may stay without one.
+ */
+export function contactRules({ countryRequired = true } = {}): Rule[] {
   return [
     field('contact_type_id').required().integer(),
     field('email').required().string().maxLength(EMAIL_MAX).email(),
-    field('country').required().integer(),
+    countryRequired ? field('country').required().integer() : field('country').optional().integer(),
     field('alt_email').optional().string().maxLength(EMAIL_MAX).email(),
     ...Object.entries(CONTACT_TEXT_COLUMNS).map(([name, max]) => field(name).optional().string().maxLength(max)),
     field('time_zone')
@@ -39,7 +42,8 @@ export function contactInput(req: Request): ContactInput {
   return {
     contact_type_id: toId(body.contact_type_id) ?? 0,
     email: String(body.email),
-    country: toId(body.country) ?? 0,
+    // Left empty where it may be (see contactRules), the contact keeps having none.
+    country: isBlank(body.country) ? undefined : (toId(body.country) ?? 0),
     alt_email: body.alt_email === undefined ? undefined : body.alt_email === null ? null : String(body.alt_email),
     text,
     // Stored by its current name (an alias such as Asia/Calcutta becomes Asia/Kolkata); empty clears it.

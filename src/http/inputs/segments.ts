@@ -1,5 +1,5 @@
 import type { Request } from 'express';
-import { LIMITS } from '../../lib/constants';
+import { LIMITS, SEGMENT_OPERATORS } from '../../lib/constants';
 import { asArray, toId } from '../../lib/http';
 import { field } from '../validation';
 import { param, ParamDoc } from '../param-doc';
@@ -20,9 +20,19 @@ export const recipientRules = () => [
 /** The conditions, read by segmentInput and checked by the segments service. */
 export const SEGMENT_CONDITION_PARAMS: readonly ParamDoc[] = [
   param('query_type', 'body', { type: 'string', enum: ['and', 'or'] }, 'How the conditions combine (default `and`).'),
-  param('select_field', 'body', { type: 'array', items: { type: 'string' } }, 'Condition i: a contact column, `created_at` or a custom field name.'),
-  param('select_operator', 'body', { type: 'array', items: { type: 'string' } }, 'Condition i: its operator (`is`, `contains`, `is between`, `is empty`, …; see docs/segments.md).'),
-  param('value', 'body', { type: 'array', items: { type: 'string' } }, 'The values, in order: one per condition, two for `is between`, none for `is empty` / `is not empty`.'),
+  param('select_field', 'body', { type: 'array', items: { type: 'string' } }, 'Condition i: a contact column, `created_at`, a custom field name, or `engagement` (opens, clicks and sends).'),
+  param(
+    'select_operator',
+    'body',
+    { type: 'array', items: { type: 'string', enum: [...new Set(Object.values(SEGMENT_OPERATORS).flat())] } },
+    'Condition i: its operator, one of its field type\'s. Dates also take `in the last` and `more than ago` (a whole number of days, counted from when the segment is counted or sent); `engagement` takes `opened`, `not opened`, `clicked`, `not clicked` and `was sent`. See docs/segments.md.',
+  ),
+  param(
+    'value',
+    'body',
+    { type: 'array', items: { type: 'string' } },
+    'The values, in order: one per condition, two for `is between`, none for `is empty` / `is not empty`; for `engagement`, a single send\'s `utr` or `any`.',
+  ),
 ];
 
 export function segmentInput(req: Request): SegmentInput {

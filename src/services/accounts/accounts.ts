@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import { insertId, nowValue } from '../../db/dialect';
 import { emailKey } from '../../lib/email-key';
-import { LIMITS, PASSWORD_MIN } from '../../lib/constants';
+import { FIRST_CONTACT_TYPE, LIMITS, PASSWORD_MIN } from '../../lib/constants';
 import { hashPassword, randomToken, safeEqual, sha256, verifyPassword } from '../../lib/crypto';
 import { FieldErrors, ValidationError } from '../../lib/errors';
 import { currentTimeZone } from '../../lib/time-zones';
@@ -74,7 +74,12 @@ export function createAccountsService({ db, config }: Pick<ServiceDeps, 'db' | '
     return { holder: { ...(account as Account), actor: { type: 'api_key', id: Number(keyId), name: keyName, role: keyRole } }, secretHash };
   }
   return {
-    async create(input: { email: string; name?: string; password?: string }): Promise<CreatedAccount> {
+    /**
+     * `starter`: the account starts with a first contact type ("Subscribers"), as listmonk
+     * ships default lists, so a first import or signup form has somewhere to go. The CLI and
+     * the demo account ask for it; tests build bare accounts.
+     */
+    async create(input: { email: string; name?: string; password?: string; starter?: boolean }): Promise<CreatedAccount> {
       const email = input.email.trim();
       if (!isEmail(email)) throw ValidationError.of('email', messages.email('email'));
       const key = emailKey(email);
@@ -102,6 +107,7 @@ export function createAccountsService({ db, config }: Pick<ServiceDeps, 'db' | '
           updated_at: now,
         });
         await insertOwner(trx, { id: accountId, email, email_key: key, name, password_hash: passwordHash });
+        if (input.starter) await trx('contact_types').insert({ user_id: accountId, name: FIRST_CONTACT_TYPE, created_at: now, updated_at: now });
         return accountId;
       });
       return { user_id: id, email, public_key: pub, secret_key: secret, ...(input.password ? {} : { password }) };

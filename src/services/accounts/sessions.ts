@@ -17,6 +17,8 @@ export interface Session {
   expiresAt: Date;
   /** True when this request moved the expiry on (the cookie's lifetime follows). */
   renewed: boolean;
+  /** The account requires two-step sign-in and this person has not turned it on. */
+  mustEnrolTwoFactor: boolean;
 }
 
 export interface CreatedSession {
@@ -106,6 +108,8 @@ export function createSessionsService({ db }: Pick<ServiceDeps, 'db'>) {
           'team_users.name as member_name',
           'team_users.role as member_role',
           'team_users.status as member_status',
+          'accounts.two_factor_required',
+          'team_users.totp_enabled_at',
         );
       if (!row) return undefined;
       let expiresAt = new Date(row.expires_at);
@@ -132,7 +136,8 @@ export function createSessionsService({ db }: Pick<ServiceDeps, 'db'>) {
         role: row.member_role as TeamRole,
         status: row.member_status,
       });
-      return { account, member, actor: userActor(member), csrfToken: row.csrf_token, expiresAt, renewed };
+      const mustEnrolTwoFactor = Number(row.two_factor_required) === 1 && !row.totp_enabled_at;
+      return { account, member, actor: userActor(member), csrfToken: row.csrf_token, expiresAt, renewed, mustEnrolTwoFactor };
     },
 
     async destroy(token: string): Promise<void> {

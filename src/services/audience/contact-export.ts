@@ -1,3 +1,4 @@
+import { recordAudit } from '../accounts/audit-log';
 import type { Knex } from 'knex';
 import { parseJson } from '../../db/dialect';
 import { RESERVED_FIELD_NAMES } from '../../lib/constants';
@@ -82,6 +83,12 @@ export function createContactExportService({ db, fields, contactTypes, segments,
       }
       if (Object.keys(errors).length > 0) throw new ValidationError(errors);
       if (filter.segmentId !== undefined) await segments.refresh(ctx, filter.segmentId);
+      await recordAudit(db, ctx, {
+        action: 'contacts.exported',
+        recordType: filter.segmentId !== undefined ? 'segment' : filter.contactTypeId !== undefined ? 'contact_type' : null,
+        recordId: filter.segmentId ?? filter.contactTypeId ?? null,
+        summary: filter.segmentId !== undefined ? 'Contacts of a segment, as CSV' : filter.contactTypeId !== undefined ? 'Contacts of a contact type, as CSV' : 'Every contact, as CSV',
+      });
       const defs = await customFieldDefs(fields, ctx);
       yield csvLines([[...RESERVED_FIELD_NAMES, ...defs.map((d) => d.field_name)]]);
 
@@ -114,13 +121,15 @@ export function createContactExportService({ db, fields, contactTypes, segments,
     },
 
     /** The account's global unsubscribes as CSV. */
-    globalUnsubscribesCsv(ctx: Ctx, options: CsvTimes = {}): AsyncGenerator<string> {
-      return addressesCsv(() => db('global_unsubscribes').where({ user_id: ctx.userId }).select('id', 'email_address', 'created_at'), options);
+    async *globalUnsubscribesCsv(ctx: Ctx, options: CsvTimes = {}): AsyncGenerator<string> {
+      await recordAudit(db, ctx, { action: 'contacts.exported', recordType: 'global_unsubscribe', summary: 'Global unsubscribes, as CSV' });
+      yield* addressesCsv(() => db('global_unsubscribes').where({ user_id: ctx.userId }).select('id', 'email_address', 'created_at'), options);
     },
 
     /** A group's recipients as CSV (404 for a group of another account). */
     async *groupRecipientsCsv(ctx: Ctx, groupId: number, options: CsvTimes = {}): AsyncGenerator<string> {
       await unsubscribeGroups.get(ctx, groupId);
+      await recordAudit(db, ctx, { action: 'contacts.exported', recordType: 'unsubscribe_group', recordId: groupId, summary: 'Unsubscribes of a group, as CSV' });
       yield* addressesCsv(() => db('unsubscribe_group_recipients').where({ user_id: ctx.userId, unsubscribe_groups_id: groupId }).select('id', 'email_address', 'created_at'), options);
     },
   };

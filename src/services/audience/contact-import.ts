@@ -1,3 +1,4 @@
+import { recordAudit } from '../accounts/audit-log';
 import { withBulkWrites } from '../../db/sqlite-bulk-writes';
 import { refreshStatistics } from '../../db/dialect';
 import { CSV_IMPORT, CustomFieldType, RESERVED_FIELD_NAMES } from '../../lib/constants';
@@ -25,6 +26,8 @@ export interface ImportSummary {
   unsubscribed: number;
   /** The first skipped rows; `row` counts the header as row 1. */
   errors: { row: number; reason: string }[];
+  /** Rows whose address cell held several addresses (Google Contacts' `a ::: b`): the first was imported. Only when there were some. */
+  several_addresses?: number;
   /** Keys of a listmonk `attributes` column that are no custom field of the account (only with such a column). */
   ignored_attributes?: string[];
 }
@@ -193,6 +196,7 @@ export function createContactImportService({ db, contactTypes, fields, contacts,
                 continue;
               }
               if (reader.unsubscribed || reader.bounced) summary.unsubscribed += 1;
+              if (reader.severalAddresses) summary.several_addresses = (summary.several_addresses ?? 0) + 1;
               if (writer!.add(values, reader)) await writer!.sendFull();
             }
             if (skipped.length > 0) {
@@ -212,6 +216,12 @@ export function createContactImportService({ db, contactTypes, fields, contacts,
       });
       await events.csvImportFinished(ctx.userId, summary);
       const { errors, ...counts } = summary;
+      await recordAudit(db, ctx, {
+        action: 'contacts.imported',
+        recordType: 'contact_type',
+        recordId: contactTypeId,
+        summary: `${summary.rows} rows: ${summary.created} created, ${summary.updated} updated, ${summary.skipped} skipped`,
+      });
       await emitHookEvents(db, 'import.finished', [ctx.userId], () => [
         { userId: ctx.userId, data: { contact_type_id: contactTypeId, ...counts, errors: errors.slice(0, 10) } },
       ]);

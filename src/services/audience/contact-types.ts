@@ -1,3 +1,4 @@
+import { recordAudit } from '../accounts/audit-log';
 import type { Knex } from 'knex';
 import { insertId, isUniqueViolation, nowValue, toCount } from '../../db/dialect';
 import { listPage, Paging } from '../../db/paging';
@@ -42,7 +43,7 @@ async function uniqueName<T>(write: () => Promise<T>): Promise<T> {
 }
 
 export function createContactTypesService({ db }: Pick<ServiceDeps, 'db'>) {
-  const live = (ctx: Ctx) => db('contact_types').where({ user_id: ctx.userId }).whereNull('deleted_at');
+  const live = (ctx: Ctx, q: Knex | Knex.Transaction = db) => q('contact_types').where({ user_id: ctx.userId }).whereNull('deleted_at');
 
   return {
     /** The live types newest first, each with its live contacts (a maintained count, src/db/contact-counts.ts). */
@@ -64,11 +65,23 @@ export function createContactTypesService({ db }: Pick<ServiceDeps, 'db'>) {
     /** A name another live type of the account has (ignoring case) is a 422 on `name`. */
     async add(ctx: Ctx, input: { name: string }): Promise<number> {
       const now = nowValue();
-      return uniqueName(() => insertId(db, 'contact_types', { user_id: ctx.userId, name: input.name.trim(), created_at: now, updated_at: now }));
+      return uniqueName(() =>
+        db.transaction(async (trx) => {
+          const id = await insertId(trx, 'contact_types', { user_id: ctx.userId, name: input.name.trim(), created_at: now, updated_at: now });
+          await recordAudit(trx, ctx, { action: 'contact_type.created', recordType: 'contact_type', recordId: id, summary: input.name.trim() }, now);
+          return id;
+        }),
+      );
     },
 
     async update(ctx: Ctx, id: number, input: { name: string }): Promise<void> {
-      const changed = await uniqueName(() => live(ctx).where({ id }).update({ name: input.name.trim(), updated_at: nowValue() }));
+      const changed = await uniqueName(() =>
+        db.transaction(async (trx) => {
+          const n = await live(ctx, trx).where({ id }).update({ name: input.name.trim(), updated_at: nowValue() });
+          if (n) await recordAudit(trx, ctx, { action: 'contact_type.updated', recordType: 'contact_type', recordId: id, summary: input.name.trim() });
+          return n;
+        }),
+      );
       if (!changed) throw new NotFoundError();
     },
 
@@ -84,6 +97,7 @@ export function createContactTypesService({ db }: Pick<ServiceDeps, 'db'>) {
         const contacts = () => trx('contacts').where({ contact_type_id: id, user_id: ctx.userId }).whereNull('deleted_at');
         await dropRuleMemberships(trx, contacts().select('id'));
         await contacts().update({ deleted_at: now, updated_at: now });
+        await recordAudit(trx, ctx, { action: 'contact_type.deleted', recordType: 'contact_type', recordId: id }, now);
       });
     },
   };

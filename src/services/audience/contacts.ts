@@ -1,3 +1,4 @@
+import { recordAudit } from '../accounts/audit-log';
 import type { Knex } from 'knex';
 import { upsertContacts, UpsertColumn, UpsertCount } from '../../db/contact-upsert';
 import type { EncodedRows } from '../../db/import-batches';
@@ -92,13 +93,21 @@ export function createContactsService({ db, secret, contactTypes, fields, events
     }
   }
 
+  /** Contacts deleted at once up to which each gets its own audit entry. */
+  const AUDIT_EACH_MAX = 100;
+
   /** Soft-deletes the account's contacts among `ids` and their segment memberships; none matching is a 404. */
   async function removeMany(ctx: Ctx, ids: number[]): Promise<void> {
     await db.transaction(async (trx) => {
       const now = nowValue();
+      const gone: { id: number; email: string }[] = await live(ctx, trx).whereIn('id', ids).select('id', 'email');
       const changed = await live(ctx, trx).whereIn('id', ids).update({ deleted_at: now, updated_at: now });
       if (!changed) throw new NotFoundError();
       await dropRuleMemberships(trx, ids);
+      // One entry per contact, as far as a person reads them; a clean-up of thousands is one entry.
+      await recordAudit(trx, ctx, gone.length <= AUDIT_EACH_MAX
+        ? gone.map((c) => ({ action: 'contact.deleted' as const, recordType: 'contact', recordId: Number(c.id), summary: String(c.email) }))
+        : [{ action: 'contact.deleted', recordType: 'contact', summary: `${gone.length} contacts` }], now);
     });
   }
 
@@ -156,6 +165,7 @@ export function createContactsService({ db, secret, contactTypes, fields, events
             const row = await trx('contacts').where({ id }).first();
             return [{ userId: ctx.userId, data: { contact: contactRecord(row, defs) }, contactKey: String(row.email_key) }];
           }, now);
+          await recordAudit(trx, ctx, { action: 'contact.created', recordType: 'contact', recordId: id, summary: input.email.trim() }, now);
           return id;
         }),
       );
@@ -178,6 +188,7 @@ export function createContactsService({ db, secret, contactTypes, fields, events
           if (Number(current.contact_type_id) !== input.contact_type_id) {
             await events.contactTypeJoined({ userId: ctx.userId, contactTypeId: input.contact_type_id, contactIds: [id] }, trx);
           }
+          await recordAudit(trx, ctx, { action: 'contact.updated', recordType: 'contact', recordId: id, summary: input.email.trim() });
         }),
       );
     },

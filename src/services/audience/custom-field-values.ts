@@ -66,3 +66,27 @@ export function customFieldObject(defs: CustomFieldDef[], stored: unknown): Reco
   }
   return out;
 }
+
+/**
+ * The type a new custom field gets from sample values of an import column: a number when every
+ * value is one, else a date when every value reads as one, else text (also for no values).
+ */
+export function guessFieldType(values: string[]): CustomFieldType {
+  const filled = values.map((v) => v.trim()).filter((v) => v !== '');
+  if (filled.length === 0) return 'text';
+  const fits = (type: CustomFieldType) => filled.every((v) => !('error' in checkCustomValue({ field_name: 'x', field_type: type } as CustomFieldDef, v)));
+  if (fits('number')) return 'number';
+  if (fits('datetime-local')) return 'datetime-local';
+  return 'text';
+}
+
+/** A custom field name for an import column (letters, digits and `_`): `Phone Number` → `Phone_Number`. */
+export function fieldNameOf(header: string, maxLength: number): string {
+  const name = header
+    .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .replace(/[^A-Za-z0-9_]+/g, '_')
+    .replace(/^_+|_+$/g, '')
+    .slice(0, maxLength);
+  return name === '' ? 'column' : name;
+}

@@ -1,6 +1,6 @@
 import type { UpsertColumn } from '../../db/contact-upsert';
 import { CONTACT_TEXT_COLUMNS, RESERVED_FIELD_NAMES } from '../../lib/constants';
-import { aliasKey, aliasTarget, IGNORE, isBouncedStatus, isFilledFlag, isUnsubscribedStatus, SPECIAL_TARGETS, splitFullName } from '../../lib/import-columns';
+import { aliasKey, aliasTarget, firstOfSeveral, IGNORE, isBouncedStatus, isFilledFlag, isUnsubscribedStatus, SPECIAL_TARGETS, splitFullName } from '../../lib/import-columns';
 import { ValidationError } from '../../lib/errors';
 import { hasControlCharacters, isEmail, messages, validEmailKey } from '../../lib/validation';
 import { unescapeFormula } from '../../lib/csv';
@@ -61,8 +61,10 @@ export function planColumns(header: string[], defs: CustomFieldDef[], mapping: C
     return target;
   });
   if (Object.keys(errors).length > 0) throw new ValidationError(errors);
-  // One name is split only when the file has no first or last name of its own.
-  if (seen.has('first_name') || seen.has('last_name')) return targets.map((t) => (t === 'full_name' ? null : t));
+  // One name is split only when the file has no first or last name of its own. Beside a last
+  // name and no first name (MailerLite's `name` and `last_name`), it is the first name.
+  if (seen.has('first_name')) return targets.map((t) => (t === 'full_name' ? null : t));
+  if (seen.has('last_name')) return targets.map((t) => (t === 'full_name' ? 'first_name' : t));
   return targets;
 }
 
@@ -84,6 +86,8 @@ export interface RowReader {
   unsubscribed: boolean;
   /** Set by `read`: the row marks its address bounced or cleaned; it goes on the suppression list instead. */
   bounced: boolean;
+  /** Set by `read`: an address cell held several addresses (Google's `a ::: b`); the first was taken. */
+  severalAddresses: boolean;
   /** Attribute keys of the file that are no custom field (listmonk). */
   ignoredAttributes: Set<string> | undefined;
   /**
@@ -156,14 +160,17 @@ export function rowReader(header: string[], targets: ColumnTarget[], defs: Custo
     columns,
     unsubscribed: false,
     bounced: false,
+    severalAddresses: false,
     ignoredAttributes: attributesAt >= 0 ? new Set() : undefined,
     read(cells, clean = false) {
       if (cells.length !== width && !(cells.length > width && cells.slice(width).every((c) => c.trim() === ''))) {
         return `This row has ${cells.length} values where the header has ${width}.`;
       }
       if (!clean) for (const [at, name] of named) if (hasControlCharacters(cells[at] ?? '')) return messages.control(name);
-      const email = cell(cells, emailAt, clean);
-      if (email === undefined) return UNREADABLE('email');
+      const whole = cell(cells, emailAt, clean);
+      if (whole === undefined) return UNREADABLE('email');
+      const [email, several] = firstOfSeveral(whole);
+      reader.severalAddresses = several;
       if (email === '') return messages.required('email');
       const key = validEmailKey(email);
       if (key === undefined) return messages.email('email');
@@ -184,8 +191,10 @@ export function rowReader(header: string[], targets: ColumnTarget[], defs: Custo
           if (zone === undefined) return messages.selected('time_zone');
           values.push(zone);
         } else if (slot.kind === 'alt_email') {
-          if (raw !== '' && !isEmail(raw)) return messages.email('alt_email');
-          values.push(raw === '' ? null : raw);
+          const [first, several] = firstOfSeveral(raw);
+          if (several) reader.severalAddresses = true;
+          if (first !== '' && !isEmail(first)) return messages.email('alt_email');
+          values.push(first === '' ? null : first);
         } else {
           const id = raw === '' ? null : countryOf(raw);
           if (id === undefined) return messages.selected('country');

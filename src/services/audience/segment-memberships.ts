@@ -8,6 +8,14 @@ import { CountryResolver, loadCountryResolver } from '../reference/country-looku
 import type { AudienceEvents } from './audience-events';
 import { customFieldDefs, CustomFieldSource } from './custom-field-values';
 import { compileRules, segmentFields, SegmentRules } from './segment-rules';
+import { SEGMENT_ENGAGEMENT } from '../../lib/constants';
+
+/** When the segments' relative dates are evaluated: the wall clock, unless a test moves it. */
+export interface SegmentClock {
+  now: () => Date;
+}
+
+export const wallClock = (): SegmentClock => ({ now: () => new Date() });
 
 /**
  * Removes the rule memberships of contacts that are being deleted (in the caller's
@@ -31,11 +39,12 @@ export function storedRules(segment: Record<string, unknown>): SegmentRules {
 const SEGMENTS_PER_STATEMENT = 50;
 
 /** Rule fields that need neither the account's custom fields nor the country list. */
-const BUILT_IN = new Set<string>([...RESERVED_FIELD_NAMES, 'created_at']);
+const BUILT_IN = new Set<string>([...RESERVED_FIELD_NAMES, 'created_at', SEGMENT_ENGAGEMENT.field]);
 
 interface Deps {
   fields: CustomFieldSource;
   events: AudienceEvents;
+  clock: SegmentClock;
 }
 
 /**
@@ -46,7 +55,7 @@ interface Deps {
  * of contacts and per 50 segments, whatever the batch's size; nothing at all for an account
  * without segments.
  */
-export function createSegmentMemberships({ fields, events }: Deps) {
+export function createSegmentMemberships({ fields, events, clock }: Deps) {
   /** The account's live segments, unexecuted: a bulk write asks it inside its own statement. */
   const liveSegments = (ctx: Ctx, trx: Knex.Transaction): Knex.QueryBuilder => trx('segments').where({ user_id: ctx.userId }).whereNull('deleted_at').select('id');
   return {
@@ -57,14 +66,33 @@ export function createSegmentMemberships({ fields, events }: Deps) {
      * the segments they no longer match (or whose contact type they left), and join the ones
      * they now match, unless the segment already holds their address.
      */
-    async refreshContacts(ctx: Ctx, contactIds: number[], trx: Knex.Transaction): Promise<{ joined: number; left: number }> {
+    refreshContacts(ctx: Ctx, contactIds: number[], trx: Knex.Transaction): Promise<{ joined: number; left: number }> {
+      return refresh(ctx, contactIds, trx, () => true);
+    },
+
+    /**
+     * After an open or click: the contacts at that address (one per contact type) in the
+     * segments with engagement rules, so those stay current as events arrive. Costs one small
+     * query when the account has no such segment.
+     */
+    async refreshEngaged(ctx: Ctx, emailKey: string, trx: Knex.Transaction): Promise<void> {
+      const uses = (s: Record<string, unknown>) => parseJson<string[]>(s.select_field, []).includes(SEGMENT_ENGAGEMENT.field);
+      const segments: Record<string, unknown>[] = await trx('segments').where({ user_id: ctx.userId }).whereNull('deleted_at').select('select_field');
+      if (!segments.some(uses)) return;
+      const ids: number[] = (await trx('contacts').where({ user_id: ctx.userId, email_key: emailKey }).whereNull('deleted_at').pluck('id')).map(Number);
+      await refresh(ctx, ids, trx, (rules) => rules.fields.includes(SEGMENT_ENGAGEMENT.field));
+    },
+  };
+
+  async function refresh(ctx: Ctx, contactIds: number[], trx: Knex.Transaction, wanted: (rules: SegmentRules) => boolean): Promise<{ joined: number; left: number }> {
       const counts = { joined: 0, left: 0 };
       if (contactIds.length === 0) return counts;
-      const segments: Record<string, unknown>[] = await trx('segments')
+      const all: Record<string, unknown>[] = await trx('segments')
         .where({ user_id: ctx.userId })
         .whereNull('deleted_at')
         .orderBy('id')
         .select('id', 'contact_type_id', 'select_field', 'select_operator', 'value', 'query_type');
+      const segments = all.filter((s) => wanted(storedRules(s)));
       if (segments.length === 0) return counts;
 
       const rules = segments.map(storedRules);
@@ -75,6 +103,7 @@ export function createSegmentMemberships({ fields, events }: Deps) {
       ]);
       const known = segmentFields(defs);
       const now = nowValue();
+      const at = { userId: ctx.userId, now: clock.now() };
       const ids = valuesTable(trx, contactIds, 'integer', 'x');
 
       await withIndexLookups(trx, async () => {
@@ -82,7 +111,7 @@ export function createSegmentMemberships({ fields, events }: Deps) {
           const chunk = segments.slice(from, from + SEGMENTS_PER_STATEMENT).map((segment, i) => ({
             id: Number(segment.id),
             contactTypeId: Number(segment.contact_type_id),
-            where: compileRules(trx, rules[from + i], known, countryOf),
+            where: compileRules(trx, rules[from + i], known, countryOf, at),
           }));
           const { leave, join } = statements(trx, ctx.userId, chunk, ids, now);
           counts.left += affectedRows(await trx.raw(leave.sql, leave.bindings));
@@ -100,8 +129,7 @@ export function createSegmentMemberships({ fields, events }: Deps) {
         }
       });
       return counts;
-    },
-  };
+  }
 }
 
 export type SegmentMemberships = ReturnType<typeof createSegmentMemberships>;

@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import { asNumber, jsonText, likeOperator, likePattern, SqlFragment } from '../../db/expressions';
-import { LIMITS, RESERVED_FIELD_NAMES, SEGMENT_OPERATORS, SEGMENT_QUERY_TYPES, SegmentFieldKind } from '../../lib/constants';
+import { LIMITS, MESSAGE_KIND, RESERVED_FIELD_NAMES, SEGMENT_ENGAGEMENT, SEGMENT_OPERATORS, SEGMENT_QUERY_TYPES, SEGMENT_RELATIVE_DAYS, SegmentFieldKind } from '../../lib/constants';
 import { FieldErrors } from '../../lib/errors';
 import { minuteText, parseLocalDateTime } from '../../lib/local-datetime';
 import { isScalar, messages, throwIfAny } from '../../lib/validation';
@@ -26,17 +26,32 @@ export type SegmentField =
   | { kind: 'text'; column: string }
   | { kind: 'text'; country: true }
   | { kind: 'date'; column: 'created_at' }
-  | { kind: SegmentFieldKind; custom: CustomFieldDef };
+  | { kind: 'engagement' }
+  | { kind: Exclude<SegmentFieldKind, 'engagement'>; custom: CustomFieldDef };
 
 export function segmentFields(defs: CustomFieldDef[]): Map<string, SegmentField> {
   const fields = new Map<string, SegmentField>();
   for (const name of RESERVED_FIELD_NAMES) fields.set(name, name === 'country' ? { kind: 'text', country: true } : { kind: 'text', column: name });
   fields.set('created_at', { kind: 'date', column: 'created_at' });
   for (const def of defs) {
-    const kind: SegmentFieldKind = def.field_type === 'number' ? 'number' : def.field_type === 'datetime-local' ? 'date' : 'text';
+    const kind: Exclude<SegmentFieldKind, 'engagement'> = def.field_type === 'number' ? 'number' : def.field_type === 'datetime-local' ? 'date' : 'text';
     fields.set(def.field_name, { kind, custom: def });
   }
+  // Last: the engagement conditions keep their name even beside a custom field called so.
+  fields.set(SEGMENT_ENGAGEMENT.field, { kind: 'engagement' });
   return fields;
+}
+
+/** Operators whose meaning moves with the clock or with sends, opens and clicks. */
+export const MOVING_OPERATORS: readonly string[] = ['in the last', 'more than ago', ...SEGMENT_OPERATORS.engagement];
+
+/** True when the rules depend on the time they are evaluated at or on engagement. */
+export const rulesMove = (rules: Pick<SegmentRules, 'operators'>) => rules.operators.some((op) => MOVING_OPERATORS.includes(op));
+
+/** What compiling needs besides the rules: when "now" is, for the relative dates. */
+export interface RuleContext {
+  userId: number;
+  now: Date;
 }
 
 /** Values an operator takes: two for a range, none for the emptiness tests. */
@@ -87,6 +102,13 @@ export function checkRules(
 
 function valueProblem(field: SegmentField, operator: string, value: string, at: string, countryOf: CountryResolver): string | undefined {
   if (value === '') return messages.required(at);
+  if (operator === 'in the last' || operator === 'more than ago') {
+    const days = Number(value);
+    if (!/^\d+$/.test(value)) return messages.integer(at);
+    return days < SEGMENT_RELATIVE_DAYS.min || days > SEGMENT_RELATIVE_DAYS.max ? messages.between(at, SEGMENT_RELATIVE_DAYS.min, SEGMENT_RELATIVE_DAYS.max) : undefined;
+  }
+  // A send's utr is checked against the account by the segments service (it needs the database).
+  if (field.kind === 'engagement') return value.length > 64 ? messages.selected(at) : undefined;
   if (field.kind === 'number' && !DECIMAL.test(value)) return messages.numeric(at);
   if (field.kind === 'date' && !parseLocalDateTime(value)) return messages.date(at);
   if (field.kind === 'text' && value.length > LIMITS.string) return messages.max(at, LIMITS.string);
@@ -95,7 +117,7 @@ function valueProblem(field: SegmentField, operator: string, value: string, at: 
 }
 
 /** The SQL condition of the rules over `contacts c`; empty rules match every contact. */
-export function compileRules(db: Knex, rules: SegmentRules, fields: Map<string, SegmentField>, countryOf: CountryResolver): SqlFragment {
+export function compileRules(db: Knex, rules: SegmentRules, fields: Map<string, SegmentField>, countryOf: CountryResolver, at: RuleContext): SqlFragment {
   const parts: SqlFragment[] = [];
   let next = 0;
   rules.fields.forEach((name, i) => {
@@ -104,15 +126,17 @@ export function compileRules(db: Knex, rules: SegmentRules, fields: Map<string, 
     next += arity(operator);
     const field = fields.get(name);
     // A field deleted since the segment was saved matches nothing rather than everything.
-    parts.push(field ? condition(db, field, operator, values, countryOf) : { sql: '1 = 0', bindings: [] });
+    parts.push(field ? condition(db, field, operator, values, countryOf, at) : { sql: '1 = 0', bindings: [] });
   });
   if (parts.length === 0) return { sql: '1 = 1', bindings: [] };
   const joiner = rules.queryType === 'or' ? ' or ' : ' and ';
   return { sql: `(${parts.map((p) => `(${p.sql})`).join(joiner)})`, bindings: parts.flatMap((p) => p.bindings) };
 }
 
-function condition(db: Knex, field: SegmentField, operator: string, values: string[], countryOf: CountryResolver): SqlFragment {
+function condition(db: Knex, field: SegmentField, operator: string, values: string[], countryOf: CountryResolver, at: RuleContext): SqlFragment {
   if ('country' in field) return countryCondition(db, operator, values[0], countryOf);
+  if (field.kind === 'engagement') return engagementCondition(operator, values[0], at);
+  if (operator === 'in the last' || operator === 'more than ago') return relativeDateCondition(db, field, operator, Number(values[0]), at.now);
   if (field.kind === 'text') {
     const expr = 'custom' in field ? jsonText(db, 'c.custom_fields', field.custom.field_name) : { sql: `c.${field.column}`, bindings: [] };
     return textCondition(db, { sql: `coalesce(${expr.sql}, '')`, bindings: expr.bindings }, operator, values[0]);
@@ -215,5 +239,52 @@ function dateCondition(db: Knex, field: SegmentField, operator: string, values: 
       return { sql: `${expr.sql} >= ?`, bindings: [...expr.bindings, to] };
     default:
       return { sql: `(${expr.sql} >= ? and ${expr.sql} < ?)`, bindings: [...expr.bindings, from, ...expr.bindings, to] };
+  }
+}
+
+const DAY_MS = 86_400_000;
+
+/**
+ * `in the last N days`: from N days before now up to now (a date field may hold future dates,
+ * which are not "in the last"); `more than N days ago`: before N days before now. "Now" is
+ * when the rules are evaluated (a count, a refresh before a send), so the segment rolls forward.
+ */
+function relativeDateCondition(db: Knex, field: SegmentField, operator: string, days: number, now: Date): SqlFragment {
+  const custom = 'custom' in field;
+  const expr = custom ? jsonText(db, 'c.custom_fields', field.custom.field_name) : { sql: 'c.created_at', bindings: [] };
+  const since = new Date(now.getTime() - days * DAY_MS);
+  const bound = (date: Date) => (custom ? minuteText(date, 'down') : date.toISOString());
+  if (operator === 'more than ago') return { sql: `${expr.sql} < ?`, bindings: [...expr.bindings, bound(since)] };
+  return { sql: `(${expr.sql} >= ? and ${expr.sql} <= ?)`, bindings: [...expr.bindings, bound(since), ...expr.bindings, custom ? minuteText(now, 'up') : now.toISOString()] };
+}
+
+/**
+ * Engagement with the account's sends, read from the send ledger by the contact's address:
+ * one send (its utr) or any single send or automation step (`any`; system mail never counts).
+ * `not opened` and `not clicked` mean sent and not opened (or clicked), so a contact never
+ * mailed is in neither. Opens are first opens of any kind, as the reports' unique opens.
+ */
+function engagementCondition(operator: string, send: string | undefined, at: RuleContext): SqlFragment {
+  const one = send !== undefined && send !== SEGMENT_ENGAGEMENT.anySend;
+  const scope: SqlFragment = one
+    ? { sql: 'm.single_send_id = (select ss.id from single_sends ss where ss.utr = ? and ss.user_id = ?)', bindings: [send, at.userId] }
+    : { sql: 'm.user_id = ? and m.kind <> ?', bindings: [at.userId, MESSAGE_KIND.system] };
+  const exists = (test: string): SqlFragment => ({
+    sql: `exists (select 1 from send_messages m where ${scope.sql} and m.email_key = c.email_key and ${test})`,
+    bindings: [...scope.bindings],
+  });
+  const sent = exists('m.sent_at is not null');
+  const both = (a: SqlFragment, negate: SqlFragment): SqlFragment => ({ sql: `(${a.sql} and not ${negate.sql})`, bindings: [...a.bindings, ...negate.bindings] });
+  switch (operator) {
+    case 'opened':
+      return exists('m.opened_at is not null');
+    case 'clicked':
+      return exists('m.clicked_at is not null');
+    case 'not opened':
+      return both(sent, exists('m.opened_at is not null'));
+    case 'not clicked':
+      return both(sent, exists('m.clicked_at is not null'));
+    default:
+      return sent;
   }
 }

@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import { restoreOptOuts } from './erased-opt-outs';
-import { affectedRows, insertId, jsonValue, nowValue, refreshStatistics, toCount } from '../../db/dialect';
+import { affectedRows, insertId, jsonValue, nowValue, parseJson, refreshStatistics, toCount } from '../../db/dialect';
 import { emailKey } from '../../lib/email-key';
 import { idChunks, listPage, Paging } from '../../db/paging';
 import { FieldErrors, NotFoundError, ValidationError } from '../../lib/errors';
@@ -11,7 +11,10 @@ import type { Ctx, ServiceDeps } from '../context';
 import { CountryResolver, loadCountryResolver } from '../reference/country-lookup';
 import { customFieldDefs, CustomFieldSource } from './custom-field-values';
 import { storedRules } from './segment-memberships';
-import { checkRules, compileRules, SegmentField, SegmentRules, segmentFields } from './segment-rules';
+import { arity, checkRules, compileRules, rulesMove, SegmentField, SegmentRules, segmentFields } from './segment-rules';
+import { SEGMENT_ENGAGEMENT, SINGLE_SEND_STATUS } from '../../lib/constants';
+import { isUtr } from '../../lib/utr';
+import type { SegmentClock } from './segment-memberships';
 import {
 recipientListQuery,
 segmentEmailsCount,
@@ -42,9 +45,12 @@ interface Deps extends Pick<ServiceDeps, 'db' | 'secret'> {
   fields: CustomFieldSource;
   contactTypes: Pick<ContactTypesService, 'exists'>;
   events: AudienceEvents;
+  /** When relative dates are evaluated (tests move it). */
+  clock: SegmentClock;
 }
 
-export function createSegmentsService({ db, secret, contactTypes, fields, events }: Deps) {
+export function createSegmentsService({ db, secret, contactTypes, fields, events, clock }: Deps) {
+  const at = (ctx: Ctx) => ({ userId: ctx.userId, now: clock.now() });
   const live = (ctx: Ctx, q: Knex | Knex.Transaction = db) => q('segments').where({ user_id: ctx.userId }).whereNull('deleted_at');
 
   async function liveSegment(ctx: Ctx, id: number, q: Knex | Knex.Transaction = db): Promise<Record<string, unknown>> {
@@ -75,14 +81,31 @@ export function createSegmentsService({ db, secret, contactTypes, fields, events
       if (!(err instanceof ValidationError)) throw err;
       Object.assign(errors, err.fields);
     }
+    if (rules) Object.assign(errors, await unknownSends(ctx, rules));
     throwIfAny(errors);
     return { rules: rules!, fields: known, countryOf };
+  }
+
+  /** Engagement values that name no single send of the account (`value.k` messages). */
+  async function unknownSends(ctx: Ctx, rules: SegmentRules): Promise<FieldErrors> {
+    const named: { at: string; utr: string }[] = [];
+    let next = 0;
+    rules.fields.forEach((name, i) => {
+      const count = arity(rules.operators[i]);
+      if (name === SEGMENT_ENGAGEMENT.field && count === 1 && rules.values[next] !== SEGMENT_ENGAGEMENT.anySend) named.push({ at: `value.${next}`, utr: rules.values[next] });
+      next += count;
+    });
+    if (named.length === 0) return {};
+    // Only UUIDs are looked up (PostgreSQL compares a uuid column with nothing else); other text names no send.
+    const utrs = named.map((n) => n.utr).filter(isUtr);
+    const found = new Set<string>(utrs.length ? (await db('single_sends').where({ user_id: ctx.userId }).whereIn('utr', utrs).pluck('utr')).map(String) : []);
+    return Object.fromEntries(named.filter((n) => !found.has(n.utr)).map((n) => [n.at, [messages.selected(n.at)]]));
   }
 
   /** The statement of `count` (column `n`), checked and compiled, not yet run (wrapped: a query builder is awaitable). */
   async function countQuery(ctx: Ctx, input: SegmentInput): Promise<{ query: Knex.QueryBuilder }> {
     const { rules, fields: known, countryOf } = await check(ctx, input);
-    const where = compileRules(db, rules, known, countryOf);
+    const where = compileRules(db, rules, known, countryOf, at(ctx));
     const scope = contactScope(ctx, input.contact_type_id);
     return { query: db('contacts as c').whereRaw(`${scope.sql} and ${where.sql}`, [...scope.bindings, ...where.bindings]).count({ n: '*' }) };
   }
@@ -106,7 +129,7 @@ export function createSegmentsService({ db, secret, contactTypes, fields, events
     const segment = await liveSegment(ctx, segmentId, trx);
     const [defs, countryOf] = await Promise.all([customFieldDefs(fields, ctx, trx), loadCountryResolver(trx)]);
     const rules = storedRules(segment);
-    const where = compileRules(trx, rules, segmentFields(defs), countryOf);
+    const where = compileRules(trx, rules, segmentFields(defs), countryOf, at(ctx));
     const scope = contactScope(ctx, Number(segment.contact_type_id));
     // Written so that no plan can turn them quadratic. PostgreSQL estimates a few conditions
     // on JSON values as matching one row; with the rules inside a join or NOT EXISTS it then
@@ -138,6 +161,14 @@ export function createSegmentsService({ db, secret, contactTypes, fields, events
     return counts;
   }
 
+  /**
+   * Rules on relative dates or engagement change with time and with events no contact write
+   * announces: their members are brought up to date whenever they are read.
+   */
+  async function refreshIfMoving(ctx: Ctx, segment: Record<string, unknown>): Promise<void> {
+    if (rulesMove(storedRules(segment))) await refresh(ctx, Number(segment.id));
+  }
+
   return {
     async list(ctx: Ctx, paging?: Paging) {
       const query = live(ctx).select('segments.*', segmentEmailsCount(db)).orderBy('id', 'desc');
@@ -148,6 +179,21 @@ export function createSegmentsService({ db, secret, contactTypes, fields, events
     async names(ctx: Ctx): Promise<{ id: number; segment_name: string }[]> {
       const rows = await live(ctx).orderBy('id', 'desc').select('id', 'segment_name');
       return rows.map((r: Record<string, unknown>) => ({ id: Number(r.id), segment_name: String(r.segment_name) }));
+    },
+
+    /**
+     * The sends an engagement condition can name, newest first: single sends that started
+     * (running, paused, completed or cancelled after starting), by name and utr.
+     */
+    async sendChoices(ctx: Ctx, limit = 100): Promise<{ utr: string; name: string }[]> {
+      const rows = await db('single_sends')
+        .where({ user_id: ctx.userId })
+        .whereNull('deleted_at')
+        .whereIn('status', [SINGLE_SEND_STATUS.running, SINGLE_SEND_STATUS.paused, SINGLE_SEND_STATUS.completed, SINGLE_SEND_STATUS.cancelled])
+        .orderBy('id', 'desc')
+        .limit(limit)
+        .select('utr', 'single_send_name', 'subject');
+      return rows.map((r: Record<string, unknown>) => ({ utr: String(r.utr), name: `${String(r.single_send_name)} (${String(r.subject ?? '')})` }));
     },
 
     /** True when the id names a live segment of this account. */
@@ -199,6 +245,37 @@ export function createSegmentsService({ db, secret, contactTypes, fields, events
 
     refresh,
 
+    /** Brings every live segment of the account whose rules move with time or engagement up to date. */
+    async refreshMoving(ctx: Ctx): Promise<number> {
+      const rows: Record<string, unknown>[] = await live(ctx).select('id', 'select_operator');
+      const moving = rows.filter((r) => rulesMove({ operators: parseJson<string[]>(r.select_operator, []) }));
+      for (const row of moving) await refresh(ctx, Number(row.id));
+      return moving.length;
+    },
+
+    /**
+     * Every account's segments whose rules move with time or engagement, brought up to date
+     * (the worker's maintenance run, hourly): a live automation on such a segment then enrols
+     * the contacts that roll into it even when nobody reads or sends the segment. Answers how
+     * many segments were refreshed.
+     */
+    async refreshAllMoving(shouldStop: () => boolean = () => false): Promise<number> {
+      const rows: Record<string, unknown>[] = await db('segments').whereNull('deleted_at').orderBy('id').select('id', 'user_id', 'select_operator');
+      let refreshed = 0;
+      for (const row of rows) {
+        if (shouldStop()) break;
+        if (!rulesMove({ operators: parseJson<string[]>(row.select_operator, []) })) continue;
+        await refresh({ userId: Number(row.user_id) }, Number(row.id));
+        refreshed += 1;
+      }
+      return refreshed;
+    },
+
+    /** Moves the segments' clock (tests). */
+    setClock(now: () => Date): void {
+      clock.now = now;
+    },
+
     /**
      * How many contacts of the type the conditions match, before they are saved (the
      * dashboard's live count): checked and compiled as `save` does, counted with the same
@@ -226,13 +303,13 @@ export function createSegmentsService({ db, secret, contactTypes, fields, events
     },
 
     async recipientsPage(ctx: Ctx, segmentId: number, paging: Paging) {
-      await liveSegment(ctx, segmentId);
+      await refreshIfMoving(ctx, await liveSegment(ctx, segmentId));
       return listPage(recipientListQuery(db, ctx.userId, segmentId).orderBy('sr.id', 'desc'), paging, segmentRecipientRecord);
     },
 
     /** Every recipient newest first, in chunks, for streaming. */
     async *recipientChunks(ctx: Ctx, segmentId: number): AsyncGenerator<SegmentRecipientRecord[]> {
-      await liveSegment(ctx, segmentId);
+      await refreshIfMoving(ctx, await liveSegment(ctx, segmentId));
       for await (const rows of idChunks(recipientListQuery(db, ctx.userId, segmentId), 'sr.id')) yield rows.map(segmentRecipientRecord);
     },
 

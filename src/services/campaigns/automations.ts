@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { refuseUnauthenticated } from '../delivery/signing-keys';
 import { insertId, nowValue, toCount } from '../../db/dialect';
 import { listPage, Paging } from '../../db/paging';
 import { AUTOMATION_STATUS as A, LIMITS } from '../../lib/constants';
@@ -59,7 +60,7 @@ export interface AutomationInput {
 /** `POST /automations/update?utr=`: only the fields given change; null clears a target or group. */
 export type AutomationChanges = Partial<Omit<AutomationInput, 'automation_type'>>;
 
-interface AutomationDeps extends Pick<ServiceDeps, 'db'> {
+interface AutomationDeps extends Pick<ServiceDeps, 'db' | 'config'> {
   refs: CampaignRefs;
   segments: Pick<SegmentsService, 'refresh'>;
 }
@@ -70,7 +71,7 @@ function targetColumns(ref: RecipientRef | null | undefined): Record<string, unk
   return ref === null ? { automation_for: null, automation_for_table: null } : { automation_for: Number(ref.id), automation_for_table: ref.table };
 }
 
-export function createAutomationsService({ db, refs, segments }: AutomationDeps) {
+export function createAutomationsService({ db, config, refs, segments }: AutomationDeps) {
   const live = (ctx: Ctx, q: Knex | Knex.Transaction = db) => q('automations').where({ user_id: ctx.userId }).whereNull('deleted_at');
 
   async function requireRow(ctx: Ctx, utr: string): Promise<Record<string, unknown>> {
@@ -185,6 +186,11 @@ export function createAutomationsService({ db, refs, segments }: AutomationDeps)
       const row = await requireRow(ctx, utr);
       if (row.unsubscribe_group_id === null || row.unsubscribe_group_id === undefined) throw new ConflictError(NO_GROUP_TO_GO_LIVE);
       if (Number(row.status) === A.live) return;
+      // Every step's sender: the automation mails from each.
+      const fromEmails = config.domains.requireDomainAuth
+        ? (await db('automation_schedules as s').join('senders as f', 'f.id', 's.sender_id').where('s.automation_id', Number(row.id)).distinct('f.from_email')).map((r) => String(r.from_email))
+        : [];
+      await refuseUnauthenticated(db, config.domains.requireDomainAuth, ctx.userId, fromEmails);
       const now = nowValue();
       const changed = await db.transaction(async (trx) => {
         const updated = await transitionAutomations(trx('automations').where({ id: row.id }), 'setLive', { live_at: now, updated_at: now });

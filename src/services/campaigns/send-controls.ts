@@ -1,4 +1,6 @@
 import type { Knex } from 'knex';
+import { domainStatusesOf, refuseUnauthenticated } from '../delivery/signing-keys';
+import type { SenderDomainStatus } from '../../lib/constants';
 import { nowValue } from '../../db/dialect';
 import { SINGLE_SEND_STATUS as S } from '../../lib/constants';
 import { countRecipients } from '../delivery/expand';
@@ -13,6 +15,7 @@ import { forUpdate } from '../../db/locking';
 import { moveCounters } from '../delivery/counters';
 import { withoutUnsubscribed } from '../delivery/do-not-mail';
 import { IN_DOUBT_TWICE } from '../delivery/outcomes';
+import { AuditEntry, recordAudit } from '../accounts/audit-log';
 
 /**
  * Pause, resume and cancel of a single send (API extensions
@@ -24,12 +27,19 @@ import { IN_DOUBT_TWICE } from '../delivery/outcomes';
  * handed to the mail server; those finish and are counted. Resume continues exactly where the
  * send stopped: every parked row is queued again, none twice.
  */
-export function createSendControlsService({ db }: Pick<ServiceDeps, 'db'>) {
-  async function change(ctx: Ctx, utr: string, apply: (trx: Knex.Transaction, send: { id: number; status: number }) => Promise<void>): Promise<void> {
+export function createSendControlsService({ db, config }: Pick<ServiceDeps, 'db' | 'config'>) {
+  /** One control in one transaction, recorded in the audit log as `action` when it changed something. */
+  async function change(
+    ctx: Ctx,
+    utr: string,
+    action: AuditEntry['action'],
+    apply: (trx: Knex.Transaction, send: { id: number; status: number }) => Promise<void | false>,
+  ): Promise<void> {
     await db.transaction(async (trx) => {
-      const send = isUtr(utr) ? await trx('single_sends').where({ user_id: ctx.userId, utr }).whereNull('deleted_at').first('id', 'status') : undefined;
+      const send = isUtr(utr) ? await trx('single_sends').where({ user_id: ctx.userId, utr }).whereNull('deleted_at').first('id', 'status', 'single_send_name') : undefined;
       if (!send) throw new NotFoundError();
-      await apply(trx, { id: Number(send.id), status: Number(send.status) });
+      if ((await apply(trx, { id: Number(send.id), status: Number(send.status) })) === false) return;
+      await recordAudit(trx, ctx, { action, recordType: 'single_send', recordId: utr, summary: String(send.single_send_name) });
     });
   }
 
@@ -52,6 +62,12 @@ export function createSendControlsService({ db }: Pick<ServiceDeps, 'db'>) {
       return countRecipients(db, await draftOf(ctx, utr));
     },
 
+    /** How the draft's From address stands (the confirm step warns when it is not verified). */
+    async senderDomainStatus(ctx: Ctx, utr: string): Promise<SenderDomainStatus> {
+      const row = await draftOf(ctx, utr);
+      return (await domainStatusesOf(db, ctx.userId))(String(row.from_sender));
+    },
+
     /**
      * The dashboard's confirm step: a draft (status 0) is sent now, or
      * scheduled for its saved date and time, which must be more than a minute ahead (422 on
@@ -60,6 +76,7 @@ export function createSendControlsService({ db }: Pick<ServiceDeps, 'db'>) {
     async confirm(ctx: Ctx, utr: string, when: 'now' | 'schedule'): Promise<void> {
       const row = await draftOf(ctx, utr);
       if (Number(row.status) !== S.initiate) throw new ConflictError('Only a draft can be sent or scheduled; this one already is.');
+      await refuseUnauthenticated(db, config.domains.requireDomainAuth, ctx.userId, [String(row.from_sender)]);
       let changes: Record<string, unknown> = { due_at: nowValue(), schedule_type: 0, schedule_date: ZERO_DATE, schedule_time: ZERO_TIME };
       if (when === 'schedule') {
         if (Number(row.schedule_type) === 0) throw ValidationError.of('schedule_date', 'Choose a date and time for the send first.');
@@ -68,20 +85,25 @@ export function createSendControlsService({ db }: Pick<ServiceDeps, 'db'>) {
         if (last.getTime() < Date.now() - PAST_SCHEDULE_GRACE_MS) throw ValidationError.of('schedule_date', passed);
         changes = { due_at: due.toISOString() };
       }
-      if (!(await transitionSingleSends(db('single_sends').where({ id: row.id }), 'confirm', { ...changes, updated_at: nowValue() }))) {
-        throw new ConflictError('Only a draft can be sent or scheduled; this one already is.');
-      }
+      await db.transaction(async (trx) => {
+        if (!(await transitionSingleSends(trx('single_sends').where({ id: row.id }), 'confirm', { ...changes, updated_at: nowValue() }))) {
+          throw new ConflictError('Only a draft can be sent or scheduled; this one already is.');
+        }
+        await recordAudit(trx, ctx, when === 'now'
+          ? { action: 'single_send.started', recordType: 'single_send', recordId: utr, summary: 'Sent now' }
+          : { action: 'single_send.scheduled', recordType: 'single_send', recordId: utr, summary: `Scheduled for ${row.schedule_date} ${row.schedule_time}` });
+      });
     },
 
     async pause(ctx: Ctx, utr: string): Promise<void> {
-      await change(ctx, utr, async (trx, send) => {
+      await change(ctx, utr, 'single_send.paused', async (trx, send) => {
         await transition(trx, send.id, 'pause', 'Only a scheduled or sending single send can be paused.');
         await transitionMessages(rows(trx, send.id), 'pause', { updated_at: nowValue() });
       });
     },
 
     async resume(ctx: Ctx, utr: string): Promise<void> {
-      await change(ctx, utr, async (trx, send) => {
+      await change(ctx, utr, 'single_send.resumed', async (trx, send) => {
         // A send paused before it started has no ledger rows: it goes back to waiting for its time.
         const started = await trx('send_messages').where({ single_send_id: send.id }).first('id');
         await transition(trx, send.id, started ? 'resumeStarted' : 'resumeUnstarted', 'Only a paused single send can be resumed.');
@@ -98,7 +120,7 @@ export function createSendControlsService({ db }: Pick<ServiceDeps, 'db'>) {
      */
     async retryFailed(ctx: Ctx, utr: string): Promise<number> {
       let retried = 0;
-      await change(ctx, utr, async (trx, send) => {
+      await change(ctx, utr, 'single_send.resumed', async (trx, send) => {
         // The send first, then its rows: the order of pause, resume and the worker's ledger writes.
         const row = await forUpdate(trx, trx('single_sends').where({ id: send.id }).first('status', 'unsubscribe_group_id'));
         if (!(SINGLE_SEND_TRANSITIONS.retryFailed.from as readonly number[]).includes(Number(row.status))) {
@@ -114,7 +136,7 @@ export function createSendControlsService({ db }: Pick<ServiceDeps, 'db'>) {
         retried = Number(await transitionMessages(failed, 'retryFailed', {
           attempts: 0, unconfirmed: 0, lease_owner: null, available_at: now, smtp_code: null, last_error: null, failure_reason: null, updated_at: now,
         }));
-        if (!retried) return;
+        if (!retried) return false;
         await moveCounters(trx, { single_send_id: send.id, automation_id: null }, { failed: -retried });
         await transition(trx, send.id, 'retryFailed', 'Only a sending or sent single send can retry its failed messages.');
       });
@@ -122,7 +144,7 @@ export function createSendControlsService({ db }: Pick<ServiceDeps, 'db'>) {
     },
 
     async cancel(ctx: Ctx, utr: string): Promise<void> {
-      await change(ctx, utr, async (trx, send) => {
+      await change(ctx, utr, 'single_send.cancelled', async (trx, send) => {
         const refusal = send.status === S.completed ? 'This single send has already been sent.' : 'Only a scheduled, sending or paused single send can be cancelled.';
         await transition(trx, send.id, 'stop', refusal);
         await transitionMessages(rows(trx, send.id), 'cancel', { last_error: 'the send was cancelled', updated_at: nowValue() });

@@ -10,6 +10,8 @@ import { queuedVerification } from '../delivery/sender-verification';
 import { deliverNow, queueSystemMail } from '../delivery/system-mail';
 import type { Ctx, ServiceDeps } from '../context';
 import type { EventsService } from '../delivery/events';
+import { domainStatusColumn } from '../delivery/signing-keys';
+import type { SenderDomainStatus } from '../../lib/constants';
 
 export interface SenderInput {
   from_name: string;
@@ -33,11 +35,14 @@ export interface SenderRecord extends SenderInput {
   created_at: string | null;
   updated_at: string | null;
   deleted_at: string | null;
+  /** Whether mail from its address is signed by a sending domain of the account (verified), was (failing) or not. */
+  domain_status: SenderDomainStatus;
 }
 
 const nullableId = (value: unknown) => (value === null || value === undefined ? null : Number(value));
 const textOrEmpty = (value: unknown) => (value === null || value === undefined ? '' : String(value));
 
+/** `row.domain_status` comes from domainStatusColumn (null: unauthenticated). */
 export function senderRecord(row: Record<string, unknown>): SenderRecord {
   return {
     id: Number(row.id),
@@ -59,6 +64,7 @@ export function senderRecord(row: Record<string, unknown>): SenderRecord {
     created_at: timestamp(row.created_at),
     updated_at: timestamp(row.updated_at),
     deleted_at: timestamp(row.deleted_at),
+    domain_status: (row.domain_status ? String(row.domain_status) : 'unauthenticated') as SenderDomainStatus,
   };
 }
 
@@ -116,7 +122,7 @@ export function createSendersService({ db, config, logger, mail, secret, events 
   }
 
   async function get(ctx: Ctx, id: number): Promise<SenderRecord> {
-    const row = await live(ctx).where({ id }).first();
+    const row = await live(ctx).where({ id }).first('senders.*', domainStatusColumn(db, 'senders'));
     if (!row) throw new NotFoundError();
     return senderRecord(row);
   }
@@ -125,12 +131,12 @@ export function createSendersService({ db, config, logger, mail, secret, events 
     get,
 
     async list(ctx: Ctx, paging?: Paging) {
-      return listPage(live(ctx).select('*').orderBy('id', 'desc'), paging, senderRecord);
+      return listPage(live(ctx).select('senders.*', domainStatusColumn(db, 'senders')).orderBy('id', 'desc'), paging, senderRecord);
     },
 
     /** The live sender with this id in this account, or undefined (for references from sends). */
     async find(ctx: Ctx, id: number): Promise<SenderRecord | undefined> {
-      const row = await live(ctx).where({ id }).first();
+      const row = await live(ctx).where({ id }).first('senders.*', domainStatusColumn(db, 'senders'));
       return row ? senderRecord(row) : undefined;
     },
 
@@ -193,7 +199,7 @@ export function createSendersService({ db, config, logger, mail, secret, events 
     async verify(token: string): Promise<SenderRecord | undefined> {
       if (!token || token.length > 200) return undefined;
       const hash = sha256(token);
-      const row = await db('senders').where({ verify_token_hash: hash }).whereNull('deleted_at').first();
+      const row = await db('senders').where({ verify_token_hash: hash }).whereNull('deleted_at').first('senders.*', domainStatusColumn(db, 'senders'));
       if (!row) return undefined;
       // The hash in the WHERE makes the token single-use even when two requests race.
       const changed = await db('senders')

@@ -3,6 +3,7 @@ import { insertId, jsonValue, nowValue, parseJson } from '../../db/dialect';
 import { listPage, Paging } from '../../db/paging';
 import { LIMITS, SINGLE_SEND_STATUS } from '../../lib/constants';
 import { ConflictError, FieldErrors, NotFoundError } from '../../lib/errors';
+import { unauthenticatedError } from '../delivery/signing-keys';
 import { plainDateTime, timestamp } from '../../lib/time';
 import { isUtr, newUtr } from '../../lib/utr';
 import { messages, throwIfAny } from '../../lib/validation';
@@ -14,6 +15,7 @@ import type { TrackingService } from '../delivery/tracking';
 import type { AbTestRecord, AbTestsService } from './ab-tests';
 import { accountTracking, switchesOf, TrackingSwitches, withDefaults } from './tracking-switches';
 import { liquidErrors } from './template-syntax';
+import { recordAudit } from '../accounts/audit-log';
 import { notEditableError, SINGLE_SEND_EDITABLE, SINGLE_SEND_TRANSITIONS, transitionSingleSends } from './single-send-state';
 
 // The worker parses the stored references with the same function.
@@ -140,7 +142,7 @@ interface Schedule {
   passed?: string;
 }
 
-interface SingleSendDeps extends Pick<ServiceDeps, 'db'> {
+interface SingleSendDeps extends Pick<ServiceDeps, 'db' | 'config'> {
   refs: CampaignRefs;
   senders: Pick<SendersService, 'postalAddress'>;
   /** unique_open_token of each send, kept by the sending engine (services/tracking.ts). */
@@ -149,7 +151,7 @@ interface SingleSendDeps extends Pick<ServiceDeps, 'db'> {
   abTests: Pick<AbTestsService, 'recordsOf'>;
 }
 
-export function createSingleSendsService({ db, refs, senders, tracking, abTests }: SingleSendDeps) {
+export function createSingleSendsService({ db, config, refs, senders, tracking, abTests }: SingleSendDeps) {
   const live = (ctx: Ctx, q: Knex | Knex.Transaction = db) => q('single_sends').where({ user_id: ctx.userId }).whereNull('deleted_at');
   /** The row's columns and the account's time zone, which its schedule is shown in (one query). */
   const withZone = (ctx: Ctx) => [
@@ -171,7 +173,7 @@ export function createSingleSendsService({ db, refs, senders, tracking, abTests 
   }
 
   /** Every reference checked against the account at once; answers the (verified) sender. */
-  async function checkReferences(ctx: Ctx, input: SingleSendInput, schedule: Schedule, editorDesign: boolean): Promise<SenderRecord> {
+  async function checkReferences(ctx: Ctx, input: SingleSendInput, schedule: Schedule, editorDesign: boolean, starting: boolean): Promise<SenderRecord> {
     const [template, sender, group, recipients, excluded] = await Promise.all([
       refs.templateError(input.template_id),
       refs.sender(ctx, input.sender_id, true),
@@ -185,7 +187,8 @@ export function createSingleSendsService({ db, refs, senders, tracking, abTests 
     if (input.template_json && input.template_html && !editorDesign) {
       errors.template_json = ['The template json field prohibits template html from being present.'];
     }
-    if (sender.error) errors.sender_id = [sender.error];
+    const unauthenticated = !sender.error && starting ? await unauthenticatedError(db, config.domains.requireDomainAuth, ctx.userId, [sender.sender!.from_email]) : undefined;
+    if (sender.error || unauthenticated) errors.sender_id = [(sender.error ?? unauthenticated)!];
     if (group) errors.unsubscribe_group_id = [group];
     if (recipients) errors.recipient_id = [recipients];
     if (excluded) errors.exclude_specific_recipient_id = [excluded];
@@ -206,10 +209,11 @@ export function createSingleSendsService({ db, refs, senders, tracking, abTests 
   }
 
   /** The stored columns of a saved send: the input, the sender's addresses and the due instant. */
-  async function savedColumns(ctx: Ctx, input: SingleSendInput, editorDesign = false): Promise<Record<string, unknown>> {
+  /** `starting`: a ready send (not a draft), which REQUIRE_DOMAIN_AUTH refuses from an unauthenticated domain. */
+  async function savedColumns(ctx: Ctx, input: SingleSendInput, editorDesign: boolean, starting: boolean): Promise<Record<string, unknown>> {
     const schedule = await scheduleOfInput(ctx, input);
     const due = schedule.due;
-    const sender = await checkReferences(ctx, input, schedule, editorDesign);
+    const sender = await checkReferences(ctx, input, schedule, editorDesign, starting);
     return {
       ...input,
       recipient_id: jsonValue(input.recipient_id),
@@ -227,6 +231,17 @@ export function createSingleSendsService({ db, refs, senders, tracking, abTests 
   async function refusal(ctx: Ctx, utr: string, action: 'update' | 'delete'): Promise<Error> {
     const row = await findRow(ctx, utr);
     return row ? notEditableError(Number(row.status), action) : new NotFoundError();
+  }
+
+  /** A saved (not draft) send is released: it starts when due, now or at its schedule. */
+  function releaseEntry(utr: string, input: SingleSendInput) {
+    const now = input.schedule_type === 0;
+    return {
+      action: now ? ('single_send.started' as const) : ('single_send.scheduled' as const),
+      recordType: 'single_send',
+      recordId: utr,
+      summary: now ? 'Sent now' : `Scheduled for ${input.schedule_date} ${input.schedule_time}`,
+    };
   }
 
   return {
@@ -258,15 +273,21 @@ export function createSingleSendsService({ db, refs, senders, tracking, abTests 
      * (status 0, not due) instead, which its confirm step sends. Answers its utr.
      */
     async create(ctx: Ctx, input: SingleSendInput, { draft = false, editorDesign = false } = {}): Promise<string> {
-      const saved = await savedColumns(ctx, input, editorDesign);
+      const saved = await savedColumns(ctx, input, editorDesign, !draft);
       const columns: Record<string, unknown> = { ...saved, archive: input.archive ?? 0, ...(draft ? { due_at: null } : {}), ...withDefaults(input, await accountTracking(db, ctx.userId)) };
       const utr = newUtr();
-      await insertId(db, 'single_sends', {
-        ...columns,
-        user_id: ctx.userId,
-        utr,
-        status: draft ? SINGLE_SEND_TRANSITIONS.saveDraft.to : SINGLE_SEND_TRANSITIONS.save.to,
-        created_at: columns.updated_at,
+      await db.transaction(async (trx) => {
+        await insertId(trx, 'single_sends', {
+          ...columns,
+          user_id: ctx.userId,
+          utr,
+          status: draft ? SINGLE_SEND_TRANSITIONS.saveDraft.to : SINGLE_SEND_TRANSITIONS.save.to,
+          created_at: columns.updated_at,
+        });
+        await recordAudit(trx, ctx, [
+          { action: 'single_send.created', recordType: 'single_send', recordId: utr, summary: input.single_send_name },
+          ...(draft ? [] : [releaseEntry(utr, input)]),
+        ]);
       });
       return utr;
     },
@@ -275,8 +296,17 @@ export function createSingleSendsService({ db, refs, senders, tracking, abTests 
     async update(ctx: Ctx, utr: string, input: SingleSendInput, { draft = false, editorDesign = false } = {}): Promise<string> {
       const row = await requireRow(ctx, utr);
       if (!SINGLE_SEND_EDITABLE.includes(Number(row.status))) throw notEditableError(Number(row.status), 'update');
-      const columns = { ...(await savedColumns(ctx, input, editorDesign)), ...(draft ? { due_at: null } : {}), ...withDefaults(input, switchesOf(row)) };
-      const changed = await transitionSingleSends(live(ctx).where({ utr }), draft ? 'saveDraft' : 'save', columns);
+      const columns = { ...(await savedColumns(ctx, input, editorDesign, !draft)), ...(draft ? { due_at: null } : {}), ...withDefaults(input, switchesOf(row)) };
+      const changed = await db.transaction(async (trx) => {
+        const n = await transitionSingleSends(live(ctx, trx).where({ utr }), draft ? 'saveDraft' : 'save', columns);
+        if (n) {
+          await recordAudit(trx, ctx, [
+            { action: 'single_send.updated', recordType: 'single_send', recordId: utr, summary: input.single_send_name },
+            ...(draft ? [] : [releaseEntry(utr, input)]),
+          ]);
+        }
+        return n;
+      });
       if (!changed) throw await refusal(ctx, utr, 'update');
       return utr;
     },
@@ -286,7 +316,13 @@ export function createSingleSendsService({ db, refs, senders, tracking, abTests 
      * a send, this may change after it went out (someone may want a past issue taken down).
      */
     async setArchive(ctx: Ctx, utr: string, archive: 0 | 1): Promise<void> {
-      const changed = isUtr(utr) ? await live(ctx).where({ utr }).update({ archive, updated_at: nowValue() }) : 0;
+      const changed = isUtr(utr)
+        ? await db.transaction(async (trx) => {
+            const n = await live(ctx, trx).where({ utr }).update({ archive, updated_at: nowValue() });
+            if (n) await recordAudit(trx, ctx, { action: 'single_send.updated', recordType: 'single_send', recordId: utr, summary: archive ? 'Shown in the public archive' : 'Hidden from the public archive' });
+            return n;
+          })
+        : 0;
       if (!changed) throw new NotFoundError();
     },
 
@@ -297,18 +333,22 @@ export function createSingleSendsService({ db, refs, senders, tracking, abTests 
       const copyUtr = newUtr();
       // The copy has no instant yet: it keeps the schedule as the account's clock shows it now.
       const schedule = scheduleOf(row);
-      await insertId(db, 'single_sends', {
-        ...Object.fromEntries(COPIED.map((name) => [name, row[name]])),
-        schedule_date: schedule.date,
-        schedule_time: schedule.time,
-        recipient_id: jsonValue(parseJson(row.recipient_id, [])),
-        exclude_specific_recipient_id: jsonValue(parseJson(row.exclude_specific_recipient_id, [])),
-        user_id: ctx.userId,
-        single_send_name: `Copy of ${row.single_send_name}`.slice(0, LIMITS.string),
-        status: SINGLE_SEND_STATUS.initiate,
-        utr: copyUtr,
-        created_at: now,
-        updated_at: now,
+      const name = `Copy of ${row.single_send_name}`.slice(0, LIMITS.string);
+      await db.transaction(async (trx) => {
+        await insertId(trx, 'single_sends', {
+          ...Object.fromEntries(COPIED.map((column) => [column, row[column]])),
+          schedule_date: schedule.date,
+          schedule_time: schedule.time,
+          recipient_id: jsonValue(parseJson(row.recipient_id, [])),
+          exclude_specific_recipient_id: jsonValue(parseJson(row.exclude_specific_recipient_id, [])),
+          user_id: ctx.userId,
+          single_send_name: name,
+          status: SINGLE_SEND_STATUS.initiate,
+          utr: copyUtr,
+          created_at: now,
+          updated_at: now,
+        });
+        await recordAudit(trx, ctx, { action: 'single_send.created', recordType: 'single_send', recordId: copyUtr, summary: `${name} (a copy of ${utr})` });
       });
       return copyUtr;
     },
@@ -318,14 +358,18 @@ export function createSingleSendsService({ db, refs, senders, tracking, abTests 
       const row = await requireRow(ctx, utr);
       if (!SINGLE_SEND_EDITABLE.includes(Number(row.status))) throw notEditableError(Number(row.status), 'delete');
       const now = nowValue();
-      const changed = await transitionSingleSends(live(ctx).where({ utr }), 'cancel', { deleted_at: now, updated_at: now, due_at: null });
+      const changed = await db.transaction(async (trx) => {
+        const n = await transitionSingleSends(live(ctx, trx).where({ utr }), 'cancel', { deleted_at: now, updated_at: now, due_at: null });
+        if (n) await recordAudit(trx, ctx, { action: 'single_send.deleted', recordType: 'single_send', recordId: utr, summary: String(row.single_send_name) }, now);
+        return n;
+      });
       if (!changed) throw await refusal(ctx, utr, 'delete');
     },
 
     /** Bulk delete by id: all or nothing; refused while any of them is sending or sent. */
     async removeMany(ctx: Ctx, ids: number[]): Promise<void> {
       await db.transaction(async (trx) => {
-        const rows = await live(ctx, trx).whereIn('id', ids).select('id', 'status');
+        const rows = await live(ctx, trx).whereIn('id', ids).select('id', 'status', 'utr', 'single_send_name');
         if (rows.length === 0) throw new NotFoundError();
         const started = rows.filter((row) => !SINGLE_SEND_EDITABLE.includes(Number(row.status))).map((row) => row.id);
         if (started.length > 0) {
@@ -335,6 +379,7 @@ export function createSingleSendsService({ db, refs, senders, tracking, abTests 
         const changed = await transitionSingleSends(live(ctx, trx).whereIn('id', ids), 'cancel', { deleted_at: now, updated_at: now, due_at: null });
         // A send the worker started between the read and the update rolls the whole delete back.
         if (changed !== rows.length) throw new ConflictError('A single send started meanwhile and cannot be deleted; try again.');
+        await recordAudit(trx, ctx, rows.map((r) => ({ action: 'single_send.deleted' as const, recordType: 'single_send', recordId: String(r.utr), summary: String(r.single_send_name) })), now);
       });
     },
   };

@@ -7,6 +7,9 @@ import { personalValues, SenderValues } from '../../mail/personal-values';
 import { systemMessage } from './system-mail';
 import type { OutgoingMessage } from '../../mail/outgoing-message';
 import type { LedgerRow } from './ledger-row';
+import { fromAddress } from '../../mail/dkim';
+import { createListHeaders } from '../../mail/list-headers';
+import { SigningDomain, signingKeyOf } from './signing-keys';
 
 /** Everything a message of one send (or automation step) shares, compiled once. */
 export interface MessageSource {
@@ -18,6 +21,8 @@ export interface MessageSource {
   groupId: number | null;
   /** The relay the send or step names (an account's relay; null: the account's usual choice). */
   relayId?: number | null;
+  /** Its verified sending domain's key and bounce subdomain, when the worker signs (see signingKeyOf). */
+  signing?: SigningDomain;
 }
 
 /** Whose links a compiled message's links are numbered among: an automation step's, or a single send's. */
@@ -56,6 +61,7 @@ export class MessageSources {
   private readonly versions = new Map<string, string>();
   private countries?: Map<number, string>;
   private readonly host: string;
+  private readonly listHeaders: ReturnType<typeof createListHeaders>;
 
   constructor(
     private readonly db: Knex,
@@ -64,8 +70,11 @@ export class MessageSources {
     /** Store each source's tracked links (the worker); a preview stores nothing. */
     /** recordLinks: store each source's tracked links (the worker); untracked: no pixel, links as written (a test send). */
     private readonly options: { recordLinks: boolean; untracked?: boolean } = { recordLinks: true },
+    /** The app secret that opens the sending domains' keys: given, each source carries its key (the worker). */
+    private readonly signingSecret?: string,
   ) {
     this.host = new URL(baseUrl).hostname || 'localhost';
+    this.listHeaders = createListHeaders(baseUrl);
   }
 
   async prepare(rows: LedgerRow[]): Promise<{ sources: Map<string, MessageSource>; people: (row: LedgerRow) => Record<string, unknown> }> {
@@ -75,7 +84,7 @@ export class MessageSources {
       const key = sourceKey(row);
       if (!key || this.cache.has(key)) continue;
       // A source that cannot be loaded fails its own messages (no source), not the whole batch.
-      const source = await this.loadSource(row).catch(() => undefined);
+      const source = await this.loadSource(row).then((loaded) => this.withKey(row, loaded)).catch(() => undefined);
       if (source) this.cache.set(key, source);
     }
     if (this.cache.size > 200) this.trimCache(rows);
@@ -123,7 +132,11 @@ export class MessageSources {
       headers: {
         'List-Unsubscribe': `<${unsubscribeUrl}>, <mailto:${source.replyTo}?subject=${encodeURIComponent(`unsubscribe ${token}`)}>`,
         'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click',
+        ...this.listHeaders(row.automation_id
+          ? { userId: Number(row.user_id), kind: 'automation', campaignId: Number(row.automation_id), groupId: source.groupId }
+          : { userId: Number(row.user_id), kind: 'campaign', campaignId: Number(row.single_send_id) || undefined, groupId: source.groupId }),
       },
+      ...source.signing,
     };
   }
 
@@ -150,8 +163,17 @@ export class MessageSources {
 
   /** System mail (verification, notifications) carries its whole message in the row. */
   /** The message of a system ledger row; undefined when it is void (VOID_SYSTEM_MAIL). */
-  buildSystem(row: LedgerRow): Promise<OutgoingMessage | undefined> {
-    return systemMessage(this.db, this.baseUrl, row, `<${this.signer.sign(TOKEN_PURPOSE.messageId, Number(row.id))}@${this.host}>`);
+  async buildSystem(row: LedgerRow): Promise<OutgoingMessage | undefined> {
+    const message = await systemMessage(this.db, this.baseUrl, row, `<${this.signer.sign(TOKEN_PURPOSE.messageId, Number(row.id))}@${this.host}>`);
+    if (!message || !this.signingSecret) return message;
+    return { ...message, ...(await signingKeyOf(this.db, this.signingSecret, Number(row.user_id), fromAddress(message.from))) };
+  }
+
+  /** A source with its sending domain's key, when this instance signs. */
+  private async withKey(row: LedgerRow, source: MessageSource): Promise<MessageSource> {
+    if (!this.signingSecret) return source;
+    const signing = await signingKeyOf(this.db, this.signingSecret, Number(row.user_id), source.from.address);
+    return signing ? { ...source, signing } : source;
   }
 
   private async loadSource(row: LedgerRow): Promise<MessageSource> {
@@ -312,3 +334,4 @@ export class MessageSources {
     }
   }
 }
+

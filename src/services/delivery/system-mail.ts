@@ -8,8 +8,12 @@ import { createSigner, TOKEN_PURPOSE } from '../../lib/signed-token';
 import { transitionMessages } from './message-state';
 import { recordOutcomes } from './outcomes';
 import { feedbackStamp } from '../../mail/feedback-stamp';
+import { createListHeaders } from '../../mail/list-headers';
+import { signingKeyOf } from './signing-keys';
+import { fromAddress } from '../../mail/dkim';
 import { verificationBody, VerificationRef } from './sender-verification';
 import { signupConfirmationBody, SignupConfirmationRef } from './signup-confirmation';
+import { teamLinkBody, TeamLinkRef } from './team-links';
 import type { OutgoingMessage } from '../../mail/outgoing-message';
 import { classifySendError, MailTransport } from '../../mail/transport';
 
@@ -22,11 +26,13 @@ export type SystemMail = Pick<OutgoingMessage, 'from' | 'to' | 'subject' | 'html
   verifySender?: VerificationRef;
   /** A signup's confirmation mail: likewise, its link's token is made when it is sent. */
   confirmSignup?: SignupConfirmationRef;
+  /** An invitation or password-reset mail: likewise, its link's token is made when it is sent. */
+  teamLink?: TeamLinkRef;
 };
 
 /** Why a system message was not sent (systemMessage answered undefined). */
 export const VOID_SYSTEM_MAIL =
-  'a newer mail replaced its link, or what it asks for is done or gone (the sender verified or deleted, the signup confirmed, expired or erased)';
+  'a newer mail replaced its link, or what it asks for is done or gone (the sender verified or deleted, the signup confirmed, expired or erased, the invited person removed or joined)';
 
 /**
  * Writes a system message to the send ledger (in the caller's transaction when given): the
@@ -62,10 +68,14 @@ export async function systemMessage(
   row: { id: number; user_id: number; email: string; payload: unknown },
   messageId: string,
 ): Promise<OutgoingMessage | undefined> {
-  const { verifySender, confirmSignup, ...payload } = parseJson<Omit<SystemMail, 'to'>>(row.payload, { from: '', subject: '', html: '' });
-  const message = { ...payload, to: row.email, messageId, accountId: Number(row.user_id) };
+  const { verifySender, confirmSignup, teamLink, ...payload } = parseJson<Omit<SystemMail, 'to'>>(row.payload, { from: '', subject: '', html: '' });
+  const message = { ...payload, to: row.email, messageId, accountId: Number(row.user_id), headers: createListHeaders(baseUrl)({ userId: Number(row.user_id), kind: 'system' }) };
   if (confirmSignup) {
     const body = await signupConfirmationBody(db, baseUrl, Number(row.id), confirmSignup);
+    return body && { ...message, ...body };
+  }
+  if (teamLink) {
+    const body = await teamLinkBody(db, baseUrl, teamLink);
     return body && { ...message, ...body };
   }
   if (!verifySender) return message;
@@ -112,7 +122,8 @@ export async function deliverNow(deps: DeliverNowDeps, id: number): Promise<'sen
       await recordOutcomes(deps.db, [{ id: Number(row.id), result: 'suppressed', error: VOID_SYSTEM_MAIL }], policy);
       return 'void';
     }
-    await deps.mail.send(feedbackStamp(deps.secret, deps.bounceDomain, deps.smtpUrl)(message, Number(row.id)));
+    const signing = await signingKeyOf(deps.db, deps.secret, Number(row.user_id), fromAddress(message.from));
+    await deps.mail.send(feedbackStamp(deps.secret, deps.bounceDomain, deps.smtpUrl)({ ...message, ...signing }, Number(row.id)));
     await recordOutcomes(deps.db, [{ id: Number(row.id), result: 'sent' }], policy);
     return 'sent';
   } catch (err) {

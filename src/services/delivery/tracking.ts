@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import { nowValue } from '../../db/dialect';
 import { isAutomatedOpen } from '../../lib/automated-opens';
 import { createSigner } from '../../lib/signed-token';
-import type { ServiceDeps } from '../context';
+import type { Ctx, ServiceDeps } from '../context';
 import { emitMessageEvents } from '../integrations/hook-outbox';
 import { moveCounters } from './counters';
 import { MESSAGE_TOKEN, TrackedMessage, trackedMessages } from './tracked-message';
@@ -18,7 +18,13 @@ export interface Fetch {
  * Every entry point takes the signed token of the message's links (see tracked-message.ts).
  * The preference page and unsubscribes are preferences.ts.
  */
-export function createTrackingService({ db, secret }: Pick<ServiceDeps, 'db' | 'secret'>) {
+interface Deps extends Pick<ServiceDeps, 'db' | 'secret'> {
+  /** Called in the transaction of a message's first open or first click: engagement segments follow. */
+  engaged?: (ctx: Ctx, emailKey: string, trx: Knex.Transaction) => Promise<void>;
+}
+
+export function createTrackingService({ db, secret, engaged }: Deps) {
+  const announce = async (trx: Knex.Transaction, message: TrackedMessage) => engaged?.({ userId: Number(message.user_id) }, message.email_key, trx);
   const signer = createSigner(secret);
   const messageOf = trackedMessages(secret);
 
@@ -38,6 +44,7 @@ export function createTrackingService({ db, secret }: Pick<ServiceDeps, 'db' | '
     if (first) await emitMessageEvents(trx, 'message.opened', [{ messageId: message.id, userId: Number(message.user_id), extra: { automated } }], now);
     const send = await moveCounters(trx, message, { opened: 1, openedFirst: first, openedByPerson: human });
     if (first && send) await trx('send_messages').where({ id: message.id }).update({ open_seq: send.openedFirst });
+    if (first) await announce(trx, message);
   }
 
   /** Link n of the message's send or automation step. */
@@ -94,6 +101,7 @@ export function createTrackingService({ db, secret }: Pick<ServiceDeps, 'db' | '
         if (firstOfLink) await emitMessageEvents(trx, 'message.clicked', [{ messageId: message.id, userId: Number(message.user_id), extra: { url: link.url } }], now);
         await moveCounters(trx, message, { clicked: 1, clickedFirst: first });
         if (!message.opened_at && !pruned) await countOpen(trx, message, fetch, now);
+        if (first) await announce(trx, message);
         return link.url;
       });
     },

@@ -1,3 +1,4 @@
+import { recordAudit } from '../accounts/audit-log';
 import crypto from 'node:crypto';
 import { insertId, nowValue, parseJson } from '../../db/dialect';
 import { listPage, Paging } from '../../db/paging';
@@ -126,7 +127,7 @@ export function createOutgoingWebhooksService({ db, config, secret: appSecret }:
         if (Number(n) >= HOOK_DELIVERY.maxEndpoints) {
           throw new ConflictError(`An account may have at most ${HOOK_DELIVERY.maxEndpoints} webhooks; delete one first.`);
         }
-        return insertId(trx, 'webhook_endpoints', {
+        const created = await insertId(trx, 'webhook_endpoints', {
           user_id: ctx.userId,
           url: input.url,
           description: input.description,
@@ -135,6 +136,8 @@ export function createOutgoingWebhooksService({ db, config, secret: appSecret }:
           created_at: now,
           updated_at: now,
         });
+        await recordAudit(trx, ctx, { action: 'webhook.created', recordType: 'webhook', recordId: created, summary: input.url }, now);
+        return created;
       });
       return { ...webhookRecord(await find(ctx, id)), secret };
     },
@@ -144,12 +147,15 @@ export function createOutgoingWebhooksService({ db, config, secret: appSecret }:
       await find(ctx, id);
       await checkUrl(input.url);
       const secret = rotate ? newSecret() : undefined;
-      await owned(ctx, id).update({
-        url: input.url,
-        description: input.description,
-        events: JSON.stringify(input.events),
-        ...(secret ? { secret_sealed: sealSecret(appSecret, HOOK_SECRET_PURPOSE, secret) } : {}),
-        updated_at: nowValue(),
+      await db.transaction(async (trx) => {
+        await trx('webhook_endpoints').where({ user_id: ctx.userId, id }).update({
+          url: input.url,
+          description: input.description,
+          events: JSON.stringify(input.events),
+          ...(secret ? { secret_sealed: sealSecret(appSecret, HOOK_SECRET_PURPOSE, secret) } : {}),
+          updated_at: nowValue(),
+        });
+        await recordAudit(trx, ctx, { action: 'webhook.updated', recordType: 'webhook', recordId: id, summary: secret ? `${input.url} (new secret)` : input.url });
       });
       const record = webhookRecord(await find(ctx, id));
       return secret ? { ...record, secret } : record;
@@ -163,6 +169,7 @@ export function createOutgoingWebhooksService({ db, config, secret: appSecret }:
         const found = rows.map((r) => Number(r.id));
         await trx('webhook_deliveries').whereIn('endpoint_id', found).delete();
         await trx('webhook_endpoints').whereIn('id', found).delete();
+        await recordAudit(trx, ctx, found.map((f) => ({ action: 'webhook.deleted' as const, recordType: 'webhook', recordId: f })));
       });
     },
 

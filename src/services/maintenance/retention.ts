@@ -30,6 +30,8 @@ export interface PruneCounts {
   engagement: number;
   messages: number;
   webhookDeliveries: number;
+  /** Audit log entries older than AUDIT_RETENTION_DAYS. */
+  auditEntries: number;
   /** SQLite pages handed back to the file system. */
   freedPages: number;
 }
@@ -137,7 +139,7 @@ export function createRetentionService({ db, config, logger }: Pick<ServiceDeps,
       const daysAgo = (days: number) => new Date(now.getTime() - days * DAY_MS).toISOString();
       const batches = (table: string, where: (q: Knex.QueryBuilder) => void) => untilDone(size, shouldStop, () => deleteSome(db, table, where, size));
       const days = policy();
-      const counts: PruneCounts = { sessions: 0, signups: 0, webhookTokens: 0, signupMailSlots: 0, engagement: 0, messages: 0, webhookDeliveries: 0, freedPages: 0 };
+      const counts: PruneCounts = { sessions: 0, signups: 0, webhookTokens: 0, signupMailSlots: 0, engagement: 0, messages: 0, webhookDeliveries: 0, auditEntries: 0, freedPages: 0 };
 
       counts.sessions = await batches('sessions', (q) => q.where('expires_at', '<', now.toISOString()));
       counts.signups = await batches('signups', (q) => q.whereNull('confirmed_at').where('expires_at', '<', new Date(now.getTime() - SIGNUP.keepExpiredMs).toISOString()));
@@ -149,6 +151,9 @@ export function createRetentionService({ db, config, logger }: Pick<ServiceDeps,
         counts.webhookDeliveries = await batches('webhook_deliveries', (q) =>
           q.whereIn('state', [HOOK_DELIVERY_STATE.delivered, HOOK_DELIVERY_STATE.failed]).where('created_at', '<', daysAgo(days.webhookDeliveries)).orderBy('id'),
         );
+      }
+      if (config.auditRetentionDays > 0 && !shouldStop()) {
+        counts.auditEntries = await batches('audit_log', (q) => q.where('created_at', '<', daysAgo(config.auditRetentionDays)));
       }
       const deleted = Object.values(counts).reduce((sum, n) => sum + n, 0);
       if (deleted > 0 && !shouldStop()) counts.freedPages = await releaseFreePages(db);

@@ -1,0 +1,57 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { useHarness } from '../support/harness';
+import { axeViolations } from './axe';
+import { useBrowser } from './browser';
+
+const FIXTURES = path.join(__dirname, '..', 'fixtures', 'imports');
+
+/** A first day: a Mailchimp export imported as it is, on a phone, into an account with nothing set up. */
+describe('dashboard in Chromium: a Mailchimp export into a fresh account', () => {
+  const h = useHarness();
+  const b = useBrowser(h);
+
+  test('when a fresh account imports a Mailchimp export at 390 px then the upload makes the contact type and the mapping step makes the custom fields', async () => {
+    const account = await h.account();
+    const page = await b.page();
+    await page.setViewportSize({ width: 390, height: 844 });
+    await b.signIn(page, account);
+    await page.goto('/contacts/import');
+    await page.getByText('You have no contact type yet: the upload makes one, named after the file.').waitFor();
+    expect(await page.getByLabel('Import into contact type').inputValue()).toBe('new');
+    const file = 'subscribed_members_export_4f2a9c1b7e.csv';
+    await page.getByLabel('CSV file').setInputFiles({ name: file, mimeType: 'text/csv', buffer: fs.readFileSync(path.join(FIXTURES, file)) });
+    await page.getByRole('button', { name: 'Upload and choose columns' }).click();
+    await page.getByRole('heading', { name: `Columns of ${file}` }).waitFor();
+    await page.getByText('Into subscribed members export 4f2a9c1b7e.').waitFor();
+    expect(await axeViolations(page)).toEqual([]);
+
+    // Columns no field takes: each offers a new custom field, the type its values suggest first.
+    const rating = page.getByLabel('MEMBER_RATING', { exact: true });
+    expect(await rating.locator('option[value^="new:"]').first().textContent()).toBe('New number field “MEMBER_RATING” (as the values suggest)');
+    await rating.selectOption('new:number');
+    await page.getByLabel('OPTIN_TIME', { exact: true }).selectOption('new:datetime-local');
+    await page.getByLabel('Phone Number', { exact: true }).selectOption('new:text');
+    await page.getByLabel('TAGS', { exact: true }).selectOption('new:text');
+    expect(await page.getByLabel('Email Address', { exact: true }).inputValue()).toBe('email');
+    await page.getByRole('button', { name: 'Import', exact: true }).click();
+    await page.getByRole('heading', { name: `Import of ${file}` }).waitFor();
+    const progress = page.locator('#import-progress');
+    await progress.getByText('Done', { exact: true }).waitFor();
+    await progress.getByText('2 of 2 rows processed').waitFor();
+    expect(await axeViolations(page)).toEqual([]);
+
+    await page.goto('/custom-fields');
+    for (const name of ['MEMBER_RATING', 'OPTIN_TIME', 'Phone_Number', 'TAGS']) await page.getByRole('cell', { name, exact: true }).waitFor();
+    await page.goto('/contacts');
+    await page.getByRole('link', { name: 'Anna Schmidt' }).click();
+    expect(await page.getByLabel('MEMBER_RATING', { exact: true }).inputValue()).toBe('4');
+    expect(await page.getByLabel('OPTIN_TIME', { exact: true }).inputValue()).toBe('2023-01-05T10:00');
+    const { scroll, inner } = await page.evaluate(() => {
+      const w = globalThis as unknown as { document: { documentElement: { scrollWidth: number } }; innerWidth: number };
+      return { scroll: w.document.documentElement.scrollWidth, inner: w.innerWidth };
+    });
+    expect(scroll).toBeLessThanOrEqual(inner);
+    expect(b.problems).toEqual([]);
+  });
+});
