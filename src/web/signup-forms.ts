@@ -8,7 +8,7 @@ import { toId } from '../lib/http';
 import { lazy } from '../lib/lazy';
 import { createViews } from '../lib/views';
 import type { Services } from '../services';
-import { FORM_TEXT_FIELDS, formFields, SignupFormRecord } from '../services/audience/signup-forms';
+import { COUNTRY_FIELD, COUNTRY_LABEL, FORM_TEXT_FIELDS, formFields, SignupFormRecord } from '../services/audience/signup-forms';
 import { onInvalid } from './errors';
 import { listFields } from './forms';
 import type { WebRoutes } from './routes';
@@ -23,7 +23,7 @@ const snippetViews = lazy(() => createViews({ trimBlocks: true, lstripBlocks: tr
  * the account's contact types; each form's page shows its public URL and an HTML snippet that
  * another site can paste (a plain `<form method="post">` to that URL).
  */
-export function mountSignupForms(routes: WebRoutes, { signupForms, contactTypes, fields }: Services, views: Views, config: Config): void {
+export function mountSignupForms(routes: WebRoutes, { signupForms, contactTypes, fields, geography }: Services, views: Views, config: Config): void {
   const idOf = (req: Request) => toId(req.params.id) ?? 0;
   const publicUrl = (form: SignupFormRecord) => `${config.baseUrl}/subscribe/${form.public_id}`;
 
@@ -36,6 +36,7 @@ export function mountSignupForms(routes: WebRoutes, { signupForms, contactTypes,
       types: [{ value: '', label: 'Choose a contact type' }, ...types.rows.map((t) => ({ value: t.id, label: t.name }))],
       fieldChoices: [
         ...Object.entries(FORM_TEXT_FIELDS).map(([value, label]) => ({ value, label })),
+        { value: COUNTRY_FIELD, label: COUNTRY_LABEL },
         ...custom.map((f) => ({ value: f.field_name, label: `${f.field_name} (custom field)` })),
       ],
       groups,
@@ -48,7 +49,7 @@ export function mountSignupForms(routes: WebRoutes, { signupForms, contactTypes,
     return { title: `Edit ${form.name}`, action: `/signup-forms/${form.id}/edit`, form, ...rest };
   };
   /** What a refused form shows again: no box ticked is no list at all in the body. */
-  const posted = () => ({ values: { fields: [], group_ids: [] } });
+  const posted = () => ({ values: { fields: [], required_fields: [], group_ids: [] } });
 
   const listPage = async (req: Request, res: Response) => {
     const forms = await signupForms.list(ctxOf(req));
@@ -61,11 +62,11 @@ export function mountSignupForms(routes: WebRoutes, { signupForms, contactTypes,
     const form = await newForm(req);
     views.page(req, res, 'signup-forms/form.njk', {
       ...form,
-      values: { contact_type_id: toId(req.query.contact_type_id), fields: ['first_name', 'last_name'], group_ids: form.groups.map((g) => g.id) },
+      values: { contact_type_id: toId(req.query.contact_type_id), fields: ['first_name', 'last_name'], required_fields: [], group_ids: form.groups.map((g) => g.id) },
     });
   });
 
-  routes.post('/signup-forms/new', listFields('fields', 'group_ids'), onInvalid('signup-forms/form.njk', async (req) => ({ ...(await newForm(req)), ...posted() })), validate(...signupFormRules()), async (req, res) => {
+  routes.post('/signup-forms/new', listFields('fields', 'required_fields', 'group_ids'), onInvalid('signup-forms/form.njk', async (req) => ({ ...(await newForm(req)), ...posted() })), validate(...signupFormRules()), async (req, res) => {
     const id = await signupForms.add(ctxOf(req), signupFormInput(req));
     views.redirect(res, `/signup-forms/${id}`, 'Signup form created. Share its link or paste its HTML into your site.');
   });
@@ -75,14 +76,19 @@ export function mountSignupForms(routes: WebRoutes, { signupForms, contactTypes,
     const form = await signupForms.get(ctx, idOf(req));
     const [custom, groups, types] = await Promise.all([fields.listCustom(ctx), signupForms.offerableGroups(ctx), contactTypes.list(ctx)]);
     const offered = groups.filter((g) => form.group_ids.includes(g.id));
-    const shown = formFields(form.fields, custom.map((f) => ({ id: f.id, field_name: f.field_name, field_type: f.field_type as 'text' })));
+    const shown = formFields(
+      form.fields,
+      custom.map((f) => ({ id: f.id, field_name: f.field_name, field_type: f.field_type as 'text' })),
+      form.required_fields,
+      form.fields.includes(COUNTRY_FIELD) ? (await geography.countries()).map((c) => ({ value: c.id, label: c.name })) : [],
+    );
     const snippet = snippetViews().render('signup-forms/snippet.njk', { action: publicUrl(form), fields: shown, groups: offered, honeypot: SIGNUP.honeypot }).trim();
     views.page(req, res, 'signup-forms/show.njk', {
       title: form.name,
       form,
       url: publicUrl(form),
       snippet,
-      fieldLabels: shown.map((f) => f.label),
+      fieldLabels: shown.map((f) => (f.required ? `${f.label} (required)` : f.label)),
       groups: offered,
       contactType: types.rows.find((t) => t.id === form.contact_type_id),
     });
@@ -93,7 +99,7 @@ export function mountSignupForms(routes: WebRoutes, { signupForms, contactTypes,
     views.page(req, res, 'signup-forms/form.njk', { ...form, values: form.form });
   });
 
-  routes.post('/signup-forms/:id/edit', listFields('fields', 'group_ids'), onInvalid('signup-forms/form.njk', async (req) => ({ ...(await editForm(req)), ...posted() })), validate(...signupFormRules()), async (req, res) => {
+  routes.post('/signup-forms/:id/edit', listFields('fields', 'required_fields', 'group_ids'), onInvalid('signup-forms/form.njk', async (req) => ({ ...(await editForm(req)), ...posted() })), validate(...signupFormRules()), async (req, res) => {
     await signupForms.update(ctxOf(req), idOf(req), signupFormInput(req));
     views.redirect(res, `/signup-forms/${idOf(req)}`, 'Signup form saved.');
   });

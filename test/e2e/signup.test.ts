@@ -1,8 +1,14 @@
-import { sendingFixtures, testWorker } from '../support/fixtures';
+import { addCustomField, sendingFixtures, testWorker } from '../support/fixtures';
 import { useHarness } from '../support/harness';
 import { useSmtpSink } from '../support/smtp';
 import { axeViolations } from './axe';
 import { eventually, useBrowser } from './browser';
+
+/** Whether the page scrolls sideways (the suite compiles without the DOM library). */
+interface PageGlobals {
+  document: { documentElement: { scrollWidth: number } };
+  innerWidth: number;
+}
 
 /** A double opt-in signup works end to end (form → mail → link → contact → welcome mail). */
 describe('signup form with double opt-in in Chromium', () => {
@@ -15,6 +21,8 @@ describe('signup form with double opt-in in Chromium', () => {
     const account = await h.account();
     const ctx = { userId: account.user_id };
     await h.runtime.services.contactTypes.add(ctx, { name: 'Newsletter readers' });
+    await addCustomField(h, account, 'company', 'text');
+    const france = await h.runtime.db('countries').where({ iso2: 'FR' }).first('id', 'name');
     const type = Number((await h.runtime.db('contact_types').where({ user_id: account.user_id }).first('id')).id);
     const news = await f.group(account.user_id, 'Product news', 1);
     const automation = await f.automation(account.user_id, { type: 'welcome', contactType: type, groupId: news });
@@ -29,6 +37,12 @@ describe('signup form with double opt-in in Chromium', () => {
     await owner.getByRole('link', { name: 'New signup form' }).first().click();
     await owner.getByLabel('Name', { exact: true }).fill('Monthly letter');
     await owner.getByLabel('Contact type').selectOption({ label: 'Newsletter readers' });
+    // It also asks the country (required) and the account's "company" field, ticked from the keyboard.
+    const asked = owner.getByRole('group', { name: 'Fields to ask' });
+    await asked.getByLabel('Country').focus();
+    await owner.keyboard.press('Space');
+    await asked.getByLabel('company (custom field)').check();
+    await owner.getByRole('group', { name: 'Required fields' }).getByLabel('Country').check();
     await owner.getByLabel('Thank-you text').fill('Thank you for confirming!');
     await owner.getByRole('button', { name: 'Save signup form' }).click();
     await owner.getByText('Signup form created.').waitFor();
@@ -48,6 +62,21 @@ describe('signup form with double opt-in in Chromium', () => {
     await visitor.getByLabel('First name').fill('Lena');
     await visitor.getByLabel('Last name').fill('Moreau');
     expect(await visitor.getByLabel('Product news').isChecked()).toBe(true);
+    // Without the required country the form comes back, saying so next to the list, and keeps what was typed.
+    await visitor.getByRole('button', { name: 'Subscribe' }).click();
+    await visitor.getByText('Choose your country.').waitFor();
+    expect(await visitor.getByLabel('First name').inputValue()).toBe('Lena');
+    axe.push(...(await axeViolations(visitor)));
+    // On a phone the form fits; the country is chosen from the keyboard.
+    await visitor.setViewportSize({ width: 390, height: 844 });
+    const { scroll, inner } = await visitor.evaluate(() => {
+      const w = globalThis as unknown as PageGlobals;
+      return { scroll: w.document.documentElement.scrollWidth, inner: w.innerWidth };
+    });
+    expect(scroll).toBeLessThanOrEqual(inner);
+    await visitor.getByLabel('Country').focus();
+    await visitor.getByLabel('Country').selectOption({ label: String(france.name) });
+    await visitor.getByLabel('company').fill('Atelier Moreau');
     await visitor.getByRole('button', { name: 'Subscribe' }).click();
     await visitor.getByRole('heading', { name: 'Check your inbox' }).waitFor();
     expect(await h.runtime.db('contacts').where({ email_key: 'lena@example.org' })).toEqual([]);
@@ -75,6 +104,10 @@ describe('signup form with double opt-in in Chromium', () => {
     await owner.getByRole('heading', { name: 'Consent' }).waitFor();
     await owner.getByText(/Signed up through the form Monthly letter/).waitFor();
     await owner.getByText(/Chose: Product news\./).waitFor();
+    const contact = await h.runtime.db('contacts').where({ user_id: account.user_id, email_key: 'lena@example.org' }).first('id', 'country');
+    expect(Number(contact.country)).toBe(Number(france.id));
+    const saved = await h.runtime.services.contacts.get(ctx, Number(contact.id));
+    expect(Object.values(saved.custom_field ?? {}).map((v) => `${v.field_name}: ${v.field_value}`)).toEqual(['company: Atelier Moreau']);
 
     // The welcome automation's worker tick mails the new contact.
     const { worker, close } = testWorker(h, sink.url);

@@ -14,8 +14,10 @@ import { audited } from '../accounts/audit-log';
 export interface SignupFormInput {
   name: string;
   contact_type_id: number;
-  /** Contact columns (CONTACT_TEXT_COLUMNS) and custom field names the form asks, besides the email. */
+  /** Contact columns (CONTACT_TEXT_COLUMNS), `country` and custom field names the form asks, besides the email. */
   fields: string[];
+  /** Those of `fields` a visitor must fill in; absent: none. */
+  required_fields?: string[];
   /** `is_display` groups of the account the form offers to opt into. */
   group_ids: number[];
   thank_you: string;
@@ -25,6 +27,7 @@ export interface SignupFormInput {
 
 export interface SignupFormRecord extends SignupFormInput {
   sender_id: number | null;
+  required_fields: string[];
   id: number;
   user_id: number;
   public_id: string;
@@ -44,12 +47,25 @@ export interface SenderChoice {
 export interface FormField {
   name: string;
   label: string;
-  type: 'text' | 'number' | 'datetime-local';
-  /** The contact column, or the custom field (`custom`). */
+  type: 'text' | 'number' | 'datetime-local' | 'select';
+  /** The contact column, or the custom field (`custom`); both undefined for the country. */
   column: ContactTextColumn | undefined;
   custom: CustomFieldDef | undefined;
   maxLength: number | undefined;
+  /** The visitor must fill it in. */
+  required: boolean;
+  /** The choices of a select (the country's): value is the country's id. */
+  options?: CountryChoice[];
 }
+
+/** A country a form's country select offers. */
+export interface CountryChoice {
+  value: number;
+  label: string;
+}
+
+/** The form field name of the contact's country. */
+export const COUNTRY_FIELD = 'country';
 
 export interface OfferedGroup {
   id: number;
@@ -76,6 +92,9 @@ export const FORM_TEXT_FIELDS: Record<ContactTextColumn, string> = {
   postal_code: 'Postal code',
 };
 
+/** The label of the country field, on the dashboard and the public form. */
+export const COUNTRY_LABEL = 'Country';
+
 const isTextColumn = (name: string): name is ContactTextColumn => Object.prototype.hasOwnProperty.call(CONTACT_TEXT_COLUMNS, name);
 
 export function signupFormRecord(row: Record<string, unknown>): SignupFormRecord {
@@ -86,6 +105,7 @@ export function signupFormRecord(row: Record<string, unknown>): SignupFormRecord
     name: String(row.name),
     contact_type_id: Number(row.contact_type_id),
     fields: parseJson<string[]>(row.fields, []),
+    required_fields: parseJson<string[]>(row.required_fields, []),
     group_ids: parseJson<number[]>(row.group_ids, []).map(Number),
     thank_you: String(row.thank_you ?? ''),
     sender_id: row.sender_id === null || row.sender_id === undefined ? null : Number(row.sender_id),
@@ -94,19 +114,32 @@ export function signupFormRecord(row: Record<string, unknown>): SignupFormRecord
   };
 }
 
-/** The form's fields in its own order; custom fields deleted since are left out. */
-export function formFields(names: string[], defs: CustomFieldDef[]): FormField[] {
+/**
+ * The form's fields in its own order; custom fields deleted since are left out. `required`
+ * names those the visitor must fill in; `countries` are the country select's choices.
+ */
+export function formFields(names: string[], defs: CustomFieldDef[], required: string[] = [], countries: CountryChoice[] = []): FormField[] {
   const byName = new Map(defs.map((d) => [d.field_name, d]));
+  const must = new Set(required);
   const shown: FormField[] = [];
   for (const name of names) {
+    if (name === COUNTRY_FIELD) {
+      shown.push({ name, label: COUNTRY_LABEL, type: 'select', column: undefined, custom: undefined, maxLength: undefined, required: must.has(name), options: countries });
+      continue;
+    }
     if (isTextColumn(name)) {
-      shown.push({ name, label: FORM_TEXT_FIELDS[name], type: 'text', column: name, custom: undefined, maxLength: CONTACT_TEXT_COLUMNS[name] });
+      shown.push({ name, label: FORM_TEXT_FIELDS[name], type: 'text', column: name, custom: undefined, maxLength: CONTACT_TEXT_COLUMNS[name], required: must.has(name) });
       continue;
     }
     const def = byName.get(name);
-    if (def) shown.push({ name: `custom_field[${name}]`, label: name, type: def.field_type as CustomFieldType, column: undefined, custom: def, maxLength: undefined });
+    if (def) shown.push({ name: `custom_field[${name}]`, label: name, type: def.field_type as CustomFieldType, column: undefined, custom: def, maxLength: undefined, required: must.has(name) });
   }
   return shown;
+}
+
+/** The reference's countries, as the contact forms list them. */
+export async function countryChoices(q: Knex): Promise<CountryChoice[]> {
+  return (await q('countries').orderBy('id').select('id', 'name')).map((c: Record<string, unknown>) => ({ value: Number(c.id), label: String(c.name) }));
 }
 
 interface Deps extends Pick<ServiceDeps, 'db'> {
@@ -135,9 +168,11 @@ export function createSignupFormsService({ db, fields, contactTypes }: Deps) {
     const errors: FieldErrors = {};
     const [typeOk, defs, groups] = await Promise.all([contactTypes.exists(ctx, input.contact_type_id), customFieldDefs(fields, ctx), displayGroups(ctx.userId)]);
     if (!typeOk) errors.contact_type_id = [messages.selected('contact_type_id')];
-    const known = new Set([...Object.keys(CONTACT_TEXT_COLUMNS), ...defs.map((d) => d.field_name)]);
+    const known = new Set([...Object.keys(CONTACT_TEXT_COLUMNS), COUNTRY_FIELD, ...defs.map((d) => d.field_name)]);
     // Only the dashboard saves forms, so these speak to a person rather than name parameters.
     if (input.fields.some((name) => !known.has(name))) errors.fields = ['Choose the fields from the list.'];
+    const asked = new Set(input.fields);
+    if ((input.required_fields ?? []).some((name) => !asked.has(name))) errors.required_fields = ['A required field must also be ticked under “Fields to ask”.'];
     const offered = new Set(groups.map((g: { id: unknown }) => Number(g.id)));
     if (input.group_ids.some((id) => !offered.has(id))) errors.group_ids = ['Choose groups that are shown on preference pages.'];
     if (input.sender_id != null && !(await verifiedSenders(ctx.userId)).some((s) => s.id === input.sender_id)) errors.sender_id = ['Choose one of your verified senders.'];
@@ -148,6 +183,7 @@ export function createSignupFormsService({ db, fields, contactTypes }: Deps) {
     name: input.name.trim(),
     contact_type_id: input.contact_type_id,
     fields: jsonValue([...new Set(input.fields)]),
+    required_fields: jsonValue([...new Set(input.required_fields ?? [])]),
     group_ids: jsonValue([...new Set(input.group_ids)]),
     thank_you: input.thank_you.trim(),
     sender_id: input.sender_id ?? null,
@@ -240,11 +276,16 @@ export function createSignupFormsService({ db, fields, contactTypes }: Deps) {
       if (!row) return undefined;
       const form = signupFormRecord(row);
       const ctx = { userId: form.user_id };
-      const [defs, groups] = await Promise.all([customFieldDefs(fields, ctx, q as Knex.Transaction), displayGroups(form.user_id, q)]);
+      const asksCountry = form.fields.includes(COUNTRY_FIELD);
+      const [defs, groups, countries] = await Promise.all([
+        customFieldDefs(fields, ctx, q as Knex.Transaction),
+        displayGroups(form.user_id, q),
+        asksCountry ? countryChoices(q) : Promise.resolve([]),
+      ]);
       const offered = new Set(form.group_ids);
       return {
         form,
-        fields: formFields(form.fields, defs),
+        fields: formFields(form.fields, defs, form.required_fields, countries),
         groups: groups
           .filter((g: { id: unknown }) => offered.has(Number(g.id)))
           .map((g: Record<string, unknown>) => ({ id: Number(g.id), group_name: String(g.group_name), description: String(g.description) })),

@@ -12,7 +12,7 @@ import { deliverNow, queueSystemMail } from '../delivery/system-mail';
 import type { Ctx, ServiceDeps } from '../context';
 import type { ContactInput, ContactsService } from './contacts';
 import { checkCustomValue, CustomFieldSource, customFieldDefs } from './custom-field-values';
-import type { FormField, PublicForm, SignupFormsService } from './signup-forms';
+import { COUNTRY_FIELD, FormField, PublicForm, SignupFormsService } from './signup-forms';
 import { addUnsubscribers } from './unsubscribers';
 
 /** What a visitor typed, by form control name (`email`, `first_name`, `custom_field[age]`, `groups`). */
@@ -51,6 +51,8 @@ export interface ConsentRecord {
 interface Submitted {
   text: ContactInput['text'];
   custom: Record<string, string>;
+  /** The country's id, when the form asks it and the visitor chose one. */
+  country?: number;
 }
 
 interface Deps extends ServiceDeps {
@@ -74,7 +76,9 @@ function readSubmission(form: PublicForm, body: SignupBody) {
     values[field.name] = value;
     const problem = problemOf(field, value);
     if (problem) errors[field.name] = problem;
-    else if (field.column) submitted.text[field.column] = value;
+    else if (field.name === COUNTRY_FIELD && field.type === 'select') {
+      if (value) submitted.country = Number(value);
+    } else if (field.column) submitted.text[field.column] = value;
     else if (field.custom && value) {
       const checked = checkCustomValue(field.custom, value);
       if ('value' in checked && checked.value !== null) submitted.custom[field.custom.field_name] = checked.value;
@@ -86,6 +90,8 @@ function readSubmission(form: PublicForm, body: SignupBody) {
 }
 
 function problemOf(field: FormField, value: string): string | undefined {
+  if (!value) return field.required ? (field.type === 'select' ? `Choose your ${field.label.toLowerCase()}.` : `Fill in ${field.custom ? `“${field.label}”` : `your ${field.label.toLowerCase()}`}.`) : undefined;
+  if (field.options) return field.options.some((o) => String(o.value) === value) ? undefined : `Choose a ${field.label.toLowerCase()} from the list.`;
   if (hasControlCharacters(value)) return 'This contains characters that cannot be stored.';
   if (field.maxLength !== undefined && value.length > field.maxLength) return `This may not be longer than ${field.maxLength} characters.`;
   if (!field.custom || !value) return undefined;
@@ -228,8 +234,8 @@ export function createSignupsService(deps: Deps) {
         const input: ContactInput = {
           contact_type_id: form.form.contact_type_id,
           email: String(row.email),
-          // A new contact has no country (the form does not ask it); an existing one keeps its own.
-          country: existing ? undefined : null,
+          // The country the visitor chose; else a new contact has none and an existing one keeps its own.
+          country: submitted.country ?? (existing ? undefined : null),
           text: submitted.text ?? {},
           custom_field: custom,
         };
