@@ -39,10 +39,11 @@ import * as teamUsers from './20261127_0147_team-users';
 import * as relays from './20261127_0150_relays';
 import * as unloggedRateLimits from './20261127_0230_unlogged-rate-limits';
 import * as sendingDomains from './20261127_0241_sending-domains';
-import * as segmentEngagement from './20261127_0300_segment-engagement';
+import * as signupFormSender from './20261127_0244_signup-form-sender';
 import * as auditLog from './20261127_0252_audit-log';
 import * as twoFactor from './20261127_0253_two-factor';
 import * as singleSignOn from './20261127_0254_single-sign-on';
+import * as segmentEngagement from './20261127_0300_segment-engagement';
 
 /**
  * The ordered list of migrations. A static list (instead of a directory scan) makes the
@@ -90,10 +91,11 @@ export const migrations: ReadonlyArray<[name: string, migration: Knex.Migration]
   ['20261127_0150_relays', relays],
   ['20261127_0230_unlogged-rate-limits', unloggedRateLimits],
   ['20261127_0241_sending-domains', sendingDomains],
-  ['20261127_0300_segment-engagement', segmentEngagement],
+  ['20261127_0244_signup-form-sender', signupFormSender],
   ['20261127_0252_audit-log', auditLog],
   ['20261127_0253_two-factor', twoFactor],
   ['20261127_0254_single-sign-on', singleSignOn],
+  ['20261127_0300_segment-engagement', segmentEngagement],
 ];
 
 export const migrationSource: Knex.MigrationSource<[string, Knex.Migration]> = {

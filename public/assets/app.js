@@ -27,6 +27,124 @@ document.addEventListener('input', (event) => {
   event.target.removeAttribute('aria-invalid');
 });
 
+// A table wider than its box scrolls inside it: the box becomes a named tab stop, so the
+// keyboard's arrows scroll it (app.css keeps its scrollbar visible).
+const scrollableTables = () => {
+  for (const box of document.querySelectorAll('.table-scroll, .table-wrap')) {
+    const wide = box.scrollWidth > box.clientWidth + 1;
+    if (!wide || box.hasAttribute('tabindex')) continue;
+    const heading = box.previousElementSibling?.matches('h2, h3') ? box.previousElementSibling.textContent.trim() : '';
+    box.tabIndex = 0;
+    box.setAttribute('role', 'region');
+    box.setAttribute('aria-label', `${heading || 'Table'} (scrolls sideways)`);
+  }
+};
+
+// A form refused by the server comes back with its messages: the focus goes to the first field
+// it refused (or its message), not to the top of the page.
+const focusRefusedField = () => {
+  if (document.activeElement && document.activeElement !== document.body) return;
+  const field = document.querySelector('main [aria-invalid="true"], main .field.invalid :is(input, select, textarea)');
+  const message = document.querySelector('main .flash-error[role="alert"]');
+  const target = field ?? message;
+  if (!target) return;
+  if (!field) target.tabIndex = -1;
+  target.focus();
+};
+
+const onPage = () => {
+  scrollableTables();
+  focusRefusedField();
+};
+if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', onPage);
+else onPage();
+document.addEventListener('htmx:after:swap', onPage);
+window.addEventListener('resize', scrollableTables);
+
+// A long form (the composer, an automation step) keeps what was typed in this tab's storage
+// until it is sent: a link that leaves it ("Create a group first", the navigation) loses
+// nothing, and coming back to the page brings the typing back, with a way to start over.
+// A form the server refused is shown with the posted values instead.
+const DRAFT_DAYS = 1;
+const draftKey = (form) => `draft:${location.pathname}:${form.getAttribute('action') ?? ''}`;
+const draftOf = (form) => {
+  const values = [];
+  for (const el of form.elements) {
+    if (!el.name || el.name === '_csrf' || el.type === 'file' || el.type === 'submit' || el.type === 'button' || el.getAttribute('form')) continue;
+    if ((el.type === 'checkbox' || el.type === 'radio') && !el.checked) continue;
+    values.push([el.name, el.value]);
+  }
+  return values;
+};
+const saveDraft = (form) => {
+  // Sent: the page that answers shows either the saved record or the refused form's values.
+  if (form.dataset.sent) return;
+  try {
+    sessionStorage.setItem(draftKey(form), JSON.stringify({ at: Date.now(), values: draftOf(form) }));
+  } catch {
+    // Storage full or refused: the form still works, it just keeps nothing.
+  }
+};
+const restoreDraft = (form) => {
+  let draft;
+  try {
+    draft = JSON.parse(sessionStorage.getItem(draftKey(form)) ?? 'null');
+  } catch {
+    return;
+  }
+  if (!draft || Date.now() - draft.at > DRAFT_DAYS * 86_400_000) return;
+  if (form.querySelector('.field.invalid, [aria-invalid="true"]')) return;
+  if (JSON.stringify(draft.values) === JSON.stringify(draftOf(form))) return;
+  const byName = new Map();
+  for (const [name, value] of draft.values) byName.set(name, [...(byName.get(name) ?? []), value]);
+  for (const el of form.elements) {
+    if (!el.name || el.name === '_csrf' || el.type === 'file' || el.type === 'submit' || el.type === 'button' || el.getAttribute('form')) continue;
+    const values = byName.get(el.name) ?? [];
+    if (el.type === 'checkbox' || el.type === 'radio') el.checked = values.includes(el.value);
+    else if (values.length) el.value = values[0];
+  }
+  // The editor's project travels in a field its script adds later: it starts from the kept one.
+  const project = form.querySelector('[data-designer-project]');
+  if (project && byName.has('template_json')) project.value = byName.get('template_json')[0];
+  const note = document.createElement('p');
+  note.className = 'flash';
+  note.setAttribute('role', 'status');
+  note.append('What you typed here before leaving the page is back. ');
+  const discard = document.createElement('button');
+  discard.type = 'button';
+  discard.className = 'small';
+  discard.textContent = 'Start over';
+  discard.addEventListener('click', () => {
+    sessionStorage.removeItem(draftKey(form));
+    location.reload();
+  });
+  note.append(discard);
+  form.prepend(note);
+};
+const keepDrafts = () => {
+  for (const form of document.querySelectorAll('form[data-keep-draft]')) {
+    if (form.dataset.keeping) continue;
+    form.dataset.keeping = 'yes';
+    restoreDraft(form);
+    form.addEventListener('input', () => saveDraft(form));
+    form.addEventListener('change', () => saveDraft(form));
+    form.addEventListener('submit', () => {
+      form.dataset.sent = 'yes';
+      sessionStorage.removeItem(draftKey(form));
+    });
+  }
+};
+// Leaving by any link (htmx swaps the page without unloading it) or closing the tab saves last.
+document.addEventListener('click', (event) => {
+  if (!event.target.closest?.('a[href]')) return;
+  for (const form of document.querySelectorAll('form[data-keep-draft]')) saveDraft(form);
+}, true);
+window.addEventListener('pagehide', () => {
+  for (const form of document.querySelectorAll('form[data-keep-draft]')) saveDraft(form);
+});
+if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', keepDrafts);
+else keepDrafts();
+document.addEventListener('htmx:after:swap', keepDrafts);
 // Copy buttons (sending domains' DNS records): copy the named field's value and say so.
 document.addEventListener('click', async (event) => {
   const button = event.target.closest?.('[data-copy]');

@@ -23,6 +23,10 @@
 
   let editor;
   let mode = 'visual';
+  /** The caret in the text being edited (its component and offset), kept while the focus is elsewhere. */
+  let lastCaret;
+  /** The caret's offset while a sync redraws the text being edited (undefined otherwise). */
+  let caretHeld;
   /** The design in the canvas differs from the fields (a change not exported yet). */
   let touched = false;
   /** The textarea's text when the HTML mode was entered, to know whether it was edited. */
@@ -43,12 +47,50 @@
     return /<body[\s>]/i.test(inlined) ? `<!doctype html><html>${head}${inlined}</html>` : `<!doctype html><html>${head}<body>${inlined}</body></html>`;
   };
 
-  /** The text being typed into is part of the design only once GrapesJS syncs it from the canvas. */
+  /** Where the caret is in an element, as a count of characters before it (or undefined). */
+  const caretOffset = (el) => {
+    const selection = el.ownerDocument.getSelection();
+    if (!selection?.rangeCount || !el.contains(selection.getRangeAt(0).endContainer)) return undefined;
+    const range = selection.getRangeAt(0);
+    const before = el.ownerDocument.createRange();
+    before.selectNodeContents(el);
+    before.setEnd(range.endContainer, range.endOffset);
+    return before.toString().length;
+  };
+  /** Puts the caret back after that many characters of the element's text. */
+  const placeCaret = (el, offset) => {
+    const doc = el.ownerDocument;
+    const walker = doc.createTreeWalker(el, 4 /* NodeFilter.SHOW_TEXT */);
+    let left = offset;
+    let node = walker.nextNode();
+    const range = doc.createRange();
+    while (node && left > node.data.length) {
+      left -= node.data.length;
+      node = walker.nextNode();
+    }
+    if (node) range.setStart(node, left);
+    else {
+      range.selectNodeContents(el);
+      range.collapse(false);
+    }
+    range.collapse(true);
+    doc.getSelection().removeAllRanges();
+    doc.getSelection().addRange(range);
+  };
+
+  /**
+   * The text being typed into is part of the design only once GrapesJS syncs it from the canvas.
+   * Syncing redraws the text's content, which would drop the caret to its start while the
+   * person is still typing: the caret is put back where it was.
+   */
   let syncing = false;
   const syncTyping = async () => {
     const editing = editor?.getEditing();
     const view = editing?.syncContent ? editing : editing?.getView?.();
     if (!view?.syncContent) return;
+    const el = view.el;
+    const offset = el ? caretOffset(el) : undefined;
+    caretHeld = offset;
     // Syncing changes the design's model: that change is ours, not the user's.
     syncing = true;
     try {
@@ -57,18 +99,32 @@
     } finally {
       syncing = false;
     }
+    return offset === undefined ? undefined : view;
+  };
+  /**
+   * After the export (which redraws the canvas on its next frame), the caret goes back where it
+   * was, or where an insertion or a key pressed meanwhile left it (`caretHeld`).
+   */
+  const restoreCaret = async (view) => {
+    if (view) {
+      await new Promise((resolve) => editor.Canvas.getWindow().requestAnimationFrame(() => setTimeout(resolve, 0)));
+      if (editor.getEditing() && view.el && caretHeld !== undefined) placeCaret(view.el, caretHeld);
+    }
+    caretHeld = undefined;
   };
 
   /** Writes the canvas's design into the form's fields. */
   const sync = async () => {
     if (!editor || mode !== 'visual' || !touched) return;
-    await syncTyping();
+    const caret = await syncTyping();
     touched = false;
     const html = exportHtml();
-    if (html === textarea().value) return;
-    textarea().value = html;
-    json.value = JSON.stringify(editor.getProjectData());
-    refreshPreview();
+    if (html !== textarea().value) {
+      textarea().value = html;
+      json.value = JSON.stringify(editor.getProjectData());
+      refreshPreview();
+    }
+    await restoreCaret(caret);
   };
   const syncSoon = debounce(sync, 400);
 
@@ -114,26 +170,74 @@
     }
   }, 500);
 
-  const insertPlaceholder = async (name) => {
-    const token = `((${name}))`;
+  /** The picker's own message line, beside the chips (not at the top of the editor). */
+  const pickerNote = root.querySelector('[data-picker-note]');
+  const say = (text) => {
+    if (!pickerNote) return;
+    pickerNote.textContent = text;
+    pickerNote.hidden = !text;
+  };
+
+  const rememberCaret = () => {
+    // While the canvas is redrawn its caret is not the person's: the held one is.
+    if (caretHeld !== undefined) return;
+    const editing = editor?.getEditing();
+    const el = editing?.getEl?.() ?? editing?.view?.el;
+    const offset = el ? caretOffset(el) : undefined;
+    // Kept as a count of characters: GrapesJS redraws the text's nodes when it syncs.
+    if (offset !== undefined) lastCaret = { component: editing, offset };
+  };
+
+  /** Starts editing a text of the canvas (a click or Enter on it), the caret at its end unless one is kept. */
+  const editText = async (component) => {
+    const view = component.getView?.() ?? component.view;
+    if (!view?.onActive) return undefined;
+    editor.select(component);
+    if (editor.getEditing() !== component) await view.onActive();
+    const el = view.el;
+    el.focus();
+    const doc = el.ownerDocument;
+    const range = doc.createRange();
+    range.selectNodeContents(el);
+    range.collapse(false);
+    doc.getSelection().removeAllRanges();
+    doc.getSelection().addRange(range);
+    return el;
+  };
+
+  /**
+   * Inserts text (a placeholder, a Liquid snippet) where the caret is: in the HTML textarea, in
+   * the canvas text being edited (the caret kept when the chip took the focus), or at the end
+   * of the selected text; with nothing to insert into, the picker says what to do.
+   */
+  const insertText = async (text) => {
+    say('');
     if (mode === 'html' || !editor) {
       const field = textarea();
-      field.setRangeText(token, field.selectionStart, field.selectionEnd, 'end');
+      field.setRangeText(text, field.selectionStart, field.selectionEnd, 'end');
       field.focus();
       field.dispatchEvent(new Event('input', { bubbles: true }));
       return;
     }
-    if (editor.getEditing()) {
-      editor.Canvas.getDocument().execCommand('insertText', false, token);
+    const doc = editor.Canvas.getDocument();
+    let editing = editor.getEditing();
+    if (!editing) {
+      const selected = editor.getSelected();
+      if (selected?.isInstanceOf?.('text') && (await editText(selected))) editing = editor.getEditing();
+    }
+    const el = editing?.getEl?.() ?? editing?.view?.el;
+    if (!el) {
+      say(`Click into a text of the design (or move to it with Tab and press Enter), then pick ${text} again.`);
       return;
     }
-    try {
-      await navigator.clipboard.writeText(token);
-      status.textContent = `${token} copied: click into a text of the design and paste it.`;
-    } catch {
-      status.textContent = `Click into a text of the design first, then pick ${token} again.`;
-    }
-    status.hidden = false;
+    const kept = caretHeld ?? (lastCaret?.component === editing ? lastCaret.offset : undefined);
+    el.focus();
+    if (kept !== undefined) placeCaret(el, kept);
+    doc.execCommand('insertText', false, text);
+    if (caretHeld !== undefined) caretHeld = caretOffset(el) ?? caretHeld;
+    rememberCaret();
+    touched = true;
+    syncSoon();
   };
 
   /**
@@ -158,6 +262,7 @@
     const within = (selector) => (node.matches(selector) ? [node] : [...node.querySelectorAll(selector)]);
     for (const control of within('input, select, textarea, button')) control.setAttribute('form', 'designer-controls');
     for (const frame of within('iframe')) frame.title = 'The design being edited';
+    for (const select of within('#gjs-clm-states')) select.setAttribute('aria-label', 'State of the selected part');
     for (const panel of within('.gjs-pn-views-container')) {
       panel.tabIndex = 0;
       panel.setAttribute('role', 'region');
@@ -168,6 +273,90 @@
     for (const record of records) for (const node of record.addedNodes) detach(node);
   }).observe(canvas, { childList: true, subtree: true });
 
+  // GrapesJS draws its controls as icons in spans: each gets the role and name of a button,
+  // a tab stop, and Enter/Space (below). Names by the command they run.
+  const BUTTON_NAMES = {
+    'sw-visibility': 'Show outlines', preview: 'Preview', fullscreen: 'Full screen', 'export-template': 'View code',
+    'open-sm': 'Styles', 'open-tm': 'Settings', 'open-layers': 'Layers', 'open-blocks': 'Blocks',
+    undo: 'Undo', redo: 'Redo', 'gjs-open-import-template': 'Import HTML', 'gjs-toggle-images': 'Show or hide images', 'canvas-clear': 'Clear the design',
+    'set-device-desktop': 'Canvas at desktop width', 'set-device-tablet': 'Canvas at tablet width', 'set-device-mobile': 'Canvas at phone width',
+    'core:component-exit': 'Select the part around it', 'tlb-move': 'Drag to move', 'tlb-clone': 'Duplicate', 'tlb-delete': 'Delete',
+  };
+  const asButton = (el, name) => {
+    el.setAttribute('role', 'button');
+    el.tabIndex = 0;
+    if (name) el.setAttribute('aria-label', name);
+  };
+  const nameControls = () => {
+    for (const panel of editor.Panels.getPanels()) {
+      for (const button of panel.buttons ?? panel.get('buttons') ?? []) {
+        const attributes = button.get('attributes') ?? {};
+        const command = typeof button.get('command') === 'string' ? button.get('command') : '';
+        const name = BUTTON_NAMES[button.id] ?? BUTTON_NAMES[command] ?? attributes.title;
+        // An empty span (a panel's spacer) stays out of the tab order.
+        if (!name) continue;
+        button.set('attributes', { ...attributes, title: name, 'aria-label': name, role: 'button', tabindex: '0' });
+      }
+    }
+  };
+  // The selected part's toolbar (drawn on each selection) and the text toolbar (bold, link…).
+  const nameToolbars = () => {
+    const items = [...canvas.querySelectorAll('.gjs-toolbar-item')];
+    const commands = (editor.getSelected()?.get('toolbar') ?? []).map((item) => (typeof item.command === 'string' ? item.command : 'core:component-exit'));
+    items.forEach((el, i) => asButton(el, BUTTON_NAMES[commands[i]] ?? ''));
+    for (const el of canvas.querySelectorAll('.gjs-rte-action')) asButton(el, el.getAttribute('title') ?? el.textContent.trim());
+  };
+  canvas.addEventListener('keydown', (event) => {
+    const control = event.target.closest?.('[role="button"]:not(button)');
+    if (!control || (event.key !== 'Enter' && event.key !== ' ')) return;
+    event.preventDefault();
+    // The selected part's toolbar acts on mousedown, the others on click.
+    if (control.classList.contains('gjs-toolbar-item')) control.dispatchEvent(new MouseEvent('mousedown', { bubbles: true, cancelable: true }));
+    else control.click();
+  });
+
+  /**
+   * The canvas by keyboard: every text of the design is a tab stop; Enter edits it (the caret at
+   * its end), Escape ends the edit and leaves the focus on it. Only the canvas's elements get
+   * the tab stop, never the design (the export reads the components, not the canvas).
+   */
+  const reachable = (component) => {
+    const el = component.getEl?.();
+    if (!el || !component.isInstanceOf?.('text') || component.isChildOf?.('text')) return;
+    el.tabIndex = 0;
+  };
+  const keyboardCanvas = () => {
+    // The canvas is a document of its own: its language and title, for screen readers.
+    const frameDoc = editor.Canvas.getDocument();
+    frameDoc.documentElement.lang = document.documentElement.lang || 'en';
+    frameDoc.title = 'The design being edited';
+    editor.on('component:mount', reachable);
+    editor.getWrapper().find('*').forEach(reachable);
+    const doc = editor.Canvas.getDocument();
+    doc.addEventListener('selectionchange', rememberCaret);
+    // A key pressed while a sync redraws the text: the caret it leaves is the one to keep.
+    doc.addEventListener('input', () => {
+      const el = editor.getEditing()?.getEl?.();
+      if (caretHeld !== undefined && el) caretHeld = caretOffset(el) ?? caretHeld;
+    });
+    doc.addEventListener('keydown', async (event) => {
+      const editing = editor.getEditing();
+      if (event.key === 'Escape' && editing) {
+        const el = editing.getEl();
+        event.preventDefault();
+        await editing.getView?.()?.disableEditing?.();
+        el?.focus();
+        return;
+      }
+      if (event.key !== 'Enter' || editing || event.target?.tabIndex !== 0) return;
+      const component = event.target.__gjsv?.model;
+      if (!component?.isInstanceOf?.('text')) return;
+      event.preventDefault();
+      await editText(component);
+    });
+  };
+
+  const narrow = window.matchMedia('(max-width: 699px)');
   const boot = () => {
     const newsletter = window['grapesjs-preset-newsletter'];
     const plugin = newsletter?.default ?? newsletter;
@@ -189,6 +378,8 @@
       assetManager: { upload: false },
       parser: { optionsHtml: { allowScripts: false, allowUnsafeAttr: false } },
       plugins: [plugin],
+      // The focus on a text of the canvas shows (the canvas is a frame with its own styles).
+      canvasCss: '[tabindex="0"]:focus-visible { outline: 3px solid #4338ca !important; outline-offset: 2px; }',
       pluginsOpts: {
         [plugin]: {
           // Grid and list items point at an image on a placeholder service.
@@ -197,13 +388,20 @@
         },
       },
     });
+    nameControls();
+    editor.on('component:toggled', () => requestAnimationFrame(nameToolbars));
+    editor.on('rte:enable', () => requestAnimationFrame(nameToolbars));
     editor.on('load', async () => {
+      keyboardCanvas();
+      nameToolbars();
       load(textarea().value, json.value);
       await showTemplateDesign();
       status.hidden = true;
       // A body refused when saved (a Liquid error names a line of its HTML) opens as HTML, its
       // message beside it; nothing was touched yet, so the switch exports nothing over it.
       if (textarea().closest('.field').classList.contains('invalid')) await setMode('html');
+      // A phone: the note above says the visual editor needs a wider screen; the HTML is shown.
+      else if (narrow.matches) await setMode('html');
       editor.on('update', () => {
         if (editor.getDirtyCount() === 0 || syncing) return;
         touched = true;
@@ -217,14 +415,18 @@
   };
 
   root.addEventListener('mousedown', (event) => {
-    // A placeholder button must not take the focus (and the text cursor) from the canvas.
-    if (event.target.closest('[data-placeholder]')) event.preventDefault();
+    // A placeholder button must not take the focus (and the text cursor) from the canvas, nor
+    // reach GrapesJS, which ends the text's editing on any mousedown in the page.
+    if (event.target.closest('[data-insert]')) {
+      event.preventDefault();
+      event.stopPropagation();
+    }
   });
   root.addEventListener('click', (event) => {
     const modeButton = event.target.closest('[data-designer-mode]');
     if (modeButton) setMode(modeButton.dataset.designerMode);
-    const chip = event.target.closest('[data-placeholder]');
-    if (chip) insertPlaceholder(chip.dataset.placeholder);
+    const chip = event.target.closest('[data-insert]');
+    if (chip) insertText(chip.dataset.insert);
     const save = event.target.closest('[data-save-template]');
     if (save) {
       event.preventDefault();

@@ -365,3 +365,25 @@ export const TWO_FACTOR = {
   /** How long the code step may follow the password. */
   pendingMs: 5 * 60_000,
 } as const;
+
+/**
+ * Whom a preview is shown as when the audience has nobody yet (or a search finds nobody): a
+ * made-up contact, so placeholders show as values rather than as empty text. Custom fields show
+ * their own name in brackets.
+ */
+export const SAMPLE_CONTACT = {
+  first_name: 'Alex',
+  last_name: 'Sample',
+  email: 'alex.sample@example.com',
+  country: 'Germany',
+  state: 'Berlin',
+  city: 'Berlin',
+  address_line1: 'Sample Street 1',
+  postal_code: '10115',
+} as const;
+
+/** What the editor's picker offers besides placeholders: Liquid written for the reader, inserted at the caret. */
+export const LIQUID_SNIPPETS = [
+  { label: 'Greeting with a fallback', text: '{% if first_name %}Hi {{ first_name }}{% else %}Hi there{% endif %}' },
+  { label: 'First name or “friend”', text: '{{ first_name | default: "friend" }}' },
+] as const;

@@ -21,3 +21,22 @@ export function plainDateTime(value: unknown): string | null {
 
 export const ZERO_DATE = '0000-00-00';
 export const ZERO_TIME = '00:00:00';
+
+/**
+ * `2026-11-22 10:15:03 +01:00`: the time on the clock of `timeZone` with its offset from UTC at
+ * that moment, or null (the dashboard's CSV downloads; the API's keep the reference's formats).
+ */
+export function zonedDateTime(value: unknown, timeZone: string): string | null {
+  // A plainDateTime() value is UTC.
+  const plain = typeof value === 'string' && /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/.test(value);
+  const iso = timestamp(plain ? `${(value as string).replace(' ', 'T')}Z` : value);
+  if (iso === null) return null;
+  const date = new Date(iso);
+  const parts = new Intl.DateTimeFormat('en-CA', {
+    timeZone, year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', second: '2-digit', hourCycle: 'h23', timeZoneName: 'longOffset',
+  }).formatToParts(date);
+  const part = (type: string) => parts.find((p) => p.type === type)?.value ?? '';
+  // "GMT+01:00", or "GMT" alone at offset zero.
+  const offset = part('timeZoneName').replace(/^GMT/, '') || '+00:00';
+  return `${part('year')}-${part('month')}-${part('day')} ${part('hour')}:${part('minute')}:${part('second')} ${offset}`;
+}

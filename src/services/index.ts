@@ -105,7 +105,7 @@ export function createServices(deps: ServiceDeps) {
     contactImport,
     importJobs: createImportJobsService({ ...deps, contactImport, contactTypes }),
     segments,
-    sendInsights: createSendInsightsService({ ...deps, singleSends, contacts }),
+    sendInsights: createSendInsightsService({ ...deps, singleSends, contacts, fields }),
     suppressions: createSuppressionsService(deps),
     feedback,
     webhooks: createWebhooksService({ ...deps, feedback }),

@@ -103,7 +103,10 @@ export function mountAutomations(routes: WebRoutes, services: Services, views: V
   };
   const showPage = async (req: Request, res: Response) => {
     const { track_opens, track_clicks } = req.account!;
-    views.page(req, res, 'automations/show.njk', { ...(await showData(req)), values: { waiting_type: 'days', waiting_period: '1', track_opens, track_clicks } }, { fragments: STATE });
+    const data = await showData(req);
+    // The first step goes out when the contact joins (a welcome, a first test); later ones wait a day.
+    const waiting = data.schedules.length === 0 ? { waiting_type: 'instantly', waiting_period: '1' } : { waiting_type: 'days', waiting_period: '1' };
+    views.page(req, res, 'automations/show.njk', { ...data, values: { ...waiting, track_opens, track_clicks } }, { fragments: STATE });
   };
 
   routes.get('/automations', listPage);

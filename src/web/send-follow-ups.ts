@@ -53,6 +53,6 @@ export function mountSendFollowUps(routes: WebRoutes, services: Services, views:
     const utr = String(req.params.utr);
     const asked = typeof req.query.status === 'string' ? req.query.status : '';
     const status = (RECIPIENT_STATUSES as readonly string[]).includes(asked) ? (asked as RecipientStatus) : undefined;
-    await streamCsv(res, `recipients-${utr}${status ? `-${status}` : ''}.csv`, recipientReport.csv(ctxOf(req), { singleSend: utr }, status));
+    await streamCsv(res, `recipients-${utr}${status ? `-${status}` : ''}.csv`, recipientReport.csv(ctxOf(req), { singleSend: utr }, status, { timeZone: req.account!.time_zone }));
   });
 }

@@ -30,8 +30,9 @@ export function mountSignupForms(routes: WebRoutes, { signupForms, contactTypes,
   /** The form's choices: contact types, the fields a form may ask, the groups it may offer. */
   const choices = async (req: Request) => {
     const ctx = ctxOf(req);
-    const [types, custom, groups] = await Promise.all([contactTypes.list(ctx), fields.listCustom(ctx), signupForms.offerableGroups(ctx)]);
+    const [types, custom, groups, senders] = await Promise.all([contactTypes.list(ctx), fields.listCustom(ctx), signupForms.offerableGroups(ctx), signupForms.senderChoices(ctx)]);
     return {
+      senderChoices: [{ value: '', label: 'The service’s own address' }, ...senders.map((s) => ({ value: s.id, label: `${s.from_name || s.nickname} — ${s.from_email}` }))],
       types: [{ value: '', label: 'Choose a contact type' }, ...types.rows.map((t) => ({ value: t.id, label: t.name }))],
       fieldChoices: [
         ...Object.entries(FORM_TEXT_FIELDS).map(([value, label]) => ({ value, label })),

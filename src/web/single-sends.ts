@@ -56,6 +56,9 @@ function opensChart({ unit, buckets }: { unit: 'hour' | 'day'; buckets: OpenBuck
 }
 
 /** Single sends: a composer, a list, and a page with live counters, over the same service as `/single/send/*`. */
+/** How many bounced addresses a send's page lists (its CSV download has every one). */
+const BOUNCES_SHOWN = 20;
+
 export function mountSingleSends(routes: WebRoutes, services: Services, views: Views, config: Config): void {
   const { singleSends, senders, unsubscribeGroups, designTemplates, contactTypes, contacts, segments, sendInsights } = services;
   const editor = editorPage(config);
@@ -134,7 +137,7 @@ export function mountSingleSends(routes: WebRoutes, services: Services, views: V
     };
     const started = send.status >= SINGLE_SEND_STATUS.running;
     const onLocalClock = send.schedule_type === SCHEDULE_LOCAL_TIME && started;
-    const [types, segmentList, opens, failures, engagement, waiting, abTest, history] = await Promise.all([
+    const [types, segmentList, opens, failures, engagement, waiting, abTest, history, bounced] = await Promise.all([
       contactTypes.list(ctx),
       segments.list(ctx),
       sendInsights.opensOverTime(ctx, send.id),
@@ -144,6 +147,8 @@ export function mountSingleSends(routes: WebRoutes, services: Services, views: V
       onLocalClock ? sendInsights.waitingForLocalTime(ctx, send.id) : undefined,
       send.ab ? services.abTests.details(send.id).then(presentAbTest) : null,
       services.auditLog.ofRecord(ctx, 'single_send', send.utr, SEND_HISTORY),
+      // The addresses that bounced with the mail system's reason, newest first (the CSV has all).
+      send.bounces > 0 ? services.recipientReport.page(ctx, { singleSend: send.utr }, 'bounced', { page: 1, perPage: BOUNCES_SHOWN }).then((r) => r.rows) : [],
     ]);
     const names = new Map([
       ...types.rows.map((t): [string, string] => [`contacts_${t.id}`, t.name]),
@@ -155,6 +160,7 @@ export function mountSingleSends(routes: WebRoutes, services: Services, views: V
       send: present(send),
       opens: opensChart(opens),
       failures,
+      bounced,
       engagement,
       waiting,
       abTest,

@@ -30,7 +30,7 @@ describe('dashboard in Chromium: single sends and automations', () => {
     await page.getByRole('button', { name: 'Save single send' }).click();
     await page.getByText('Draft saved.', { exact: false }).waitFor();
     await page.getByRole('heading', { name: 'Launch' }).waitFor();
-    await page.locator('svg.chart').waitFor();
+    await page.locator('.bar-chart').waitFor();
     await page.frameLocator('iframe.message-frame').getByText('Welcome aboard').first().waitFor();
     expect(b.problems).toEqual([]);
   });

@@ -115,11 +115,11 @@ describe('dashboard in Chromium: the visual editor', () => {
     // The preview's frame is replaced when the width changes: between the two it has no box.
     const width = async () => (await page.locator('#live-preview iframe.live-frame').boundingBox())?.width ?? 0;
     await eventually('the preview is wide', async () => (await width()) > 500);
-    await page.getByRole('button', { name: 'Mobile' }).click();
+    await page.getByRole('button', { name: 'Mobile', exact: true }).click();
     await eventually('the preview is phone wide', async () => Math.round(await width()) === 375);
     await page.getByLabel('Preview for').fill('ben@');
     await page.getByText('As ben@example.org gets it.').waitFor();
-    await page.getByRole('button', { name: 'Desktop' }).click();
+    await page.getByRole('button', { name: 'Desktop', exact: true }).click();
     await eventually('the preview is wide again', async () => (await width()) > 500);
     // On a wide screen the preview sits beside the editor rather than after it.
     await page.setViewportSize({ width: 1680, height: 1000 });

@@ -1,6 +1,7 @@
 import { addContactType, header, sendingFixtures, testWorker } from '../support/fixtures';
 import { useHarness, TestAccount } from '../support/harness';
 import { useSmtpSink } from '../support/smtp';
+import { axeViolations } from './axe';
 import { useBrowser } from './browser';
 
 const ORIGIN = 'http://host.example';
@@ -43,6 +44,31 @@ describe('preference page in Chromium on a plain-http BASE_URL', () => {
     expect(page.url()).toBe(link);
     const global = await h.runtime.db('global_unsubscribes').where({ user_id: alice.user_id }).pluck('email_address');
     expect(global).toEqual(['ann@example.org']);
+    expect(b.problems).toEqual([]);
+  });
+
+  test('when the recipient unsubscribes from all with a group still ticked then the page and its reopening show every group unticked and say no mail will come', async () => {
+    const link = /^<([^>]+)>/.exec(header(sink.messages[0].raw, 'List-Unsubscribe')!)![1];
+    await h.runtime.db('global_unsubscribes').where({ user_id: alice.user_id }).delete();
+    const page = await b.page();
+    await page.goto(link);
+    const group = page.getByRole('checkbox', { name: /News/ });
+    await expect(group.isChecked()).resolves.toBe(true);
+    await page.getByLabel(/Unsubscribe from all emails/).check();
+    await page.getByRole('button', { name: 'Save preferences' }).click();
+    await page.getByText('Your preferences have been saved.').waitFor();
+    const said = 'ann@example.org is unsubscribed from all our emails: no mail from us will come.';
+    await page.getByText(said, { exact: false }).waitFor();
+    await expect(group.isChecked()).resolves.toBe(false);
+    await expect(page.getByLabel(/Unsubscribe from all emails/).isChecked()).resolves.toBe(true);
+    expect(await axeViolations(page)).toEqual([]);
+
+    // Reopened from the message later: the same state, in the same words.
+    await page.goto(link);
+    await page.getByText(said, { exact: false }).waitFor();
+    await expect(group.isChecked()).resolves.toBe(false);
+    await expect(page.getByLabel(/Unsubscribe from all emails/).isChecked()).resolves.toBe(true);
+    expect(await axeViolations(page)).toEqual([]);
     expect(b.problems).toEqual([]);
   });
 });

@@ -56,7 +56,7 @@ describe('dashboard in Chromium: a single send to a segment, delivered by the wo
       await stats.getByText('Sent', { exact: true }).waitFor({ timeout: 20_000 });
       await stats.locator('.stat', { hasText: 'Delivered' }).getByText('2', { exact: true }).waitFor();
     });
-    await stats.locator('svg.chart').first().waitFor();
+    await stats.locator('.bar-chart').first().waitFor();
     await stats.getByText('No opens yet.').waitFor();
 
     // The preview as the engine renders it for a contact found by name.

@@ -34,6 +34,16 @@ describe('dashboard automations', () => {
     expect(list.text).toMatch(/<td>Welcome<\/td>\s*<td>Trials<\/td>/);
   });
 
+  test('when a new automation has no step then its first step waits “At once”; once it has one, the next waits a day', async () => {
+    const utr = await create({ automation_name: 'First test' });
+    const empty = await t.web.get(`/automations/${utr}`).expect(200);
+    expect(empty.text).toContain('<option value="instantly" selected>At once</option>');
+    await t.web.post(`/automations/${utr}/steps`, { utr, subject: 'Hello', sender_id: String(refs.sender), template_id: String(refs.template), waiting_type: 'instantly', waiting_period: '1' }).expect(303);
+    const next = await t.web.get(`/automations/${utr}`).expect(200);
+    expect(next.text).toContain('<option value="days" selected>After some days</option>');
+    expect(next.text).not.toContain('<option value="instantly" selected>');
+  });
+
   test('when the name is missing or the type unknown then the form says so next to each field', async () => {
     const res = await t.web.post('/automations/new', { type: 'weekly', automation_name: '' }).expect(422);
     expect(res.text).toContain('<p class="field-error" id="type-error">The selected type is invalid.</p>');

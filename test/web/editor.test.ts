@@ -62,7 +62,8 @@ describe('dashboard visual editor: live preview, placeholders, empty-placeholder
     expect(found.text).toContain('As ben@example.com gets it.');
     expect(srcdocOf(found.text)).toContain('Hi Ben, plan , from Acme News.');
     const none = await t.web.post('/editor/preview', previewForm({ preview_search: 'nobody-like-this' })).expect(200);
-    expect(none.text).toContain('No contact matches “nobody-like-this”: placeholders are shown empty.');
+    expect(none.text).toContain('No contact matches “nobody-like-this”: shown for a made-up sample contact.');
+    expect(srcdocOf(none.text)).toContain('Hi Alex, plan [plan], from Acme News.');
     const chosen = await t.web.post('/editor/preview', previewForm({ preview_contact_id: String(ada) })).expect(200);
     expect(chosen.text).toContain('As ada@example.com gets it.');
     const theirs = await t.web.post('/editor/preview', previewForm({ preview_contact_id: String(bobContact) })).expect(404);
@@ -83,10 +84,10 @@ describe('dashboard visual editor: live preview, placeholders, empty-placeholder
     expect(choices.custom).toEqual(['plan', 'company_name']);
     expect(choices.send).toEqual(['sender_name', 'sender_address', 'unsubscribe_preferences', 'webview_url']);
     const page = await t.web.get('/single-sends/new').expect(200);
-    expect(page.text).toContain('data-placeholder="plan"');
-    expect(page.text).toContain('data-placeholder="first_name"');
-    expect(page.text).not.toContain('data-placeholder="alt_email"');
-    expect(page.text).not.toContain('data-placeholder="father_name"');
+    expect(page.text).toContain('data-insert="((plan))"');
+    expect(page.text).toContain('data-insert="((first_name))"');
+    expect(page.text).not.toContain('data-insert="((alt_email))"');
+    expect(page.text).not.toContain('data-insert="((father_name))"');
     // The editor is served from node_modules and allowed inline styles on this page only.
     expect(page.text).toMatch(/<script src="\/vendor\/grapesjs-[\d.]+\/grapes\.min\.js" defer><\/script>/);
     expect(page.headers['content-security-policy']).toContain("style-src 'self' 'unsafe-inline'");

@@ -25,6 +25,16 @@ describe('dashboard CSV exports', () => {
     expect((await t.web.get('/global-unsubscribes/export.csv').expect(200)).text).toContain('\r\ngone@example.com,');
     expect((await t.web.get(`/unsubscribe-groups/${group.id}/export.csv`).expect(200)).text).toContain('\r\nleft@example.com,');
 
+    // The dashboard's downloads give times on the account's clock with the offset; the API keeps UTC.
+    await h.runtime.db('global_unsubscribes').where({ user_id: t.alice.user_id }).update({ created_at: '2026-07-01T10:15:03.000Z' });
+    await h.runtime.db('unsubscribe_group_recipients').where({ user_id: t.alice.user_id }).update({ created_at: '2026-12-01T10:15:03.000Z' });
+    await h.runtime.db('accounts').where({ id: t.alice.user_id }).update({ time_zone: 'Europe/Berlin' });
+    const alice = await signIn(h, t.alice);
+    expect((await alice.get('/global-unsubscribes/export.csv').expect(200)).text).toBe('email_address,created_at\r\ngone@example.com,2026-07-01 12:15:03 +02:00\r\n');
+    expect((await alice.get(`/unsubscribe-groups/${group.id}/export.csv`).expect(200)).text).toBe('email_address,created_at\r\nleft@example.com,2026-12-01 11:15:03 +01:00\r\n');
+    const api = await h.api(t.alice).get('/global-unsubscribes/export').expect(200);
+    expect(api.text).toContain('gone@example.com,2026-07-01T10:15:03.000000Z');
+
     // Bob sees none of it.
     const bob = await signIn(h, t.bob);
     await bob.get(`/unsubscribe-groups/${group.id}/export.csv`).expect(404);

@@ -62,8 +62,26 @@ describe('dashboard single send: preview for a contact and opens over time', () 
     expect(res.text).toContain(`src="/single-sends/${utr}/preview?contact_id=`);
     expect(res.text).toContain('>adam@example.com</a>');
     const none = await t.web.get(`/single-sends/${utr}/recipient-preview?search=nobody`).expect(200);
-    expect(none.text).toContain('No contact matches “nobody”: placeholders are shown empty.');
-    expect(none.text).toContain('<strong>Subject:</strong> Hello');
+    expect(none.text).toContain('No contact matches “nobody”: shown for the first recipient.');
+    expect(none.text).toContain('<strong>Subject:</strong> Hello Ada <span class="muted">— to ada@example.com</span>');
+  });
+
+  test('when the draft’s audience has nobody yet then its preview is filled for a made-up sample contact, never left empty', async () => {
+    const ctx = { userId: t.alice.user_id };
+    const { services } = h.runtime;
+    const empty = await services.contactTypes.add(ctx, { name: 'Nobody yet' });
+    const send = await services.singleSends.get(ctx, utr);
+    const lonely = await services.singleSends.create(ctx, {
+      single_send_name: 'November news', subject: '((first_name)), your November news', preheader: 'For ((email))', sender_id: send.sender_id,
+      unsubscribe_group_id: send.unsubscribe_group_id, template_id: send.template_id, template_json: null,
+      template_html: '<html><body><p>Hi ((full_name)) in ((city)), plan ((plan)).</p></body></html>',
+      recipient_id: [{ id: String(empty), table: 'contacts_' }], exclude_specific_recipient_id: [], schedule_type: 1, schedule_date: '2031-01-15', schedule_time: '09:30:00',
+    });
+    const res = await t.web.get(`/single-sends/${lonely}/recipient-preview`).expect(200);
+    expect(res.text).toContain('Nobody in the audience yet: shown for a made-up sample contact.');
+    expect(res.text).toContain('<strong>Subject:</strong> Alex, your November news</p>');
+    const frame = await t.web.get(`/single-sends/${lonely}/preview`).expect(200);
+    expect(frame.text).toContain('<p>Hi Alex Sample in Berlin, plan [plan].</p>');
   });
 
   test('when another account’s contact or send is asked for then the preview answers 404', async () => {

@@ -1,4 +1,4 @@
-import { SINGLE_SEND_STATUS } from '../../src/lib/constants';
+import { MESSAGE_STATE, SINGLE_SEND_STATUS } from '../../src/lib/constants';
 import { addContact, addSender, addVerifiedSender, berlin, countryId } from '../support/fixtures';
 import { useHarness } from '../support/harness';
 import { asFragment, signIn, useTwoAccounts } from '../support/web';
@@ -44,7 +44,7 @@ describe('dashboard single sends', () => {
     expect(res.text).toContain(`value="contacts_${refs.type}"> Customers`);
     expect(res.text).toContain('hx-get="/single-sends/template-body"');
     // The placeholder picker: the send's own placeholders always; contact fields once contacts use them.
-    expect(res.text).toContain('<button type="button" class="chip" data-placeholder="sender_name">((sender_name))</button>');
+    expect(res.text).toContain('<button type="button" class="chip" data-insert="((sender_name))">((sender_name))</button>');
   });
 
   test('when a send is saved then it is a draft; its confirm step counts the recipients after unsubscribes and suppressions, then schedules it', async () => {
@@ -64,8 +64,8 @@ describe('dashboard single sends', () => {
     expect(page.text).toContain(`href="/single-sends/${utr}/confirm?when=schedule"`);
     expect(page.text).toContain('<div id="send-stats">');
     const preview = await t.web.get(`/single-sends/${utr}/preview`).expect(200);
-    // Rendered by the sending engine for nobody: placeholders empty, the preheader hidden first.
-    expect(preview.text).toContain('What is new</div><p>Hi </p>');
+    // Rendered by the sending engine, with nobody in the audience yet for a made-up sample contact (never empty placeholders), the preheader hidden first.
+    expect(preview.text).toContain('What is new</div><p>Hi Alex</p>');
     expect(preview.headers['content-security-policy']).toContain('sandbox');
 
     // Three customers, one of them unsubscribed and one suppressed: one recipient.
@@ -115,7 +115,19 @@ describe('dashboard single sends', () => {
     expect(done.text).toContain('<div id="send-stats">');
     expect(done.text).toContain('<span class="badge ok">Sent</span>');
     expect(done.text).toContain('<progress class="send-progress" max="4" value="4">');
-    expect(done.text).toMatch(/<text x="570" y="\d+" class="chart-value">3<\/text>/);
+    expect(done.text).toMatch(/<dt>Delivered<\/dt>[\s\S]*?<span class="bar-value">3 <span class="muted">100%<\/span>/);
+    expect(done.text).toMatch(/<dt>Unique opens<\/dt>[\s\S]*?<rect width="66.7" height="10"/);
+    // The bounced address is listed with the mail system's reason, escaped.
+    const sendId = (await h.runtime.db('single_sends').where({ utr }).first('id')).id;
+    const now = new Date().toISOString();
+    await h.runtime.db('send_messages').insert({
+      kind: 1, user_id: t.alice.user_id, single_send_id: sendId, email: 'gone@example.org', email_key: 'gone@example.org', state: MESSAGE_STATE.bounced, attempts: 1,
+      last_error: '550 5.1.1 <gone@example.org>: user unknown', created_at: now, updated_at: now,
+    });
+    const bounced = await asFragment(t.web.get(`/single-sends/${utr}`), 'send-stats').expect(200);
+    expect(bounced.text).toContain('<h2>1 address bounced</h2>');
+    expect(bounced.text).toContain('<tr><td>gone@example.org</td><td class="diagnostic">550 5.1.1 &lt;gone@example.org&gt;: user unknown</td></tr>');
+    expect(bounced.text).toContain(`href="/single-sends/${utr}/recipients.csv?status=bounced"`);
 
     const body = await t.web.get(`/single-sends/template-body?template_id=${refs.template}`).expect(200);
     expect(body.text.trimStart()).toMatch(/^<div id="body-editor"/);

@@ -100,6 +100,30 @@ describe('signup forms: /subscribe/<id> and the confirmation link', () => {
     expect(await contactOf('nina@example.org')).toBeUndefined();
   });
 
+  test('when the form names a verified sender then the confirmation mail comes from its name and address; an unverified or another account’s sender is refused', async () => {
+    const ctx = { userId: alice.user_id };
+    const { services } = h.runtime;
+    await visitor().post(`/subscribe/${formId}`, { email: 'pia@example.org', website: '' }).expect(200);
+    const [plain] = mailTo('pia@example.org');
+    // Without a sender: the service's own address, as before.
+    expect(plain.parsed.from?.value[0].address).toMatch(/^no-reply@/);
+
+    const sender = await f.sender(alice.user_id, { from_name: 'Acme News', from_email: 'news@acme.test' });
+    const id = await services.signupForms.add(ctx, { name: 'Acme letter', contact_type_id: readers, fields: [], group_ids: [], thank_you: '', sender_id: sender });
+    const publicId = (await services.signupForms.get(ctx, id)).public_id;
+    await visitor().post(`/subscribe/${publicId}`, { email: 'omar@example.org', website: '' }).expect(200);
+    const [mail] = mailTo('omar@example.org');
+    expect(mail.parsed.from?.value).toEqual([{ name: 'Acme News', address: 'news@acme.test' }]);
+
+    const unverified = await f.sender(alice.user_id, { is_verified: 0, from_email: 'new@acme.test' });
+    const theirs = await f.sender(bob.user_id, { from_email: 'bob@bob.test' });
+    for (const sender_id of [unverified, theirs]) {
+      await expect(services.signupForms.add(ctx, { name: 'Bad', contact_type_id: readers, fields: [], group_ids: [], thank_you: '', sender_id })).rejects.toMatchObject({
+        fields: { sender_id: ['Choose one of your verified senders.'] },
+      });
+    }
+  });
+
   test('when the link is confirmed then the contact exists with its fields, the unchosen group lists the address, consent is recorded and confirming again changes nothing', async () => {
     const v = visitor();
     await f.globalUnsubscribe(alice.user_id, 'omar@example.org');

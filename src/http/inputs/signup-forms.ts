@@ -22,5 +22,6 @@ export function signupFormInput(req: Request): SignupFormInput {
     fields: asArray(body.fields).map(String),
     group_ids: asArray(body.group_ids).map((id) => toId(id) ?? 0),
     thank_you: typeof body.thank_you === 'string' ? body.thank_you : '',
+    sender_id: toId(body.sender_id) ?? null,
   };
 }

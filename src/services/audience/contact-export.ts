@@ -4,7 +4,7 @@ import { parseJson } from '../../db/dialect';
 import { RESERVED_FIELD_NAMES } from '../../lib/constants';
 import { csvLines } from '../../lib/csv';
 import { NotFoundError, ValidationError } from '../../lib/errors';
-import { timestamp } from '../../lib/time';
+import { timestamp, zonedDateTime } from '../../lib/time';
 import { messages } from '../../lib/validation';
 import type { Ctx, ServiceDeps } from '../context';
 import type { ContactTypesService } from './contact-types';
@@ -38,6 +38,11 @@ export interface ContactExportFilter {
   segmentId?: number;
 }
 
+/** How a CSV writes its times: the API's formats, or (`timeZone`) on the account's clock with the offset. */
+export interface CsvTimes {
+  timeZone?: string;
+}
+
 /** Reads a query in id order, CHUNK rows at a time; `after` moves past the last id. */
 async function* byId<T extends { id: unknown }>(query: () => Knex.QueryBuilder, column = 'id'): AsyncGenerator<T[]> {
   let after = 0;
@@ -51,11 +56,15 @@ async function* byId<T extends { id: unknown }>(query: () => Knex.QueryBuilder, 
 }
 
 export function createContactExportService({ db, fields, contactTypes, segments, unsubscribeGroups }: Deps) {
-  /** Addresses of an unsubscribe list (global or a group's) as `email_address,created_at`. */
-  async function* addressesCsv(query: () => Knex.QueryBuilder): AsyncGenerator<string> {
+  /**
+   * Addresses of an unsubscribe list (global or a group's) as `email_address,created_at`; with
+   * `timeZone` (the dashboard's downloads) the times are on that clock with their offset.
+   */
+  async function* addressesCsv(query: () => Knex.QueryBuilder, options: CsvTimes): AsyncGenerator<string> {
+    const time = (value: unknown) => (options.timeZone ? zonedDateTime(value, options.timeZone) : timestamp(value));
     yield csvLines([['email_address', 'created_at']]);
     for await (const rows of byId<{ id: number; email_address: string; created_at: unknown }>(query)) {
-      yield csvLines(rows.map((r) => [r.email_address, timestamp(r.created_at) ?? '']));
+      yield csvLines(rows.map((r) => [r.email_address, time(r.created_at) ?? '']));
     }
   }
 
@@ -112,16 +121,16 @@ export function createContactExportService({ db, fields, contactTypes, segments,
     },
 
     /** The account's global unsubscribes as CSV. */
-    async *globalUnsubscribesCsv(ctx: Ctx): AsyncGenerator<string> {
+    async *globalUnsubscribesCsv(ctx: Ctx, options: CsvTimes = {}): AsyncGenerator<string> {
       await recordAudit(db, ctx, { action: 'contacts.exported', recordType: 'global_unsubscribe', summary: 'Global unsubscribes, as CSV' });
-      yield* addressesCsv(() => db('global_unsubscribes').where({ user_id: ctx.userId }).select('id', 'email_address', 'created_at'));
+      yield* addressesCsv(() => db('global_unsubscribes').where({ user_id: ctx.userId }).select('id', 'email_address', 'created_at'), options);
     },
 
     /** A group's recipients as CSV (404 for a group of another account). */
-    async *groupRecipientsCsv(ctx: Ctx, groupId: number): AsyncGenerator<string> {
+    async *groupRecipientsCsv(ctx: Ctx, groupId: number, options: CsvTimes = {}): AsyncGenerator<string> {
       await unsubscribeGroups.get(ctx, groupId);
       await recordAudit(db, ctx, { action: 'contacts.exported', recordType: 'unsubscribe_group', recordId: groupId, summary: 'Unsubscribes of a group, as CSV' });
-      yield* addressesCsv(() => db('unsubscribe_group_recipients').where({ user_id: ctx.userId, unsubscribe_groups_id: groupId }).select('id', 'email_address', 'created_at'));
+      yield* addressesCsv(() => db('unsubscribe_group_recipients').where({ user_id: ctx.userId, unsubscribe_groups_id: groupId }).select('id', 'email_address', 'created_at'), options);
     },
   };
 }

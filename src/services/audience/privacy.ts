@@ -72,7 +72,7 @@ export interface ErasureCount {
 /** The tables an erasure may change, whose freed space it reclaims. */
 const ERASED_FROM = [
   'contacts', 'segment_recipients', 'send_messages', 'message_feedback', 'automation_enrolments', 'import_skipped_rows',
-  'webhook_deliveries', 'signups', ...OPT_OUT_TABLES,
+  'webhook_deliveries', 'signups', 'audit_log', ...OPT_OUT_TABLES,
 ];
 
 interface Deps extends Pick<ServiceDeps, 'db' | 'secret' | 'logger'> {
@@ -176,6 +176,11 @@ export function createPrivacyService({ db, secret, logger, fields }: Deps) {
           .whereRaw("lower(cells) like ? escape '\\'", [likePattern(JSON.stringify(key).slice(1, -1), 'contains')])
           .del();
         const hooks = await trx('webhook_deliveries').where({ user_id: ctx.userId, contact_key: key }).del();
+        // The audit log keeps who changed what, not the address: entries that name it lose the name.
+        await trx('audit_log')
+          .where({ user_id: ctx.userId })
+          .whereRaw("lower(summary) like ? escape '\\'", [likePattern(key, 'contains')])
+          .update({ summary: ERASED_TEXT });
         const contacts = await trx('contacts').where({ user_id: ctx.userId, email_key: key }).del();
         // Consent records and unconfirmed signups go with the address (their links stop working).
         const signups = await trx('signups').where({ user_id: ctx.userId, email_key: key }).del();

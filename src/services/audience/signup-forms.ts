@@ -18,14 +18,25 @@ export interface SignupFormInput {
   /** `is_display` groups of the account the form offers to opt into. */
   group_ids: number[];
   thank_you: string;
+  /** The verified sender the confirmation mail comes from; null or absent: the service's own address. */
+  sender_id?: number | null;
 }
 
 export interface SignupFormRecord extends SignupFormInput {
+  sender_id: number | null;
   id: number;
   user_id: number;
   public_id: string;
   created_at: string | null;
   updated_at: string | null;
+}
+
+/** A verified sender a form's confirmation mail may come from. */
+export interface SenderChoice {
+  id: number;
+  nickname: string;
+  from_name: string;
+  from_email: string;
 }
 
 /** A field as the public form shows it: `name` is the form control's name. */
@@ -76,6 +87,7 @@ export function signupFormRecord(row: Record<string, unknown>): SignupFormRecord
     fields: parseJson<string[]>(row.fields, []),
     group_ids: parseJson<number[]>(row.group_ids, []).map(Number),
     thank_you: String(row.thank_you ?? ''),
+    sender_id: row.sender_id === null || row.sender_id === undefined ? null : Number(row.sender_id),
     created_at: timestamp(row.created_at),
     updated_at: timestamp(row.updated_at),
   };
@@ -112,6 +124,12 @@ export function createSignupFormsService({ db, fields, contactTypes }: Deps) {
   const displayGroups = (userId: number, q: Knex = db) =>
     q('unsubscribe_groups').where({ user_id: userId, is_display: 1 }).orderBy('id').select('id', 'group_name', 'description');
 
+  /** The account's verified senders: a confirmation mail comes only from an address it proved it owns. */
+  const verifiedSenders = async (userId: number, q: Knex = db): Promise<SenderChoice[]> =>
+    (await q('senders').where({ user_id: userId, is_verified: 1 }).whereNull('deleted_at').orderBy('id').select('id', 'nickname', 'from_name', 'from_email')).map(
+      (r: Record<string, unknown>) => ({ id: Number(r.id), nickname: String(r.nickname), from_name: String(r.from_name ?? ''), from_email: String(r.from_email) }),
+    );
+
   async function check(ctx: Ctx, input: SignupFormInput): Promise<void> {
     const errors: FieldErrors = {};
     const [typeOk, defs, groups] = await Promise.all([contactTypes.exists(ctx, input.contact_type_id), customFieldDefs(fields, ctx), displayGroups(ctx.userId)]);
@@ -121,6 +139,7 @@ export function createSignupFormsService({ db, fields, contactTypes }: Deps) {
     if (input.fields.some((name) => !known.has(name))) errors.fields = ['Choose the fields from the list.'];
     const offered = new Set(groups.map((g: { id: unknown }) => Number(g.id)));
     if (input.group_ids.some((id) => !offered.has(id))) errors.group_ids = ['Choose groups that are shown on preference pages.'];
+    if (input.sender_id != null && !(await verifiedSenders(ctx.userId)).some((s) => s.id === input.sender_id)) errors.sender_id = ['Choose one of your verified senders.'];
     throwIfAny(errors);
   }
 
@@ -130,6 +149,7 @@ export function createSignupFormsService({ db, fields, contactTypes }: Deps) {
     fields: jsonValue([...new Set(input.fields)]),
     group_ids: jsonValue([...new Set(input.group_ids)]),
     thank_you: input.thank_you.trim(),
+    sender_id: input.sender_id ?? null,
   });
 
   return {
@@ -150,6 +170,21 @@ export function createSignupFormsService({ db, fields, contactTypes }: Deps) {
       const row = await live(ctx).where({ id }).first();
       if (!row) throw new NotFoundError();
       return signupFormRecord(row);
+    },
+
+    /** The senders a form's confirmation mail may come from. */
+    senderChoices(ctx: Ctx): Promise<SenderChoice[]> {
+      return verifiedSenders(ctx.userId);
+    },
+
+    /**
+     * Whom a form's confirmation mail comes from: its sender while that is still a verified
+     * sender of the account, else undefined (the service's own address).
+     */
+    async confirmationFrom(form: SignupFormRecord, q: Knex = db): Promise<{ name: string; address: string } | undefined> {
+      if (form.sender_id === null) return undefined;
+      const sender = (await verifiedSenders(form.user_id, q)).find((s) => s.id === form.sender_id);
+      return sender && { name: sender.from_name, address: sender.from_email };
     },
 
     /** The groups a form of the account may offer (`is_display` ones). */

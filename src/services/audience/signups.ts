@@ -54,7 +54,7 @@ interface Submitted {
 }
 
 interface Deps extends ServiceDeps {
-  forms: Pick<SignupFormsService, 'publicForm'>;
+  forms: Pick<SignupFormsService, 'publicForm' | 'confirmationFrom'>;
   contacts: Pick<ContactsService, 'add' | 'update'>;
   fields: CustomFieldSource;
 }
@@ -177,7 +177,9 @@ export function createSignupsService(deps: Deps) {
           requested_at: now.toISOString(),
           expires_at: new Date(now.getTime() + SIGNUP.linkTtlMs).toISOString(),
         });
-        const queued = await queueSystemMail(trx, userId, queuedSignupConfirmation(config.mailFrom, email, { id, form_name: form.form.name }));
+        // From the form's verified sender (its name and address) when it has one, else the service's own address.
+        const from = (await forms.confirmationFrom(form.form, trx)) ?? config.mailFrom;
+        const queued = await queueSystemMail(trx, userId, queuedSignupConfirmation(from, email, { id, form_name: form.form.name }));
         await trx('signups').where({ id }).update({ message_id: queued });
         return queued;
       });

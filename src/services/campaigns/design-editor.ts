@@ -1,11 +1,11 @@
 import type { Knex } from 'knex';
 import { toCount } from '../../db/dialect';
 import { jsonText, SqlFragment } from '../../db/expressions';
-import { FULL_NAME_PLACEHOLDER, RESERVED_FIELD_NAMES, SEND_PLACEHOLDERS } from '../../lib/constants';
+import { FULL_NAME_PLACEHOLDER, LIQUID_SNIPPETS, RESERVED_FIELD_NAMES, SEND_PLACEHOLDERS } from '../../lib/constants';
 import { NotFoundError } from '../../lib/errors';
 import { isUtr } from '../../lib/utr';
 import { recipientsOf } from '../delivery/expand';
-import { previewDraft } from '../delivery/preview';
+import { previewDraft, samplePerson } from '../delivery/preview';
 import type { RenderedMessage } from '../../mail/render';
 import { parseTemplate } from '../../mail/template';
 import type { ContactsService } from '../audience/contacts';
@@ -22,6 +22,7 @@ export interface PlaceholderChoices {
   contact: string[];
   custom: string[];
   send: readonly string[];
+  liquid: typeof LIQUID_SNIPPETS;
 }
 
 /** A placeholder of a send and the share of its recipients for whom it renders empty. */
@@ -51,7 +52,7 @@ export interface DraftPreviewInput {
 export interface DraftPreview {
   message: RenderedMessage;
   contact?: { id: number; email: string };
-  /** The search found nobody (the preview is then for nobody: placeholders empty). */
+  /** The search found nobody (the preview is then for the sample contact). */
   unmatched: boolean;
 }
 
@@ -99,7 +100,7 @@ export function createDesignEditorService({ db, config, secret, fields, contacts
       const [row, custom] = await Promise.all([db.select(probes).first(), fields.listCustom(ctx)]);
       const used = RESERVED_FIELD_NAMES.filter((name) => Number(row?.[name]) === 1);
       const named = used.includes('first_name') || used.includes('last_name');
-      return { contact: named ? [...used, FULL_NAME_PLACEHOLDER] : used, custom: custom.map((f) => f.field_name), send: SEND_PLACEHOLDERS };
+      return { contact: named ? [...used, FULL_NAME_PLACEHOLDER] : used, custom: custom.map((f) => f.field_name), send: SEND_PLACEHOLDERS, liquid: LIQUID_SNIPPETS };
     },
 
     /**
@@ -165,7 +166,8 @@ export function createDesignEditorService({ db, config, secret, fields, contacts
       }
       const template = !input.html.trim() && input.templateId ? await db('design_templates').where({ id: input.templateId }).first('html_code') : undefined;
       const html = template ? String(template.html_code) : input.html;
-      const message = await previewDraft(db, secret, config.baseUrl, { userId: ctx.userId, contact }, { ...input, html });
+      const sample = contact ? undefined : samplePerson((await fields.listCustom(ctx)).map((f) => f.field_name));
+      const message = await previewDraft(db, secret, config.baseUrl, { userId: ctx.userId, contact, sample }, { ...input, html });
       return { message, contact, unmatched };
     },
   };

@@ -1,11 +1,13 @@
 import { toCount } from '../../db/dialect';
 import { utcHour } from '../../db/time-buckets';
 import { MESSAGE_STATE } from '../../lib/constants';
-import { previewSingleSend } from '../delivery/preview';
+import { previewSingleSend, samplePerson } from '../delivery/preview';
 import type { RenderedMessage } from '../../mail/render';
 import type { ContactsService } from '../audience/contacts';
+import type { FieldsService } from '../audience/fields';
 import type { Ctx, ServiceDeps } from '../context';
 import type { SingleSendsService } from './single-sends';
+import { firstContactOf } from './test-sends';
 
 /** Unique opens in one period: `start` is its first hour (`2026-11-22T09`, UTC). */
 export interface OpenBucket {
@@ -25,17 +27,24 @@ const HOURLY_SPAN = 48;
 interface Deps extends Pick<ServiceDeps, 'db' | 'config' | 'secret'> {
   singleSends: Pick<SingleSendsService, 'get'>;
   contacts: Pick<ContactsService, 'get'>;
+  fields: Pick<FieldsService, 'listCustom'>;
 }
 
 /** What the dashboard shows about a send beyond its record: its message for one contact, its opens over time. */
-export function createSendInsightsService({ db, config, secret, singleSends, contacts }: Deps) {
+export function createSendInsightsService({ db, config, secret, singleSends, contacts, fields }: Deps) {
   return {
-    /** The send's message as the worker would build it for a contact of the account (or for nobody). */
-    async preview(ctx: Ctx, utr: string, contactId?: number): Promise<RenderedMessage & { to: string }> {
-      const [send, contact] = await Promise.all([singleSends.get(ctx, utr), contactId ? contacts.get(ctx, contactId) : undefined]);
-      const target = { userId: ctx.userId, singleSendId: send.id, contact: contact && { id: contact.id, email: contact.email } };
+    /**
+     * The send's message as the worker would build it for a contact of the account: the one
+     * chosen, else the first of its audience, else a made-up sample contact (`sample`), so
+     * placeholders never show as empty text.
+     */
+    async preview(ctx: Ctx, utr: string, contactId?: number): Promise<RenderedMessage & { to: string; sample: boolean }> {
+      const [send, chosen] = await Promise.all([singleSends.get(ctx, utr), contactId ? contacts.get(ctx, contactId) : undefined]);
+      const contact = chosen ? { id: chosen.id, email: chosen.email } : await firstContactOf(db, ctx, send.recipient_id);
+      const sample = contact ? undefined : samplePerson((await fields.listCustom(ctx)).map((f) => f.field_name));
+      const target = { userId: ctx.userId, singleSendId: send.id, contact, sample };
       const message = await previewSingleSend(db, secret, config.baseUrl, target);
-      return { ...(message ?? { subject: send.subject, html: '', text: '' }), to: contact?.email ?? '' };
+      return { ...(message ?? { subject: send.subject, html: '', text: '' }), to: contact?.email ?? '', sample: !contact };
     },
 
     /**

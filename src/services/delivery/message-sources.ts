@@ -143,9 +143,10 @@ export class MessageSources {
   /**
    * A message not saved yet (the editor's live preview) for one row: compiled from the given
    * content with the same renderer and personal values as a send, never tracked (no pixel,
-   * links as written). The sender, when given, must be the row's account's.
+   * links as written). The sender, when given, must be the row's account's; a row without a
+   * contact is rendered for `sample` when given.
    */
-  async buildDraft(row: LedgerRow, draft: { subject: string; preheader: string; html: string; senderId?: number }): Promise<OutgoingMessage> {
+  async buildDraft(row: LedgerRow, draft: { subject: string; preheader: string; html: string; senderId?: number }, sample?: Record<string, unknown>): Promise<OutgoingMessage> {
     await this.loadCountries();
     const sender = draft.senderId ? await this.db('senders').where({ id: draft.senderId, user_id: row.user_id }).whereNull('deleted_at').first() : undefined;
     const compiled = compileMessage({ subject: draft.subject, preheader: draft.preheader, html: draft.html }, { trackOpens: false, trackClicks: false });
@@ -157,7 +158,7 @@ export class MessageSources {
       groupId: null,
     };
     const person = row.contact_id ? await this.db('contacts').where({ id: row.contact_id }).first(CONTACT_COLUMNS) : undefined;
-    return this.build(row, source, person ?? { email: row.email });
+    return this.build(row, source, person ?? sample ?? { email: row.email });
   }
 
   /** System mail (verification, notifications) carries its whole message in the row. */

@@ -80,9 +80,10 @@ export function createPreferencesService({ db, secret }: Pick<ServiceDeps, 'db' 
         ).map((r) => Number(r.unsubscribe_groups_id)),
       );
       const global = await db('global_unsubscribes').where({ user_id: message.user_id, email_key: message.email_key }).first('id');
+      // Unsubscribed from all, the address gets no group's mail either: no group shows ticked.
       return {
         email: message.email,
-        groups: groups.map((g) => ({ id: Number(g.id), group_name: g.group_name, description: g.description, subscribed: !left.has(Number(g.id)) })),
+        groups: groups.map((g) => ({ id: Number(g.id), group_name: g.group_name, description: g.description, subscribed: !global && !left.has(Number(g.id)) })),
         globallyUnsubscribed: Boolean(global),
       };
     },

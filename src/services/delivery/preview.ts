@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { MESSAGE_KIND } from '../../lib/constants';
+import { MESSAGE_KIND, SAMPLE_CONTACT } from '../../lib/constants';
 import { emailKey } from '../../lib/email-key';
 import { createSigner } from '../../lib/signed-token';
 import type { RenderedMessage } from '../../mail/render';
@@ -14,6 +14,13 @@ export interface PreviewTarget {
   scheduleId?: number;
   /** A contact of the account (checked by the caller), or none: placeholders render empty. */
   contact?: { id: number; email: string };
+  /** Without a contact: the made-up person whose values fill the placeholders (samplePerson). */
+  sample?: Record<string, unknown>;
+}
+
+/** SAMPLE_CONTACT as a person of the renderer, each custom field showing its name in brackets. */
+export function samplePerson(customFieldNames: readonly string[]): Record<string, unknown> {
+  return { ...SAMPLE_CONTACT, custom_fields: JSON.stringify(Object.fromEntries(customFieldNames.map((name) => [name, `[${name}]`]))) };
 }
 
 /**
@@ -23,7 +30,7 @@ export interface PreviewTarget {
  * left out. `untracked` (a test send, a preview): no pixel, and links as written instead of click links.
  */
 export async function previewMessage(db: Knex, secret: string, baseUrl: string, target: PreviewTarget, options: { untracked?: boolean } = {}): Promise<RenderedMessage | undefined> {
-  const email = target.contact?.email ?? '';
+  const email = target.contact?.email ?? String(target.sample?.email ?? '');
   const row: LedgerRow = {
     id: 0,
     kind: target.scheduleId ? MESSAGE_KIND.automation : MESSAGE_KIND.single,
@@ -44,7 +51,7 @@ export async function previewMessage(db: Knex, secret: string, baseUrl: string, 
   const { sources: loaded, people } = await sources.prepare([row]);
   const source = loaded.get(sourceKey(row)!);
   if (!source) return undefined;
-  const message = sources.build(row, source, people(row));
+  const message = sources.build(row, source, !target.contact && target.sample ? target.sample : people(row));
   return { subject: message.subject, html: blankOpenPixels(message.html ?? '', baseUrl), text: message.text ?? '' };
 }
 
@@ -56,16 +63,16 @@ export async function previewDraft(
   db: Knex,
   secret: string,
   baseUrl: string,
-  target: { userId: number; contact?: { id: number; email: string } },
+  target: { userId: number; contact?: { id: number; email: string }; sample?: Record<string, unknown> },
   draft: { subject: string; preheader: string; html: string; senderId?: number },
 ): Promise<RenderedMessage> {
-  const email = target.contact?.email ?? '';
+  const email = target.contact?.email ?? String(target.sample?.email ?? '');
   const row: LedgerRow = {
     id: 0, kind: MESSAGE_KIND.single, user_id: target.userId, single_send_id: null, automation_id: null, automation_schedule_id: null,
     contact_id: target.contact?.id ?? null, segment_recipient_id: null, email, email_key: emailKey(email), attempts: 0, unconfirmed: 0, payload: null,
   };
   const sources = new MessageSources(db, createSigner(secret), baseUrl, { recordLinks: false, untracked: true });
-  const message = await sources.buildDraft(row, draft);
+  const message = await sources.buildDraft(row, draft, target.contact ? undefined : target.sample);
   return { subject: message.subject, html: message.html ?? '', text: message.text ?? '' };
 }
 

@@ -3,7 +3,7 @@ import { idChunks, listPage, ListResult, Paging } from '../../db/paging';
 import { csvLines } from '../../lib/csv';
 import { FEEDBACK_EVENT, MESSAGE_STATE as M, RecipientStatus } from '../../lib/constants';
 import { NotFoundError } from '../../lib/errors';
-import { plainDateTime } from '../../lib/time';
+import { plainDateTime, zonedDateTime } from '../../lib/time';
 import { isUtr } from '../../lib/utr';
 import type { Ctx, ServiceDeps } from '../context';
 
@@ -106,11 +106,15 @@ export function createRecipientReportService({ db }: Pick<ServiceDeps, 'db'>) {
     },
 
     /** The same rows as CSV, a header line first. */
-    async *csv(ctx: Ctx, of: ReportOf, status?: RecipientStatus): AsyncGenerator<string> {
+    async *csv(ctx: Ctx, of: ReportOf, status?: RecipientStatus, options: { timeZone?: string } = {}): AsyncGenerator<string> {
       const { q } = await query(ctx, of, status);
       yield csvLines([[...CSV_HEADER]]);
+      // The dashboard's download: times on the account's clock, with their offset.
+      const zone = options.timeZone;
+      const shown = (r: RecipientReportRecord): RecipientReportRecord =>
+        zone ? { ...r, sent_at: zonedDateTime(r.sent_at, zone), opened_at: zonedDateTime(r.opened_at, zone), clicked_at: zonedDateTime(r.clicked_at, zone) } : r;
       for await (const rows of idChunks(q, 'm.id')) {
-        yield csvLines(rows.map(reportRecord).map((r) => CSV_HEADER.map((name) => r[name] ?? '')));
+        yield csvLines(rows.map(reportRecord).map(shown).map((r) => CSV_HEADER.map((name) => r[name] ?? '')));
       }
     },
   };

@@ -19,7 +19,7 @@ export function signupConfirmationLink(baseUrl: string, token: string): string {
 }
 
 /** A confirmation mail as the send ledger stores it: no body, since the body carries the link. */
-export function queuedSignupConfirmation(mailFrom: string, to: string, ref: SignupConfirmationRef) {
+export function queuedSignupConfirmation(mailFrom: string | { name: string; address: string }, to: string, ref: SignupConfirmationRef) {
   return { from: mailFrom, to, subject: `Confirm your subscription: ${ref.form_name}`, html: '', confirmSignup: ref };
 }
 

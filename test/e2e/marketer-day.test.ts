@@ -1,0 +1,143 @@
+import { SINGLE_SEND_STATUS } from '../../src/lib/constants';
+import type { Page } from 'playwright-core';
+import { addVerifiedSender, berlin } from '../support/fixtures';
+import { useHarness } from '../support/harness';
+import { axeViolations } from './axe';
+import { eventually, useBrowser } from './browser';
+
+/** The page's globals these checks read (the suite compiles without the DOM library). */
+interface Rect {
+  width: number;
+  height: number;
+}
+interface El {
+  getBoundingClientRect(): Rect;
+  outerHTML: string;
+  offsetParent: unknown;
+}
+interface PageGlobals {
+  document: { documentElement: { scrollWidth: number }; querySelector(s: string): El | null; querySelectorAll(s: string): El[]; activeElement: { id: string } | null };
+  innerWidth: number;
+  getComputedStyle(element: unknown): { fontSize: string; visibility: string; display: string };
+}
+
+/** What a 390 px page measures: its top bar's height, its sideways overflow, its small targets, its smallest chart text. */
+function measure() {
+  const g = globalThis as unknown as PageGlobals;
+  const shown = (el: El) => el.offsetParent !== null && g.getComputedStyle(el).visibility !== 'hidden';
+  const small = [...g.document.querySelectorAll('main input[type="checkbox"], main input[type="radio"], main .small')]
+    .filter(shown)
+    .filter((el) => el.getBoundingClientRect().width < 24 || el.getBoundingClientRect().height < 24)
+    .map((el) => el.outerHTML.slice(0, 80));
+  const chartText = [...g.document.querySelectorAll('main svg.chart text, main .bars dt, main .bar-value')]
+    .filter(shown)
+    .map((el) => {
+      const svg = (el as unknown as { ownerSVGElement?: { viewBox: { baseVal: { width: number } }; getBoundingClientRect(): Rect } }).ownerSVGElement;
+      const size = parseFloat(g.getComputedStyle(el).fontSize);
+      return svg ? (size * svg.getBoundingClientRect().width) / svg.viewBox.baseVal.width : size;
+    });
+  const bar = g.document.querySelector('.sidebar');
+  return {
+    topBar: bar ? bar.getBoundingClientRect().height : 0,
+    sideways: g.document.documentElement.scrollWidth - g.innerWidth,
+    small,
+    smallestChartText: chartText.length ? Math.min(...chartText) : undefined,
+  };
+}
+
+const focusedId = (page: Page) => page.evaluate(() => (globalThis as unknown as PageGlobals).document.activeElement?.id ?? '');
+
+describe('dashboard in Chromium: a marketer’s first day', () => {
+  const h = useHarness();
+  const b = useBrowser(h);
+
+  test('when the composer is left by “Create a group” then coming back brings the typing back; a refused save keeps the focus on the refused field', async () => {
+    const account = await h.account();
+    const ctx = { userId: account.user_id };
+    await addVerifiedSender(h, account, await berlin(h), { nickname: 'News', from_email: 'news@acme.example' });
+    await h.runtime.services.contactTypes.add(ctx, { name: 'Readers' });
+    const page = await b.page();
+    await b.signIn(page, account);
+    await page.goto('/single-sends/new');
+    await page.getByLabel('Name', { exact: true }).fill('November news');
+    await page.getByLabel('Subject').fill('{% iff first_name %}Hello');
+    await page.getByLabel('Preheader').fill('What is new');
+    await page.getByLabel('Readers').first().check();
+
+    // No group yet: the link to create one leaves the page.
+    await page.getByRole('link', { name: 'Create a group' }).click();
+    await page.waitForURL('**/unsubscribe-groups/new');
+    await page.getByLabel('Description').waitFor();
+    await page.getByLabel('Name', { exact: true }).fill('Newsletter');
+    await page.getByLabel('Description').fill('Monthly news');
+    await page.getByRole('button', { name: 'Save' }).click();
+    await page.getByText('Unsubscribe group created.').waitFor();
+
+    await page.goto('/single-sends/new');
+    await page.getByText('What you typed here before leaving the page is back.').waitFor();
+    expect(await page.getByLabel('Name', { exact: true }).inputValue()).toBe('November news');
+    expect(await page.getByLabel('Subject').inputValue()).toBe('{% iff first_name %}Hello');
+    expect(await page.getByLabel('Preheader').inputValue()).toBe('What is new');
+    expect(await page.getByLabel('Readers').first().isChecked()).toBe(true);
+    expect(await axeViolations(page)).toEqual([]);
+
+    // The new group can be chosen now; the Liquid mistake is refused and the focus goes to it.
+    await page.getByLabel('Sender').selectOption({ label: 'News — news@acme.example' });
+    await page.getByLabel('Unsubscribe group').selectOption({ label: 'Newsletter' });
+    await page.getByLabel('Welcome').check();
+    await page.getByRole('button', { name: 'Save single send' }).click();
+    await page.locator('#subject-error').waitFor();
+    await eventually('the refused field has the focus', async () => (await focusedId(page)) === 'field-subject');
+    expect(await axeViolations(page)).toEqual([]);
+
+    // Saved: the kept typing is gone, so a new send starts empty.
+    await page.getByLabel('Subject').fill('Hello {{ first_name }}');
+    await page.getByRole('button', { name: 'Save single send' }).click();
+    await page.getByText('Draft saved.', { exact: false }).waitFor();
+    await page.goto('/single-sends/new');
+    await page.getByLabel('Name', { exact: true }).waitFor();
+    expect(await page.getByLabel('Name', { exact: true }).inputValue()).toBe('');
+    expect(await page.getByText('What you typed here before leaving the page is back.').count()).toBe(0);
+    expect(b.problems).toEqual([]);
+  });
+
+  test('when the pages are walked 390 px wide then the top bar stays short, targets are 24 px, chart text is 11 px or more, nothing scrolls sideways, and the editor says it needs a wider screen', async () => {
+    const account = await h.account();
+    const ctx = { userId: account.user_id };
+    const { services } = h.runtime;
+    await addVerifiedSender(h, account, await berlin(h), { nickname: 'News', from_email: 'news@acme.example' });
+    await services.unsubscribeGroups.add(ctx, { group_name: 'Newsletter', description: 'News', is_display: 1 });
+    await services.contactTypes.add(ctx, { name: 'Customers' });
+    const page = await b.page();
+    await page.setViewportSize({ width: 390, height: 844 });
+    await b.signIn(page, account);
+    await page.goto('/single-sends/new');
+    await page.getByLabel('Name', { exact: true }).fill('Phone send');
+    await page.getByLabel('Subject').fill('Hi');
+    await page.getByLabel('Preheader').fill('From a phone');
+    await page.getByLabel('Sender').selectOption({ label: 'News — news@acme.example' });
+    await page.getByLabel('Unsubscribe group').selectOption({ label: 'Newsletter' });
+    await page.getByLabel('Customers').first().check();
+    await page.getByLabel('Welcome').check();
+    // The editor says plainly it needs a wider screen, and the HTML is there to edit.
+    await page.getByText('The visual editor needs a wider screen (700 px or more).', { exact: false }).waitFor();
+    await page.getByLabel('Message (HTML)').waitFor({ state: 'visible' });
+    expect(await page.locator('[data-designer-canvas]').isVisible()).toBe(false);
+    await page.getByRole('button', { name: 'Save single send' }).click();
+    await page.getByText('Draft saved.', { exact: false }).waitFor();
+    const utr = /\/single-sends\/([\w-]+)$/.exec(page.url())![1];
+    const send = await services.singleSends.get(ctx, utr);
+    await h.runtime.db('single_sends').where({ id: send.id }).update({ status: SINGLE_SEND_STATUS.completed, triggered: 4, delivered: 4, unique_opens: 2, bounces: 0 });
+
+    const paths = ['/', '/contacts', '/contact-types', '/segments', '/single-sends', `/single-sends/${utr}`, '/automations', '/senders', '/unsubscribe-groups', '/global-unsubscribes', '/settings'];
+    for (const path of paths) {
+      await page.goto(path);
+      await page.locator('main h1').first().waitFor();
+      const m = await page.evaluate(measure);
+      expect({ path, ...m, topBarShort: m.topBar <= 80 }).toEqual({ path, ...m, topBarShort: true, sideways: 0, small: [] });
+      if (m.smallestChartText !== undefined) expect(m.smallestChartText).toBeGreaterThanOrEqual(11);
+      expect(await axeViolations(page)).toEqual([]);
+    }
+    expect(b.problems).toEqual([]);
+  });
+});
