@@ -8,6 +8,7 @@ import type { Services } from '../services';
 import type { AutomationRecord } from '../services/campaigns/automations';
 import { NotFoundError } from '../lib/errors';
 import { onInvalid } from './errors';
+import { relayChoices } from './relays';
 import { pagerOf, pagingOf } from './paging';
 import type { WebRoutes } from './routes';
 import type { Views } from './views';
@@ -71,12 +72,13 @@ export function mountAutomations(routes: WebRoutes, services: Services, views: V
   const showData = async (req: Request) => {
     const ctx = ctxOf(req);
     const utr = utrOfPath(req);
-    const [automation, schedules, choice, senderList, templates] = await Promise.all([
+    const [automation, schedules, choice, senderList, templates, relays] = await Promise.all([
       automations.get(ctx, utr),
       automationSchedules.list(ctx, utr),
       targets(req),
       senders.list(ctx),
       designTemplates.list(),
+      relayChoices(services.relays, req),
     ]);
     const shown = present(automation, choice.targetNames);
     const counts = {
@@ -94,6 +96,7 @@ export function mountAutomations(routes: WebRoutes, services: Services, views: V
       templates: templates.rows.map((t) => ({ value: String(t.id), label: t.template_name })),
       waitingTypes: WAITING_TYPES.map((w) => ({ value: w, label: w === 'instantly' ? 'At once' : `After some ${w}` })),
       switches: TRACKING_SWITCHES,
+      relays,
       engagement,
       ...choice,
     };
@@ -156,7 +159,7 @@ export function mountAutomations(routes: WebRoutes, services: Services, views: V
   };
   const stepData = async (req: Request) => {
     const { automation, step } = await stepOf(req);
-    const [senderList, templates, designer] = await Promise.all([senders.list(ctxOf(req)), designTemplates.list(), designerChoices(services, req)]);
+    const [senderList, templates, designer, relays] = await Promise.all([senders.list(ctxOf(req)), designTemplates.list(), designerChoices(services, req), relayChoices(services.relays, req)]);
     const target = automation.automation_for_table && automation.automation_for !== null ? `${automation.automation_for_table}${automation.automation_for}` : '';
     return {
       title: `Step: ${step.subject}`,
@@ -168,6 +171,7 @@ export function mountAutomations(routes: WebRoutes, services: Services, views: V
       templates: templates.rows.map((t) => ({ value: String(t.id), label: t.template_name })),
       waitingTypes: WAITING_TYPES.map((w) => ({ value: w, label: w === 'instantly' ? 'At once' : `After some ${w}` })),
       switches: TRACKING_SWITCHES,
+      relays,
     };
   };
 
@@ -177,6 +181,7 @@ export function mountAutomations(routes: WebRoutes, services: Services, views: V
     const values = {
       subject: s.subject, sender_id: s.sender_id, template_id: s.template_id, waiting_type: s.waiting_type, waiting_period: s.waiting_period,
       template_html: s.template_html, template_json: s.template_json, track_opens: s.track_opens, track_clicks: s.track_clicks,
+      relay_id: s.relay_id,
     };
     views.page(req, res, 'automations/step.njk', { ...data, values });
   });

@@ -20,6 +20,19 @@ const KIND_LABELS: Record<(typeof RELAY_KINDS)[number], string> = {
 };
 const KINDS = RELAY_KINDS.map((value) => ({ value, label: KIND_LABELS[value] }));
 
+/**
+ * The choice of relay on a send's or step's form: the account's usual choice first (empty), then
+ * each relay; none at all when the account has no relay, so the form shows no picker.
+ */
+export async function relayChoices(relays: Services['relays'], req: Request): Promise<Array<{ value: string; label: string }>> {
+  const { rows } = await relays.list(ctxOf(req));
+  if (!rows.length) return [];
+  return [
+    { value: '', label: 'The usual choice: your highest-priority working relay for the sender\u2019s domain' },
+    ...rows.map((r) => ({ value: String(r.id), label: `${r.name} \u2014 ${KIND_LABELS[r.kind]}${r.health === 'down' ? ' (down now)' : ''}` })),
+  ];
+}
+
 /** The form's domains are one comma- or space-separated text: a list for the shared rules. */
 function domainsAsList(req: Request, _res: Response, next: NextFunction): void {
   if (req.body && typeof req.body.domains === 'string') req.body.domains = req.body.domains.split(/[\s,]+/).filter(Boolean);

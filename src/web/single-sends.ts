@@ -16,6 +16,7 @@ import { designerChoices, editorPage } from './editor';
 import { engagementOf } from './engagement';
 import { onInvalid } from './errors';
 import { presentAbTest } from './ab-tests';
+import { relayChoices } from './relays';
 import { checkboxFields, listFields } from './forms';
 import { MESSAGE_CSP } from './outbox';
 import { pagerOf, pagingOf } from './paging';
@@ -65,16 +66,18 @@ export function mountSingleSends(routes: WebRoutes, services: Services, views: V
   /** The choices of the composer: senders, groups, templates and audiences of the account. */
   const choices = async (req: Request) => {
     const ctx = ctxOf(req);
-    const [senderList, groups, templates, types, segmentList, designer] = await Promise.all([
+    const [senderList, groups, templates, types, segmentList, designer, relays] = await Promise.all([
       senders.list(ctx),
       unsubscribeGroups.list(ctx),
       designTemplates.list(),
       contactTypes.list(ctx),
       segments.list(ctx),
       designerChoices(services, req),
+      relayChoices(services.relays, req),
     ]);
     return {
       senders: senderList.rows,
+      relays,
       groups: groups.rows,
       templates: templates.rows.map((t) => ({ id: t.id, name: t.template_name, image: `/templates/${encodeURIComponent(t.preview_image)}` })),
       audiences: [
@@ -184,12 +187,13 @@ export function mountSingleSends(routes: WebRoutes, services: Services, views: V
     const ctx = ctxOf(req);
     const send = present(await singleSends.get(ctx, String(req.params.utr)));
     if (send.status !== SINGLE_SEND_STATUS.initiate) return views.redirect(res, `/single-sends/${send.utr}`);
-    const [count, empty, domainStatus] = await Promise.all([
+    const [count, empty, domainStatus, route] = await Promise.all([
       services.sendControls.recipientCount(ctx, send.utr),
       services.designEditor.emptyPlaceholders(ctx, send.utr),
       services.sendControls.senderDomainStatus(ctx, send.utr),
+      services.relays.routeOf(ctx, send.from_sender, send.relay_id),
     ]);
-    views.page(req, res, 'single-sends/confirm.njk', { title: `Send ${send.single_send_name}`, send, count, empty, domainStatus, when: whenOf(req) });
+    views.page(req, res, 'single-sends/confirm.njk', { title: `Send ${send.single_send_name}`, send, count, empty, domainStatus, route, when: whenOf(req) });
   });
   routes.post('/single-sends/:utr/confirm', async (req, res) => {
     const utr = String(req.params.utr);

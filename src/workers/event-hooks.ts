@@ -21,6 +21,9 @@ export function eventHooks(events: EventsService): WorkerHooks {
       // Synchronous 5xx bounces count in the rate too: checked once the send is done.
       await checkSendRates(trx, sendId, new Date().toISOString(), async (alert) => void (await events.sendRateAlert(alert, trx)));
     },
+    singleSendRefusedUnauthenticated: async (send, trx) => {
+      await events.sendPausedUnauthenticated(send, trx);
+    },
     sendPausedForPolicy: async (pause, trx) => {
       await events.sendPausedForPolicy(pause, trx);
     },

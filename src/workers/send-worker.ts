@@ -30,7 +30,7 @@ export interface WorkerHooks extends AutomationHooks, StartHooks {
 
 export interface WorkerDeps {
   db: Knex;
-  config: Pick<Config, 'baseUrl' | 'mailRate' | 'bounceDomain' | 'smtpUrl' | 'sendMaxAttempts' | 'sendRetryMs' | 'relayAllowPrivate' | 'dkim'>;
+  config: Pick<Config, 'baseUrl' | 'mailRate' | 'bounceDomain' | 'smtpUrl' | 'sendMaxAttempts' | 'sendRetryMs' | 'relayAllowPrivate' | 'dkim'> & { domains?: Pick<Config['domains'], 'requireDomainAuth'> };
   logger: Logger;
   secret: string;
   transport: MailTransport;
@@ -141,7 +141,7 @@ export function createSendingWorker(deps: WorkerDeps, options: WorkerOptions = {
   }
 
   async function tick(always: boolean): Promise<number> {
-    const started = (await startDueSingleSends(db, now(), hooks)).length + (await decideDueAbTests(db, now()));
+    const started = (await startDueSingleSends(db, now(), hooks, { requireDomainAuth: deps.config.domains?.requireDomainAuth })).length + (await decideDueAbTests(db, now()));
     if (!always && Date.now() - automationsRanAt < automationsEveryMs) return started;
     automationsRanAt = Date.now();
     return started + (await runAutomations(db, now(), hooks));

@@ -17,7 +17,7 @@ async function requiredLabels(page: Page): Promise<string[]> {
 
 /** Accessibility: axe finds nothing on any page, also after its htmx swaps. */
 describe('dashboard accessibility in Chromium', () => {
-  const h = useHarness();
+  const h = useHarness({ RELAY_ALLOW_PRIVATE: '1' });
   const b = useBrowser(h);
 
   test('when every page is checked with axe then no rule fails', async () => {
@@ -28,6 +28,8 @@ describe('dashboard accessibility in Chromium', () => {
     const automation = await addAutomation(h, account, { contact_type_id: audience.contactTypeId });
     await h.api(account).post('/automations/schedule/create').send(scheduleBody(automation, audience.senderId)).expect(200);
     const step = await h.runtime.db('automation_schedules').where({ user_id: account.user_id }).first('utr');
+    // With a relay, the send's and the step's forms offer the choice of relay.
+    await h.api(account).post('/relays/save').send({ name: 'Office', kind: 'smtp', url: 'smtp://127.0.0.1:2525' }).expect(200);
 
     const page = await b.page();
     await b.signIn(page, account);

@@ -30,6 +30,8 @@ export interface ReceivedApiMessage {
   headers: Record<string, string>;
   providerId: string;
   parsed?: ParsedMail;
+  /** The MIME message as the API received it (SES, Mailgun), for checking its signature. */
+  raw?: Buffer;
 }
 
 export interface ProviderEmulator {
@@ -113,9 +115,10 @@ export async function startProviderEmulator(kind: ProviderKind): Promise<Provide
       if (b === 'server-error') return error(500, 'InternalFailure', 'The request processing has failed because of an unknown error, exception or failure.');
       if (b === 'policy') return error(400, 'MessageRejected', 'Email address is not verified. The following identities failed the check in region US-EAST-1: news@acme.test');
       const input = JSON.parse(body.toString('utf8'));
-      const parsed = await simpleParser(Buffer.from(input.Content.Raw.Data, 'base64'));
+      const raw = Buffer.from(input.Content.Raw.Data, 'base64');
+      const parsed = await simpleParser(raw);
       const providerId = `0100019${crypto.randomBytes(12).toString('hex')}-000000`;
-      emulator.messages.push({ to: input.Destination?.ToAddresses?.[0], subject: parsed.subject ?? '', html: String(parsed.html || ''), headers: headerMap(parsed), providerId, parsed });
+      emulator.messages.push({ to: input.Destination?.ToAddresses?.[0], subject: parsed.subject ?? '', html: String(parsed.html || ''), headers: headerMap(parsed), providerId, parsed, raw });
       return json(res, 200, { MessageId: providerId });
     }
     if (kind === 'sendgrid') {
@@ -159,9 +162,10 @@ export async function startProviderEmulator(kind: ProviderKind): Promise<Provide
     if (b === 'server-error') return refuse(res, path, 500, { message: 'Internal Server Error' });
     if (b === 'policy') return refuse(res, path, 403, { message: `Domain ${send[1]} is not allowed to send: Free accounts are for test purposes only.` });
     const fields = multipart(req, body);
-    const parsed = await simpleParser(fields.get('message')?.[0] ?? Buffer.alloc(0));
+    const raw = fields.get('message')?.[0] ?? Buffer.alloc(0);
+    const parsed = await simpleParser(raw);
     const providerId = `<${new Date().toISOString().replace(/\D/g, '').slice(0, 14)}.${crypto.randomBytes(8).toString('hex')}@${send[1]}>`;
-    emulator.messages.push({ to: String(fields.get('to')?.[0] ?? ''), subject: parsed.subject ?? '', html: String(parsed.html || ''), headers: headerMap(parsed), providerId, parsed });
+    emulator.messages.push({ to: String(fields.get('to')?.[0] ?? ''), subject: parsed.subject ?? '', html: String(parsed.html || ''), headers: headerMap(parsed), providerId, parsed, raw });
     return json(res, 200, { id: providerId, message: 'Queued. Thank you.' });
   }
 

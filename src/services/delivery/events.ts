@@ -112,6 +112,21 @@ export function createEventsService({ db, config }: Pick<ServiceDeps, 'db' | 'co
         trx,
       ),
 
+    /** A due send was paused at its start: REQUIRE_DOMAIN_AUTH and its From domain is no longer (or not yet) verified. */
+    sendPausedUnauthenticated: (send: { userId: number; name: string; fromEmail: string }, trx: Knex = db) =>
+      notify(
+        send.userId,
+        {
+          subject: `Single send paused: ${send.name} is from an unauthenticated domain`,
+          text:
+            `Your single send "${send.name}" was due at ${at()} UTC and was paused before sending anything: its From address ${send.fromEmail} is not in a verified sending domain of your account, and this service sends only from verified domains.
+
+` +
+            `What to fix: open Domains on the dashboard and check the domain of ${send.fromEmail}; if it is failing, publish the records it shows again (the DKIM and DMARC records) and press "Check now". Once the domain is verified, resume the send: it starts at once. Or edit the send to use a sender whose domain is verified.`,
+        },
+        trx,
+      ),
+
     senderVerified: (userId: number, sender: { from_name: string; from_email: string }) =>
       notify(userId, {
         subject: `Sender verified: ${sender.from_email}`,

@@ -252,6 +252,22 @@ export function createRelaysService({ db, config, secret: appSecret }: Pick<Serv
       return new Map(rows.map((r) => [Number(r.relay_id), Number(r.n)]));
     },
 
+    /**
+     * The relay mail from `fromEmail` goes through first, chosen as the worker chooses: the one
+     * named by the send or step, then the account's relays serving the From domain by priority,
+     * skipping those down now. `relay` null: the instance's own server (no relay serves the
+     * domain). `allDown`: every serving relay is down now, so the mail waits for one.
+     */
+    async routeOf(ctx: Ctx, fromEmail: string, pinned: number | null): Promise<{ relay: RelayRecord | null; allDown: boolean }> {
+      const domain = fromEmail.slice(fromEmail.lastIndexOf('@') + 1).trim().toLowerCase();
+      const rows = (await db('relays').where({ user_id: ctx.userId }).orderBy('priority', 'desc').orderBy('id')).map((row) => relayRecord(row));
+      const serving = rows.filter((r) => r.id === pinned || servesDomain(r.domains, domain));
+      const ordered = [...serving.filter((r) => r.id === pinned), ...serving.filter((r) => r.id !== pinned)];
+      if (!ordered.length) return { relay: null, allDown: false };
+      const up = ordered.find((r) => r.health === 'up');
+      return { relay: up ?? ordered[0], allDown: !up };
+    },
+
     /** A relay named by a send or step must be the account's (a 422 on `relay_id` otherwise). */
     async checkOwned(ctx: Ctx, id: number | null, trx: Knex = db): Promise<void> {
       if (id === null) return;

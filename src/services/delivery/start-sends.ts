@@ -6,6 +6,7 @@ import { startAbTest, waitingAbTestOf } from './ab-tests';
 import { expandSingleSend, resendOf } from './expand';
 import { completeSingleSends } from './outcomes';
 import { parseTargets } from './recipient-refs';
+import { unauthenticatedError } from './signing-keys';
 
 export interface StartedSend {
   id: number;
@@ -27,13 +28,31 @@ export interface StartHooks {
   singleSendCompleted?(sendId: number, trx: Knex.Transaction): Promise<void>;
   /** Brings the rule members of the targeted and excluded segments up to date before expansion. */
   refreshSegments?(userId: number, segmentIds: number[], trx: Knex.Transaction): Promise<void>;
+  /** A due send was paused instead of started: its From domain is not authenticated (REQUIRE_DOMAIN_AUTH). */
+  singleSendRefusedUnauthenticated?(send: RefusedSend, trx: Knex.Transaction): Promise<void>;
 }
 
-export async function startDueSingleSends(db: Knex, now: Date, hooks: StartHooks = {}, limit = 10): Promise<StartedSend[]> {
+/** A due send paused at its start because its sender's domain is not authenticated. */
+export interface RefusedSend {
+  id: number;
+  userId: number;
+  name: string;
+  fromEmail: string;
+}
+
+export interface StartOptions {
+  /** REQUIRE_DOMAIN_AUTH: a send is started only while its From domain is verified. */
+  requireDomainAuth?: boolean;
+  /** Sends started (or paused) per call at most. */
+  limit?: number;
+}
+
+export async function startDueSingleSends(db: Knex, now: Date, hooks: StartHooks = {}, options: StartOptions = {}): Promise<StartedSend[]> {
   const started: StartedSend[] = [];
   const at = now.toISOString();
+  const limit = options.limit ?? 10;
   for (let i = 0; i < limit; i += 1) {
-    const send = await db.transaction(async (trx) => {
+    const send = await db.transaction(async (trx): Promise<StartedSend | 'paused' | undefined> => {
       const row = await skipLocked(
         db,
         trx('single_sends')
@@ -45,6 +64,13 @@ export async function startDueSingleSends(db: Knex, now: Date, hooks: StartHooks
           .first('*'),
       );
       if (!row) return undefined;
+      // The rule holds when the mail goes, not only when the send was saved: a domain may have
+      // stopped being verified since. Paused with nothing written, it starts afresh when resumed.
+      if (options.requireDomainAuth && (await unauthenticatedError(trx, true, Number(row.user_id), [String(row.from_sender)]))) {
+        if (!(await transitionSingleSends(trx('single_sends').where({ id: row.id }), 'pause', { updated_at: at }))) return undefined;
+        await hooks.singleSendRefusedUnauthenticated?.({ id: Number(row.id), userId: Number(row.user_id), name: String(row.single_send_name), fromEmail: String(row.from_sender) }, trx);
+        return 'paused';
+      }
       const changed = await transitionSingleSends(trx('single_sends').where({ id: row.id }), 'start', { sent_at: at, updated_at: at });
       if (!changed) return undefined;
       // A resend's audience is its original's ledger: only its excluded segments are read.
@@ -63,7 +89,7 @@ export async function startDueSingleSends(db: Knex, now: Date, hooks: StartHooks
       return started;
     });
     if (!send) break;
-    started.push(send);
+    if (send !== 'paused') started.push(send);
   }
   return started;
 }

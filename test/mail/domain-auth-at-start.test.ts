@@ -1,0 +1,97 @@
+import { authenticate } from 'mailauth';
+import { insertId, nowValue } from '../../src/db/dialect';
+import { MESSAGE_KIND, SINGLE_SEND_STATUS } from '../../src/lib/constants';
+import { useHarness, TestAccount } from '../support/harness';
+import { addContactType, sendingFixtures, testWorker } from '../support/fixtures';
+import { useSmtpSink } from '../support/smtp';
+import { startDnsServer, TestDnsServer } from '../support/dns';
+
+type DomainAnswer = { id: number; status: string; records: Array<{ purpose: string; host: string; type: string; value: string }> };
+
+describe('REQUIRE_DOMAIN_AUTH when the worker starts a send', () => {
+  let dns: TestDnsServer;
+  beforeAll(async () => {
+    dns = await startDnsServer();
+  });
+  afterAll(() => dns.close());
+  const sink = useSmtpSink();
+  const h = useHarness({ DNS_SERVERS: () => dns.address, SMTP_URL: () => sink.url, REQUIRE_DOMAIN_AUTH: '1' });
+  const f = sendingFixtures(h);
+  let alice: TestAccount;
+
+  beforeAll(async () => {
+    alice = await h.account();
+    await insertId(h.runtime.db, 'notification_recipients', {
+      user_id: alice.user_id, email_address: 'boss@example.org', email_key: 'boss@example.org', email_owner: 'Boss', created_at: nowValue(), updated_at: nowValue(),
+    });
+  });
+
+  const publish = (domain: DomainAnswer) => {
+    for (const record of domain.records) dns.set(record.host, record.type as 'TXT', [record.value]);
+    dns.set(`_dmarc.${domain.records[0].host.split('._domainkey.')[1]}`, 'TXT', ['v=DMARC1; p=none']);
+  };
+  const verify = async (id: number) => ((await h.api(alice).post(`/domains/verify?id=${id}`).expect(200)).body.message.domain as DomainAnswer).status;
+  const addDomain = async (name: string) => {
+    const domain = (await h.api(alice).post('/domains/save').send({ domain: name }).expect(200)).body.message.domain as DomainAnswer;
+    publish(domain);
+    expect(await verify(domain.id)).toBe('verified');
+    return domain;
+  };
+  const statusOf = async (sendId: number) => Number((await f.send(sendId)).status);
+  const notices = async () =>
+    (await h.runtime.db('send_messages').where({ user_id: alice.user_id, kind: MESSAGE_KIND.system, email: 'boss@example.org' }).orderBy('id').select('payload'))
+      .map((r) => JSON.parse(String(r.payload)) as { subject: string; text: string })
+      .filter((m) => m.subject.startsWith('Single send paused'));
+  const run = async () => {
+    const { worker, close } = testWorker(h, sink.url);
+    await worker.runOnce().finally(close);
+  };
+
+  test('when a scheduled send\'s domain stopped being verified before it was due then the worker pauses it, sends nothing and says why; verified again and resumed, it goes out signed', async () => {
+    const acme = await addDomain('acme.test');
+    await addDomain('fine.test');
+    const group = await f.group(alice.user_id);
+    const type = await addContactType(h, alice, 'Readers');
+    await f.contact(alice.user_id, type, 'ann@example.org', { first_name: 'Ann' });
+    const acmeSender = await f.sender(alice.user_id, { from_email: 'news@acme.test' });
+    const fineSender = await f.sender(alice.user_id, { from_email: 'news@fine.test', nickname: 'fine' });
+    // Both scheduled while their domains were verified; the acme one is due first.
+    const refused = await f.singleSend(alice.user_id, { senderId: acmeSender, groupId: group, to: [{ contactType: type }], subject: 'From acme', dueAt: new Date(Date.now() - 60_000) });
+    const fine = await f.singleSend(alice.user_id, { senderId: fineSender, groupId: group, to: [{ contactType: type }], subject: 'From fine', dueAt: new Date(Date.now() - 30_000) });
+
+    // Then acme.test's DKIM record goes.
+    const dkimHost = acme.records.find((r) => r.purpose === 'dkim')!.host;
+    dns.remove(dkimHost, 'TXT');
+    expect(await verify(acme.id)).toBe('failing');
+
+    await run();
+    expect(await statusOf(refused)).toBe(SINGLE_SEND_STATUS.paused);
+    expect(await f.ledger(refused)).toEqual([]);
+    // The other send is not held up by it.
+    expect(await statusOf(fine)).toBe(SINGLE_SEND_STATUS.completed);
+    const toAnn = () => sink.messages.filter((m) => m.to.includes('ann@example.org'));
+    expect(toAnn().map((m) => m.parsed.subject)).toEqual(['From fine']);
+    const [notice, ...more] = await notices();
+    expect(more).toEqual([]);
+    expect(notice.subject).toBe('Single send paused: November news is from an unauthenticated domain');
+    expect(notice.text).toContain('news@acme.test is not in a verified sending domain');
+    expect(notice.text).toContain('resume the send');
+
+    // Resumed while the domain still fails: paused again at once.
+    await h.api(alice).get(`/single/send/resume?utr=${String((await f.send(refused)).utr)}`).expect(200);
+    await run();
+    expect(await statusOf(refused)).toBe(SINGLE_SEND_STATUS.paused);
+    expect(await notices()).toHaveLength(2);
+
+    // The record is back: verified, resumed, it goes out signed by acme.test.
+    publish(acme);
+    expect(await verify(acme.id)).toBe('verified');
+    await h.api(alice).get(`/single/send/resume?utr=${String((await f.send(refused)).utr)}`).expect(200);
+    await run();
+    expect(await statusOf(refused)).toBe(SINGLE_SEND_STATUS.completed);
+    expect(toAnn().map((m) => m.parsed.subject)).toEqual(['From fine', 'From acme']);
+    const sent = toAnn()[1];
+    const result = await authenticate(sent.raw, { ip: '127.0.0.1', helo: 'relay.test', sender: sent.from, mta: 'mx.example.org', resolver: dns.resolve as never });
+    expect(result.dkim!.results!.map((r) => [r.signingDomain, r.status.result])).toEqual([['acme.test', 'pass']]);
+  });
+});
