@@ -12,27 +12,32 @@ import { isPostgres } from '.';
 const PG_NOW_MS = '(extract(epoch from statement_timestamp()) * 1000)::float8';
 
 /**
- * Reserves the account's next sending slot `intervalMs` after the previous one (or now, when
- * the last is past) and returns how many milliseconds to wait for it.
+ * Reserves the next slot of one row of a slot table (`intervalMs` after the previous one, or now
+ * when the last is past) and returns how many milliseconds to wait for it.
  */
-export async function reserveMailSlot(db: Knex, userId: number, intervalMs: number): Promise<number> {
+async function reserveSlot(db: Knex, table: 'mail_rate_slots' | 'relay_rate_slots', keyColumn: 'user_id' | 'relay_id', key: number, intervalMs: number): Promise<number> {
   if (isPostgres(db)) {
     const result = await db.raw(
-      `insert into mail_rate_slots as s (user_id, next_at) values (?, ${PG_NOW_MS} + ?)
-       on conflict (user_id) do update set next_at = greatest(s.next_at, ${PG_NOW_MS}) + ?
+      `insert into ${table} as s (${keyColumn}, next_at) values (?, ${PG_NOW_MS} + ?)
+       on conflict (${keyColumn}) do update set next_at = greatest(s.next_at, ${PG_NOW_MS}) + ?
        returning next_at - ? - ${PG_NOW_MS} as wait_ms`,
-      [userId, intervalMs, intervalMs, intervalMs],
+      [key, intervalMs, intervalMs, intervalMs],
     );
     return Math.max(0, Number(result.rows[0].wait_ms));
   }
   const now = Date.now();
   const rows = await db.raw(
-    `insert into mail_rate_slots (user_id, next_at) values (?, ?)
-     on conflict (user_id) do update set next_at = max(next_at, ?) + ?
+    `insert into ${table} (${keyColumn}, next_at) values (?, ?)
+     on conflict (${keyColumn}) do update set next_at = max(next_at, ?) + ?
      returning next_at`,
-    [userId, now + intervalMs, now, intervalMs],
+    [key, now + intervalMs, now, intervalMs],
   );
   return Math.max(0, Number(rows[0].next_at) - intervalMs - now);
+}
+
+/** The account's next sending slot (MAIL_RATE). */
+export function reserveMailSlot(db: Knex, userId: number, intervalMs: number): Promise<number> {
+  return reserveSlot(db, 'mail_rate_slots', 'user_id', userId, intervalMs);
 }
 
 /** Counts one hit in the key's current fixed window; returns the window's hits and its end (ms since the epoch). */
@@ -111,26 +116,7 @@ export async function dropSignupMailSlotsBefore(db: Knex, before: number): Promi
   );
 }
 
-/**
- * Reserves a relay's next sending slot `intervalMs` after its previous one, as reserveMailSlot
- * does for an account: a relay's `max_rate` holds across every worker process.
- */
-export async function reserveRelaySlot(db: Knex, relayId: number, intervalMs: number): Promise<number> {
-  if (isPostgres(db)) {
-    const result = await db.raw(
-      `insert into relay_rate_slots as s (relay_id, next_at) values (?, ${PG_NOW_MS} + ?)
-       on conflict (relay_id) do update set next_at = greatest(s.next_at, ${PG_NOW_MS}) + ?
-       returning next_at - ? - ${PG_NOW_MS} as wait_ms`,
-      [relayId, intervalMs, intervalMs, intervalMs],
-    );
-    return Math.max(0, Number(result.rows[0].wait_ms));
-  }
-  const now = Date.now();
-  const rows = await db.raw(
-    `insert into relay_rate_slots (relay_id, next_at) values (?, ?)
-     on conflict (relay_id) do update set next_at = max(next_at, ?) + ?
-     returning next_at`,
-    [relayId, now + intervalMs, now, intervalMs],
-  );
-  return Math.max(0, Number(rows[0].next_at) - intervalMs - now);
+/** A relay's next sending slot: its `max_rate` holds across every worker process. */
+export function reserveRelaySlot(db: Knex, relayId: number, intervalMs: number): Promise<number> {
+  return reserveSlot(db, 'relay_rate_slots', 'relay_id', relayId, intervalMs);
 }
