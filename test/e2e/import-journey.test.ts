@@ -11,7 +11,7 @@ describe('dashboard in Chromium: a Mailchimp export into a fresh account', () =>
   const h = useHarness();
   const b = useBrowser(h);
 
-  test('when a fresh account imports a Mailchimp export at 390 px then the upload makes the contact type, the file's first rows scroll sideways by keyboard, and the mapping step makes the custom fields', async () => {
+  test('when a fresh account imports a Mailchimp export at 390 px then the upload makes the contact type, the file’s first rows scroll sideways by keyboard, and the mapping step makes the custom fields', async () => {
     const account = await h.account();
     const page = await b.page();
     await page.setViewportSize({ width: 390, height: 844 });
