@@ -6,8 +6,8 @@ import { eventually, useBrowser } from './browser';
 
 const FIXTURES = path.join(__dirname, '..', 'fixtures', 'imports');
 
-/** A first day: a Mailchimp export imported as it is, on a phone, into an account with nothing set up. */
-describe('dashboard in Chromium: a Mailchimp export into a fresh account', () => {
+/** A first day: a Mailchimp export imported as it is, on a phone, into an account with nothing set up; an imported contact edited without a country. */
+describe('dashboard in Chromium: contacts imported from another tool', () => {
   const h = useHarness();
   const b = useBrowser(h);
 
@@ -65,6 +65,33 @@ describe('dashboard in Chromium: a Mailchimp export into a fresh account', () =>
       return { scroll: w.document.documentElement.scrollWidth, inner: w.innerWidth };
     });
     expect(scroll).toBeLessThanOrEqual(inner);
+    expect(b.problems).toEqual([]);
+  });
+
+  test('when a contact imported without a country is edited then it saves with the country left empty, saying why that is allowed', async () => {
+    const account = await h.account();
+    await h.runtime.services.contactTypes.add({ userId: account.user_id }, { name: 'Readers' });
+    const page = await b.page();
+    await b.signIn(page, account);
+    await page.goto('/contacts/import');
+    await page.getByLabel('Import into contact type').selectOption({ label: 'Readers' });
+    await page.getByLabel('CSV file').setInputFiles({ name: 'readers.csv', mimeType: 'text/csv', buffer: Buffer.from('email,first_name\nnoor@example.com,Noor\n') });
+    await page.getByRole('button', { name: 'Upload and choose columns' }).click();
+    await page.getByRole('heading', { name: 'Columns of readers.csv' }).waitFor();
+    await page.getByRole('button', { name: 'Import', exact: true }).click();
+    await page.locator('#import-progress').getByText('Done', { exact: true }).waitFor();
+
+    await page.goto('/contacts');
+    await page.getByRole('link', { name: 'Noor' }).click();
+    await page.getByText('This contact came in without a country; you may leave it so.').waitFor();
+    expect(await page.getByLabel('Country', { exact: true }).inputValue()).toBe('');
+    expect(await axeViolations(page)).toEqual([]);
+    await page.getByLabel('Last name', { exact: true }).fill('Haddad');
+    await page.getByRole('button', { name: 'Save contact' }).click();
+    await page.getByText('Contact saved.').waitFor();
+    await page.getByRole('link', { name: 'Noor Haddad' }).click();
+    await page.getByText('This contact came in without a country; you may leave it so.').waitFor();
+    expect(await page.getByLabel('Country', { exact: true }).inputValue()).toBe('');
     expect(b.problems).toEqual([]);
   });
 });
