@@ -51,7 +51,7 @@ describe('dashboard in Chromium: a marketer’s first day', () => {
   const h = useHarness();
   const b = useBrowser(h);
 
-  test('when the composer is left by “Create a group” then coming back brings the typing back; a refused save keeps the focus on the refused field', async () => {
+  test('when the composer is left by “Create a group” then coming back brings the typing back; a refused save keeps the focus on the refused field; the saved draft previews for a sample contact', async () => {
     const account = await h.account();
     const ctx = { userId: account.user_id };
     await addVerifiedSender(h, account, await berlin(h), { nickname: 'News', from_email: 'news@acme.example' });
@@ -94,6 +94,12 @@ describe('dashboard in Chromium: a marketer’s first day', () => {
     await page.getByLabel('Subject').fill('Hello {{ first_name }}');
     await page.getByRole('button', { name: 'Save single send' }).click();
     await page.getByText('Draft saved.', { exact: false }).waitFor();
+    // Nobody is in the audience yet: the draft's preview is filled for a sample contact, never left empty.
+    const preview = page.locator('#send-preview');
+    await preview.getByText('Nobody in the audience yet: shown for a made-up sample contact.').waitFor();
+    await preview.locator('.preview-subject', { hasText: 'Subject: Hello Alex' }).waitFor();
+    await page.frameLocator('#send-preview iframe.message-frame').getByText('Welcome aboard, Alex!').waitFor();
+    expect(await axeViolations(page)).toEqual([]);
     await page.goto('/single-sends/new');
     await page.getByLabel('Name', { exact: true }).waitFor();
     expect(await page.getByLabel('Name', { exact: true }).inputValue()).toBe('');
