@@ -164,6 +164,7 @@ describe('screenshots', () => {
     await page.frameLocator('iframe.message-frame').getByText('Welcome aboard').first().waitFor();
     await shot('single-send');
     await page.locator('svg.chart-columns').waitFor();
+    await page.getByRole('heading', { name: 'Opens over time' }).evaluate((title) => (title as unknown as { scrollIntoView(): void }).scrollIntoView());
     await shot('single-send-opens');
     await page.getByLabel('Preview for a contact').fill('marie');
     await page.getByRole('button', { name: 'Preview', exact: true }).click();
