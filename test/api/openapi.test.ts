@@ -119,6 +119,18 @@ describe('OpenAPI document', () => {
     }
   });
 
+  test('when a segment is saved or updated then the document lists the relative-date and engagement operators and what an engagement value is', () => {
+    for (const route of ['/segment/save', '/segment/update']) {
+      const body = doc.paths[route].post.requestBody!.content['application/json'].schema.properties;
+      expect(body.select_operator).toMatchObject({
+        type: 'array',
+        items: { type: 'string', enum: expect.arrayContaining(['in the last', 'more than ago', 'opened', 'not opened', 'clicked', 'not clicked', 'was sent']) },
+      });
+      expect(String(body.select_field.description)).toContain('`engagement`');
+      expect(String(body.value.description)).toContain('`utr` or `any`');
+    }
+  });
+
   test('when keys are described then they are the two headers the reference names, required together, and the document itself needs none', () => {
     expect(doc.components.securitySchemes).toEqual({
       PublicKey: expect.objectContaining({ type: 'apiKey', in: 'header', name: 'PublicKey' }),

@@ -1,4 +1,4 @@
-import { SINGLE_SEND_STATUS } from '../../src/lib/constants';
+import { MESSAGE_STATE, SINGLE_SEND_STATUS } from '../../src/lib/constants';
 import type { Page } from 'playwright-core';
 import { addVerifiedSender, berlin } from '../support/fixtures';
 import { useHarness } from '../support/harness';
@@ -51,7 +51,7 @@ describe('dashboard in Chromium: a marketer’s first day', () => {
   const h = useHarness();
   const b = useBrowser(h);
 
-  test('when the composer is left by “Create a group” then coming back brings the typing back; a refused save keeps the focus on the refused field', async () => {
+  test('when the composer is left by “Create a group” then coming back brings the typing back; a refused save keeps the focus on the refused field; the saved draft previews for a sample contact', async () => {
     const account = await h.account();
     const ctx = { userId: account.user_id };
     await addVerifiedSender(h, account, await berlin(h), { nickname: 'News', from_email: 'news@acme.example' });
@@ -94,6 +94,12 @@ describe('dashboard in Chromium: a marketer’s first day', () => {
     await page.getByLabel('Subject').fill('Hello {{ first_name }}');
     await page.getByRole('button', { name: 'Save single send' }).click();
     await page.getByText('Draft saved.', { exact: false }).waitFor();
+    // Nobody is in the audience yet: the draft's preview is filled for a sample contact, never left empty.
+    const preview = page.locator('#send-preview');
+    await preview.getByText('Nobody in the audience yet: shown for a made-up sample contact.').waitFor();
+    await preview.locator('.preview-subject', { hasText: 'Subject: Hello Alex' }).waitFor();
+    await page.frameLocator('#send-preview iframe.message-frame').getByText('Welcome aboard, Alex!').waitFor();
+    expect(await axeViolations(page)).toEqual([]);
     await page.goto('/single-sends/new');
     await page.getByLabel('Name', { exact: true }).waitFor();
     expect(await page.getByLabel('Name', { exact: true }).inputValue()).toBe('');
@@ -101,7 +107,7 @@ describe('dashboard in Chromium: a marketer’s first day', () => {
     expect(b.problems).toEqual([]);
   });
 
-  test('when the pages are walked 390 px wide then the top bar stays short, targets are 24 px, chart text is 11 px or more, nothing scrolls sideways, and the editor says it needs a wider screen', async () => {
+  test('when the pages are walked 390 px wide then the top bar stays short, targets are 24 px, chart text is 11 px or more, nothing scrolls sideways, the editor says it needs a wider screen, and the report’s bars are shares of the delivered with the bounced address listed', async () => {
     const account = await h.account();
     const ctx = { userId: account.user_id };
     const { services } = h.runtime;
@@ -127,7 +133,12 @@ describe('dashboard in Chromium: a marketer’s first day', () => {
     await page.getByText('Draft saved.', { exact: false }).waitFor();
     const utr = /\/single-sends\/([\w-]+)$/.exec(page.url())![1];
     const send = await services.singleSends.get(ctx, utr);
-    await h.runtime.db('single_sends').where({ id: send.id }).update({ status: SINGLE_SEND_STATUS.completed, triggered: 4, delivered: 4, unique_opens: 2, bounces: 0 });
+    await h.runtime.db('single_sends').where({ id: send.id }).update({ status: SINGLE_SEND_STATUS.completed, triggered: 5, delivered: 4, unique_opens: 2, bounces: 1 });
+    const at = new Date().toISOString();
+    await h.runtime.db('send_messages').insert({
+      kind: 1, user_id: account.user_id, single_send_id: send.id, email: 'gone@example.org', email_key: 'gone@example.org', state: MESSAGE_STATE.bounced, attempts: 1,
+      last_error: '550 5.1.1 <gone@example.org>: user unknown', created_at: at, updated_at: at,
+    });
 
     const paths = ['/', '/contacts', '/contact-types', '/segments', '/single-sends', `/single-sends/${utr}`, '/automations', '/senders', '/unsubscribe-groups', '/global-unsubscribes', '/settings'];
     for (const path of paths) {
@@ -138,6 +149,15 @@ describe('dashboard in Chromium: a marketer’s first day', () => {
       if (m.smallestChartText !== undefined) expect(m.smallestChartText).toBeGreaterThanOrEqual(11);
       expect(await axeViolations(page)).toEqual([]);
     }
+
+    // The report on the phone: bars are shares of the delivered mail, and the bounced address is listed with its reason.
+    await page.goto(`/single-sends/${utr}`);
+    await page.getByText('Shares of the 4 delivered.').waitFor();
+    const barWidth = async (label: string) => (await page.locator('.bar-row', { has: page.locator('dt', { hasText: label }) }).locator('rect.chart-bar').boundingBox())!.width;
+    const [delivered, opened] = [await barWidth('Delivered'), await barWidth('Unique opens')];
+    expect(Math.abs(opened - delivered / 2)).toBeLessThanOrEqual(1);
+    await page.getByRole('heading', { name: '1 address bounced' }).waitFor();
+    await page.getByRole('row', { name: 'gone@example.org 550 5.1.1 <gone@example.org>: user unknown' }).waitFor();
     expect(b.problems).toEqual([]);
   });
 });

@@ -17,7 +17,7 @@ describe('signup form with double opt-in in Chromium', () => {
   const b = useBrowser(h);
   const f = sendingFixtures(h);
 
-  test('when a visitor signs up and confirms the emailed link then the contact appears with its consent and the welcome automation mails them', async () => {
+  test('when a visitor signs up and confirms the emailed link then the confirmation comes from the chosen sender, the contact appears with its consent and the welcome automation mails them', async () => {
     const account = await h.account();
     const ctx = { userId: account.user_id };
     await h.runtime.services.contactTypes.add(ctx, { name: 'Newsletter readers' });
@@ -43,6 +43,8 @@ describe('signup form with double opt-in in Chromium', () => {
     await owner.keyboard.press('Space');
     await asked.getByLabel('company (custom field)').check();
     await owner.getByRole('group', { name: 'Required fields' }).getByLabel('Country').check();
+    // The confirmation comes from the account's verified sender, not the service's address.
+    await owner.getByLabel('Confirmation email from').selectOption({ label: 'Acme News — news@acme.test' });
     await owner.getByLabel('Thank-you text').fill('Thank you for confirming!');
     await owner.getByRole('button', { name: 'Save signup form' }).click();
     await owner.getByText('Signup form created.').waitFor();
@@ -83,6 +85,7 @@ describe('signup form with double opt-in in Chromium', () => {
 
     const [mail] = await sink.waitFor(1);
     expect(mail.to).toEqual(['lena@example.org']);
+    expect(mail.parsed.from?.value).toEqual([{ name: 'Acme News', address: 'news@acme.test' }]);
     const link = /http:\/\/campaigns\.test(\/subscribe\/confirm\/[\w-]+)/.exec(mail.parsed.text ?? '')![1];
     await visitor.goto(link);
     await visitor.getByRole('heading', { name: 'Confirm your subscription' }).waitFor();

@@ -128,6 +128,10 @@ describe('dashboard single sends', () => {
     expect(bounced.text).toContain('<h2>1 address bounced</h2>');
     expect(bounced.text).toContain('<tr><td>gone@example.org</td><td class="diagnostic">550 5.1.1 &lt;gone@example.org&gt;: user unknown</td></tr>');
     expect(bounced.text).toContain(`href="/single-sends/${utr}/recipients.csv?status=bounced"`);
+    // The whole page, as opened from the list, lists it too (not only the polled fragment).
+    const whole = await t.web.get(`/single-sends/${utr}`).expect(200);
+    expect(whole.text).toContain('<h2>1 address bounced</h2>');
+    expect(whole.text).toContain('<tr><td>gone@example.org</td><td class="diagnostic">550 5.1.1 &lt;gone@example.org&gt;: user unknown</td></tr>');
 
     const body = await t.web.get(`/single-sends/template-body?template_id=${refs.template}`).expect(200);
     expect(body.text.trimStart()).toMatch(/^<div id="body-editor"/);
