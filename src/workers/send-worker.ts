@@ -233,6 +233,8 @@ export function createSendingWorker(deps: WorkerDeps, options: WorkerOptions = {
               record({ id, result: 'bounce', userId: Number(row.user_id), emailKey: row.email_key, code: failure.code, error: failure.message });
             } else if (failure.outcome === 'policy') {
               record({ id, result: 'policy', code: failure.code, error: failure.message, relayId });
+            } else if (failure.outcome === 'unconfirmed') {
+              record({ id, result: 'unconfirmed', error: failure.message, relayId });
             } else if (failure.outcome === 'failed') {
               record({ id, result: 'failed', error: failure.message });
             } else {
