@@ -138,22 +138,35 @@ function trackHandOver(transporter: Transporter): Transporter {
 }
 
 // The providers' SDKs do not say whether their request went out before a socket hang-up or a
-// timeout; node's own HTTP client does, to a diagnostics channel, in the send's async context.
+// timeout; node's HTTP clients do, to diagnostics channels, in the send's async context: its
+// `http` module (the axios-based SDKs, AWS's) and its fetch (undici: Postmark's).
 const apiSends = new AsyncLocalStorage<HandOver>();
+const fetches = new WeakMap<object, HandOver>();
 let watching = false;
+
+function watchRequests(): void {
+  if (watching) return;
+  watching = true;
+  diagnosticsChannel.subscribe('http.client.request.start', (event) => {
+    const handOver = apiSends.getStore();
+    if (!handOver) return;
+    (event as { request: ClientRequest }).request.once('finish', () => {
+      handOver.whole = true;
+    });
+  });
+  diagnosticsChannel.subscribe('undici:request:create', (event) => {
+    const handOver = apiSends.getStore();
+    if (handOver) fetches.set((event as { request: object }).request, handOver);
+  });
+  diagnosticsChannel.subscribe('undici:request:bodySent', (event) => {
+    const handOver = fetches.get((event as { request: object }).request);
+    if (handOver) handOver.whole = true;
+  });
+}
 
 /** Calls a provider's API, noting whether its request was written whole before it failed. */
 async function overHttp<T>(call: () => Promise<T>): Promise<T> {
-  if (!watching) {
-    watching = true;
-    diagnosticsChannel.subscribe('http.client.request.start', (event) => {
-      const handOver = apiSends.getStore();
-      if (!handOver) return;
-      (event as { request: ClientRequest }).request.once('finish', () => {
-        handOver.whole = true;
-      });
-    });
-  }
+  watchRequests();
   const handOver: HandOver = { whole: false };
   try {
     return await apiSends.run(handOver, call);
@@ -204,8 +217,12 @@ function providerError(kind: RelayKind, e: Record<string, any>): { status: numbe
     }
     case 'postmark':
       return { status: num(e.statusCode), text: String(e.message ?? e), errorCode: typeof e.code === 'number' ? e.code : null };
-    case 'mailgun':
-      return { status: num(e.status), text: [e.message, e.details].filter(Boolean).join(': ') || String(e), errorCode: null };
+    case 'mailgun': {
+      // mailgun.js answers a request that got no response (refused, reset, timed out) as a 400
+      // whose message is the socket's error code.
+      const noResponse = /^(E[A-Z_]+|ERR_[A-Z_]+)$/.test(String(e.message ?? ''));
+      return { status: noResponse ? null : num(e.status), text: [e.message, e.details].filter(Boolean).join(': ') || String(e), errorCode: null };
+    }
     default:
       return { status: null, text: String(e.message ?? e), errorCode: null };
   }
