@@ -144,7 +144,7 @@ export function createSendingWorker(deps: WorkerDeps, options: WorkerOptions = {
     const started = (await startDueSingleSends(db, now(), hooks, { requireDomainAuth: deps.config.domains?.requireDomainAuth })).length + (await decideDueAbTests(db, now()));
     if (!always && Date.now() - automationsRanAt < automationsEveryMs) return started;
     automationsRanAt = Date.now();
-    return started + (await runAutomations(db, now(), hooks));
+    return started + (await runAutomations(db, now(), hooks, { requireDomainAuth: deps.config.domains?.requireDomainAuth }));
   }
 
   async function claim(): Promise<LedgerRow[]> {
