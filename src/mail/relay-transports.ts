@@ -296,8 +296,6 @@ export interface RelayTransportOptions {
   dkim?: Dkim;
   /** SMTP connections kept open (default 5). */
   maxConnections?: number;
-  /** How long an SMTP relay may stay silent in a session (default a minute). */
-  socketTimeoutMs?: number;
 }
 
 /**
@@ -329,7 +327,7 @@ export function createRelayTransport(settings: RelaySettings, options: RelayTran
         maxMessages: Infinity,
         connectionTimeout: 30_000,
         greetingTimeout: 30_000,
-        socketTimeout: options.socketTimeoutMs ?? 60_000,
+        socketTimeout: 60_000,
         dkim: dkimOption(options.dkim),
       } as never)));
       return {
