@@ -304,6 +304,7 @@ export const AUDIT_ACTIONS = [
   'user.deleted',
   'user.ownership_transferred',
   'user.invitation_accepted',
+  'user.invitation_resent',
   'user.password_reset',
   'field.updated',
   'suppression.added',

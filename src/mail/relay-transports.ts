@@ -1,3 +1,7 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import diagnosticsChannel from 'node:diagnostics_channel';
+import type { ClientRequest } from 'node:http';
+import type { SendMailOptions, Transporter } from 'nodemailer';
 import type { Config } from '../config';
 import type { RelayKind } from '../lib/constants';
 import { lazy } from '../lib/lazy';
@@ -35,8 +39,12 @@ export interface RelayTransport {
 export interface RelayFailure {
   /** The relay itself failed (unreachable, timed out, 421, its API's 5xx, 429 or 401): skip it for a while, try the next. */
   relayDown: boolean;
-  /** retry: try later; bounce: the address is refused; policy: the sender's authentication or reputation; failed: give up. */
-  outcome: 'retry' | 'bounce' | 'policy' | 'failed';
+  /**
+   * retry: try later; bounce: the address is refused; policy: the sender's authentication or
+   * reputation; failed: give up; unconfirmed: the relay went silent after the whole message was
+   * handed to it, so it may have accepted it: never sent again, through it or another relay.
+   */
+  outcome: 'retry' | 'bounce' | 'policy' | 'failed' | 'unconfirmed';
   code: number | null;
   message: string;
 }
@@ -87,9 +95,98 @@ export function isPolicyRefusal(text: string): boolean {
   return /\b5\.7\.1\b/.test(text) && POLICY_WORDS.test(text);
 }
 
+/** What a recipient's report says of a message the relay may have taken before it went silent. */
+export const UNCONFIRMED_WORDS = 'The relay stopped answering after taking the message; it may have been delivered, so it was not sent again.';
+
+/** Marks the error of a send that failed after the whole message was handed to the relay. */
+const HANDED_OVER = Symbol('handedOver');
+
+function handedOver(err: unknown): unknown {
+  if (err && typeof err === 'object') (err as Record<symbol, boolean>)[HANDED_OVER] = true;
+  return err;
+}
+
+/** How far one send got: set as it happens by the transport's own streams and requests. */
+interface HandOver {
+  whole: boolean;
+}
+
+/** nodemailer keeps unknown keys of a message's options: the plugin below finds the send's HandOver there. */
+const HAND_OVER_KEY = 'relayHandOver';
+
+/**
+ * A nodemailer plugin noting when the SMTP connection has read a message to its end: the data's
+ * terminating dot follows, and from then on the server may accept it however the connection ends.
+ */
+function trackHandOver(transporter: Transporter): Transporter {
+  transporter.use('stream', (mail, done) => {
+    const handOver = (mail.data as Record<string, unknown>)[HAND_OVER_KEY] as HandOver | undefined;
+    const message = mail.message as unknown as { createReadStream(options?: unknown): NodeJS.ReadableStream };
+    if (handOver) {
+      const create = message.createReadStream.bind(message);
+      message.createReadStream = (options) => {
+        const stream = create(options);
+        stream.once('end', () => {
+          handOver.whole = true;
+        });
+        return stream;
+      };
+    }
+    done();
+  });
+  return transporter;
+}
+
+// The providers' SDKs do not say whether their request went out before a socket hang-up or a
+// timeout; node's HTTP clients do, to diagnostics channels, in the send's async context: its
+// `http` module (the axios-based SDKs, AWS's) and its fetch (undici: Postmark's).
+const apiSends = new AsyncLocalStorage<HandOver>();
+const fetches = new WeakMap<object, HandOver>();
+let watching = false;
+
+function watchRequests(): void {
+  if (watching) return;
+  watching = true;
+  diagnosticsChannel.subscribe('http.client.request.start', (event) => {
+    const handOver = apiSends.getStore();
+    if (!handOver) return;
+    (event as { request: ClientRequest }).request.once('finish', () => {
+      handOver.whole = true;
+    });
+  });
+  diagnosticsChannel.subscribe('undici:request:create', (event) => {
+    const handOver = apiSends.getStore();
+    if (handOver) fetches.set((event as { request: object }).request, handOver);
+  });
+  diagnosticsChannel.subscribe('undici:request:bodySent', (event) => {
+    const handOver = fetches.get((event as { request: object }).request);
+    if (handOver) handOver.whole = true;
+  });
+}
+
+/** Calls a provider's API, noting whether its request was written whole before it failed. */
+async function overHttp<T>(call: () => Promise<T>): Promise<T> {
+  watchRequests();
+  const handOver: HandOver = { whole: false };
+  try {
+    return await apiSends.run(handOver, call);
+  } catch (err) {
+    throw handOver.whole ? handedOver(err) : err;
+  }
+}
+
 /** Classifies an error of a relay's send (or of the instance's SMTP transport, kind `smtp`). */
 export function classifyRelayError(kind: RelayKind, err: unknown): RelayFailure {
   const e = (err ?? {}) as Record<string, any>;
+  // Handed over whole and then no answer at all (reset, closed, timed out): the relay may have
+  // taken the message. An answer, even a refusal, says it did not.
+  if ((err as Record<symbol, unknown> | null)?.[HANDED_OVER]) {
+    const silent = kind === 'smtp'
+      ? typeof e.responseCode !== 'number' && !['EENVELOPE', 'EMESSAGE', 'EAUTH', 'ESTREAM'].includes(String(e.code))
+      : providerError(kind, e).status === null;
+    const detail = kind === 'smtp' ? classifySendError(err).message : providerError(kind, e).text;
+    if (silent) return { relayDown: true, outcome: 'unconfirmed', code: null, message: `${UNCONFIRMED_WORDS} (${kind}: ${detail})`.slice(0, 480) };
+  }
   if (e.code === 'EPRIVATE' || e.code === 'EDNS') return { relayDown: true, outcome: 'retry', code: null, message: String(e.message) };
   if (kind === 'smtp') {
     const f = classifySendError(err);
@@ -120,8 +217,12 @@ function providerError(kind: RelayKind, e: Record<string, any>): { status: numbe
     }
     case 'postmark':
       return { status: num(e.statusCode), text: String(e.message ?? e), errorCode: typeof e.code === 'number' ? e.code : null };
-    case 'mailgun':
-      return { status: num(e.status), text: [e.message, e.details].filter(Boolean).join(': ') || String(e), errorCode: null };
+    case 'mailgun': {
+      // mailgun.js answers a request that got no response (refused, reset, timed out) as a 400
+      // whose message is the socket's error code.
+      const noResponse = /^(E[A-Z_]+|ERR_[A-Z_]+)$/.test(String(e.message ?? ''));
+      return { status: noResponse ? null : num(e.status), text: [e.message, e.details].filter(Boolean).join(': ') || String(e), errorCode: null };
+    }
     default:
       return { status: null, text: String(e.message ?? e), errorCode: null };
   }
@@ -219,7 +320,7 @@ export function createRelayTransport(settings: RelaySettings, options: RelayTran
     case 'smtp': {
       const url = settings.url ?? '';
       const server = smtpTlsOptions(url, url.startsWith('smtps://') ? 'tls' : 'starttls', true);
-      const transporter = onFirstUse(() => createTransport({
+      const transporter = onFirstUse(() => trackHandOver(createTransport({
         ...server,
         pool: true,
         maxConnections: options.maxConnections ?? 5,
@@ -228,12 +329,17 @@ export function createRelayTransport(settings: RelaySettings, options: RelayTran
         greetingTimeout: 30_000,
         socketTimeout: 60_000,
         dkim: dkimOption(options.dkim),
-      } as never));
+      } as never)));
       return {
         async send({ accountId: _accountId, ...message }) {
           await checkOnce();
-          const info = await transporter.get().sendMail(mailOptions(message));
-          return { providerMessageId: null, response: String(info.response ?? '') };
+          const handOver: HandOver = { whole: false };
+          try {
+            const info = await transporter.get().sendMail({ ...mailOptions(message), [HAND_OVER_KEY]: handOver } as SendMailOptions);
+            return { providerMessageId: null, response: String(info.response ?? '') };
+          } catch (err) {
+            throw handOver.whole ? handedOver(err) : err;
+          }
         },
         async verify() {
           await checkRelayHost(host, options.allowPrivate);
@@ -264,7 +370,8 @@ export function createRelayTransport(settings: RelaySettings, options: RelayTran
         async send(message) {
           await checkOnce();
           const sdk = sesSdk();
-          const out = await client().send(new sdk.SendEmailCommand({ Destination: { ToAddresses: [message.to] }, Content: { Raw: { Data: await raw(message) } } }));
+          const data = await raw(message);
+          const out = await overHttp(() => client().send(new sdk.SendEmailCommand({ Destination: { ToAddresses: [message.to] }, Content: { Raw: { Data: data } } })));
           return { providerMessageId: out.MessageId ?? null, response: `ses ${out.MessageId ?? ''}` };
         },
         async verify() {
@@ -289,7 +396,7 @@ export function createRelayTransport(settings: RelaySettings, options: RelayTran
         async send(message) {
           await checkOnce();
           const p = parts(message);
-          const [response] = await mail().service.send({
+          const [response] = await overHttp(() => mail().service.send({
             from: p.from,
             to: message.to,
             ...(message.replyTo ? { replyTo: message.replyTo } : {}),
@@ -298,7 +405,7 @@ export function createRelayTransport(settings: RelaySettings, options: RelayTran
             ...(p.text ? { text: p.text } : {}),
             headers: p.headers,
             ...(p.token ? { customArgs: { campaign_message: p.token } } : {}),
-          });
+          }));
           const id = response.headers?.['x-message-id'];
           return { providerMessageId: id ? String(id) : null, response: `sendgrid ${response.statusCode}` };
         },
@@ -317,7 +424,7 @@ export function createRelayTransport(settings: RelaySettings, options: RelayTran
         async send(message) {
           await checkOnce();
           const p = parts(message);
-          const out = await client().sendEmail({
+          const out = await overHttp(() => client().sendEmail({
             From: p.from,
             To: message.to,
             ...(message.replyTo ? { ReplyTo: message.replyTo } : {}),
@@ -328,7 +435,7 @@ export function createRelayTransport(settings: RelaySettings, options: RelayTran
             ...(p.token ? { Metadata: { campaign_message: p.token } } : {}),
             // Campaigns belong in Postmark's broadcast stream, which every server has.
             MessageStream: 'broadcast',
-          });
+          }));
           return { providerMessageId: out.MessageID ?? null, response: `postmark ${out.Message ?? ''}` };
         },
         async verify() {
@@ -345,7 +452,8 @@ export function createRelayTransport(settings: RelaySettings, options: RelayTran
       return {
         async send(message) {
           await checkOnce();
-          const out = await client().messages.create(fromDomain(message.from), { to: [message.to], message: await raw(message) });
+          const data = await raw(message);
+          const out = await overHttp(() => client().messages.create(fromDomain(message.from), { to: [message.to], message: data }));
           return { providerMessageId: out.id ?? null, response: `mailgun ${out.message ?? ''}` };
         },
         async verify() {

@@ -68,6 +68,7 @@ export const AUDIT_ACTION_LABELS: Record<AuditAction, string> = {
   'user.deleted': 'Removed a person',
   'user.ownership_transferred': 'Handed over ownership',
   'user.invitation_accepted': 'Accepted an invitation',
+  'user.invitation_resent': 'Sent an invitation again',
   'user.password_reset': 'Reset a password by mailed link',
   'field.updated': 'Changed a custom field',
   'suppression.added': 'Suppressed addresses',

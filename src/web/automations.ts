@@ -72,8 +72,9 @@ export function mountAutomations(routes: WebRoutes, services: Services, views: V
   const showData = async (req: Request) => {
     const ctx = ctxOf(req);
     const utr = utrOfPath(req);
-    const [automation, schedules, choice, senderList, templates, relays] = await Promise.all([
+    const [automation, pausedReason, schedules, choice, senderList, templates, relays] = await Promise.all([
       automations.get(ctx, utr),
+      automations.pausedReason(ctx, utr),
       automationSchedules.list(ctx, utr),
       targets(req),
       senders.list(ctx),
@@ -90,6 +91,7 @@ export function mountAutomations(routes: WebRoutes, services: Services, views: V
     return {
       title: automation.automation_name,
       automation: shown,
+      pausedReason,
       settings: { automation_name: shown.automation_name, automation_for: shown.target, unsubscribe_group_id: shown.unsubscribe_group_id ?? '' },
       schedules: schedules.map((s) => ({ ...s, senderName: senderNames.get(s.sender_id) ?? `#${s.sender_id}`, waitingLabel: waitingLabel(s.waiting_type, s.waiting_period) })),
       senders: senderList.rows.map((s) => ({ value: String(s.id), label: `${s.nickname} — ${s.from_email}${s.is_verified ? '' : ' (not verified)'}` })),

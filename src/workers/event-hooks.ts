@@ -7,6 +7,8 @@ import { checkSendRates } from '../services/delivery/rate-alerts';
 import type { AutomationRow } from '../services/campaigns/enrolment';
 import { emitHookEvents } from '../services/integrations/hook-outbox';
 import type { HookEventType } from '../lib/constants';
+import { recordAudit } from '../services/accounts/audit-log';
+import { SYSTEM_ACTOR } from '../services/context';
 
 /** What the worker notices, turned into notification mail and outgoing webhook events (in the same transaction). */
 export function eventHooks(events: EventsService): WorkerHooks {
@@ -23,6 +25,17 @@ export function eventHooks(events: EventsService): WorkerHooks {
     },
     singleSendRefusedUnauthenticated: async (send, trx) => {
       await events.sendPausedUnauthenticated(send, trx);
+      const utr = await trx('single_sends').where({ id: send.id }).first('utr');
+      await recordAudit(trx, { userId: send.userId, actor: SYSTEM_ACTOR }, {
+        action: 'single_send.paused', recordType: 'single_send', recordId: utr ? String(utr.utr) : send.id, summary: `${send.name}: paused at its start, ${send.fromEmail} is not in a verified sending domain`,
+      });
+    },
+    automationRefusedUnauthenticated: async (a, fromEmails, trx) => {
+      await events.automationPausedUnauthenticated({ userId: Number(a.user_id), name: a.automation_name, fromEmails }, trx);
+      await automationEvent(trx, 'automation.paused', a);
+      await recordAudit(trx, { userId: Number(a.user_id), actor: SYSTEM_ACTOR }, {
+        action: 'automation.paused', recordType: 'automation', recordId: String((a as unknown as { utr: string }).utr), summary: `${a.automation_name}: paused, ${fromEmails.join(', ')} not in a verified sending domain`,
+      });
     },
     sendPausedForPolicy: async (pause, trx) => {
       await events.sendPausedForPolicy(pause, trx);

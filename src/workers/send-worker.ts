@@ -144,7 +144,7 @@ export function createSendingWorker(deps: WorkerDeps, options: WorkerOptions = {
     const started = (await startDueSingleSends(db, now(), hooks, { requireDomainAuth: deps.config.domains?.requireDomainAuth })).length + (await decideDueAbTests(db, now()));
     if (!always && Date.now() - automationsRanAt < automationsEveryMs) return started;
     automationsRanAt = Date.now();
-    return started + (await runAutomations(db, now(), hooks));
+    return started + (await runAutomations(db, now(), hooks, { requireDomainAuth: deps.config.domains?.requireDomainAuth }));
   }
 
   async function claim(): Promise<LedgerRow[]> {
@@ -233,6 +233,8 @@ export function createSendingWorker(deps: WorkerDeps, options: WorkerOptions = {
               record({ id, result: 'bounce', userId: Number(row.user_id), emailKey: row.email_key, code: failure.code, error: failure.message });
             } else if (failure.outcome === 'policy') {
               record({ id, result: 'policy', code: failure.code, error: failure.message, relayId });
+            } else if (failure.outcome === 'unconfirmed') {
+              record({ id, result: 'unconfirmed', error: failure.message, relayId });
             } else if (failure.outcome === 'failed') {
               record({ id, result: 'failed', error: failure.message });
             } else {

@@ -1,4 +1,7 @@
-import { addContactType, addGroup, audienceOf, berlin, Place, senderFields, singleSendBody } from '../support/fixtures';
+import { addContactType, addGroup, audienceOf, berlin, Place, senderFields, sendingFixtures, singleSendBody } from '../support/fixtures';
+import { runAutomations } from '../../src/services/campaigns/enrolment';
+import { startDueSingleSends } from '../../src/services/delivery/start-sends';
+import { workerHooks } from '../../src/workers/event-hooks';
 import { TestAccount, useHarness } from '../support/harness';
 import { useSmtpSink } from '../support/smtp';
 import { addMember, addRoleKey, linkToken } from '../support/team';
@@ -14,6 +17,7 @@ type Entry = { action: string; actor: Actor; record_type: string | null; record_
 describe('audit log: every change names its actor', () => {
   const sink = useSmtpSink();
   const h = useHarness({ SMTP_URL: () => sink.url });
+  const f = sendingFixtures(h);
 
   let owner: TestAccount;
   let adminKey: TestAccount;
@@ -114,6 +118,8 @@ describe('audit log: every change names its actor', () => {
     const invited = await expectOneEntry(() => h.api(owner).post('/users/invite').send({ email: 'casey@team.example', role: 'editor', name: 'Casey' }).expect(200), 'user.invited', ORIGINAL);
     expect(invited.summary).toBe('casey@team.example as editor');
     const caseyId = await newest('team_users', { email: 'casey@team.example' });
+    const resent = await expectOneEntry(() => web.post(`/team/${caseyId}/resend`).expect(303), 'user.invitation_resent', dashboardUser());
+    expect([resent.record_type, resent.record_id, resent.summary]).toEqual(['user', String(caseyId), 'casey@team.example']);
     const caseyToken = await linkToken(sink, 'casey@team.example', 'invitation');
     await expectOneEntry(
       () => h.runtime.services.teamUsers.acceptInvitation(caseyToken, { password: PASSWORD, password_confirmation: PASSWORD }),
@@ -151,6 +157,24 @@ describe('audit log: every change names its actor', () => {
     const before = await lastId();
     await h.api(adminKey).get(`/single-send/recipients?utr=${utr}&per_page=10`).expect(200);
     expect(await entriesSince(before)).toEqual([]);
+  });
+
+  test('when the worker pauses a due send and a live automation for their unauthenticated domain then each is one entry naming the system', async () => {
+    const SYSTEM: Actor = { type: 'system', id: null, name: 'System' };
+    // As the worker does with REQUIRE_DOMAIN_AUTH (this instance does not require it, so the send could be saved).
+    const requireDomainAuth = { requireDomainAuth: true };
+    const senderId = await f.sender(owner.user_id, { from_email: 'news@unauthenticated.example', nickname: 'unauthenticated' });
+    const groupId = await addGroup(h, owner, 'Domain pauses');
+    const contactTypeId = await addContactType(h, owner, 'Domain pauses');
+    const sendId = await f.singleSend(owner.user_id, { senderId, groupId, to: [{ contactType: contactTypeId }] });
+    const utr = String((await f.send(sendId)).utr);
+    const paused = await expectOneEntry(() => startDueSingleSends(h.runtime.db, new Date(), workerHooks(h.runtime.services), requireDomainAuth), 'single_send.paused', SYSTEM);
+    expect([paused.record_type, paused.record_id]).toEqual(['single_send', utr]);
+
+    const automation = await f.automation(owner.user_id, { type: 'custom', contactType: contactTypeId, groupId, status: 1 });
+    await f.schedule(owner.user_id, automation, { senderId, subject: 'Step one', waitingPeriod: 0, waitingType: 'instantly' });
+    const stopped = await expectOneEntry(() => runAutomations(h.runtime.db, new Date(), workerHooks(h.runtime.services), requireDomainAuth), 'automation.paused', SYSTEM);
+    expect([stopped.record_type, stopped.record_id]).toEqual(['automation', String((await f.automationRecord(automation)).utr)]);
   });
 
   test('when a change is refused then it leaves no entry', async () => {

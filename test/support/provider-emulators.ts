@@ -19,8 +19,11 @@ import { simpleParser, ParsedMail } from 'mailparser';
  */
 export type ProviderKind = 'ses' | 'sendgrid' | 'postmark' | 'mailgun';
 
-/** How the emulator answers the next sends: as usual, or with one of the documented refusals. */
-export type Behaviour = 'ok' | 'rate-limited' | 'server-error' | 'policy';
+/**
+ * How the emulator answers the next sends: as usual, with one of the documented refusals, or
+ * `hang-up`: it reads the whole request and drops the connection without an answer.
+ */
+export type Behaviour = 'ok' | 'rate-limited' | 'server-error' | 'policy' | 'hang-up';
 
 export interface ReceivedApiMessage {
   to: string;
@@ -42,6 +45,8 @@ export interface ProviderEmulator {
   messages: ReceivedApiMessage[];
   /** Requests refused, with the status answered. */
   refused: Array<{ path: string; status: number }>;
+  /** Sends read whole and left without an answer (`hang-up`). */
+  hungUp: string[];
   behaviour: Behaviour;
   close(): Promise<void>;
 }
@@ -92,7 +97,7 @@ function multipart(req: http.IncomingMessage, body: Buffer): Map<string, Buffer[
 
 export async function startProviderEmulator(kind: ProviderKind): Promise<ProviderEmulator> {
   const key = kind === 'ses' ? `AKIAEMULATOR${crypto.randomBytes(4).toString('hex').toUpperCase()}:${crypto.randomBytes(20).toString('base64')}` : `${kind === 'sendgrid' ? 'SG.' : ''}${crypto.randomBytes(16).toString('hex')}`;
-  const emulator: ProviderEmulator = { kind, url: '', key, messages: [], refused: [], behaviour: 'ok', close: async () => undefined };
+  const emulator: ProviderEmulator = { kind, url: '', key, messages: [], refused: [], hungUp: [], behaviour: 'ok', close: async () => undefined };
 
   const refuse = (res: http.ServerResponse, path: string, status: number, body: unknown, headers: Record<string, string> = {}) => {
     emulator.refused.push({ path, status });
@@ -173,6 +178,10 @@ export async function startProviderEmulator(kind: ProviderKind): Promise<Provide
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
+      if (emulator.behaviour === 'hang-up' && req.method === 'POST') {
+        emulator.hungUp.push(new URL(req.url ?? '/', 'http://x').pathname);
+        return void req.socket.destroy();
+      }
       handle(req, res, Buffer.concat(chunks)).catch((err) => json(res, 500, { message: String(err) }));
     });
   });

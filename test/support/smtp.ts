@@ -6,6 +6,8 @@ export interface ReceivedMessage {
   to: string[];
   raw: string;
   parsed: ParsedMail;
+  /** Taken, and then the connection was dropped without the final reply (see `dropAfterData`). */
+  dropped?: boolean;
 }
 
 export interface SmtpSink {
@@ -26,6 +28,11 @@ export interface SmtpSinkOptions {
   beforeRecipient?: () => Promise<void>;
   /** false: keep the raw message only (`parsed` is empty), for tests that count thousands of messages. */
   parse?: boolean;
+  /**
+   * true: the message is kept (as a server that queued it) and the connection is dropped
+   * without the final reply, as a server that crashes or a network that fails at that moment.
+   */
+  dropAfterData?: (session: SMTPServerSession) => boolean;
 }
 
 /**
@@ -69,13 +76,21 @@ export async function startSmtpSink(options: SmtpSinkOptions = {}): Promise<Smtp
           err.responseCode = 421;
           return callback(err);
         }
+        const dropped = options.dropAfterData?.(session) ?? false;
         messages.push({
           from: session.envelope.mailFrom ? session.envelope.mailFrom.address : '',
           to: session.envelope.rcptTo.map((r) => r.address),
           raw,
           parsed,
+          ...(dropped ? { dropped } : {}),
         });
         waiters.splice(0).forEach((w) => w());
+        if (dropped) {
+          // smtp-server keeps its connections (and their sockets) in a set of its own.
+          const connections = (server as unknown as { connections: Set<{ session?: SMTPServerSession; _socket: { destroy(): void } }> }).connections;
+          for (const connection of connections) if (connection.session?.id === session.id) connection._socket.destroy();
+          return;
+        }
         callback();
       });
     },

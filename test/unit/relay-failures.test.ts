@@ -23,6 +23,12 @@ describe('relay failures', () => {
     expect(classifyRelayError('smtp', smtp(451, '451 4.3.0 try again later'))).toMatchObject({ relayDown: false, outcome: 'retry' });
   });
 
+  test('when mailgun.js reports a request that got no answer as a 400 then it is the relay failing, not a refusal of the message', () => {
+    const mailgun = (status: number, message: string, details: string) => Object.assign(new Error(message), { status, message, details, type: 'MailgunAPIError' });
+    expect(classifyRelayError('mailgun', mailgun(400, 'ECONNREFUSED', 'connect ECONNREFUSED 127.0.0.1:1'))).toMatchObject({ relayDown: true, outcome: 'retry', code: null });
+    expect(classifyRelayError('mailgun', mailgun(400, 'Bad Request', "'to' parameter is not a valid address"))).toMatchObject({ relayDown: false, outcome: 'failed', code: 400 });
+  });
+
   test('when a relay lists domains then it serves them and their subdomains only; with none it serves any', () => {
     expect(servesDomain(['acme.test'], 'acme.test')).toBe(true);
     expect(servesDomain(['acme.test'], 'news.acme.test')).toBe(true);

@@ -99,14 +99,22 @@ export function createTeamUsersService(deps: Pick<ServiceDeps, 'db' | 'config' |
   const ofAccount = (ctx: Ctx, trx: Knex = db) => trx('team_users').where({ user_id: ctx.userId });
 
   /** Mails an invitation or a reset link now; the worker retries a mail server that is away. */
-  async function mailLink(member: Pick<TeamMember, 'id' | 'user_id' | 'email'>, purpose: TeamTokenPurpose): Promise<'sent' | 'retry' | 'bounce' | 'taken' | 'void'> {
+  /** Queues the link's mail (with its audit entry, when the mail is a change someone made) and delivers it now. */
+  async function mailLink(member: Pick<TeamMember, 'id' | 'user_id' | 'email'>, purpose: TeamTokenPurpose, audit?: { ctx: Ctx; entry: AuditEntry }): Promise<'sent' | 'retry' | 'bounce' | 'taken' | 'void'> {
     const account = await db('accounts').where({ id: member.user_id }).first('name');
-    const id = await queueSystemMail(db, member.user_id, queuedTeamLink(config.mailFrom, member.email, { teamUserId: member.id, purpose, accountName: String(account?.name ?? '') }));
+    const mail = queuedTeamLink(config.mailFrom, member.email, { teamUserId: member.id, purpose, accountName: String(account?.name ?? '') });
+    const id = audit
+      ? await db.transaction(async (trx) => {
+        const queued = await queueSystemMail(trx, member.user_id, mail);
+        await recordAudit(trx, audit.ctx, audit.entry);
+        return queued;
+      })
+      : await queueSystemMail(db, member.user_id, mail);
     return deliverNow({ db, mail: deps.mail, logger: deps.logger, secret: deps.secret, baseUrl: config.baseUrl, bounceDomain: config.bounceDomain, smtpUrl: config.smtpUrl }, id);
   }
 
-  async function mailInvitation(member: Pick<TeamMember, 'id' | 'user_id' | 'email'>): Promise<void> {
-    const outcome = await mailLink(member, 'invite');
+  async function mailInvitation(member: Pick<TeamMember, 'id' | 'user_id' | 'email'>, audit?: { ctx: Ctx; entry: AuditEntry }): Promise<void> {
+    const outcome = await mailLink(member, 'invite', audit);
     if (outcome === 'retry' || outcome === 'bounce') {
       throw new ServiceUnavailableError('The invitation is saved, but its mail could not be sent; send it again in a moment.');
     }
@@ -207,7 +215,7 @@ export function createTeamUsersService(deps: Pick<ServiceDeps, 'db' | 'config' |
     async resendInvitation(ctx: Ctx, id: number): Promise<void> {
       const member = await found(ctx, id);
       if (member.status !== 'invited') throw new ConflictError('This person has already joined; there is no invitation to send again.');
-      await mailInvitation(member);
+      await mailInvitation(member, { ctx, entry: { action: 'user.invitation_resent', recordType: 'user', recordId: id, summary: member.email } });
     },
 
     /**

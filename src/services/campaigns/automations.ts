@@ -117,6 +117,12 @@ export function createAutomationsService({ db, config, refs, segments }: Automat
       return automationRecord(await requireRow(ctx, utr));
     },
 
+    /** Why the service paused the automation (its page says it), or null. */
+    async pausedReason(ctx: Ctx, utr: string): Promise<string | null> {
+      const row = await requireRow(ctx, utr);
+      return Number(row.status) === A.paused && row.paused_reason ? String(row.paused_reason) : null;
+    },
+
     /** The live automation's id, for its schedules; 404 when the utr names none of this account. */
     async idOf(ctx: Ctx, utr: string): Promise<number> {
       return Number((await requireRow(ctx, utr)).id);
@@ -197,7 +203,7 @@ export function createAutomationsService({ db, config, refs, segments }: Automat
       await refuseUnauthenticated(db, config.domains.requireDomainAuth, ctx.userId, fromEmails);
       const now = nowValue();
       const changed = await db.transaction(async (trx) => {
-        const updated = await transitionAutomations(trx('automations').where({ id: row.id }), 'setLive', { live_at: now, updated_at: now });
+        const updated = await transitionAutomations(trx('automations').where({ id: row.id }), 'setLive', { live_at: now, paused_reason: null, updated_at: now });
         if (!updated) return false;
         if (row.automation_for_table === 'segments_' && row.automation_for !== null) await refreshTarget(ctx, Number(row.automation_for), trx);
         await recordFirstGoLive(trx, row as unknown as GoingLive, Number(row.status), now);
@@ -211,7 +217,7 @@ export function createAutomationsService({ db, config, refs, segments }: Automat
     async pause(ctx: Ctx, utr: string): Promise<void> {
       const row = await requireRow(ctx, utr);
       const changed = await db.transaction(async (trx) => {
-        const paused = await transitionAutomations(trx('automations').where({ id: row.id }), 'pause', { updated_at: nowValue() });
+        const paused = await transitionAutomations(trx('automations').where({ id: row.id }), 'pause', { paused_reason: null, updated_at: nowValue() });
         if (paused) await recordAudit(trx, ctx, { action: 'automation.paused', recordType: 'automation', recordId: utr, summary: String(row.automation_name) });
         return paused;
       });

@@ -7,6 +7,8 @@ import { Audience, unsubscribedOrSuppressed, withoutUnsubscribed } from '../deli
 import { moveCounters } from '../delivery/counters';
 import { membersOf } from '../delivery/expand';
 import type { Targets } from '../delivery/recipient-refs';
+import { domainStatusesOf } from '../delivery/signing-keys';
+import { transitionAutomations } from './automation-state';
 
 export interface AutomationRow {
   id: number;
@@ -31,6 +33,19 @@ interface Schedule {
 export interface AutomationHooks {
   automationLive?(automation: AutomationRow, trx: Knex.Transaction): Promise<void>;
   automationPaused?(automation: AutomationRow, trx: Knex.Transaction): Promise<void>;
+  /** The worker paused a live automation: a step's From domain is not authenticated (REQUIRE_DOMAIN_AUTH). */
+  automationRefusedUnauthenticated?(automation: AutomationRow, fromEmails: string[], trx: Knex.Transaction): Promise<void>;
+}
+
+export interface AutomationOptions {
+  /** REQUIRE_DOMAIN_AUTH: a live automation sends only while every step's From domain is verified. */
+  requireDomainAuth?: boolean;
+}
+
+/** What an automation's page says when the worker paused it for an unauthenticated domain. */
+export function unauthenticatedPauseReason(fromEmails: string[]): string {
+  const list = fromEmails.join(', ');
+  return `Paused by the service: the domain of ${list} is not a verified sending domain of your account, and this service sends only from verified domains. Its emails wait and go out when it is set live again, once the domain is verified (or the steps use a sender whose domain is).`.slice(0, 500);
 }
 
 const HOUR = 3_600_000;
@@ -52,7 +67,7 @@ export function waitingMs(schedule: Schedule): number {
  * A paused automation does none of that, so it sends nothing; set-live picks up where it was.
  * Returns the number of messages queued.
  */
-export async function runAutomations(db: Knex, now: Date, hooks: AutomationHooks = {}): Promise<number> {
+export async function runAutomations(db: Knex, now: Date, hooks: AutomationHooks = {}, options: AutomationOptions = {}): Promise<number> {
   const automations: AutomationRow[] = await db('automations as a')
     .leftJoin('automation_runs as r', 'r.automation_id', 'a.id')
     .whereNull('a.deleted_at')
@@ -73,6 +88,7 @@ export async function runAutomations(db: Knex, now: Date, hooks: AutomationHooks
         else if (Number(automation.status) === AUTOMATION_STATUS.paused && automation.seen_status !== null) await hooks.automationPaused?.(automation, trx);
       }
       if (!live) return 0;
+      if (options.requireDomainAuth && (await pauseUnauthenticated(trx, automation, at, hooks))) return 0;
       await enrol(trx, automation, schedules, at, ENROLMENT_STATE.active);
       await leave(trx, automation, at);
       await reschedule(trx, automation, schedules, now);
@@ -80,6 +96,31 @@ export async function runAutomations(db: Knex, now: Date, hooks: AutomationHooks
     });
   }
   return queued;
+}
+
+/**
+ * The rule holds while an automation is live, not only when it was set live: a step's domain may
+ * have stopped being verified since (or a step added with another sender). Such an automation is
+ * paused, as a pause from the dashboard does (its queued emails wait, none is dropped), with the
+ * reason on its page; the pause is noticed here, so the usual pause notice does not follow it.
+ */
+async function pauseUnauthenticated(trx: Knex.Transaction, automation: AutomationRow, at: string, hooks: AutomationHooks): Promise<boolean> {
+  const senders = await trx('automation_schedules as s')
+    .join('senders as f', 'f.id', 's.sender_id')
+    .where('s.automation_id', automation.id)
+    .distinct('f.from_email');
+  if (!senders.length) return false;
+  const statusOf = await domainStatusesOf(trx, Number(automation.user_id));
+  const unauthenticated = senders.map((r) => String(r.from_email)).filter((address) => statusOf(address) !== 'verified').sort();
+  if (!unauthenticated.length) return false;
+  const reason = unauthenticatedPauseReason(unauthenticated);
+  if (!(await transitionAutomations(trx('automations').where({ id: automation.id }), 'pause', { paused_reason: reason, updated_at: at }))) return false;
+  await trx('automation_runs')
+    .insert({ automation_id: automation.id, seen_status: AUTOMATION_STATUS.paused, first_live_at: null, updated_at: at })
+    .onConflict('automation_id')
+    .merge(['seen_status', 'updated_at']);
+  await hooks.automationRefusedUnauthenticated?.({ ...automation, status: AUTOMATION_STATUS.paused }, unauthenticated, trx);
+  return true;
 }
 
 async function noticeStatus(trx: Knex.Transaction, automation: AutomationRow, schedules: Schedule[], at: string): Promise<void> {

@@ -127,6 +127,21 @@ export function createEventsService({ db, config }: Pick<ServiceDeps, 'db' | 'co
         trx,
       ),
 
+    /** A live automation was paused by the worker: REQUIRE_DOMAIN_AUTH and a step's From domain is not verified. */
+    automationPausedUnauthenticated: (automation: { userId: number; name: string; fromEmails: string[] }, trx: Knex = db) =>
+      notify(
+        automation.userId,
+        {
+          subject: `Automation paused: ${automation.name} sends from an unauthenticated domain`,
+          text:
+            `Your automation "${automation.name}" was paused at ${at()} UTC: ${automation.fromEmails.length === 1 ? 'the From address' : 'the From addresses'} ${automation.fromEmails.join(', ')} of its emails ${automation.fromEmails.length === 1 ? 'is' : 'are'} not in a verified sending domain of your account, and this service sends only from verified domains. Its emails due now wait; none was dropped.
+
+` +
+            `What to fix: open Domains on the dashboard and check the domain; if it is failing, publish the records it shows again (the DKIM and DMARC records) and press "Check now". Once the domain is verified, set the automation live again: the waiting emails go out then. Or change its emails to a sender whose domain is verified.`,
+        },
+        trx,
+      ),
+
     senderVerified: (userId: number, sender: { from_name: string; from_email: string }) =>
       notify(userId, {
         subject: `Sender verified: ${sender.from_email}`,

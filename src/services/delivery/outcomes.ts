@@ -18,7 +18,12 @@ export type Outcome =
   /** Given up at once (it may already have gone out twice: see IN_DOUBT_TWICE). */
   | { id: number; result: 'failed'; error: string }
   /** Refused for the sender's authentication or reputation: failed, the address is never suppressed (see policy-refusals.ts). */
-  | { id: number; result: 'policy'; code: number | null; error: string; relayId?: number | null };
+  | { id: number; result: 'policy'; code: number | null; error: string; relayId?: number | null }
+  /**
+   * The relay went silent after taking the whole message: it may have been delivered, so it is
+   * failed (reason `unconfirmed`, the address untouched) and never sent again.
+   */
+  | { id: number; result: 'unconfirmed'; error: string; relayId?: number | null };
 
 /** Why a message that was in flight at two crashes is not sent a third time. */
 export const IN_DOUBT_TWICE =
@@ -151,6 +156,9 @@ export async function writeLedger(db: Knex, write: LedgerWrite, policy: OutcomeP
         const rows = await end(mine().where({ id: o.id }), 'fail', patch).returning(returning);
         failed.push(...rows);
         refusedByPolicy.push(...rows);
+      } else if (o.result === 'unconfirmed') {
+        const patch = { smtp_code: null, last_error: o.error.slice(0, 500), failure_reason: 'unconfirmed', relay_id: o.relayId ?? null };
+        failed.push(...(await end(mine().where({ id: o.id }), 'fail', patch).returning(returning)));
       }
     }
 

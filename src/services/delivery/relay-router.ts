@@ -14,7 +14,10 @@ export interface Routed {
   providerMessageId: string | null;
 }
 
-/** A relay refused the message itself (the relay is fine): nothing is handed to another relay. */
+/**
+ * A relay refused the message itself (the relay is fine), or went silent after taking all of it
+ * (outcome `unconfirmed`, the relay marked down): nothing is handed to another relay.
+ */
 export class RelayRefusal extends Error {
   constructor(readonly failure: RelayFailure, readonly relayId: number) {
     super(failure.message);
@@ -38,9 +41,11 @@ interface Cached {
  * relay serving the From domain (the send's or step's own relay first), else the instance's
  * transport when none serves the domain. A relay that fails as a relay (unreachable, timed
  * out, 421, API 5xx/429/401) is marked down in the database for every worker and the message
- * goes on to the next relay at once; a refusal of the message itself is never handed to
- * another relay, and a message a relay accepted is never sent again. An account's relays are
- * read at most every RELAY_LIMITS.cacheMs, and again after any of them failed.
+ * goes on to the next relay at once, unless the relay failed after the whole message was handed
+ * to it (it may have accepted it: the message fails `unconfirmed`); a refusal of the message
+ * itself is never handed to another relay, and a message a relay accepted is never sent again.
+ * An account's relays are read at most every RELAY_LIMITS.cacheMs, and again after any of them
+ * failed.
  */
 export class RelayRouter {
   private readonly accounts = new Map<number, Cached>();
@@ -107,6 +112,9 @@ export class RelayRouter {
         this.accounts.delete(userId);
         this.transports.get(relay.id)?.transport.close();
         this.transports.delete(relay.id);
+        // It went silent after taking the whole message: it may have accepted it, so the message
+        // goes nowhere else (the relay is down all the same).
+        if (failure.outcome === 'unconfirmed') throw new RelayRefusal(failure, relay.id);
       }
     }
     throw new RelaysDown(domain, last);
