@@ -45,6 +45,7 @@ import * as twoFactor from './20261127_0253_two-factor';
 import * as singleSignOn from './20261127_0254_single-sign-on';
 import * as segmentEngagement from './20261127_0300_segment-engagement';
 import * as signupFormFields from './20261127_0329_signup-form-fields';
+import * as sqliteContactSearch from './20261127_0520_sqlite-contact-search';
 
 /**
  * The ordered list of migrations. A static list (instead of a directory scan) makes the
@@ -98,6 +99,7 @@ export const migrations: ReadonlyArray<[name: string, migration: Knex.Migration]
   ['20261127_0254_single-sign-on', singleSignOn],
   ['20261127_0300_segment-engagement', segmentEngagement],
   ['20261127_0329_signup-form-fields', signupFormFields],
+  ['20261127_0520_sqlite-contact-search', sqliteContactSearch],
 ];
 
 export const migrationSource: Knex.MigrationSource<[string, Knex.Migration]> = {

@@ -45,6 +45,19 @@ export function likePattern(term: string, where: 'exact' | 'contains' | 'starts'
   return `%${escaped}%`;
 }
 
+/**
+ * On SQLite, `idColumn in (…)` the contacts whose email or full name may contain `term`, from
+ * the trigram index `contacts_search`; null on PostgreSQL (its trigram indexes serve the LIKE
+ * itself) and for a term shorter than a trigram (which that index cannot find: the LIKE scans).
+ * The index folds case more widely than SQLite's LIKE: its rows are candidates for the LIKE,
+ * which keeps the answer exact, never the answer.
+ */
+export function contactSearchCandidates(db: Knex, idColumn: string, term: string): SqlFragment | null {
+  if (isPostgres(db) || [...term].length < 3) return null;
+  // One phrase of the whole term: a literal substring (only a double quote needs escaping).
+  return { sql: `${idColumn} in (select rowid from contacts_search where contacts_search match ?)`, bindings: [`"${term.replace(/"/g, '""')}"`] };
+}
+
 /** `existing` JSON object with the keys of `incoming` laid over it (for upserts of custom fields). */
 export function jsonMerge(db: Knex, existing: string, incoming: string): string {
   return isPostgres(db)
