@@ -5,16 +5,18 @@ import type { Knex } from 'knex';
  * name, ignoring case), which otherwise reads every contact of the account: `contacts_search`,
  * an FTS5 table with the trigram tokenizer over the email and `first_name || ' ' || last_name`
  * (the expression the search matches), keyed by the contact's id. Contentless (it keeps only
- * the index, not a second copy of the text), kept by triggers on contacts, so every write path
- * keeps it in its own transaction, and filled here from the contacts already there. A search
- * of three characters or more asks it for candidates and checks them with the same LIKE as
- * before (src/services/audience/contact-records.ts); a prefix is a substring, so it serves both.
+ * the index, not a second copy of the text) and without positions (`detail = none`: half the
+ * size, and cheaper to write), kept by triggers on contacts, so every write path keeps it in
+ * its own transaction, and filled here from the contacts already there. A search of three
+ * characters or more asks it for the contacts holding every trigram of the term and checks
+ * them with the same LIKE as before (src/db/expressions.ts, contactSearchCandidates); a prefix
+ * is a substring, so it serves both.
  *
  * PostgreSQL has its trigram indexes (20261126_2331_large-accounts): nothing to do there.
  */
 export async function up(knex: Knex): Promise<void> {
   if (knex.client.config.client === 'pg') return;
-  await knex.raw(`create virtual table contacts_search using fts5(email, full_name, tokenize = 'trigram', content = '', contentless_delete = 1)`);
+  await knex.raw(`create virtual table contacts_search using fts5(email, full_name, tokenize = 'trigram', content = '', contentless_delete = 1, detail = none)`);
   await knex.raw(`insert into contacts_search (rowid, email, full_name) select id, email, first_name || ' ' || last_name from contacts`);
   await knex.raw(`create trigger contacts_search_insert after insert on contacts begin
     insert into contacts_search (rowid, email, full_name) values (new.id, new.email, new.first_name || ' ' || new.last_name);

@@ -53,9 +53,12 @@ export function likePattern(term: string, where: 'exact' | 'contains' | 'starts'
  * which keeps the answer exact, never the answer.
  */
 export function contactSearchCandidates(db: Knex, idColumn: string, term: string): SqlFragment | null {
-  if (isPostgres(db) || [...term].length < 3) return null;
-  // One phrase of the whole term: a literal substring (only a double quote needs escaping).
-  return { sql: `${idColumn} in (select rowid from contacts_search where contacts_search match ?)`, bindings: [`"${term.replace(/"/g, '""')}"`] };
+  const chars = [...term];
+  if (isPostgres(db) || chars.length < 3) return null;
+  // Every trigram of the term, each a quoted string (only a double quote needs escaping): the
+  // index keeps no positions, so its answer is the contacts holding them all, anywhere.
+  const trigrams = new Set(chars.slice(2).map((_, i) => `"${chars.slice(i, i + 3).join('').replace(/"/g, '""')}"`));
+  return { sql: `${idColumn} in (select rowid from contacts_search where contacts_search match ?)`, bindings: [[...trigrams].join(' AND ')] };
 }
 
 /** `existing` JSON object with the keys of `incoming` laid over it (for upserts of custom fields). */

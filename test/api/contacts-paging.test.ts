@@ -122,6 +122,10 @@ describe('contacts paging, totals and search', () => {
     expect(await emails('te"d 100%_s')).toEqual(['odd@example.com']);
     expect(await emails('0%_')).toEqual(['odd@example.com']);
     expect(await emails('0%x')).toEqual([]);
+    // Every trigram of the term is in the contact (some in the email, some in the name), the term is not.
+    await addContact(h, cy, { contact_type_id: type, first_name: 'Bcd', last_name: 'Quay', email: 'zed@abc.org', country: france });
+    expect(await emails('abcd')).toEqual([]);
+    expect(await emails('ABC.')).toEqual(['zed@abc.org']);
 
     await h.api(cy).post('/contacts/update').send({ contact_id: ada, contact_type_id: type, first_name: 'Augusta', last_name: 'King', email: 'augusta@engine.org', country: france }).expect(200);
     expect(await emails('lovelace')).toEqual([]);
