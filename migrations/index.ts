@@ -46,6 +46,7 @@ import * as singleSignOn from './20261127_0254_single-sign-on';
 import * as segmentEngagement from './20261127_0300_segment-engagement';
 import * as signupFormFields from './20261127_0329_signup-form-fields';
 import * as sqliteContactSearch from './20261127_0520_sqlite-contact-search';
+import * as segmentCityIndex from './20261127_0540_segment-city-index';
 
 /**
  * The ordered list of migrations. A static list (instead of a directory scan) makes the
@@ -100,6 +101,7 @@ export const migrations: ReadonlyArray<[name: string, migration: Knex.Migration]
   ['20261127_0300_segment-engagement', segmentEngagement],
   ['20261127_0329_signup-form-fields', signupFormFields],
   ['20261127_0520_sqlite-contact-search', sqliteContactSearch],
+  ['20261127_0540_segment-city-index', segmentCityIndex],
 ];
 
 export const migrationSource: Knex.MigrationSource<[string, Knex.Migration]> = {
