@@ -4,9 +4,12 @@
  * links, unsubscribe headers, and click tracking of the template's link plus three more), sent by a real `--role=worker` process (the build in dist/, as `npm run worker` runs it).
  * Prints messages per second, the worker's peak RSS, and the ceiling: bare nodemailer feeding
  * the same sink before and after (target: the worker's rate while sending ≥1.0 of their mean).
+ * `--workers N` sends with N worker processes sharing the database (target on PostgreSQL with
+ * two: the same ratio ≥1.0), each one's memory shown a quarter into the send and at its peak after.
  *
- *   npm run bench:send [-- --recipients 100000 --ceiling 20000]
+ *   npm run bench:send [-- --recipients 100000 --ceiling 20000 --workers 1]
  *   DATABASE_URL=postgres://127.0.0.1:5432/test npm run bench:send   (a scratch database on that server)
+ *   DATABASE_URL=postgres://127.0.0.1:5432/test npm run bench:send -- --workers 2   (PostgreSQL, two workers)
  *   WORKER_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" npm run bench:send   (profile the worker)
  *   SQLITE_CACHE_MB=8 npm run bench:send   (the worker's SQLite page cache, default 4 in a worker alone)
  *   WORKER_ENV="MALLOC_ARENA_MAX=2" npm run bench:send   (more environment for the worker)
@@ -28,15 +31,17 @@ import { adminDb, withDatabase } from '../test/support/test-db';
 const NEWSLETTER_TEMPLATE_ID = 2;
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { recipients: { type: 'string', default: '100000' }, ceiling: { type: 'string', default: '20000' } } });
+  const { values } = parseArgs({ options: { recipients: { type: 'string', default: '100000' }, ceiling: { type: 'string', default: '20000' }, workers: { type: 'string', default: '1' } } });
   const recipients = Number(values.recipients);
   const ceilingCount = Number(values.ceiling);
+  const workerCount = Number(values.workers);
+  if (!Number.isInteger(workerCount) || workerCount < 1) throw new Error('--workers: a whole number from 1');
   console.log(`uptime: ${execSync('uptime').toString().trim()}`);
 
   const sink = await startSink();
   const database = await scratchDatabase();
   const db = createDb(database);
-  let worker: ReturnType<typeof startServiceProcess> | undefined;
+  const workers: Array<ReturnType<typeof startServiceProcess>> = [];
   try {
     await migrateAndSeed(db);
     const ceiling = await bareNodemailer(sink.port, ceilingCount, await newsletterHtml(db));
@@ -48,32 +53,46 @@ async function main(): Promise<void> {
 
     const before = await sink.count();
     const start = Date.now();
-    worker = startServiceProcess(['--role=worker'], {
-      ...(database.databaseUrl ? { DATABASE_URL: database.databaseUrl } : { SQLITE_FILE: database.sqliteFile }),
-      DATA_DIR: path.join(os.tmpdir(), `bench-send-${process.pid}`),
-      SMTP_URL: `smtp://127.0.0.1:${sink.port}`,
-      BASE_URL: 'https://campaigns.example.com',
-      LOG_LEVEL: 'warn',
-      ...(process.env.SQLITE_CACHE_MB ? { SQLITE_CACHE_MB: process.env.SQLITE_CACHE_MB } : {}),
-      ...workerEnv(),
-    }, true, (process.env.WORKER_NODE_ARGS ?? '').split(' ').filter(Boolean));
-    const pid = worker.child.pid!;
+    // Several workers share one secret, as processes behind one deployment do.
+    const appSecret = crypto.randomBytes(32).toString('hex');
+    for (let i = 0; i < workerCount; i += 1) {
+      workers.push(startServiceProcess(['--role=worker'], {
+        ...(database.databaseUrl ? { DATABASE_URL: database.databaseUrl } : { SQLITE_FILE: database.sqliteFile }),
+        DATA_DIR: path.join(os.tmpdir(), `bench-send-${process.pid}`),
+        APP_SECRET: appSecret,
+        SMTP_URL: `smtp://127.0.0.1:${sink.port}`,
+        BASE_URL: 'https://campaigns.example.com',
+        LOG_LEVEL: 'warn',
+        ...(process.env.SQLITE_CACHE_MB ? { SQLITE_CACHE_MB: process.env.SQLITE_CACHE_MB } : {}),
+        ...workerEnv(),
+      }, true, (process.env.WORKER_NODE_ARGS ?? '').split(' ').filter(Boolean)));
+    }
+    const pids = workers.map((w) => w.child.pid!);
     let firstAt = 0;
-    let peakRss = 0;
-    let sendingRss = 0;
+    const peakRss = pids.map(() => 0);
+    const sendingRss = pids.map(() => 0);
+    /** Each worker's RSS once a quarter of the messages were out, and its peak after that: flat when they agree. */
+    const quarterRss: number[] = [];
+    const afterQuarterRss = pids.map(() => 0);
     for (;;) {
       await sleep(200);
-      peakRss = Math.max(peakRss, rssOf(pid, 'VmHWM'));
-      if (firstAt) sendingRss = Math.max(sendingRss, rssOf(pid, 'VmRSS'));
       const sent = (await sink.count()) - before;
+      pids.forEach((pid, i) => {
+        peakRss[i] = Math.max(peakRss[i], rssOf(pid, 'VmHWM'));
+        const rss = rssOf(pid, 'VmRSS');
+        if (firstAt) sendingRss[i] = Math.max(sendingRss[i], rss);
+        if (quarterRss.length === pids.length) afterQuarterRss[i] = Math.max(afterQuarterRss[i], rss);
+      });
+      if (quarterRss.length === 0 && sent >= recipients / 4) quarterRss.push(...pids.map((pid) => rssOf(pid, 'VmRSS')));
       if (!firstAt && sent > 0) firstAt = Date.now();
       const send = await db('single_sends').where({ id: sendId }).first('status', 'delivered');
       if (Number(send.status) === 3) break;
-      if (worker.child.exitCode !== null) throw new Error(`worker exited: ${worker.output()}`);
+      const gone = workers.find((w) => w.child.exitCode !== null);
+      if (gone) throw new Error(`worker exited: ${gone.output()}`);
     }
     const end = Date.now();
-    peakRss = Math.max(peakRss, rssOf(pid, 'VmHWM'));
-    const cpu = cpuSecondsOf(pid);
+    pids.forEach((pid, i) => (peakRss[i] = Math.max(peakRss[i], rssOf(pid, 'VmHWM'))));
+    const cpu = pids.reduce((sum, pid) => sum + cpuSecondsOf(pid), 0);
     const delivered = Number((await db('single_sends').where({ id: sendId }).first('delivered')).delivered);
     const received = (await sink.count()) - before;
     const total = (end - start) / 1000;
@@ -85,13 +104,21 @@ async function main(): Promise<void> {
     console.log(`rate: ${(delivered / sending).toFixed(0)} msgs/s while sending, ${(delivered / total).toFixed(0)} msgs/s overall`);
     const after = await bareNodemailer(sink.port, ceilingCount, await newsletterHtml(db));
     console.log(`ceiling again after the send: ${after.toFixed(0)} msgs/s`);
-    console.log(beside(TARGETS.send, delivered / sending / ((ceiling + after) / 2)));
-    console.log(`worker CPU: ${cpu.toFixed(1)} s (boot included), ${((1e6 * cpu) / delivered).toFixed(0)} µs per message; on a busy machine the figure that moves least`);
-    console.log(`worker RSS: peak ${(sendingRss / 1024).toFixed(0)} MiB while sending; high-water mark ${(peakRss / 1024).toFixed(0)} MiB (boot included)`);
+    const ratio = delivered / sending / ((ceiling + after) / 2);
+    const target = !database.databaseUrl && workerCount === 1 ? TARGETS.send : database.databaseUrl && workerCount === 2 ? TARGETS.sendPostgresTwoWorkers : undefined;
+    const kind = database.databaseUrl ? 'PostgreSQL' : 'SQLite';
+    console.log(target ? beside(target, ratio) : `send rate / bare nodemailer (${kind}, ${workerCount} workers): ${ratio.toFixed(2)}× (no target for this database and number of workers)`);
+    const mib = (kib: number) => `${(kib / 1024).toFixed(0)} MiB`;
+    console.log(`worker CPU: ${cpu.toFixed(1)} s (boot included${workerCount > 1 ? `, ${workerCount} workers together` : ''}), ${((1e6 * cpu) / delivered).toFixed(0)} µs per message; on a busy machine the figure that moves least`);
+    pids.forEach((_, i) => {
+      const name = workerCount > 1 ? `worker ${i + 1}` : 'worker';
+      const flat = quarterRss.length ? `; ${mib(quarterRss[i])} a quarter into the send, at most ${mib(afterQuarterRss[i])} after (growth ${mib(Math.max(0, afterQuarterRss[i] - quarterRss[i]))})` : '';
+      console.log(`${name} RSS: peak ${mib(sendingRss[i])} while sending; high-water mark ${mib(peakRss[i])} (boot included)${flat}`);
+    });
     console.log(`uptime: ${execSync('uptime').toString().trim()}`);
   } finally {
-    worker?.child.kill('SIGTERM');
-    if (worker) await worker.exited;
+    for (const w of workers) w.child.kill('SIGTERM');
+    await Promise.all(workers.map((w) => w.exited));
     await db.destroy();
     await database.drop();
     await sink.stop();

@@ -45,7 +45,9 @@ import * as twoFactor from './20261127_0253_two-factor';
 import * as singleSignOn from './20261127_0254_single-sign-on';
 import * as segmentEngagement from './20261127_0300_segment-engagement';
 import * as signupFormFields from './20261127_0329_signup-form-fields';
+import * as sqliteContactSearch from './20261127_0520_sqlite-contact-search';
 import * as automationPauseReason from './20261127_0530_automation-pause-reason';
+import * as segmentCityIndex from './20261127_0540_segment-city-index';
 
 /**
  * The ordered list of migrations. A static list (instead of a directory scan) makes the
@@ -99,7 +101,9 @@ export const migrations: ReadonlyArray<[name: string, migration: Knex.Migration]
   ['20261127_0254_single-sign-on', singleSignOn],
   ['20261127_0300_segment-engagement', segmentEngagement],
   ['20261127_0329_signup-form-fields', signupFormFields],
+  ['20261127_0520_sqlite-contact-search', sqliteContactSearch],
   ['20261127_0530_automation-pause-reason', automationPauseReason],
+  ['20261127_0540_segment-city-index', segmentCityIndex],
 ];
 
 export const migrationSource: Knex.MigrationSource<[string, Knex.Migration]> = {

@@ -14,6 +14,7 @@ export interface Target {
 
 export const TARGETS = {
   send: { name: 'send rate / bare nodemailer (SQLite)', min: 1.0, unit: '×' },
+  sendPostgresTwoWorkers: { name: 'send rate with two workers / bare nodemailer (PostgreSQL)', min: 1.0, unit: '×' },
   importSqlite: { name: 'import / its limit (SQLite)', min: 0.9, unit: '×' },
   importPostgres: { name: 'import rate (PostgreSQL)', min: 100_000, unit: 'rows/s' },
   sendStartPostgres: { name: 'send start, recipients into the ledger (PostgreSQL)', min: 100_000, unit: 'rows/s' },

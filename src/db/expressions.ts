@@ -45,6 +45,22 @@ export function likePattern(term: string, where: 'exact' | 'contains' | 'starts'
   return `%${escaped}%`;
 }
 
+/**
+ * On SQLite, `idColumn in (…)` the contacts whose email or full name may contain `term`, from
+ * the trigram index `contacts_search`; null on PostgreSQL (its trigram indexes serve the LIKE
+ * itself) and for a term shorter than a trigram (which that index cannot find: the LIKE scans).
+ * The index folds case more widely than SQLite's LIKE: its rows are candidates for the LIKE,
+ * which keeps the answer exact, never the answer.
+ */
+export function contactSearchCandidates(db: Knex, idColumn: string, term: string): SqlFragment | null {
+  const chars = [...term];
+  if (isPostgres(db) || chars.length < 3) return null;
+  // Every trigram of the term, each a quoted string (only a double quote needs escaping): the
+  // index keeps no positions, so its answer is the contacts holding them all, anywhere.
+  const trigrams = new Set(chars.slice(2).map((_, i) => `"${chars.slice(i, i + 3).join('').replace(/"/g, '""')}"`));
+  return { sql: `${idColumn} in (select rowid from contacts_search where contacts_search match ?)`, bindings: [[...trigrams].join(' AND ')] };
+}
+
 /** `existing` JSON object with the keys of `incoming` laid over it (for upserts of custom fields). */
 export function jsonMerge(db: Knex, existing: string, incoming: string): string {
   return isPostgres(db)

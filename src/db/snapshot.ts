@@ -32,7 +32,9 @@ export async function applicationTables(db: Knex | Knex.Transaction): Promise<st
       (parents.get(child) ?? parents.set(child, new Set()).get(child)!).add(parent);
     }
   } else {
-    names = (await db.raw(`select name from sqlite_master where type = 'table' and name not like 'sqlite\\_%' escape '\\'`)).map((r: { name: string }) => r.name);
+    // Ordinary tables only: a virtual table (the contact search's index) and its shadow tables
+    // are derived, and its triggers rebuild it as a restore writes the contacts.
+    names = (await db.raw(`select name from pragma_table_list where schema = 'main' and type = 'table' and name not like 'sqlite\\_%' escape '\\'`)).map((r: { name: string }) => r.name);
     for (const name of names) {
       const fks: Array<{ table: string }> = await db.raw(`pragma foreign_key_list(${quote(name)})`);
       parents.set(name, new Set(fks.map((fk) => fk.table)));

@@ -1,3 +1,6 @@
+import { migrations } from '../../migrations';
+import { isPostgres } from '../../src/db';
+import { liveContacts } from '../../src/services/audience/contact-records';
 import { addContact, addContactType, countryId } from '../support/fixtures';
 import { TestAccount, useHarness } from '../support/harness';
 
@@ -106,6 +109,65 @@ describe('contacts paging, totals and search', () => {
     expect(await expectPagesMatch(bea, 1, 'ada')).toBe(3);
     const none = await h.api(bea).get('/contacts/list?page=1&per_page=10&search=nobody').expect(200);
     expect(none.body.message).toEqual({ contacts: [], pagination: { page: 1, per_page: 10, total: 0 } });
+  });
+
+  test('when contacts are renamed, given another email, deleted or re-imported then the search follows, and SQLite finds them through its search index', async () => {
+    const cy = await h.account();
+    const type = await addContactType(h, cy, 'People');
+    const emails = async (search: string) => (await whole(cy, `?search=${encodeURIComponent(search)}`)).map((c) => c.email).sort();
+    const ada = await addContact(h, cy, { contact_type_id: type, first_name: 'Ada', last_name: 'Lovelace', email: 'ada@analytical.org', country: france });
+    const bob = await addContact(h, cy, { contact_type_id: type, first_name: 'Bob', last_name: 'Byron', email: 'bob@analytical.org', country: france });
+    await addContact(h, cy, { contact_type_id: type, first_name: 'Quote"d', last_name: '100%_sure', email: 'odd@example.com', country: france });
+    expect(await emails('LOVELACE')).toEqual(['ada@analytical.org']);
+    expect(await emails('te"d 100%_s')).toEqual(['odd@example.com']);
+    expect(await emails('0%_')).toEqual(['odd@example.com']);
+    expect(await emails('0%x')).toEqual([]);
+    // Every trigram of the term is in the contact (some in the email, some in the name), the term is not.
+    await addContact(h, cy, { contact_type_id: type, first_name: 'Bcd', last_name: 'Quay', email: 'zed@abc.org', country: france });
+    expect(await emails('abcd')).toEqual([]);
+    expect(await emails('ABC.')).toEqual(['zed@abc.org']);
+
+    await h.api(cy).post('/contacts/update').send({ contact_id: ada, contact_type_id: type, first_name: 'Augusta', last_name: 'King', email: 'augusta@engine.org', country: france }).expect(200);
+    expect(await emails('lovelace')).toEqual([]);
+    expect(await emails('analytical')).toEqual(['bob@analytical.org']);
+    expect(await emails('augusta k')).toEqual(['augusta@engine.org']);
+    await h.api(cy).delete(`/contacts/delete?contact_id=${bob}`).expect(200);
+    expect(await emails('analytical')).toEqual([]);
+    // An import that changes a name and one that adds a contact with a deleted one's email.
+    const csv = 'first_name,last_name,email,country\nAugusta,Ada,augusta@engine.org,France\nBobby,Byron,bob@analytical.org,France\n';
+    await h.api(cy).post('/contacts/upload-csv').field('contact_type_id', String(type)).attach('file', Buffer.from(csv), 'c.csv').expect(200);
+    expect(await emails('augusta ada')).toEqual(['augusta@engine.org']);
+    expect(await emails('augusta k')).toEqual([]);
+    expect(await emails('bobby byr')).toEqual(['bob@analytical.org']);
+    await h.runtime.db('contacts').where({ user_id: cy.user_id }).where('email', 'bob@analytical.org').delete();
+    expect(await emails('bobby')).toEqual([]);
+
+    if (isPostgres(h.runtime.db)) return;
+    const plan = async (search: string) => {
+      const { sql, bindings } = liveContacts(h.runtime.db, { userId: cy.user_id }, search).select('c.id').toSQL();
+      return ((await h.runtime.db.raw(`explain query plan ${sql}`, bindings as never[])) as Array<{ detail: string }>).map((r) => r.detail).join('\n');
+    };
+    const byPrefix = await plan('augusta@');
+    expect(byPrefix).toMatch(/SCAN contacts_search VIRTUAL TABLE INDEX/);
+    expect(byPrefix).toMatch(/SEARCH c USING (INDEX \w+ \(user_id=\? AND id=\?\)|INTEGER PRIMARY KEY)/);
+    expect(byPrefix).not.toMatch(/SCAN c\b/);
+    expect(await plan('king')).toMatch(/SCAN contacts_search VIRTUAL TABLE INDEX/);
+    // Shorter than a trigram: the index cannot find it, so the account's contacts are read.
+    expect(await plan('au')).not.toMatch(/contacts_search/);
+  });
+
+  test('when the search index is added to a database that already has contacts then it finds them', async () => {
+    const dee = await h.account();
+    const type = await addContactType(h, dee, 'People');
+    const [, migration] = migrations.find(([name]) => name.endsWith('_sqlite-contact-search'))!;
+    await migration.down!(h.runtime.db);
+    try {
+      await addContact(h, dee, { contact_type_id: type, first_name: 'Grace', last_name: 'Hopper', email: 'grace@navy.mil', country: france });
+    } finally {
+      await migration.up(h.runtime.db);
+    }
+    expect((await whole(dee, '?search=HOPPER')).map((c) => c.email)).toEqual(['grace@navy.mil']);
+    expect((await whole(dee, '?search=navy.mil')).map((c) => c.email)).toEqual(['grace@navy.mil']);
   });
 
   test('when a segment is saved then its count, its members and the live count agree', async () => {

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { likeOperator, likePattern } from '../../db/expressions';
+import { contactSearchCandidates, likeOperator, likePattern } from '../../db/expressions';
 import { timestamp } from '../../lib/time';
 import type { Ctx } from '../context';
 import { contactTypeRecord, ContactTypeRecord } from './contact-types';
@@ -88,6 +88,8 @@ export function liveContacts(db: Knex, ctx: Ctx, search?: string): Knex.QueryBui
   if (term) {
     const like = likeOperator(db);
     const pattern = likePattern(term, 'contains');
+    const candidates = contactSearchCandidates(db, 'c.id', term);
+    if (candidates) query.whereRaw(candidates.sql, candidates.bindings);
     query.where((w) => {
       w.whereRaw(`c.email ${like} ? escape '\\'`, [pattern]);
       w.orWhereRaw(`(c.first_name || ' ' || c.last_name) ${like} ? escape '\\'`, [pattern]);

@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { isPostgres } from '../../db';
 import { asNumber, jsonText, likeOperator, likePattern, SqlFragment } from '../../db/expressions';
 import { LIMITS, MESSAGE_KIND, RESERVED_FIELD_NAMES, SEGMENT_ENGAGEMENT, SEGMENT_OPERATORS, SEGMENT_QUERY_TYPES, SEGMENT_RELATIVE_DAYS, SegmentFieldKind } from '../../lib/constants';
 import { FieldErrors } from '../../lib/errors';
@@ -138,8 +139,16 @@ function condition(db: Knex, field: SegmentField, operator: string, values: stri
   if (field.kind === 'engagement') return engagementCondition(operator, values[0], at);
   if (operator === 'in the last' || operator === 'more than ago') return relativeDateCondition(db, field, operator, Number(values[0]), at.now);
   if (field.kind === 'text') {
-    const expr = 'custom' in field ? jsonText(db, 'c.custom_fields', field.custom.field_name) : { sql: `c.${field.column}`, bindings: [] };
-    return textCondition(db, { sql: `coalesce(${expr.sql}, '')`, bindings: expr.bindings }, operator, values[0]);
+    if ('custom' in field) {
+      const expr = jsonText(db, 'c.custom_fields', field.custom.field_name);
+      return textCondition(db, { sql: `coalesce(${expr.sql}, '')`, bindings: expr.bindings }, operator, values[0]);
+    }
+    // Written so that the column's index can serve it (PostgreSQL): a column that cannot be null
+    // bare, the email as ILIKE (its trigram index serves that), the others as the lower() LIKE
+    // that ILIKE computes, which a btree over lower(column) serves (the city has one).
+    if (NULLABLE_COLUMNS.has(field.column)) return textCondition(db, { sql: `coalesce(c.${field.column}, '')`, bindings: [] }, operator, values[0]);
+    const lowered = isPostgres(db) && field.column !== 'email';
+    return textCondition(db, { sql: lowered ? `lower(c.${field.column})` : `c.${field.column}`, bindings: [] }, operator, values[0], lowered);
   }
   if (field.kind === 'number') {
     const expr = asNumber(db, jsonText(db, 'c.custom_fields', (field as { custom: CustomFieldDef }).custom.field_name));
@@ -148,10 +157,14 @@ function condition(db: Knex, field: SegmentField, operator: string, values: stri
   return dateCondition(db, field, operator, values);
 }
 
-function textCondition(db: Knex, expr: SqlFragment, operator: string, value = ''): SqlFragment {
-  const like = likeOperator(db);
+/** The contact columns a text rule may find null (the others default to ''). */
+const NULLABLE_COLUMNS = new Set(['alt_email']);
+
+/** `lowered`: `expr` is lower() of the text, matched by `like lower(pattern)` (PostgreSQL). */
+function textCondition(db: Knex, expr: SqlFragment, operator: string, value = '', lowered = false): SqlFragment {
+  const like = lowered ? 'like' : likeOperator(db);
   const match = (where: 'exact' | 'contains' | 'starts' | 'ends', negate = false): SqlFragment => ({
-    sql: `${expr.sql} ${negate ? 'not ' : ''}${like} ? escape '\\'`,
+    sql: `${expr.sql} ${negate ? 'not ' : ''}${like} ${lowered ? 'lower(?)' : '?'} escape '\\'`,
     bindings: [...expr.bindings, likePattern(value, where)],
   });
   switch (operator) {
