@@ -25,8 +25,6 @@
   let mode = 'visual';
   /** The caret in the text being edited (its component and offset), kept while the focus is elsewhere. */
   let lastCaret;
-  /** The caret's offset while a sync redraws the text being edited (undefined otherwise). */
-  let caretHeld;
   /** The design in the canvas differs from the fields (a change not exported yet). */
   let touched = false;
   /** The textarea's text when the HTML mode was entered, to know whether it was edited. */
@@ -79,44 +77,32 @@
   };
 
   /**
-   * The text being typed into is part of the design only once GrapesJS syncs it from the canvas.
-   * Syncing redraws the text's content, which would drop the caret to its start while the
-   * person is still typing: the caret is put back where it was.
+   * The text being typed into is part of the design only once GrapesJS syncs it from the canvas,
+   * and a sync redraws the text's nodes: run under the person's keys it would drop keys typed
+   * meanwhile and move the caret. So the design is written into the fields when an edit ends
+   * (GrapesJS syncs then), and while a text is still being edited only when the page needs the
+   * fields now (a save, the switch to HTML).
    */
   let syncing = false;
-  const syncTyping = async () => {
+  const syncEditedText = async () => {
     const editing = editor?.getEditing();
     const view = editing?.syncContent ? editing : editing?.getView?.();
     if (!view?.syncContent) return;
-    const el = view.el;
-    const offset = el ? caretOffset(el) : undefined;
-    caretHeld = offset;
     // Syncing changes the design's model: that change is ours, not the user's.
     syncing = true;
     try {
       await view.syncContent();
-      await new Promise((resolve) => setTimeout(resolve, 0));
     } finally {
       syncing = false;
     }
-    return offset === undefined ? undefined : view;
-  };
-  /**
-   * After the export (which redraws the canvas on its next frame), the caret goes back where it
-   * was, or where an insertion or a key pressed meanwhile left it (`caretHeld`).
-   */
-  const restoreCaret = async (view) => {
-    if (view) {
-      await new Promise((resolve) => editor.Canvas.getWindow().requestAnimationFrame(() => setTimeout(resolve, 0)));
-      if (editor.getEditing() && view.el && caretHeld !== undefined) placeCaret(view.el, caretHeld);
-    }
-    caretHeld = undefined;
+    touched = true;
   };
 
   /** Writes the canvas's design into the form's fields. */
   const sync = async () => {
-    if (!editor || mode !== 'visual' || !touched) return;
-    const caret = await syncTyping();
+    if (!editor || mode !== 'visual') return;
+    await syncEditedText();
+    if (!touched) return;
     touched = false;
     const html = exportHtml();
     if (html !== textarea().value) {
@@ -124,9 +110,11 @@
       json.value = JSON.stringify(editor.getProjectData());
       refreshPreview();
     }
-    await restoreCaret(caret);
   };
-  const syncSoon = debounce(sync, 400);
+  /** The export after a change, once changes pause, and never under the keys of a text being edited. */
+  const syncSoon = debounce(() => {
+    if (!editor?.getEditing()) sync();
+  }, 400);
 
   /** Loads a design into the canvas without writing the fields (they already hold it). */
   const load = (html, projectJson) => {
@@ -179,8 +167,6 @@
   };
 
   const rememberCaret = () => {
-    // While the canvas is redrawn its caret is not the person's: the held one is.
-    if (caretHeld !== undefined) return;
     const editing = editor?.getEditing();
     const el = editing?.getEl?.() ?? editing?.view?.el;
     const offset = el ? caretOffset(el) : undefined;
@@ -230,11 +216,10 @@
       say(`Click into a text of the design (or move to it with Tab and press Enter), then pick ${text} again.`);
       return;
     }
-    const kept = caretHeld ?? (lastCaret?.component === editing ? lastCaret.offset : undefined);
+    const kept = lastCaret?.component === editing ? lastCaret.offset : undefined;
     el.focus();
     if (kept !== undefined) placeCaret(el, kept);
     doc.execCommand('insertText', false, text);
-    if (caretHeld !== undefined) caretHeld = caretOffset(el) ?? caretHeld;
     rememberCaret();
     touched = true;
     syncSoon();
@@ -334,11 +319,6 @@
     editor.getWrapper().find('*').forEach(reachable);
     const doc = editor.Canvas.getDocument();
     doc.addEventListener('selectionchange', rememberCaret);
-    // A key pressed while a sync redraws the text: the caret it leaves is the one to keep.
-    doc.addEventListener('input', () => {
-      const el = editor.getEditing()?.getEl?.();
-      if (caretHeld !== undefined && el) caretHeld = caretOffset(el) ?? caretHeld;
-    });
     doc.addEventListener('keydown', async (event) => {
       const editing = editor.getEditing();
       if (event.key === 'Escape' && editing) {
@@ -408,6 +388,11 @@
         syncSoon();
       });
       editor.on('component:input', () => {
+        touched = true;
+        syncSoon();
+      });
+      // The edit ended: GrapesJS syncs the text, and the design goes into the fields.
+      editor.on('rte:disable', () => {
         touched = true;
         syncSoon();
       });

@@ -1,5 +1,7 @@
 import type { Frame, Page } from 'playwright-core';
+import { addVerifiedSender, berlin, sendingFixtures, testWorker } from '../support/fixtures';
 import { useHarness } from '../support/harness';
+import { useSmtpSink } from '../support/smtp';
 import { axeFrameViolations, axeViolations } from './axe';
 import { eventually, useBrowser } from './browser';
 
@@ -23,6 +25,70 @@ function designerWidths(): number[] {
 describe('dashboard in Chromium: the visual editor personalises', () => {
   const h = useHarness();
   const b = useBrowser(h);
+  const sink = useSmtpSink();
+
+  test('when a placeholder is picked while typing in a canvas text then it goes in at the caret, typing goes on, and the sent mail carries the contact’s value there', async () => {
+    const account = await h.account();
+    const ctx = { userId: account.user_id };
+    const { services } = h.runtime;
+    await addVerifiedSender(h, account, await berlin(h), { nickname: 'News', from_email: 'news@acme.example', from_name: 'Acme News' });
+    await services.unsubscribeGroups.add(ctx, { group_name: 'Newsletter', description: 'News', is_display: 1 });
+    const type = await services.contactTypes.add(ctx, { name: 'Customers' });
+    await sendingFixtures(h).contact(account.user_id, type, 'ann@example.org', { first_name: 'Ann' });
+    const page = await b.page();
+    await b.signIn(page, account);
+    await page.goto('/single-sends/new');
+    await canvas(page).locator('body').waitFor();
+    await page.getByLabel('Name', { exact: true }).fill('Personal news');
+    await page.getByLabel('Subject').fill('News');
+    await page.getByLabel('Preheader').fill('For you');
+    await page.getByLabel('Sender').selectOption({ label: 'News — news@acme.example' });
+    await page.getByLabel('Unsubscribe group').selectOption({ label: 'Newsletter' });
+    await page.getByLabel('Customers').first().check();
+    await page.getByLabel('Welcome').check();
+    await canvas(page).getByText('Welcome aboard').first().waitFor();
+
+    // Edit a text by double-click, put the caret after "three", type, pick a placeholder, type on.
+    const text = canvas(page).getByText('Thanks for joining us', { exact: false }).first();
+    await text.dblclick();
+    const editable = canvas(page).locator('[contenteditable="true"]', { hasText: 'Thanks for joining us' });
+    await editable.waitFor();
+    await editable.evaluate((el) => {
+      const node = el as unknown as { ownerDocument: { createTreeWalker(root: unknown, what: number): { nextNode(): { data: string } | null }; createRange(): { setStart(n: unknown, o: number): void; collapse(b: boolean): void }; getSelection(): { removeAllRanges(): void; addRange(r: unknown): void } } };
+      const walker = node.ownerDocument.createTreeWalker(el, 4);
+      for (let t = walker.nextNode(); t; t = walker.nextNode()) {
+        const at = t.data.indexOf('three');
+        if (at < 0) continue;
+        const range = node.ownerDocument.createRange();
+        range.setStart(t, at + 'three'.length);
+        range.collapse(true);
+        node.ownerDocument.getSelection().removeAllRanges();
+        node.ownerDocument.getSelection().addRange(range);
+        return;
+      }
+    });
+    await page.keyboard.type(' tiny');
+    await page.getByRole('button', { name: '((first_name))', exact: true }).click();
+    // Still editing: the next keys land after the placeholder.
+    await page.keyboard.type('-approved');
+    await canvas(page).getByText('three tiny((first_name))-approved', { exact: false }).waitFor();
+    // A Liquid snippet goes in the same way.
+    await page.getByRole('button', { name: /^First name or “friend”/ }).click();
+    await canvas(page).getByText('-approved{{ first_name | default: "friend" }}', { exact: false }).waitFor();
+    expect(await page.locator('[data-picker-note]').isHidden()).toBe(true);
+    // A save while the text is still being edited writes it first.
+
+    await page.getByRole('button', { name: 'Save single send' }).click();
+    await page.getByText('Draft saved.', { exact: false }).waitFor();
+    await page.getByRole('link', { name: 'Send now…' }).click();
+    await page.getByRole('button', { name: 'Send to 1 recipient' }).click();
+    await page.getByText('Sending has started.').waitFor();
+    const { worker, close } = testWorker(h, sink.url);
+    await worker.runOnce().finally(close);
+    const mail = sink.messages.find((m) => m.to[0] === 'ann@example.org');
+    expect(String(mail?.parsed.html)).toContain('three tinyAnn-approvedAnn');
+    expect(b.problems).toEqual([]);
+  }, 90_000);
 
   test('when the editor is used by keyboard then texts are tab stops edited with Enter, its controls are named buttons, a dropped block lands where dropped, and axe finds nothing in the page or the canvas', async () => {
     const account = await h.account();

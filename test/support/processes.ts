@@ -38,3 +38,22 @@ export async function until(check: () => boolean | Promise<boolean>, timeoutMs: 
     await new Promise((resolve) => setTimeout(resolve, 25));
   }
 }
+
+/**
+ * Polls a count until it reaches `target`; fails only when it stops moving for `stallMs`. Work
+ * spread over worker processes goes at the machine's pace: on a busy machine it is slower, and
+ * only a count that stops is a fault.
+ */
+export async function untilCount(count: () => Promise<number>, target: number, stallMs: number, what: string): Promise<void> {
+  let last = -1;
+  let movedAt = Date.now();
+  for (;;) {
+    const n = await count();
+    if (n >= target) return;
+    if (n !== last) {
+      last = n;
+      movedAt = Date.now();
+    } else if (Date.now() - movedAt > stallMs) throw new Error(`${what}: ${n} of ${target}, with no progress for ${stallMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
