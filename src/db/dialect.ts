@@ -111,3 +111,12 @@ export function jsonWithoutKey(db: Knex, column: string, key: string): Knex.Raw 
 export function jsonHasKey(db: Knex, column: string, key: string): Knex.Raw {
   return isPostgres(db) ? db.raw('jsonb_exists(??, ?)', [column, key]) : db.raw('json_type(??, ?) is not null', [column, `$."${key}"`]);
 }
+
+/**
+ * On PostgreSQL, runs the query as a named prepared statement: each pooled connection parses
+ * and plans it once, not on every call (the backend's CPU of a small hot read). `name` must
+ * belong to this one query text: a second text under the same name fails on the connection.
+ */
+export function preparedAs<Q extends Knex.QueryBuilder | Knex.Raw>(db: Knex, query: Q, name: string): Q {
+  return isPostgres(db) ? (query.options({ name }) as Q) : query;
+}

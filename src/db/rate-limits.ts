@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import { isPostgres } from '.';
+import { preparedAs } from './dialect';
 
 /**
  * Rate limits shared by every process through one row each (migration 0760). Each call is one
@@ -43,14 +44,15 @@ export function reserveMailSlot(db: Knex, userId: number, intervalMs: number): P
 /** Counts one hit in the key's current fixed window; returns the window's hits and its end (ms since the epoch). */
 export async function countApiHit(db: Knex, key: string, windowMs: number): Promise<{ hits: number; resetAt: number }> {
   if (isPostgres(db)) {
-    const result = await db.raw(
+    // Every API request runs it: parsed and planned once per connection.
+    const result = await preparedAs(db, db.raw(
       `insert into api_rate_windows as w (key, window_start, hits) values (?, floor(${PG_NOW_MS} / ?)::bigint * ?, 1)
        on conflict (key) do update set
          hits = case when w.window_start = excluded.window_start then w.hits + 1 else 1 end,
          window_start = excluded.window_start
        returning hits, window_start`,
       [key, windowMs, windowMs],
-    );
+    ), 'api-rate-hit');
     const row = result.rows[0];
     return { hits: Number(row.hits), resetAt: Number(row.window_start) + windowMs };
   }

@@ -1,6 +1,6 @@
 import { recordAudit } from '../accounts/audit-log';
 import type { Knex } from 'knex';
-import { insertId, isUniqueViolation, nowValue, toCount } from '../../db/dialect';
+import { insertId, isUniqueViolation, nowValue, preparedAs, toCount } from '../../db/dialect';
 import { listPage, Paging } from '../../db/paging';
 import { liveContactCountColumn } from '../../db/contact-counts';
 import { NotFoundError, ValidationError } from '../../lib/errors';
@@ -18,6 +18,8 @@ export interface ContactTypeRecord {
   updated_at: string | null;
   contacts_count?: number;
 }
+
+const TYPE_COLUMNS = ['id', 'user_id', 'name', 'deleted_at', 'created_at', 'updated_at'] as const;
 
 export function contactTypeRecord(row: Record<string, unknown>): ContactTypeRecord {
   const record: ContactTypeRecord = {
@@ -48,7 +50,10 @@ export function createContactTypesService({ db }: Pick<ServiceDeps, 'db'>) {
   return {
     /** The live types newest first, each with its live contacts (a maintained count, src/db/contact-counts.ts). */
     async list(ctx: Ctx, paging?: Paging) {
-      return listPage(live(ctx).select('contact_types.*', liveContactCountColumn(db)).orderBy('id', 'desc'), paging, contactTypeRecord);
+      // Named columns, not `*`: a prepared statement's columns must not change under it (a column added by a newer release).
+      const query = live(ctx).select(...TYPE_COLUMNS.map((c) => `contact_types.${c}`), liveContactCountColumn(db)).orderBy('id', 'desc');
+      // The whole list (no paging) is the API's hot read; a page's text differs, so it stays unnamed.
+      return listPage(paging ? query : preparedAs(db, query, 'contact-types-list'), paging, contactTypeRecord);
     },
 
     async get(ctx: Ctx, id: number): Promise<ContactTypeRecord> {
