@@ -1,12 +1,12 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import diagnosticsChannel from 'node:diagnostics_channel';
 import type { ClientRequest } from 'node:http';
-import type { SendMailOptions, Transporter } from 'nodemailer';
 import type { Config } from '../config';
 import type { RelayKind } from '../lib/constants';
 import { lazy } from '../lib/lazy';
 import { refusedHost } from '../lib/public-address';
 import { MESSAGE_HEADER } from '../lib/verp';
+import { handedOver, HandOver, sendTracked, trackHandOver, wasHandedOver } from './hand-over';
 import type { OutgoingMessage } from './outgoing-message';
 import { classifySendError, createTransport, DKIM_SIGNED_HEADERS, mailOptions, onFirstUse, smtpTlsOptions } from './transport';
 
@@ -95,47 +95,8 @@ export function isPolicyRefusal(text: string): boolean {
   return /\b5\.7\.1\b/.test(text) && POLICY_WORDS.test(text);
 }
 
-/** What a recipient's report says of a message the relay may have taken before it went silent. */
+/** What a recipient's report says of a message a relay (or the instance's SMTP server) may have taken before it went silent. */
 export const UNCONFIRMED_WORDS = 'The relay stopped answering after taking the message; it may have been delivered, so it was not sent again.';
-
-/** Marks the error of a send that failed after the whole message was handed to the relay. */
-const HANDED_OVER = Symbol('handedOver');
-
-function handedOver(err: unknown): unknown {
-  if (err && typeof err === 'object') (err as Record<symbol, boolean>)[HANDED_OVER] = true;
-  return err;
-}
-
-/** How far one send got: set as it happens by the transport's own streams and requests. */
-interface HandOver {
-  whole: boolean;
-}
-
-/** nodemailer keeps unknown keys of a message's options: the plugin below finds the send's HandOver there. */
-const HAND_OVER_KEY = 'relayHandOver';
-
-/**
- * A nodemailer plugin noting when the SMTP connection has read a message to its end: the data's
- * terminating dot follows, and from then on the server may accept it however the connection ends.
- */
-function trackHandOver(transporter: Transporter): Transporter {
-  transporter.use('stream', (mail, done) => {
-    const handOver = (mail.data as Record<string, unknown>)[HAND_OVER_KEY] as HandOver | undefined;
-    const message = mail.message as unknown as { createReadStream(options?: unknown): NodeJS.ReadableStream };
-    if (handOver) {
-      const create = message.createReadStream.bind(message);
-      message.createReadStream = (options) => {
-        const stream = create(options);
-        stream.once('end', () => {
-          handOver.whole = true;
-        });
-        return stream;
-      };
-    }
-    done();
-  });
-  return transporter;
-}
 
 // The providers' SDKs do not say whether their request went out before a socket hang-up or a
 // timeout; node's HTTP clients do, to diagnostics channels, in the send's async context: its
@@ -180,7 +141,7 @@ export function classifyRelayError(kind: RelayKind, err: unknown): RelayFailure 
   const e = (err ?? {}) as Record<string, any>;
   // Handed over whole and then no answer at all (reset, closed, timed out): the relay may have
   // taken the message. An answer, even a refusal, says it did not.
-  if ((err as Record<symbol, unknown> | null)?.[HANDED_OVER]) {
+  if (wasHandedOver(err)) {
     const silent = kind === 'smtp'
       ? typeof e.responseCode !== 'number' && !['EENVELOPE', 'EMESSAGE', 'EAUTH', 'ESTREAM'].includes(String(e.code))
       : providerError(kind, e).status === null;
@@ -333,13 +294,8 @@ export function createRelayTransport(settings: RelaySettings, options: RelayTran
       return {
         async send({ accountId: _accountId, ...message }) {
           await checkOnce();
-          const handOver: HandOver = { whole: false };
-          try {
-            const info = await transporter.get().sendMail({ ...mailOptions(message), [HAND_OVER_KEY]: handOver } as SendMailOptions);
-            return { providerMessageId: null, response: String(info.response ?? '') };
-          } catch (err) {
-            throw handOver.whole ? handedOver(err) : err;
-          }
+          const info = await sendTracked(transporter.get(), mailOptions(message));
+          return { providerMessageId: null, response: String(info.response ?? '') };
         },
         async verify() {
           await checkRelayHost(host, options.allowPrivate);

@@ -7,6 +7,7 @@ import type { Config, SmtpTls } from '../config';
 import { rawMessage } from './mime-message';
 import type { OutgoingMessage } from './outgoing-message';
 import type { DkimKey } from './dkim';
+import { sendTracked, trackHandOver } from './hand-over';
 import { lazy } from '../lib/lazy';
 
 /** Where the outbox writes (and the dashboard's Outbox page reads) one account's messages. */
@@ -71,7 +72,8 @@ export function createMailTransport(
     const maxConnections = options.maxConnections ?? 5;
     const tls = config.smtpTls ?? (config.smtpUrl.startsWith('smtps://') ? 'tls' : 'starttls');
     const server = smtpTlsOptions(config.smtpUrl, tls, config.smtpTlsVerify ?? true);
-    const transporter = onFirstUse(() => createTransport({
+    // Tracked like a relay's: a message the server went silent on after taking it whole is not sent again.
+    const transporter = onFirstUse(() => trackHandOver(createTransport({
       ...server,
       pool: true,
       maxConnections,
@@ -81,12 +83,12 @@ export function createMailTransport(
       greetingTimeout: 30_000,
       socketTimeout: 60_000,
       dkim,
-    } as never));
+    } as never)));
     return {
       kind: 'smtp',
       concurrency: maxConnections * 2,
       async send({ accountId: _accountId, ...message }) {
-        const info = await transporter.get().sendMail(mailOptions(message));
+        const info = await sendTracked(transporter.get(), mailOptions(message));
         return { messageId: info.messageId, response: String(info.response ?? '') };
       },
       close: () => transporter.made()?.close(),

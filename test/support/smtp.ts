@@ -33,6 +33,11 @@ export interface SmtpSinkOptions {
    * without the final reply, as a server that crashes or a network that fails at that moment.
    */
   dropAfterData?: (session: SMTPServerSession) => boolean;
+  /**
+   * true: the connection is dropped instead of answering the recipient, before any of the
+   * message is sent (a server that crashes or a network that fails early); nothing is kept.
+   */
+  dropAtRecipient?: (address: string, session: SMTPServerSession) => boolean;
 }
 
 /**
@@ -45,6 +50,11 @@ export async function startSmtpSink(options: SmtpSinkOptions = {}): Promise<Smtp
   // Once closing, a message whose data ends is refused (421) rather than recorded: a client that
   // never got the 250 must not find it delivered.
   let closing = false;
+  const drop = (session: SMTPServerSession) => {
+    // smtp-server keeps its connections (and their sockets) in a set of its own.
+    const connections = (server as unknown as { connections: Set<{ session?: SMTPServerSession; _socket: { destroy(): void } }> }).connections;
+    for (const connection of connections) if (connection.session?.id === session.id) connection._socket.destroy();
+  };
   const server = new SMTPServer({
     disableReverseLookup: true,
     authOptional: true,
@@ -56,6 +66,7 @@ export async function startSmtpSink(options: SmtpSinkOptions = {}): Promise<Smtp
     closeTimeout: 1,
     async onRcptTo(address: SMTPServerAddress, session, callback) {
       await options.beforeRecipient?.();
+      if (options.dropAtRecipient?.(address.address, session)) return drop(session);
       const refusal = options.onRecipient?.(address.address, session);
       if (refusal) {
         const err = new Error(refusal.message) as Error & { responseCode: number };
@@ -85,12 +96,7 @@ export async function startSmtpSink(options: SmtpSinkOptions = {}): Promise<Smtp
           ...(dropped ? { dropped } : {}),
         });
         waiters.splice(0).forEach((w) => w());
-        if (dropped) {
-          // smtp-server keeps its connections (and their sockets) in a set of its own.
-          const connections = (server as unknown as { connections: Set<{ session?: SMTPServerSession; _socket: { destroy(): void } }> }).connections;
-          for (const connection of connections) if (connection.session?.id === session.id) connection._socket.destroy();
-          return;
-        }
+        if (dropped) return drop(session);
         callback();
       });
     },

@@ -8,7 +8,7 @@ import { ConflictError, FieldErrors, NotFoundError, ServiceUnavailableError, Val
 import { timestamp } from '../../lib/time';
 import { messages, throwIfAny } from '../../lib/validation';
 import type { Ctx, ServiceDeps } from '../context';
-import { deliverNow, queueSystemMail } from '../delivery/system-mail';
+import { DeliveredNow, deliverNow, queueSystemMail } from '../delivery/system-mail';
 import { queuedTeamLink } from '../delivery/team-links';
 import { AuditEntry, recordAudit } from './audit-log';
 import { TEAM_MEMBER_COLUMNS, TeamMember, teamMemberOf, userActor } from './team-identity';
@@ -100,7 +100,7 @@ export function createTeamUsersService(deps: Pick<ServiceDeps, 'db' | 'config' |
 
   /** Mails an invitation or a reset link now; the worker retries a mail server that is away. */
   /** Queues the link's mail (with its audit entry, when the mail is a change someone made) and delivers it now. */
-  async function mailLink(member: Pick<TeamMember, 'id' | 'user_id' | 'email'>, purpose: TeamTokenPurpose, audit?: { ctx: Ctx; entry: AuditEntry }): Promise<'sent' | 'retry' | 'bounce' | 'taken' | 'void'> {
+  async function mailLink(member: Pick<TeamMember, 'id' | 'user_id' | 'email'>, purpose: TeamTokenPurpose, audit?: { ctx: Ctx; entry: AuditEntry }): Promise<DeliveredNow> {
     const account = await db('accounts').where({ id: member.user_id }).first('name');
     const mail = queuedTeamLink(config.mailFrom, member.email, { teamUserId: member.id, purpose, accountName: String(account?.name ?? '') });
     const id = audit

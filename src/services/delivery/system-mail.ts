@@ -15,6 +15,7 @@ import { verificationBody, VerificationRef } from './sender-verification';
 import { signupConfirmationBody, SignupConfirmationRef } from './signup-confirmation';
 import { teamLinkBody, TeamLinkRef } from './team-links';
 import type { OutgoingMessage } from '../../mail/outgoing-message';
+import { classifyRelayError } from '../../mail/relay-transports';
 import { classifySendError, MailTransport } from '../../mail/transport';
 
 /** System mail (verification, notifications) goes before campaign mail (lower sorts first). */
@@ -97,13 +98,16 @@ export interface DeliverNowDeps {
   smtpUrl: string | undefined;
 }
 
+/** unconfirmed: the server went silent after taking the message; it may have arrived and is not sent again. */
+export type DeliveredNow = 'sent' | 'retry' | 'bounce' | 'unconfirmed' | 'taken' | 'void';
+
 /**
  * Sends a queued system message at once, for callers that answer only after the mail went
  * out (sender verification). It claims the row like a worker would and records the outcome
  * in the ledger: a 4xx or a connection failure stays queued and the worker retries it.
  * Answers `taken` when a worker claimed the row first.
  */
-export async function deliverNow(deps: DeliverNowDeps, id: number): Promise<'sent' | 'retry' | 'bounce' | 'taken' | 'void'> {
+export async function deliverNow(deps: DeliverNowDeps, id: number): Promise<DeliveredNow> {
   const owner = `now-${randomToken(6)}`;
   const now = new Date();
   const [row] = await transitionMessages(deps.db('send_messages').where({ id }), 'sendNow', {
@@ -127,6 +131,13 @@ export async function deliverNow(deps: DeliverNowDeps, id: number): Promise<'sen
     await recordOutcomes(deps.db, [{ id: Number(row.id), result: 'sent' }], policy);
     return 'sent';
   } catch (err) {
+    // The server went silent after taking the whole message: it may have gone out, so it is not sent again.
+    const silent = classifyRelayError('smtp', err);
+    if (silent.outcome === 'unconfirmed') {
+      deps.logger.warn({ err: silent.message, messageId: row.id }, 'system mail unconfirmed');
+      await recordOutcomes(deps.db, [{ id: Number(row.id), result: 'unconfirmed', error: silent.message }], policy);
+      return 'unconfirmed';
+    }
     const failure = classifySendError(err);
     deps.logger.warn({ err: failure.message, code: failure.code, messageId: row.id }, 'system mail not delivered now');
     await recordOutcomes(
