@@ -34,7 +34,7 @@ export function eventHooks(events: EventsService): WorkerHooks {
       await events.automationPausedUnauthenticated({ userId: Number(a.user_id), name: a.automation_name, fromEmails }, trx);
       await automationEvent(trx, 'automation.paused', a);
       await recordAudit(trx, { userId: Number(a.user_id), actor: SYSTEM_ACTOR }, {
-        action: 'automation.paused', recordType: 'automation', recordId: String((a as unknown as { utr: string }).utr), summary: `${a.automation_name}: paused, ${fromEmails.join(', ')} not in a verified sending domain`,
+        action: 'automation.paused', recordType: 'automation', recordId: String(a.utr), summary: `${a.automation_name}: paused, ${fromEmails.join(', ')} not in a verified sending domain`,
       });
     },
     sendPausedForPolicy: async (pause, trx) => {
@@ -68,7 +68,7 @@ async function singleSendEvent(trx: Knex, type: HookEventType, sendId: number): 
 /** automation.live / paused, as the worker notices the change of status. */
 async function automationEvent(trx: Knex, type: HookEventType, a: AutomationRow): Promise<void> {
   const userId = Number(a.user_id);
-  const data = { automation_utr: String((a as unknown as { utr: string }).utr), automation_name: a.automation_name, automation_type: Number(a.automation_type) };
+  const data = { automation_utr: String(a.utr), automation_name: a.automation_name, automation_type: Number(a.automation_type) };
   await emitHookEvents(trx, type, [userId], () => [{ userId, data }]);
 }
 

@@ -13,6 +13,7 @@ import { transitionAutomations } from './automation-state';
 export interface AutomationRow {
   id: number;
   user_id: number;
+  utr: string;
   automation_name: string;
   automation_type: number;
   automation_for: number | null;
