@@ -154,4 +154,29 @@ describe('REQUIRE_DOMAIN_AUTH when the worker starts a send or an automation ste
     expect(sink.messages.filter((m) => m.to.includes('bea@example.org')).map((m) => m.parsed.subject)).toEqual(['Welcome aboard']);
     expect((await web.get(`/automations/${utr}`).expect(200)).text).not.toContain('Paused by the service');
   });
+
+  test('when one of two live automations of an account sends from a domain that stopped being verified then a pass pauses that one only and the other sends', async () => {
+    await addDomain('kept.test');
+    const lost = await addDomain('lost.test');
+    const group = await f.group(alice.user_id);
+    const type = await addContactType(h, alice, 'Pair');
+    await f.contact(alice.user_id, type, 'cy@example.org', { first_name: 'Cy' });
+    const liveAutomation = async (fromEmail: string, subject: string) => {
+      const sender = await f.sender(alice.user_id, { from_email: fromEmail, nickname: subject });
+      const automation = await f.automation(alice.user_id, { type: 'custom', contactType: type, groupId: group });
+      await f.schedule(alice.user_id, automation, { senderId: sender, subject, waitingPeriod: 0, waitingType: 'instantly' });
+      await h.api(alice).get(`/automations/set-live?utr=${String((await f.automationRecord(automation)).utr)}`).expect(200);
+      return automation;
+    };
+    const kept = await liveAutomation('hello@kept.test', 'From kept');
+    const gone = await liveAutomation('hello@lost.test', 'From lost');
+    dns.remove(lost.records.find((r) => r.purpose === 'dkim')!.host, 'TXT');
+    expect(await verify(lost.id)).toBe('failing');
+
+    await run();
+    expect(Number((await f.automationRecord(kept)).status)).toBe(AUTOMATION_STATUS.live);
+    expect(Number((await f.automationRecord(gone)).status)).toBe(AUTOMATION_STATUS.paused);
+    expect(sink.messages.filter((m) => m.to.includes('cy@example.org')).map((m) => m.parsed.subject)).toEqual(['From kept']);
+    expect((await notices('Automation paused')).filter((m) => m.text.includes('hello@lost.test'))).toHaveLength(1);
+  });
 });

@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import { insertSelect } from '../../db/insert-select';
 import { skipLocked } from '../../db/locking';
 import { typedParam } from '../../db/typed-param';
-import { AUTOMATION_STATUS, AUTOMATION_TYPES, ENROLMENT_STATE, MESSAGE_KIND, MESSAGE_STATE } from '../../lib/constants';
+import { AUTOMATION_STATUS, AUTOMATION_TYPES, ENROLMENT_STATE, MESSAGE_KIND, MESSAGE_STATE, SenderDomainStatus } from '../../lib/constants';
 import { Audience, unsubscribedOrSuppressed, withoutUnsubscribed } from '../delivery/do-not-mail';
 import { moveCounters } from '../delivery/counters';
 import { membersOf } from '../delivery/expand';
@@ -28,7 +28,12 @@ interface Schedule {
   id: number;
   waiting_period: number;
   waiting_type: string;
+  /** Its sender's address (null without a sender), read with it for the domain check. */
+  from_email?: string | null;
 }
+
+/** Each account's domain statuses as read once in a pass over the automations. */
+type DomainStatuses = Map<number, (address: string) => SenderDomainStatus>;
 
 /** Called inside the transaction that records the change, so the event is never lost. */
 export interface AutomationHooks {
@@ -74,6 +79,7 @@ export async function runAutomations(db: Knex, now: Date, hooks: AutomationHooks
     .whereNull('a.deleted_at')
     .where((q) => q.where('a.status', AUTOMATION_STATUS.live).orWhereRaw('r.seen_status <> a.status'))
     .select('a.*', 'r.seen_status', 'r.first_live_at');
+  const domainStatuses: DomainStatuses = new Map();
   let queued = 0;
   for (const automation of automations) {
     const at = now.toISOString();
@@ -82,14 +88,18 @@ export async function runAutomations(db: Knex, now: Date, hooks: AutomationHooks
     queued += await db.transaction(async (trx) => {
       // Another worker busy with this automation has it this tick (no double events or steps).
       if (!(await skipLocked(db, trx('automations').where({ id: automation.id }).first('id')))) return 0;
-      const schedules: Schedule[] = await trx('automation_schedules').where({ automation_id: automation.id }).orderBy('id').select('id', 'waiting_period', 'waiting_type');
+      const schedules: Schedule[] = await trx('automation_schedules as s')
+        .leftJoin('senders as f', 'f.id', 's.sender_id')
+        .where('s.automation_id', automation.id)
+        .orderBy('s.id')
+        .select('s.id', 's.waiting_period', 's.waiting_type', 'f.from_email');
       if (changed) {
         await noticeStatus(trx, automation, schedules, at);
         if (live) await hooks.automationLive?.(automation, trx);
         else if (Number(automation.status) === AUTOMATION_STATUS.paused && automation.seen_status !== null) await hooks.automationPaused?.(automation, trx);
       }
       if (!live) return 0;
-      if (options.requireDomainAuth && (await pauseUnauthenticated(trx, automation, at, hooks))) return 0;
+      if (options.requireDomainAuth && (await pauseUnauthenticated(trx, automation, schedules, domainStatuses, at, hooks))) return 0;
       await enrol(trx, automation, schedules, at, ENROLMENT_STATE.active);
       await leave(trx, automation, at);
       await reschedule(trx, automation, schedules, now);
@@ -105,14 +115,24 @@ export async function runAutomations(db: Knex, now: Date, hooks: AutomationHooks
  * paused, as a pause from the dashboard does (its queued emails wait, none is dropped), with the
  * reason on its page; the pause is noticed here, so the usual pause notice does not follow it.
  */
-async function pauseUnauthenticated(trx: Knex.Transaction, automation: AutomationRow, at: string, hooks: AutomationHooks): Promise<boolean> {
-  const senders = await trx('automation_schedules as s')
-    .join('senders as f', 'f.id', 's.sender_id')
-    .where('s.automation_id', automation.id)
-    .distinct('f.from_email');
+async function pauseUnauthenticated(
+  trx: Knex.Transaction,
+  automation: AutomationRow,
+  schedules: Schedule[],
+  domainStatuses: DomainStatuses,
+  at: string,
+  hooks: AutomationHooks,
+): Promise<boolean> {
+  const senders = [...new Set(schedules.flatMap((s) => (s.from_email == null ? [] : [String(s.from_email)])))];
   if (!senders.length) return false;
-  const statusOf = await domainStatusesOf(trx, Number(automation.user_id));
-  const unauthenticated = senders.map((r) => String(r.from_email)).filter((address) => statusOf(address) !== 'verified').sort();
+  const userId = Number(automation.user_id);
+  const unauthenticatedBy = (statusOf: (address: string) => SenderDomainStatus) => senders.filter((address) => statusOf(address) !== 'verified').sort();
+  // The account's statuses are read once a pass; a pause is decided on a fresh read only.
+  const known = domainStatuses.get(userId);
+  if (known && !unauthenticatedBy(known).length) return false;
+  const statusOf = await domainStatusesOf(trx, userId);
+  domainStatuses.set(userId, statusOf);
+  const unauthenticated = unauthenticatedBy(statusOf);
   if (!unauthenticated.length) return false;
   const reason = unauthenticatedPauseReason(unauthenticated);
   if (!(await transitionAutomations(trx('automations').where({ id: automation.id }), 'pause', { paused_reason: reason, updated_at: at }))) return false;
