@@ -7,6 +7,17 @@ import type { PolicyPause } from './policy-refusals';
 
 const percent = (n: number, of: number) => `${((100 * n) / of).toFixed(1)}%`;
 
+/** A notice of a pause: what happened, then what to fix and how to go on once it is fixed. */
+const pauseNotice = (...paragraphs: string[]) => paragraphs.join('\n\n');
+const whatToFix = (fix: string) => `What to fix: ${fix}`;
+
+/**
+ * The fix for a pause under REQUIRE_DOMAIN_AUTH: verify `domain` again, then `goOn`, or move to
+ * another sender (`otherSender` says where).
+ */
+const verifyDomain = (domain: string, goOn: string, otherSender: string) =>
+  whatToFix(`open Domains on the dashboard and check ${domain}; if it is failing, publish the records it shows again (the DKIM and DMARC records) and press "Check now". Once the domain is verified, ${goOn}. Or ${otherSender} a sender whose domain is verified.`);
+
 export interface SystemMessage {
   subject: string;
   /** Plain text; the HTML part is made from it. */
@@ -100,14 +111,11 @@ export function createEventsService({ db, config }: Pick<ServiceDeps, 'db' | 'co
         p.userId,
         {
           subject: `Single send paused: ${p.sendName} is refused as unauthenticated`,
-          text:
-            `Your single send "${p.sendName}" was paused at ${at()} UTC: receiving mail servers refused ${p.refused} of the ${p.attempted} messages attempted so far because of how the mail is authenticated or the sender's reputation, not because of the addresses. No address was suppressed.
-
-` +
-            `One of the refusals: ${p.example}
-
-` +
-            `What to fix: make sure the From address's domain is a verified sending domain of your account (DKIM record published and matching), that its SPF record includes the relay you send through, and that it has a DMARC record. Gmail and Outlook refuse bulk mail that is not DMARC-aligned. When the domain checks out, resume the send: it continues with the messages not yet sent; the refused ones can be retried with "retry failed".`,
+          text: pauseNotice(
+            `Your single send "${p.sendName}" was paused at ${at()} UTC: receiving mail servers refused ${p.refused} of the ${p.attempted} messages attempted so far because of how the mail is authenticated or the sender's reputation, not because of the addresses. No address was suppressed.`,
+            `One of the refusals: ${p.example}`,
+            whatToFix(`make sure the From address's domain is a verified sending domain of your account (DKIM record published and matching), that its SPF record includes the relay you send through, and that it has a DMARC record. Gmail and Outlook refuse bulk mail that is not DMARC-aligned. When the domain checks out, resume the send: it continues with the messages not yet sent; the refused ones can be retried with "retry failed".`),
+          ),
         },
         trx,
       ),
@@ -118,11 +126,10 @@ export function createEventsService({ db, config }: Pick<ServiceDeps, 'db' | 'co
         send.userId,
         {
           subject: `Single send paused: ${send.name} is from an unauthenticated domain`,
-          text:
-            `Your single send "${send.name}" was due at ${at()} UTC and was paused before sending anything: its From address ${send.fromEmail} is not in a verified sending domain of your account, and this service sends only from verified domains.
-
-` +
-            `What to fix: open Domains on the dashboard and check the domain of ${send.fromEmail}; if it is failing, publish the records it shows again (the DKIM and DMARC records) and press "Check now". Once the domain is verified, resume the send: it starts at once. Or edit the send to use a sender whose domain is verified.`,
+          text: pauseNotice(
+            `Your single send "${send.name}" was due at ${at()} UTC and was paused before sending anything: its From address ${send.fromEmail} is not in a verified sending domain of your account, and this service sends only from verified domains.`,
+            verifyDomain(`the domain of ${send.fromEmail}`, 'resume the send: it starts at once', 'edit the send to use'),
+          ),
         },
         trx,
       ),
@@ -133,11 +140,10 @@ export function createEventsService({ db, config }: Pick<ServiceDeps, 'db' | 'co
         automation.userId,
         {
           subject: `Automation paused: ${automation.name} sends from an unauthenticated domain`,
-          text:
-            `Your automation "${automation.name}" was paused at ${at()} UTC: ${automation.fromEmails.length === 1 ? 'the From address' : 'the From addresses'} ${automation.fromEmails.join(', ')} of its emails ${automation.fromEmails.length === 1 ? 'is' : 'are'} not in a verified sending domain of your account, and this service sends only from verified domains. Its emails due now wait; none was dropped.
-
-` +
-            `What to fix: open Domains on the dashboard and check the domain; if it is failing, publish the records it shows again (the DKIM and DMARC records) and press "Check now". Once the domain is verified, set the automation live again: the waiting emails go out then. Or change its emails to a sender whose domain is verified.`,
+          text: pauseNotice(
+            `Your automation "${automation.name}" was paused at ${at()} UTC: ${automation.fromEmails.length === 1 ? 'the From address' : 'the From addresses'} ${automation.fromEmails.join(', ')} of its emails ${automation.fromEmails.length === 1 ? 'is' : 'are'} not in a verified sending domain of your account, and this service sends only from verified domains. Its emails due now wait; none was dropped.`,
+            verifyDomain('the domain', 'set the automation live again: the waiting emails go out then', 'change its emails to'),
+          ),
         },
         trx,
       ),
