@@ -23,7 +23,7 @@ export function wasHandedOver(err: unknown): boolean {
 }
 
 /** nodemailer keeps unknown keys of a message's options: the plugin below finds the send's HandOver there. */
-const HAND_OVER_KEY = 'relayHandOver';
+const HAND_OVER_KEY = 'handOver';
 
 /**
  * A nodemailer plugin noting when the SMTP connection has read a message to its end: the data's
