@@ -54,6 +54,33 @@ export async function idSeekPage<T>(
 }
 
 /**
+ * One page of a filtered list newest first with the number of its matches, from one pass over
+ * them: the matches' ids (`matches`, selecting `id`) are found once, and counted by a window beside
+ * the page's ids; then only the page's rows are read whole. Counting apart would find the
+ * matches twice, which is most of a search's time when its terms are common. A page past the
+ * end has no row to carry the count: only then are the matches counted alone.
+ */
+export async function matchesPage<T>(
+  db: Knex,
+  query: Knex.QueryBuilder,
+  matches: Knex.QueryBuilder,
+  idColumn: string,
+  paging: Paging,
+  map: (row: Record<string, unknown>) => T,
+): Promise<ListResult<T>> {
+  const found = () => db.from('matches as m').withMaterialized('matches', matches);
+  const page: { id: unknown; total: unknown }[] = await found()
+    .select('m.id', db.raw('count(*) over () as total'))
+    .orderBy('m.id', 'desc')
+    .limit(paging.perPage)
+    .offset((paging.page - 1) * paging.perPage);
+  const total = page.length > 0 ? toCount(page[0].total) : toCount((await found().count({ n: '*' }).first())?.n);
+  const ids = page.map((row) => Number(row.id));
+  const rows: Record<string, unknown>[] = ids.length > 0 ? await query.clone().whereIn(idColumn, ids).orderBy(idColumn, 'desc') : [];
+  return { rows: rows.map(map), pagination: { page: paging.page, per_page: paging.perPage, total } };
+}
+
+/**
  * Walks a query newest first in chunks of `size` rows, each chunk one short query keyed on
  * the id (`where id < last`). Large lists stream this way on both databases: memory holds
  * one chunk, and the connection is free between chunks (SQLite has only one, and knex's

@@ -2,9 +2,9 @@ import { recordAudit } from '../accounts/audit-log';
 import type { Knex } from 'knex';
 import { upsertContacts, UpsertColumn, UpsertCount } from '../../db/contact-upsert';
 import type { EncodedRows } from '../../db/import-batches';
-import { insertId, isUniqueViolation, jsonValue, nowValue, parseJson, toCount } from '../../db/dialect';
+import { insertId, isUniqueViolation, jsonValue, nowValue, parseJson } from '../../db/dialect';
 import { emailKey } from '../../lib/email-key';
-import { idChunks, idSeekPage, Paging } from '../../db/paging';
+import { idChunks, idSeekPage, matchesPage, Paging } from '../../db/paging';
 import { liveContactTotal } from '../../db/contact-counts';
 import type { ContactTextColumn } from '../../lib/constants';
 import { FieldErrors, NotFoundError, ValidationError } from '../../lib/errors';
@@ -115,15 +115,13 @@ export function createContactsService({ db, secret, contactTypes, fields, events
     /** One page of the list with its total (the `page` / `per_page` extension). */
     async listPage(ctx: Ctx, paging: Paging, search?: string) {
       const [defs, types] = await Promise.all([customFieldDefs(fields, ctx), contactTypesById(db, ctx)]);
-      // The whole list's total is the account's maintained count; a search's, a count of its matches.
-      const total = search?.trim()
-        ? liveContacts(db, ctx, search).count({ n: '*' }).first().then((row) => toCount(row?.n))
-        : liveContactTotal(db, ctx.userId);
-      // A search's matches are found first (through the search indexes), then ordered: an ordered
-      // walk of the id index, which PostgreSQL picks for a small page, filters the whole account
-      // when the matches are rare. The rows are then read by id alone.
-      const ids = search?.trim() ? db.from('matches as c').withMaterialized('matches', liveContacts(db, ctx, search).select('c.id')) : liveContacts(db, ctx);
-      return idSeekPage(contactListQuery(db, ctx), ids, 'c.id', paging, total, (row) => contactRecord(row, defs, types));
+      const record = (row: Record<string, unknown>) => contactRecord(row, defs, types);
+      // A search's matches are found first (through the search indexes), then ordered and
+      // counted in the same pass: an ordered walk of the id index, which PostgreSQL picks for a
+      // small page, filters the whole account when the matches are rare.
+      if (search?.trim()) return matchesPage(db, contactListQuery(db, ctx), liveContacts(db, ctx, search).select('c.id'), 'c.id', paging, record);
+      // The whole list's total is the account's maintained count; its rows are read by id alone.
+      return idSeekPage(contactListQuery(db, ctx), liveContacts(db, ctx), 'c.id', paging, liveContactTotal(db, ctx.userId), record);
     },
 
     /** The whole list newest first, in chunks of records for streaming to the client (memory holds one chunk). */
