@@ -4,7 +4,7 @@ import { upsertContacts, UpsertColumn, UpsertCount } from '../../db/contact-upse
 import type { EncodedRows } from '../../db/import-batches';
 import { insertId, isUniqueViolation, jsonValue, nowValue, parseJson, toCount } from '../../db/dialect';
 import { emailKey } from '../../lib/email-key';
-import { idChunks, idSeekPage, Paging } from '../../db/paging';
+import { idChunks, idKeysetPage, idSeekPage, Keyset, Paging } from '../../db/paging';
 import { liveContactTotal } from '../../db/contact-counts';
 import type { ContactTextColumn } from '../../lib/constants';
 import { FieldErrors, NotFoundError, ValidationError } from '../../lib/errors';
@@ -111,19 +111,38 @@ export function createContactsService({ db, secret, contactTypes, fields, events
     });
   }
 
+  /**
+   * What a page of the list needs besides its rows: the ids to page (the account's, or a search's
+   * matches), the total, and how a row becomes a record.
+   */
+  async function listParts(ctx: Ctx, search?: string) {
+    const [defs, types] = await Promise.all([customFieldDefs(fields, ctx), contactTypesById(db, ctx)]);
+    // The whole list's total is the account's maintained count; a search's, a count of its matches.
+    const total = search?.trim()
+      ? liveContacts(db, ctx, search).count({ n: '*' }).first().then((row) => toCount(row?.n))
+      : liveContactTotal(db, ctx.userId);
+    // A search's matches are found first (through the search indexes), then ordered: an ordered
+    // walk of the id index, which PostgreSQL picks for a small page, filters the whole account
+    // when the matches are rare. The rows are then read by id alone.
+    const ids = search?.trim() ? db.from('matches as c').withMaterialized('matches', liveContacts(db, ctx, search).select('c.id')) : liveContacts(db, ctx);
+    return { ids, total, record: (row: Record<string, unknown>) => contactRecord(row, defs, types) };
+  }
+
   return {
     /** One page of the list with its total (the `page` / `per_page` extension). */
     async listPage(ctx: Ctx, paging: Paging, search?: string) {
-      const [defs, types] = await Promise.all([customFieldDefs(fields, ctx), contactTypesById(db, ctx)]);
-      // The whole list's total is the account's maintained count; a search's, a count of its matches.
-      const total = search?.trim()
-        ? liveContacts(db, ctx, search).count({ n: '*' }).first().then((row) => toCount(row?.n))
-        : liveContactTotal(db, ctx.userId);
-      // A search's matches are found first (through the search indexes), then ordered: an ordered
-      // walk of the id index, which PostgreSQL picks for a small page, filters the whole account
-      // when the matches are rare. The rows are then read by id alone.
-      const ids = search?.trim() ? db.from('matches as c').withMaterialized('matches', liveContacts(db, ctx, search).select('c.id')) : liveContacts(db, ctx);
-      return idSeekPage(contactListQuery(db, ctx), ids, 'c.id', paging, total, (row) => contactRecord(row, defs, types));
+      const { ids, total, record } = await listParts(ctx, search);
+      return idSeekPage(contactListQuery(db, ctx), ids, 'c.id', paging, total, record);
+    },
+
+    /**
+     * One page of the list placed by a contact's id (`after`: older ones, `before`: the page just
+     * newer, `last`: the oldest page) with its total: the dashboard's pages, as fast deep in the
+     * list as at its start.
+     */
+    async listPageAfter(ctx: Ctx, keyset: Keyset, search?: string) {
+      const { ids, total, record } = await listParts(ctx, search);
+      return idKeysetPage(contactListQuery(db, ctx), ids, 'c.id', keyset, total, record);
     },
 
     /** The whole list newest first, in chunks of records for streaming to the client (memory holds one chunk). */
