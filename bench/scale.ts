@@ -5,9 +5,9 @@
  * for the statements behind it in the same run: the contacts page (first page, the dashboard's
  * page in the middle of the list reached by its Next link, a search by an email prefix and by a
  * name), `GET /contacts-type`, the segment list with its counts, a segment count of four rules,
- * the dashboard home; then saving a two-rule segment and the import of BENCH_IMPORT (default 1,000,000) more contacts. Where a
- * figure misses its target, the `EXPLAIN (ANALYZE, BUFFERS)` of the statement that bounds it.
- * The API's page of the same depth (the reference's page numbers, an offset) is printed beside
+ * the dashboard home; then saving a two-rule segment and the import of BENCH_IMPORT (default
+ * 1,000,000) more contacts. Where a figure misses its target, the `EXPLAIN (ANALYZE, BUFFERS)` of
+ * the statement that bounds it. The API's page of the same depth (the reference's page numbers, an offset) is printed beside
  * the dashboard's for comparison, explained when over 300 ms, but is not a target.
  * Run: `npm run bench:scale` (develop with BENCH_CONTACTS=1000000 or less; BENCH_KEEP=1 keeps the
  * database to explore, BENCH_IMPORT=0 skips the import).
