@@ -1,8 +1,8 @@
 import type { Knex } from 'knex';
-import type { ListResult, Paging } from '../lib/paging';
+import type { Keyset, KeysetResult, ListResult, Paging } from '../lib/paging';
 import { toCount } from './dialect';
 
-export type { ListResult, Paging };
+export type { Keyset, KeysetResult, ListResult, Paging };
 
 /**
  * Runs a list query whole, or one page of it with its total when paging is asked for.
@@ -78,6 +78,55 @@ export async function matchesPage<T>(
   const ids = page.map((row) => Number(row.id));
   const rows: Record<string, unknown>[] = ids.length > 0 ? await query.clone().whereIn(idColumn, ids).orderBy(idColumn, 'desc') : [];
   return { rows: rows.map(map), pagination: { page: paging.page, per_page: paging.perPage, total } };
+}
+
+/**
+ * One page of a list newest first, placed by a row's id instead of a page number (`Keyset`):
+ * as in `idSeekPage` only the page's ids are picked by `ids` and then those rows read, but the
+ * pick seeks to the cursor in the (account, id) index, so a page deep in the list costs what the
+ * first one does. One id more than the page says whether the list goes on past it. Going back
+ * to fewer than a page of newer rows gives the first page; going on past the oldest row, the
+ * last. The last page holds what is left over the whole pages before it (from `total`), so its
+ * rows sit where page numbers would put them.
+ */
+export async function idKeysetPage<T>(
+  query: Knex.QueryBuilder,
+  ids: Knex.QueryBuilder,
+  idColumn: string,
+  keyset: Keyset,
+  total: number | Promise<number>,
+  map: (row: Record<string, unknown>) => T,
+): Promise<KeysetResult<T>> {
+  const { perPage } = keyset;
+  const pick = () => ids.clone().clearSelect().clearOrder().select(idColumn);
+  const read = async (pageIds: Knex.QueryBuilder): Promise<Record<string, unknown>[]> => query.clone().whereIn(idColumn, pageIds).orderBy(idColumn, 'desc');
+  const first = async () => {
+    const rows = await read(pick().orderBy(idColumn, 'desc').limit(perPage + 1));
+    return { rows: rows.slice(0, perPage), newer: false, older: rows.length > perPage };
+  };
+  const last = async (count: number) => {
+    const size = count - (Math.max(1, Math.ceil(count / perPage)) - 1) * perPage;
+    const rows = size > 0 ? await read(pick().orderBy(idColumn, 'asc').limit(size)) : [];
+    return { rows, newer: count > rows.length, older: false };
+  };
+  const counted = Promise.resolve(total);
+  const page = async () => {
+    if (keyset.last) return last(await counted);
+    if (keyset.after !== undefined) {
+      const rows = await read(pick().where(idColumn, '<', keyset.after).orderBy(idColumn, 'desc').limit(perPage + 1));
+      if (rows.length === 0) return last(await counted);
+      // The cursor came from a page that showed a newer row.
+      return { rows: rows.slice(0, perPage), newer: true, older: rows.length > perPage };
+    }
+    if (keyset.before !== undefined) {
+      const rows = await read(pick().where(idColumn, '>', keyset.before).orderBy(idColumn, 'asc').limit(perPage + 1));
+      if (rows.length <= perPage) return first();
+      return { rows: rows.slice(1), newer: true, older: true };
+    }
+    return first();
+  };
+  const [count, { rows, newer, older }] = await Promise.all([counted, page()]);
+  return { rows: rows.map(map), total: count, perPage, newer, older };
 }
 
 /**

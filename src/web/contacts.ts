@@ -9,7 +9,7 @@ import type { Services } from '../services';
 import type { ContactRecord } from '../services/audience/contact-records';
 import { onInvalid } from './errors';
 import { counted } from './forms';
-import { pagerOf, pagingOf } from './paging';
+import { keysetOf, keysetPagerOf, offsetAsKeyset, PER_PAGE, pagingOf } from './paging';
 import type { WebRoutes } from './routes';
 import type { Views } from './views';
 
@@ -51,10 +51,19 @@ export function mountContacts(routes: WebRoutes, services: Services, views: View
     return { title: `Edit ${contact.fullname || contact.email}`, action: `/contacts/${contact.id}/edit`, contact, consents, sendingZone, ...form };
   };
 
+  // Pages go by contact id (any depth as fast as the first); an old `?page=N` address still
+  // reads its offset page, and one past the end shows the last page.
+  const pageOf = async (req: Request, search: string | undefined) => {
+    const ctx = ctxOf(req);
+    const keyset = keysetOf(req);
+    if (keyset) return contacts.listPageAfter(ctx, keyset, search);
+    const offset = await contacts.listPage(ctx, pagingOf(req), search);
+    return offset.rows.length ? offsetAsKeyset(offset) : contacts.listPageAfter(ctx, { last: true, perPage: PER_PAGE }, search);
+  };
   const listPage = async (req: Request, res: Response) => {
     const search = searchOf(req);
-    const result = await contacts.listPage(ctxOf(req), pagingOf(req), search || undefined);
-    views.page(req, res, 'contacts/index.njk', { title: 'Contacts', contacts: result.rows, search, pager: pagerOf(req, result, '/contacts') }, { fragments: LIST });
+    const result = await pageOf(req, search || undefined);
+    views.page(req, res, 'contacts/index.njk', { title: 'Contacts', contacts: result.rows, search, pager: keysetPagerOf(req, result, '/contacts') }, { fragments: LIST });
   };
 
   routes.get('/contacts', listPage);

@@ -1,5 +1,6 @@
 import { migrations } from '../../migrations';
 import { isPostgres } from '../../src/db';
+import type { Keyset } from '../../src/lib/paging';
 import { liveContacts } from '../../src/services/audience/contact-records';
 import { addContact, addContactType, countryId } from '../support/fixtures';
 import { TestAccount, useHarness } from '../support/harness';
@@ -30,6 +31,24 @@ describe('contacts paging, totals and search', () => {
       const res = await h.api(a).get(`/contacts/list?page=${page}&per_page=${perPage}${search ? `&search=${encodeURIComponent(search)}` : ''}`).expect(200);
       expect(res.body.message.pagination).toEqual({ page, per_page: perPage, total: all.length });
       expect(res.body.message.contacts.map((c: Listed) => c.id)).toEqual(all.slice((page - 1) * perPage, page * perPage).map((c) => c.id));
+    }
+    // The dashboard's pages by id: on from the first page by the last id shown, back from the last by the first.
+    const ctx = { userId: a.user_id };
+    const byId = async (keyset: Omit<Keyset, 'perPage'>) => {
+      const result = await h.runtime.services.contacts.listPageAfter(ctx, { ...keyset, perPage }, search || undefined);
+      expect(result.total).toBe(all.length);
+      return { ids: result.rows.map((c) => c.id), newer: result.newer, older: result.older };
+    };
+    const slices = Array.from({ length: Math.max(1, pages - 1) }, (_, i) => all.slice(i * perPage, (i + 1) * perPage).map((c) => c.id));
+    let page = await byId({});
+    for (const [i, ids] of slices.entries()) {
+      expect(page).toEqual({ ids, newer: i > 0, older: i < slices.length - 1 });
+      if (page.older) page = await byId({ after: ids[ids.length - 1] });
+    }
+    page = await byId({ last: true });
+    for (const [i, ids] of [...slices.entries()].reverse()) {
+      expect(page).toEqual({ ids, newer: i > 0, older: i < slices.length - 1 });
+      if (page.newer) page = await byId({ before: ids[0] });
     }
     return all.length;
   }

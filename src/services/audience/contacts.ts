@@ -2,9 +2,9 @@ import { recordAudit } from '../accounts/audit-log';
 import type { Knex } from 'knex';
 import { upsertContacts, UpsertColumn, UpsertCount } from '../../db/contact-upsert';
 import type { EncodedRows } from '../../db/import-batches';
-import { insertId, isUniqueViolation, jsonValue, nowValue, parseJson } from '../../db/dialect';
+import { insertId, isUniqueViolation, jsonValue, nowValue, parseJson, toCount } from '../../db/dialect';
 import { emailKey } from '../../lib/email-key';
-import { idChunks, idSeekPage, matchesPage, Paging } from '../../db/paging';
+import { idChunks, idKeysetPage, idSeekPage, Keyset, matchesPage, Paging } from '../../db/paging';
 import { liveContactTotal } from '../../db/contact-counts';
 import type { ContactTextColumn } from '../../lib/constants';
 import { FieldErrors, NotFoundError, ValidationError } from '../../lib/errors';
@@ -111,17 +111,49 @@ export function createContactsService({ db, secret, contactTypes, fields, events
     });
   }
 
+  /** How a row of the list becomes a record: with the account's custom fields and type names. */
+  async function recordOf(ctx: Ctx): Promise<(row: Record<string, unknown>) => ContactRecord> {
+    const [defs, types] = await Promise.all([customFieldDefs(fields, ctx), contactTypesById(db, ctx)]);
+    return (row) => contactRecord(row, defs, types);
+  }
+
+  /**
+   * What a page placed by a contact's id needs besides its rows: the ids to page (the account's,
+   * or a search's matches), the total, and how a row becomes a record.
+   */
+  async function listParts(ctx: Ctx, search?: string) {
+    const record = await recordOf(ctx);
+    // The whole list's total is the account's maintained count; a search's, a count of its matches.
+    const total = search?.trim()
+      ? liveContacts(db, ctx, search).count({ n: '*' }).first().then((row) => toCount(row?.n))
+      : liveContactTotal(db, ctx.userId);
+    // A search's matches are found first (through the search indexes), then ordered: an ordered
+    // walk of the id index, which PostgreSQL picks for a small page, filters the whole account
+    // when the matches are rare. The rows are then read by id alone.
+    const ids = search?.trim() ? db.from('matches as c').withMaterialized('matches', liveContacts(db, ctx, search).select('c.id')) : liveContacts(db, ctx);
+    return { ids, total, record };
+  }
+
   return {
     /** One page of the list with its total (the `page` / `per_page` extension). */
     async listPage(ctx: Ctx, paging: Paging, search?: string) {
-      const [defs, types] = await Promise.all([customFieldDefs(fields, ctx), contactTypesById(db, ctx)]);
-      const record = (row: Record<string, unknown>) => contactRecord(row, defs, types);
+      const record = await recordOf(ctx);
       // A search's matches are found first (through the search indexes), then ordered and
       // counted in the same pass: an ordered walk of the id index, which PostgreSQL picks for a
       // small page, filters the whole account when the matches are rare.
       if (search?.trim()) return matchesPage(db, contactListQuery(db, ctx), liveContacts(db, ctx, search).select('c.id'), 'c.id', paging, record);
       // The whole list's total is the account's maintained count; its rows are read by id alone.
       return idSeekPage(contactListQuery(db, ctx), liveContacts(db, ctx), 'c.id', paging, liveContactTotal(db, ctx.userId), record);
+    },
+
+    /**
+     * One page of the list placed by a contact's id (`after`: older ones, `before`: the page just
+     * newer, `last`: the oldest page) with its total: the dashboard's pages, as fast deep in the
+     * list as at its start.
+     */
+    async listPageAfter(ctx: Ctx, keyset: Keyset, search?: string) {
+      const { ids, total, record } = await listParts(ctx, search);
+      return idKeysetPage(contactListQuery(db, ctx), ids, 'c.id', keyset, total, record);
     },
 
     /** The whole list newest first, in chunks of records for streaming to the client (memory holds one chunk). */
