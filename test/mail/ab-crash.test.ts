@@ -1,12 +1,10 @@
-import path from 'node:path';
 import request from 'supertest';
 import { isPostgres } from '../../src/db';
 import { AB_TEST_STATE, MESSAGE_STATE } from '../../src/lib/constants';
 import { useHarness } from '../support/harness';
 import { addContactType, sendingFixtures } from '../support/fixtures';
-import { startServiceProcess, ServiceProcess, until } from '../support/processes';
+import { ServiceProcess, until, useServiceProcesses } from '../support/processes';
 import { useSmtpSink } from '../support/smtp';
-import { TMP_DIR } from '../support/test-db';
 
 const RECIPIENTS = 600;
 /** 10% of 600 receive the test, 30 per variant. */
@@ -29,25 +27,14 @@ describe('an A/B test whose worker is killed while the winner goes to the rest',
       admitted += 1;
     },
   });
-  const children: ServiceProcess[] = [];
-  afterAll(async () => {
-    for (const c of children) if (c.child.exitCode === null && c.child.signalCode === null) c.child.kill('SIGKILL');
-    await Promise.all(children.map((c) => c.exited));
-  });
+  const processes = useServiceProcesses(h, 'ab-crash');
 
   function startWorker(): ServiceProcess {
-    const { config } = h.runtime;
-    const worker = startServiceProcess(['--role=worker'], {
-      ...(config.databaseUrl ? { DATABASE_URL: config.databaseUrl } : { SQLITE_FILE: config.sqliteFile }),
-      DATA_DIR: path.join(TMP_DIR, `ab-crash-${process.pid}`),
-      BASE_URL: config.baseUrl,
+    return processes.start(['--role=worker'], {
       SMTP_URL: sink.url,
-      APP_SECRET: h.runtime.secret,
       // Short, so the killed worker's claimed messages come back within the test.
       SEND_LEASE_SECONDS: '3',
     });
-    children.push(worker);
-    return worker;
   }
 
   /**

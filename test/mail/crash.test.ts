@@ -1,12 +1,10 @@
-import path from 'node:path';
 import { isPostgres } from '../../src/db';
 import { MESSAGE_STATE } from '../../src/lib/constants';
 import { IN_DOUBT_TWICE } from '../../src/services/delivery/outcomes';
 import { useHarness } from '../support/harness';
 import { addContactType, sendingFixtures } from '../support/fixtures';
-import { startServiceProcess, ServiceProcess, until } from '../support/processes';
+import { ServiceProcess, until, useServiceProcesses } from '../support/processes';
 import { useSmtpSink } from '../support/smtp';
-import { TMP_DIR } from '../support/test-db';
 
 const RECIPIENTS = 2500;
 const KILLS = 5;
@@ -20,26 +18,15 @@ describe('worker processes killed in the middle of a send', () => {
   const h = useHarness();
   const f = sendingFixtures(h);
   const sink = useSmtpSink();
-  const children: ServiceProcess[] = [];
-  afterAll(async () => {
-    for (const c of children) if (c.child.exitCode === null && c.child.signalCode === null) c.child.kill('SIGKILL');
-    await Promise.all(children.map((c) => c.exited));
-  });
+  const processes = useServiceProcesses(h, 'crash');
 
   function startWorker(): ServiceProcess {
-    const { config } = h.runtime;
-    const worker = startServiceProcess(['--role=worker'], {
-      ...(config.databaseUrl ? { DATABASE_URL: config.databaseUrl } : { SQLITE_FILE: config.sqliteFile }),
-      DATA_DIR: path.join(TMP_DIR, `crash-${process.pid}`),
-      BASE_URL: config.baseUrl,
+    return processes.start(['--role=worker'], {
       SMTP_URL: sink.url,
       SMTP_MAX_CONNECTIONS: String(SMTP_MAX_CONNECTIONS),
-      APP_SECRET: h.runtime.secret,
       // Short, so the killed workers' claimed messages come back within the test.
       SEND_LEASE_SECONDS: '3',
     });
-    children.push(worker);
-    return worker;
   }
 
   /** True while the worker holds messages it began to hand to the SMTP server. */

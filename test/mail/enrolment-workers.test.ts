@@ -1,11 +1,9 @@
-import path from 'node:path';
 import { isPostgres } from '../../src/db';
 import { MESSAGE_STATE } from '../../src/lib/constants';
 import { addContact, addContactType, countryId, sendingFixtures } from '../support/fixtures';
 import { useHarness } from '../support/harness';
-import { startServiceProcess, ServiceProcess, untilCount } from '../support/processes';
+import { untilCount, useServiceProcesses } from '../support/processes';
 import { useSmtpSink } from '../support/smtp';
-import { TMP_DIR } from '../support/test-db';
 
 const IMPORTED = 1000;
 
@@ -13,24 +11,8 @@ describe('welcome automations with worker processes running', () => {
   const h = useHarness();
   const f = sendingFixtures(h);
   const sink = useSmtpSink();
-  const workers: ServiceProcess[] = [];
-  afterAll(async () => {
-    for (const w of workers) if (w.child.exitCode === null && w.child.signalCode === null) w.child.kill('SIGKILL');
-    await Promise.all(workers.map((w) => w.exited));
-  });
-
-  function startWorker(): ServiceProcess {
-    const { config } = h.runtime;
-    const worker = startServiceProcess(['--role=worker'], {
-      ...(config.databaseUrl ? { DATABASE_URL: config.databaseUrl } : { SQLITE_FILE: config.sqliteFile }),
-      DATA_DIR: path.join(TMP_DIR, `enrolment-${process.pid}`),
-      BASE_URL: config.baseUrl,
-      SMTP_URL: sink.url,
-      APP_SECRET: h.runtime.secret,
-    });
-    workers.push(worker);
-    return worker;
-  }
+  const processes = useServiceProcesses(h, 'enrolment');
+  const startWorker = () => processes.start(['--role=worker'], { SMTP_URL: sink.url });
 
   test('when set live while workers run (two on PostgreSQL) then contacts added, imported or newly matching a segment right after each get one welcome mail', async () => {
     const alice = await h.account();

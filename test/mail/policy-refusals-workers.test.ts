@@ -1,12 +1,10 @@
-import path from 'node:path';
 import { isPostgres } from '../../src/db';
 import { insertId, nowValue } from '../../src/db/dialect';
 import { MESSAGE_KIND, MESSAGE_STATE, SINGLE_SEND_STATUS } from '../../src/lib/constants';
 import { addContactType, sendingFixtures } from '../support/fixtures';
 import { useHarness } from '../support/harness';
-import { startServiceProcess, ServiceProcess, until } from '../support/processes';
+import { until, useServiceProcesses } from '../support/processes';
 import { useSmtpSink } from '../support/smtp';
-import { TMP_DIR } from '../support/test-db';
 
 // Every tenth recipient is at a receiver that refuses mail failing its DMARC check, as Gmail does.
 const REFUSING = 'gmail.test';
@@ -16,7 +14,7 @@ const PER_PART = 200;
 describe('policy refusals with worker processes running (two on PostgreSQL)', () => {
   const h = useHarness();
   const f = sendingFixtures(h);
-  const workers: ServiceProcess[] = [];
+  const processes = useServiceProcesses(h, 'policy-workers');
   let sendId = 0;
   // The sink holds its answers until every worker holds messages of the send, so the refusals
   // are met by all of them at once rather than by whichever worker came first.
@@ -27,29 +25,13 @@ describe('policy refusals with worker processes running (two on PostgreSQL)', ()
   };
   const sink = useSmtpSink({
     parse: false,
-    beforeRecipient: () => (held ??= until(async () => (await owners()) >= workers.length, 60_000, 'every worker holding messages of the send')),
+    beforeRecipient: () => (held ??= until(async () => (await owners()) >= processes.started.length, 60_000, 'every worker holding messages of the send')),
     onRecipient: (address) =>
       address.endsWith(`.${REFUSING}`)
         ? { code: 550, message: `5.7.26 Unauthenticated email from acme.test is not accepted due to domain's DMARC policy.` }
         : undefined,
   });
-  afterAll(async () => {
-    for (const w of workers) if (w.child.exitCode === null && w.child.signalCode === null) w.child.kill('SIGKILL');
-    await Promise.all(workers.map((w) => w.exited));
-  });
-
-  function startWorker(): ServiceProcess {
-    const { config } = h.runtime;
-    const worker = startServiceProcess(['--role=worker'], {
-      ...(config.databaseUrl ? { DATABASE_URL: config.databaseUrl } : { SQLITE_FILE: config.sqliteFile }),
-      DATA_DIR: path.join(TMP_DIR, `policy-workers-${process.pid}`),
-      BASE_URL: config.baseUrl,
-      SMTP_URL: sink.url,
-      APP_SECRET: h.runtime.secret,
-    });
-    workers.push(worker);
-    return worker;
-  }
+  const startWorker = () => processes.start(['--role=worker'], { SMTP_URL: sink.url });
 
   test('when receivers refuse a send for its DMARC policy while workers send it then nobody is suppressed, the send pauses, and the notification recipients get one mail, also after a resume', async () => {
     const alice = await h.account();

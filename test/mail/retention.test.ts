@@ -1,13 +1,11 @@
-import path from 'node:path';
 import request from 'supertest';
 import { isPostgres } from '../../src/db';
 import { createRetentionService } from '../../src/services/maintenance/retention';
 import { createMaintenanceJob } from '../../src/workers/maintenance';
 import { addContactType, sendingFixtures, testWorker } from '../support/fixtures';
 import { TestAccount, useHarness } from '../support/harness';
-import { startServiceProcess, until } from '../support/processes';
+import { until, useServiceProcesses } from '../support/processes';
 import { useSmtpSink } from '../support/smtp';
-import { TMP_DIR } from '../support/test-db';
 
 const CHROME = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/140.0 Safari/537.36';
 const DAY = 24 * 3600_000;
@@ -19,6 +17,7 @@ describe('retention: the maintenance job prunes old data and keeps the totals', 
   const h = useHarness();
   const f = sendingFixtures(h);
   const sink = useSmtpSink({ emptyBeforeEach: true });
+  const processes = useServiceProcesses(h, 'retention');
   const web = () => request(h.runtime.app);
   let alice: TestAccount;
   let senderId: number;
@@ -160,21 +159,10 @@ describe('retention: the maintenance job prunes old data and keeps the totals', 
       created_at: i === 0 ? old : new Date().toISOString(), updated_at: old,
     })));
 
-    const { config } = h.runtime;
-    const worker = startServiceProcess(['--role=worker'], {
-      ...(config.databaseUrl ? { DATABASE_URL: config.databaseUrl } : { SQLITE_FILE: config.sqliteFile }),
-      DATA_DIR: path.join(TMP_DIR, `retention-${process.pid}`),
-      BASE_URL: config.baseUrl,
-      SMTP_URL: sink.url,
-      APP_SECRET: h.runtime.secret,
-      RETENTION_WEBHOOK_DELIVERIES_DAYS: '30',
-    });
-    try {
-      await until(async () => !(await db('sessions').where({ id: 'expired'.padEnd(64, '0') }).first('id')), 20_000, 'the expired session to be pruned');
-      await until(async () => (await db('webhook_deliveries').where({ endpoint_id: endpointId }).pluck('event_id')).join() === 'delivered-now', 20_000, 'the old delivery to be pruned');
-    } finally {
-      worker.child.kill('SIGTERM');
-    }
+    const worker = processes.start(['--role=worker'], { SMTP_URL: sink.url, RETENTION_WEBHOOK_DELIVERIES_DAYS: '30' });
+    await until(async () => !(await db('sessions').where({ id: 'expired'.padEnd(64, '0') }).first('id')), 20_000, 'the expired session to be pruned');
+    await until(async () => (await db('webhook_deliveries').where({ endpoint_id: endpointId }).pluck('event_id')).join() === 'delivered-now', 20_000, 'the old delivery to be pruned');
+    worker.child.kill('SIGTERM');
     expect(await worker.exited).toBe(0);
   });
 });

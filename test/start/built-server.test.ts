@@ -1,12 +1,10 @@
 import { execFileSync } from 'node:child_process';
-import path from 'node:path';
 import { SINGLE_SEND_STATUS } from '../../src/lib/constants';
 import { PROJECT_ROOT } from '../../src/lib/paths';
 import { useHarness } from '../support/harness';
 import { addContactType, sendingFixtures } from '../support/fixtures';
-import { startServiceProcess, ServiceProcess, until } from '../support/processes';
+import { ServiceProcess, until, useServiceProcesses } from '../support/processes';
 import { startSmtpSink, SmtpSink } from '../support/smtp';
-import { TMP_DIR } from '../support/test-db';
 
 /**
  * What `npm start` runs: the build (`npm run build`, plain tsc) started as `node dist/src/server.js`.
@@ -16,34 +14,16 @@ describe('the built server that npm start runs', () => {
   const h = useHarness();
   const f = sendingFixtures(h);
   let sink: SmtpSink;
-  const children: ServiceProcess[] = [];
+  const processes = useServiceProcesses(h, 'built');
 
   beforeAll(async () => {
     execFileSync('npm', ['run', '--silent', 'build'], { cwd: PROJECT_ROOT, stdio: 'pipe', timeout: 180_000 });
     sink = await startSmtpSink();
   }, 200_000);
-  afterAll(async () => {
-    for (const c of children) if (c.child.exitCode === null && c.child.signalCode === null) c.child.kill('SIGKILL');
-    await Promise.all(children.map((c) => c.exited));
-    await sink?.close();
-  });
+  afterAll(() => sink?.close());
 
   async function start(): Promise<{ process: ServiceProcess; base: string }> {
-    const { config } = h.runtime;
-    const started = startServiceProcess(
-      [],
-      {
-        ...(config.databaseUrl ? { DATABASE_URL: config.databaseUrl } : { SQLITE_FILE: config.sqliteFile }),
-        DATA_DIR: path.join(TMP_DIR, `built-${process.pid}`),
-        HOST: '127.0.0.1',
-        PORT: '0',
-        BASE_URL: config.baseUrl,
-        SMTP_URL: sink.url,
-        APP_SECRET: h.runtime.secret,
-      },
-      true,
-    );
-    children.push(started);
+    const started = processes.start([], { HOST: '127.0.0.1', PORT: '0', SMTP_URL: sink.url }, true);
     await until(() => /listening on http:\/\/127\.0\.0\.1:\d+/.test(started.output()), 30_000, 'the built server to listen');
     const port = /listening on http:\/\/127\.0\.0\.1:(\d+)/.exec(started.output())![1];
     return { process: started, base: `http://127.0.0.1:${port}` };

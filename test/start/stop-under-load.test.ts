@@ -1,11 +1,9 @@
 import http from 'node:http';
 import net from 'node:net';
-import path from 'node:path';
 import { emailKey } from '../../src/lib/email-key';
 import { addContactType, countryId } from '../support/fixtures';
 import { TestAccount, useHarness } from '../support/harness';
-import { startServiceProcess, ServiceProcess, until } from '../support/processes';
-import { TMP_DIR } from '../support/test-db';
+import { ServiceProcess, until, useServiceProcesses } from '../support/processes';
 
 const CLIENTS = 20;
 const STOPS = 2;
@@ -77,25 +75,10 @@ function refuses(port: number): Promise<boolean> {
 
 describe('a web process stopped with SIGTERM under keep-alive load', () => {
   const h = useHarness();
-  const children: ServiceProcess[] = [];
-
-  afterAll(async () => {
-    for (const c of children) if (c.child.exitCode === null && c.child.signalCode === null) c.child.kill('SIGKILL');
-    await Promise.all(children.map((c) => c.exited));
-  });
+  const processes = useServiceProcesses(h, 'stop');
 
   async function startWeb(): Promise<{ process: ServiceProcess; port: number }> {
-    const { config } = h.runtime;
-    const web = startServiceProcess(['--role=web'], {
-      ...(config.databaseUrl ? { DATABASE_URL: config.databaseUrl } : { SQLITE_FILE: config.sqliteFile }),
-      DATA_DIR: path.join(TMP_DIR, `stop-${process.pid}`),
-      HOST: '127.0.0.1',
-      PORT: '0',
-      BASE_URL: config.baseUrl,
-      APP_SECRET: h.runtime.secret,
-      API_RATE_LIMIT: '0',
-    });
-    children.push(web);
+    const web = processes.start(['--role=web'], { HOST: '127.0.0.1', PORT: '0', API_RATE_LIMIT: '0' });
     const listening = /listening on http:\/\/127\.0\.0\.1:(\d+)/;
     await until(() => listening.test(web.output()) || web.child.exitCode !== null, 60_000, 'the web process to listen');
     const port = listening.exec(web.output())?.[1];

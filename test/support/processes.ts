@@ -1,6 +1,8 @@
 import { ChildProcess, spawn } from 'node:child_process';
 import path from 'node:path';
 import { PROJECT_ROOT } from '../../src/lib/paths';
+import type { Harness } from './harness';
+import { TMP_DIR } from './test-db';
 
 export interface ServiceProcess {
   child: ChildProcess;
@@ -28,6 +30,49 @@ export function startServiceProcess(args: string[], env: Record<string, string>,
   child.stderr?.on('data', (c: Buffer) => (output += c.toString()));
   const exited = new Promise<number | string>((resolve) => child.on('exit', (code, signal) => resolve(code ?? signal ?? -1)));
   return { child, output: () => output, exited };
+}
+
+export interface ServiceProcesses {
+  /**
+   * Starts `src/server.ts` (the build with `built`) with `args` on the harness's database, with
+   * its base URL and secret, a data directory of the test file's own, and `env` on top.
+   */
+  start(args: string[], env?: Record<string, string>, built?: boolean): ServiceProcess;
+  /** The processes started in the current test. */
+  readonly started: readonly ServiceProcess[];
+}
+
+/**
+ * Service processes for the tests of a describe block: call after useHarness, and start them in
+ * a test. After each test, passed or failed, those still running are killed and waited for, so
+ * none outlives its test or holds the database as it is dropped.
+ */
+export function useServiceProcesses(h: Harness, name: string): ServiceProcesses {
+  const started: ServiceProcess[] = [];
+  afterEach(async () => {
+    const stopping = started.splice(0);
+    for (const p of stopping) if (p.child.exitCode === null && p.child.signalCode === null) p.child.kill('SIGKILL');
+    await Promise.all(stopping.map((p) => p.exited));
+  });
+  return {
+    started,
+    start(args, env = {}, built = false) {
+      const { config } = h.runtime;
+      const service = startServiceProcess(
+        args,
+        {
+          ...(config.databaseUrl ? { DATABASE_URL: config.databaseUrl } : { SQLITE_FILE: config.sqliteFile }),
+          DATA_DIR: path.join(TMP_DIR, `${name}-${process.pid}`),
+          BASE_URL: config.baseUrl,
+          APP_SECRET: h.runtime.secret,
+          ...env,
+        },
+        built,
+      );
+      started.push(service);
+      return service;
+    },
+  };
 }
 
 /** Polls `check` until it holds, or fails after `timeoutMs`; leaves no timer behind. */
