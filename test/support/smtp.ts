@@ -16,6 +16,11 @@ export interface SmtpSink {
   messages: ReceivedMessage[];
   /** Resolves once at least `count` messages have arrived (or rejects after `timeoutMs`). */
   waitFor(count: number, timeoutMs?: number): Promise<ReceivedMessage[]>;
+  /**
+   * Resolves once the sink has read what its connections already hold and recorded every
+   * message that arrived whole: after a client is killed, its last messages are counted.
+   */
+  settled(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -50,6 +55,8 @@ export async function startSmtpSink(options: SmtpSinkOptions = {}): Promise<Smtp
   // Once closing, a message whose data ends is refused (421) rather than recorded: a client that
   // never got the 250 must not find it delivered.
   let closing = false;
+  // Messages whose data has ended and that are not yet recorded (or refused).
+  let receiving = 0;
   const drop = (session: SMTPServerSession) => {
     // smtp-server keeps its connections (and their sockets) in a set of its own.
     const connections = (server as unknown as { connections: Set<{ session?: SMTPServerSession; _socket: { destroy(): void } }> }).connections;
@@ -79,6 +86,14 @@ export async function startSmtpSink(options: SmtpSinkOptions = {}): Promise<Smtp
       const chunks: Buffer[] = [];
       stream.on('data', (c: Buffer) => chunks.push(c));
       stream.on('end', async () => {
+        receiving += 1;
+        try {
+          await receive();
+        } finally {
+          receiving -= 1;
+        }
+      });
+      const receive = async () => {
         await options.beforeAccept?.(session);
         const raw = Buffer.concat(chunks).toString('utf8');
         const parsed = options.parse === false ? ({} as ParsedMail) : await simpleParser(raw);
@@ -98,7 +113,7 @@ export async function startSmtpSink(options: SmtpSinkOptions = {}): Promise<Smtp
         waiters.splice(0).forEach((w) => w());
         if (dropped) return drop(session);
         callback();
-      });
+      };
     },
   });
   // A client that vanishes (a worker killed in a test) resets its connection: not an error here.
@@ -123,6 +138,11 @@ export async function startSmtpSink(options: SmtpSinkOptions = {}): Promise<Smtp
         };
         check();
       });
+    },
+    async settled() {
+      const turn = () => new Promise((resolve) => setImmediate(resolve));
+      await turn();
+      while (receiving > 0) await turn();
     },
     close: () => {
       closing = true;
@@ -164,6 +184,7 @@ export function useSmtpSink(options: FileSmtpSinkOptions = {}): SmtpSink {
       return running().messages;
     },
     waitFor: (count, timeoutMs) => running().waitFor(count, timeoutMs),
+    settled: () => running().settled(),
     close: () => running().close(),
   };
 }
