@@ -10,6 +10,9 @@ export interface HandOver {
   whole: boolean;
 }
 
+/** What a recipient's report says of a message a relay (or the instance's SMTP server) may have taken before it went silent. */
+export const UNCONFIRMED_WORDS = 'The relay stopped answering after taking the message; it may have been delivered, so it was not sent again.';
+
 /** Marks the error of a send that failed after the whole message was handed over. */
 const HANDED_OVER = Symbol('handedOver');
 

@@ -6,7 +6,7 @@ import type { RelayKind } from '../lib/constants';
 import { lazy } from '../lib/lazy';
 import { refusedHost } from '../lib/public-address';
 import { MESSAGE_HEADER } from '../lib/verp';
-import { handedOver, HandOver, sendTracked, trackHandOver, wasHandedOver } from './hand-over';
+import { handedOver, HandOver, sendTracked, trackHandOver, UNCONFIRMED_WORDS, wasHandedOver } from './hand-over';
 import type { OutgoingMessage } from './outgoing-message';
 import { classifySendError, createTransport, DKIM_SIGNED_HEADERS, mailOptions, onFirstUse, smtpTlsOptions } from './transport';
 
@@ -95,9 +95,6 @@ export function isPolicyRefusal(text: string): boolean {
   return /\b5\.7\.1\b/.test(text) && POLICY_WORDS.test(text);
 }
 
-/** What a recipient's report says of a message a relay (or the instance's SMTP server) may have taken before it went silent. */
-export const UNCONFIRMED_WORDS = 'The relay stopped answering after taking the message; it may have been delivered, so it was not sent again.';
-
 // The providers' SDKs do not say whether their request went out before a socket hang-up or a
 // timeout; node's HTTP clients do, to diagnostics channels, in the send's async context: its
 // `http` module (the axios-based SDKs, AWS's) and its fetch (undici: Postmark's).
@@ -140,17 +137,14 @@ async function overHttp<T>(call: () => Promise<T>): Promise<T> {
 export function classifyRelayError(kind: RelayKind, err: unknown): RelayFailure {
   const e = (err ?? {}) as Record<string, any>;
   // Handed over whole and then no answer at all (reset, closed, timed out): the relay may have
-  // taken the message. An answer, even a refusal, says it did not.
-  if (wasHandedOver(err)) {
-    const silent = kind === 'smtp'
-      ? typeof e.responseCode !== 'number' && !['EENVELOPE', 'EMESSAGE', 'EAUTH', 'ESTREAM'].includes(String(e.code))
-      : providerError(kind, e).status === null;
-    const detail = kind === 'smtp' ? classifySendError(err).message : providerError(kind, e).text;
-    if (silent) return { relayDown: true, outcome: 'unconfirmed', code: null, message: `${UNCONFIRMED_WORDS} (${kind}: ${detail})`.slice(0, 480) };
+  // taken the message (classifySendError says so for SMTP). An answer, even a refusal, says it did not.
+  if (kind !== 'smtp' && wasHandedOver(err) && providerError(kind, e).status === null) {
+    return { relayDown: true, outcome: 'unconfirmed', code: null, message: `${UNCONFIRMED_WORDS} (${kind}: ${providerError(kind, e).text})`.slice(0, 480) };
   }
   if (e.code === 'EPRIVATE' || e.code === 'EDNS') return { relayDown: true, outcome: 'retry', code: null, message: String(e.message) };
   if (kind === 'smtp') {
     const f = classifySendError(err);
+    if (f.outcome === 'unconfirmed') return { relayDown: true, outcome: 'unconfirmed', code: null, message: f.message };
     if (f.code !== null && isPolicyRefusal(f.message)) return { relayDown: false, outcome: 'policy', code: f.code, message: f.message };
     // No reply at all (refused, reset, timed out), a 421 (the server is going away) or a refused login: the relay, not the message.
     const down = f.code === 421 || e.code === 'EAUTH' || (f.code === null && e.code !== 'EENVELOPE' && e.code !== 'EMESSAGE');

@@ -7,7 +7,7 @@ import type { Config, SmtpTls } from '../config';
 import { rawMessage } from './mime-message';
 import type { OutgoingMessage } from './outgoing-message';
 import type { DkimKey } from './dkim';
-import { sendTracked, trackHandOver } from './hand-over';
+import { sendTracked, trackHandOver, UNCONFIRMED_WORDS, wasHandedOver } from './hand-over';
 import { lazy } from '../lib/lazy';
 
 /** Where the outbox writes (and the dashboard's Outbox page reads) one account's messages. */
@@ -141,17 +141,28 @@ export function mailOptions({ encoded, dkim, ...message }: Omit<OutgoingMessage,
 
 /** What to do with a message whose send failed. */
 export interface SendFailure {
-  /** `retry`: SMTP 4xx or a connection problem; `bounce`: SMTP 5xx, the address is refused. */
-  outcome: 'retry' | 'bounce';
+  /**
+   * `retry`: SMTP 4xx or a connection problem; `bounce`: SMTP 5xx, the address is refused;
+   * `unconfirmed`: the server went silent after the whole message was handed to it, so it may
+   * have accepted it: never sent again.
+   */
+  outcome: 'retry' | 'bounce' | 'unconfirmed';
   code: number | null;
   message: string;
 }
 
-/** Classifies a nodemailer error: 5xx replies bounce, 4xx replies and everything else retry. */
+/**
+ * Classifies a nodemailer error: 5xx replies bounce, 4xx replies and everything else retry,
+ * but no answer at all (reset, closed, timed out) after the whole message went (sendTracked)
+ * is unconfirmed. Any answer, even a refusal, says the server did not take it.
+ */
 export function classifySendError(err: unknown): SendFailure {
   const e = err as { responseCode?: unknown; response?: unknown; message?: unknown; code?: unknown };
   const code = typeof e?.responseCode === 'number' ? e.responseCode : null;
   const text = String(e?.response ?? e?.message ?? err).split('\n')[0].slice(0, 480);
   const message = e?.code && !text.includes(String(e.code)) ? `${String(e.code)}: ${text}` : text;
+  if (wasHandedOver(err) && code === null && !['EENVELOPE', 'EMESSAGE', 'EAUTH', 'ESTREAM'].includes(String(e?.code))) {
+    return { outcome: 'unconfirmed', code: null, message: `${UNCONFIRMED_WORDS} (smtp: ${message})`.slice(0, 480) };
+  }
   return { outcome: code !== null && code >= 500 && code < 600 ? 'bounce' : 'retry', code, message };
 }

@@ -15,7 +15,6 @@ import { verificationBody, VerificationRef } from './sender-verification';
 import { signupConfirmationBody, SignupConfirmationRef } from './signup-confirmation';
 import { teamLinkBody, TeamLinkRef } from './team-links';
 import type { OutgoingMessage } from '../../mail/outgoing-message';
-import { classifyRelayError } from '../../mail/relay-transports';
 import { classifySendError, MailTransport } from '../../mail/transport';
 
 /** System mail (verification, notifications) goes before campaign mail (lower sorts first). */
@@ -131,13 +130,6 @@ export async function deliverNow(deps: DeliverNowDeps, id: number): Promise<Deli
     await recordOutcomes(deps.db, [{ id: Number(row.id), result: 'sent' }], policy);
     return 'sent';
   } catch (err) {
-    // The server went silent after taking the whole message: it may have gone out, so it is not sent again.
-    const silent = classifyRelayError('smtp', err);
-    if (silent.outcome === 'unconfirmed') {
-      deps.logger.warn({ err: silent.message, messageId: row.id }, 'system mail unconfirmed');
-      await recordOutcomes(deps.db, [{ id: Number(row.id), result: 'unconfirmed', error: silent.message }], policy);
-      return 'unconfirmed';
-    }
     const failure = classifySendError(err);
     deps.logger.warn({ err: failure.message, code: failure.code, messageId: row.id }, 'system mail not delivered now');
     await recordOutcomes(
@@ -145,7 +137,9 @@ export async function deliverNow(deps: DeliverNowDeps, id: number): Promise<Deli
       [
         failure.outcome === 'bounce'
           ? { id: Number(row.id), result: 'bounce', userId: Number(row.user_id), emailKey: row.email_key, code: failure.code, error: failure.message }
-          : { id: Number(row.id), result: 'retry', attempts: Number(row.attempts), code: failure.code, error: failure.message },
+          : failure.outcome === 'unconfirmed'
+            ? { id: Number(row.id), result: 'unconfirmed', error: failure.message }
+            : { id: Number(row.id), result: 'retry', attempts: Number(row.attempts), code: failure.code, error: failure.message },
       ],
       policy,
     );
