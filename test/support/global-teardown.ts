@@ -9,11 +9,8 @@ export default async function globalTeardown(): Promise<void> {
   if (baseUrl) {
     const admin = adminDb(baseUrl);
     try {
-      // Exactly this run's: `cc_tpl_<id>` and `cc_t_<id>_<suffix>`, never another run's whose id starts alike.
-      const { rows } = await admin.raw(`select datname from pg_database where datname = ? or datname like ?`, [
-        `cc_tpl_${id}`,
-        `cc\\_t\\_${id}\\_%`,
-      ]);
+      // Exactly this run's (`cc_tpl_<id>`, `cc_t_<id>_…`, `cc_r_<id>_…`), never another run's whose id starts alike.
+      const { rows } = await admin.raw(`select datname from pg_database where datname ~ ?`, [`^cc_[a-z]+_${id}(_|$)`]);
       for (const { datname } of rows as { datname: string }[]) {
         await admin.raw(`drop database if exists "${datname}" with (force)`);
       }
@@ -23,7 +20,7 @@ export default async function globalTeardown(): Promise<void> {
   }
   if (fs.existsSync(TMP_DIR)) {
     for (const f of fs.readdirSync(TMP_DIR)) {
-      if (f.startsWith(`cc_tpl_${id}.`) || f.startsWith(`cc_t_${id}_`)) fs.rmSync(path.join(TMP_DIR, f), { force: true, recursive: true });
+      if (new RegExp(`_${id}([_.-]|$)`).test(f)) fs.rmSync(path.join(TMP_DIR, f), { force: true, recursive: true });
     }
   }
 }
