@@ -19,7 +19,7 @@ describe('audit log: every change names its actor', () => {
   const h = useHarness({ SMTP_URL: () => sink.url });
   const f = sendingFixtures(h);
 
-  let owner: TestAccount;
+  const [owner] = h.accounts(1);
   let adminKey: TestAccount;
   let adminKeyId: number;
   let web: WebClient;
@@ -33,7 +33,6 @@ describe('audit log: every change names its actor', () => {
   const dashboardUser = (): Actor => ({ type: 'user', id: ownerId, name: ownerName });
 
   beforeAll(async () => {
-    owner = await h.account();
     adminKey = await addRoleKey(h, owner, 'admin');
     adminKeyId = Number((await h.runtime.db('api_keys').where({ public_key: adminKey.public_key }).first('id')).id);
     const me = await h.runtime.db('team_users').where({ user_id: owner.user_id, role: 'owner' }).first('id', 'name');

@@ -1,18 +1,15 @@
 import { addContact, addContactType, audienceOf, Audience, berlin, countryId, singleSendBody } from '../support/fixtures';
-import { TestAccount, TIMESTAMP, useHarness } from '../support/harness';
+import { TIMESTAMP, useHarness } from '../support/harness';
 import { createRetentionService } from '../../src/services/maintenance/retention';
 
 const ORIGINAL_KEY = { type: 'api_key', id: null, name: 'Original key' };
 
 describe('audit log: GET /audit-log', () => {
   const h = useHarness();
-  let alice: TestAccount;
-  let bob: TestAccount;
+  const [alice, bob] = h.accounts(2);
   let a: Audience;
 
   beforeAll(async () => {
-    alice = await h.account();
-    bob = await h.account();
     a = await audienceOf(h, alice, await berlin(h));
   });
 

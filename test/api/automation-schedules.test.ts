@@ -1,21 +1,18 @@
 import request from 'supertest';
 import { addAutomation, addSender, Audience, audienceOf, berlin, scheduleBody, UUID } from '../support/fixtures';
 import { NOT_FOUND } from '../support/expectations';
-import { TestAccount, TIMESTAMP, useHarness } from '../support/harness';
+import { TIMESTAMP, useHarness } from '../support/harness';
 
 const BASE = 'http://campaigns.test';
 
 describe('automation schedules', () => {
   const h = useHarness();
-  let alice: TestAccount;
-  let bob: TestAccount;
+  const [alice, bob] = h.accounts(2);
   let a: Audience;
   let b: Audience;
   let automation: string;
 
   beforeAll(async () => {
-    alice = await h.account();
-    bob = await h.account();
     const place = await berlin(h);
     a = await audienceOf(h, alice, place);
     b = await audienceOf(h, bob, place);

@@ -1,18 +1,15 @@
 import { addAutomation, addGroup, Audience, audienceOf, berlin, PLAIN_TIME, scheduleBody, UUID } from '../support/fixtures';
 import { expectBulkIdRules, NOT_FOUND } from '../support/expectations';
-import { TestAccount, TIMESTAMP, useHarness } from '../support/harness';
+import { TIMESTAMP, useHarness } from '../support/harness';
 
 
 describe('automations', () => {
   const h = useHarness();
-  let alice: TestAccount;
-  let bob: TestAccount;
+  const [alice, bob] = h.accounts(2);
   let a: Audience;
   let b: Audience;
 
   beforeAll(async () => {
-    alice = await h.account();
-    bob = await h.account();
     const place = await berlin(h);
     a = await audienceOf(h, alice, place);
     b = await audienceOf(h, bob, place);

@@ -2,17 +2,16 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { uploadDir } from '../../src/http/upload';
 import { addContactType, addCustomField } from '../support/fixtures';
-import { TestAccount, useHarness } from '../support/harness';
+import { useHarness } from '../support/harness';
 
 const FIXTURES = path.join(__dirname, '..', 'fixtures', 'imports');
 
 describe('CSV column mapping and preview', () => {
   const h = useHarness();
-  let alice: TestAccount;
+  const [alice] = h.accounts(1);
   let type: number;
 
   beforeAll(async () => {
-    alice = await h.account();
     type = await addContactType(h, alice, 'Mapped');
     await addCustomField(h, alice, 'member_rating', 'number');
   });

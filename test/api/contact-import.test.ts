@@ -9,11 +9,10 @@ const HEADER = 'first_name,last_name,email,country,city,age,joined';
 
 describe('CSV sample and import', () => {
   const h = useHarness();
-  let alice: TestAccount;
+  const [alice] = h.accounts(1);
   let type: number;
 
   beforeAll(async () => {
-    alice = await h.account();
     type = await addContactType(h, alice, 'Imported');
     await addCustomField(h, alice, 'age', 'number');
     await addCustomField(h, alice, 'joined', 'datetime-local');

@@ -4,13 +4,7 @@ import { TIMESTAMP, useHarness, TestAccount } from '../support/harness';
 
 describe('contact types', () => {
   const h = useHarness();
-  let alice: TestAccount;
-  let bob: TestAccount;
-
-  beforeAll(async () => {
-    alice = await h.account();
-    bob = await h.account();
-  });
+  const [alice, bob] = h.accounts(2);
 
   async function addType(account: TestAccount, name: string): Promise<number> {
     await h.api(account).post('/contacts-type/add').field('name', name).expect(200);

@@ -1,16 +1,13 @@
 import { addContact, addContactType, addCustomField, countryId } from '../support/fixtures';
-import { TIMESTAMP, TestAccount, useHarness } from '../support/harness';
+import { TIMESTAMP, useHarness } from '../support/harness';
 
 describe('contacts', () => {
   const h = useHarness();
-  let alice: TestAccount;
-  let bob: TestAccount;
+  const [alice, bob] = h.accounts(2);
   let leads: number;
   let france: number;
 
   beforeAll(async () => {
-    alice = await h.account();
-    bob = await h.account();
     leads = await addContactType(h, alice, 'Leads');
     france = await countryId(h, 'FR');
   });

@@ -1,15 +1,14 @@
 import { addAutomation, addSender, Audience, audienceOf, berlin, singleSendBody } from '../support/fixtures';
 import { NOT_FOUND } from '../support/expectations';
-import { useHarness, TestAccount } from '../support/harness';
+import { useHarness } from '../support/harness';
 
 /** Hostile input across resources: each answers in the reference's envelope, never a 500 or HTML. */
 describe('contract audit: hostile input', () => {
   const h = useHarness();
-  let alice: TestAccount;
+  const [alice] = h.accounts(1);
   let a: Audience;
 
   beforeAll(async () => {
-    alice = await h.account();
     a = await audienceOf(h, alice, await berlin(h));
   });
 

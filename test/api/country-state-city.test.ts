@@ -1,4 +1,4 @@
-import { useHarness, TestAccount } from '../support/harness';
+import { useHarness } from '../support/harness';
 
 interface Country { id: number; name: string; iso2: string; phone_code: string }
 interface State { id: number; country_id: number; name: string; iso2: string }
@@ -9,12 +9,11 @@ const PATH = '/get/country-state-city';
 
 describe('country, state and city', () => {
   const h = useHarness();
-  let alice: TestAccount;
+  const [alice] = h.accounts(1);
   let whole: Geography;
   let etag: string;
 
   beforeAll(async () => {
-    alice = await h.account();
     const res = await h.api(alice).get(PATH).set('Accept-Encoding', 'gzip').expect(200);
     expect(res.body.status).toBe('success');
     whole = res.body.message;

@@ -1,5 +1,5 @@
 import request from 'supertest';
-import { useHarness, TestAccount } from '../support/harness';
+import { useHarness } from '../support/harness';
 
 /** The reference's placeholder names, in its order. */
 const REFERENCE_CONTENTS = [
@@ -19,11 +19,10 @@ interface Template {
 
 describe('design templates and dynamic content', () => {
   const h = useHarness();
-  let alice: TestAccount;
+  const [alice] = h.accounts(1);
   let templates: Template[];
 
   beforeAll(async () => {
-    alice = await h.account();
     const res = await h.api(alice).get('/get-design/template').expect(200);
     templates = res.body.message.templates;
   });

@@ -5,13 +5,7 @@ import { TIMESTAMP, useHarness, TestAccount } from '../support/harness';
 
 describe('reserved and custom fields', () => {
   const h = useHarness();
-  let alice: TestAccount;
-  let bob: TestAccount;
-
-  beforeAll(async () => {
-    alice = await h.account();
-    bob = await h.account();
-  });
+  const [alice, bob] = h.accounts(2);
 
   async function customFields(account: TestAccount): Promise<{ id: number; field_name: string; field_type: string }[]> {
     const res = await h.api(account).get('/custom-fields').expect(200);

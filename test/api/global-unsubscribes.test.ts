@@ -3,13 +3,7 @@ import { TIMESTAMP, useHarness, TestAccount } from '../support/harness';
 
 describe('global unsubscribes', () => {
   const h = useHarness();
-  let alice: TestAccount;
-  let bob: TestAccount;
-
-  beforeAll(async () => {
-    alice = await h.account();
-    bob = await h.account();
-  });
+  const [alice, bob] = h.accounts(2);
 
   async function unsubscribers(account: TestAccount): Promise<{ id: number; email_address: string }[]> {
     const res = await h.api(account).get('/global-unsubscribes').expect(200);

@@ -1,17 +1,16 @@
 import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
 import type request from 'supertest';
 import { addContactType, countryId } from '../support/fixtures';
-import { useHarness, TestAccount } from '../support/harness';
+import { useHarness } from '../support/harness';
 
 /** Bodies that lie about themselves, overflow a parser or carry control characters: never a 500. */
 describe('hostile request bodies', () => {
   const h = useHarness();
-  let alice: TestAccount;
+  const [alice] = h.accounts(1);
   let type: number;
   let germany: number;
 
   beforeAll(async () => {
-    alice = await h.account();
     type = await addContactType(h, alice, 'Hostile');
     germany = await countryId(h, 'DE');
   });

@@ -1,6 +1,6 @@
 import { createApiRouter } from '../../src/api';
 import { addContactType } from '../support/fixtures';
-import { TestAccount, useHarness } from '../support/harness';
+import { useHarness } from '../support/harness';
 
 /** What a parameter described by `schema` is called when it is not one value (the reference's Laravel sentences). */
 function expectedMessage(name: string, schema: Record<string, unknown>): string | undefined {
@@ -23,10 +23,9 @@ type Encoding = 'multipart' | 'urlencoded' | 'json' | 'query';
  */
 describe('nested values where one value belongs', () => {
   const h = useHarness();
-  let alice: TestAccount;
+  const [alice] = h.accounts(1);
   let type: number;
   beforeAll(async () => {
-    alice = await h.account();
     type = await addContactType(h, alice, 'Nested');
   });
 

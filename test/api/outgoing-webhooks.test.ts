@@ -8,13 +8,7 @@ const SECRET = /^whsec_[A-Za-z0-9+/]{43}=$/;
 
 describe('outgoing webhooks (extension)', () => {
   const h = useHarness({ WEBHOOK_ALLOW_PRIVATE: '1' });
-  let alice: TestAccount;
-  let bob: TestAccount;
-
-  beforeAll(async () => {
-    alice = await h.account();
-    bob = await h.account();
-  });
+  const [alice, bob] = h.accounts(2);
 
   const save = (account: TestAccount, body: Record<string, unknown>) => h.api(account).post('/webhooks/save').send(body);
 

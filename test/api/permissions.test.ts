@@ -20,13 +20,12 @@ describe('permissions by role', () => {
   const sink = useSmtpSink();
   const h = useHarness({ SMTP_URL: () => sink.url });
 
-  let owner: TestAccount;
+  const [owner] = h.accounts(1);
   const keys = {} as Record<TeamRole, TestAccount>;
   const web = {} as Record<TeamRole, WebClient>;
   let typeId: number;
 
   beforeAll(async () => {
-    owner = await h.account();
     typeId = await addContactType(h, owner);
     for (const role of TEAM_ROLES) keys[role] = role === 'owner' ? owner : await addRoleKey(h, owner, role);
     web.owner = await signIn(h, owner);

@@ -1,4 +1,4 @@
-import { useHarness, TestAccount } from '../support/harness';
+import { useHarness } from '../support/harness';
 import { addAutomation, addContactType, audienceOf, berlin, scheduleBody, sendingFixtures, singleSendBody, testWorker } from '../support/fixtures';
 import { expectDeleteIdRules, NOT_FOUND } from '../support/expectations';
 import { useSmtpSink } from '../support/smtp';
@@ -7,13 +7,7 @@ describe('relays', () => {
   const instance = useSmtpSink({ emptyBeforeEach: true });
   const chosen = useSmtpSink({ emptyBeforeEach: true });
   const h = useHarness({ SMTP_URL: () => instance.url, RELAY_ALLOW_PRIVATE: '1' });
-  let alice: TestAccount;
-  let bob: TestAccount;
-
-  beforeAll(async () => {
-    alice = await h.account();
-    bob = await h.account();
-  });
+  const [alice, bob] = h.accounts(2);
 
   test('when an SMTP relay is saved then its password is sealed and never shown, and the list answers it', async () => {
     const res = await h.api(alice).post('/relays/save').send({ name: 'Office Postfix', kind: 'smtp', url: 'smtp://mailer:s3cret-pass@127.0.0.1:2525', max_rate: 5, priority: 3, domains: ['Acme.test', 'acme.test'] }).expect(200);

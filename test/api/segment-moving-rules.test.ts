@@ -14,8 +14,7 @@ const DAY = 86_400_000;
 describe('segments with relative dates and engagement', () => {
   const h = useHarness();
   const fx = sendingFixtures(h);
-  let alice: TestAccount;
-  let bob: TestAccount;
+  const [alice, bob] = h.accounts(2);
   let type: number;
   const now = new Date('2026-11-20T12:00:00.000Z');
   let clock = now.getTime();
@@ -26,8 +25,6 @@ describe('segments with relative dates and engagement', () => {
   let bobSendUtr: string;
 
   beforeAll(async () => {
-    alice = await h.account();
-    bob = await h.account();
     h.runtime.services.segments.setClock(() => new Date(clock));
     type = await addContactType(h, alice, 'Members');
     await addCustomField(h, alice, 'renews', 'datetime-local');

@@ -7,16 +7,13 @@ type Rule = [field: string, operator: string, ...values: string[]];
 
 describe('segments', () => {
   const h = useHarness();
-  let alice: TestAccount;
-  let bob: TestAccount;
+  const [alice, bob] = h.accounts(2);
   let type: number;
   let otherType: number;
   const ids: Record<string, number> = {};
 
   /** Three contacts of `type` with known values, one of another type and one deleted. */
   beforeAll(async () => {
-    alice = await h.account();
-    bob = await h.account();
     type = await addContactType(h, alice, 'Members');
     otherType = await addContactType(h, alice, 'Others');
     await addCustomField(h, alice, 'age', 'number');

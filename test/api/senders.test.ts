@@ -12,13 +12,10 @@ describe('senders', () => {
   });
   const h = useHarness({ SMTP_URL: () => sink.url });
 
-  let alice: TestAccount;
-  let bob: TestAccount;
+  const [alice, bob] = h.accounts(2);
   let place: Place;
 
   beforeAll(async () => {
-    alice = await h.account();
-    bob = await h.account();
     place = await berlin(h);
   });
 

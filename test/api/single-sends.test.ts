@@ -2,19 +2,16 @@ import { parseRecipientRef } from '../../src/services/campaigns/single-sends';
 import { transitionSingleSends } from '../../src/services/campaigns/single-send-state';
 import { addContactType, addGroup, addSegment, addSender, Audience, audienceOf, berlin, Place, PLAIN_TIME, singleSendBody, UUID } from '../support/fixtures';
 import { expectBulkIdRules, NOT_FOUND } from '../support/expectations';
-import { TestAccount, TIMESTAMP, useHarness } from '../support/harness';
+import { TIMESTAMP, useHarness } from '../support/harness';
 
 describe('single sends', () => {
   const h = useHarness();
-  let alice: TestAccount;
-  let bob: TestAccount;
+  const [alice, bob] = h.accounts(2);
   let place: Place;
   let a: Audience;
   let b: Audience;
 
   beforeAll(async () => {
-    alice = await h.account();
-    bob = await h.account();
     place = await berlin(h);
     a = await audienceOf(h, alice, place);
     b = await audienceOf(h, bob, place);

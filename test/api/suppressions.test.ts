@@ -5,13 +5,7 @@ import { TIMESTAMP, useHarness, TestAccount } from '../support/harness';
 
 describe('suppressions (extension)', () => {
   const h = useHarness();
-  let alice: TestAccount;
-  let bob: TestAccount;
-
-  beforeAll(async () => {
-    alice = await h.account();
-    bob = await h.account();
-  });
+  const [alice, bob] = h.accounts(2);
 
   const suppress = (account: TestAccount, email: string, category: 'hard_bounce' | 'soft_bounce' | 'complaint', diagnostic: string, source: string) =>
     suppressAddress(h.runtime.db, { userId: account.user_id, email, emailKey: email.toLowerCase(), category, diagnostic, source, now: nowValue() });

@@ -9,13 +9,7 @@ describe('team users and API keys', () => {
   const sink = useSmtpSink();
   const h = useHarness({ SMTP_URL: () => sink.url });
 
-  let alice: TestAccount;
-  let bob: TestAccount;
-
-  beforeAll(async () => {
-    alice = await h.account();
-    bob = await h.account();
-  });
+  const [alice, bob] = h.accounts(2);
 
   const users = async (account: TestAccount) => (await h.api(account).get('/users').expect(200)).body.message.users as Record<string, unknown>[];
 

@@ -3,13 +3,7 @@ import { TIMESTAMP, useHarness, TestAccount } from '../support/harness';
 
 describe('unsubscribe groups', () => {
   const h = useHarness();
-  let alice: TestAccount;
-  let bob: TestAccount;
-
-  beforeAll(async () => {
-    alice = await h.account();
-    bob = await h.account();
-  });
+  const [alice, bob] = h.accounts(2);
 
   async function addGroup(account: TestAccount, name: string, isDisplay = '1'): Promise<number> {
     await h.api(account).post('/unsubscribes-groups/save').field('group_name', name).field('description', `About ${name}`).field('is_display', isDisplay).expect(200);

@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import request from 'supertest';
 import { feedbackStamp } from '../../src/mail/feedback-stamp';
-import { useHarness, TestAccount } from '../support/harness';
+import { useHarness } from '../support/harness';
 import { addContactType, header, sendingFixtures, testWorker } from '../support/fixtures';
 import { useSmtpSink } from '../support/smtp';
 
@@ -25,7 +25,7 @@ describe('provider webhooks', () => {
     MAILGUN_WEBHOOK_SIGNING_KEY: MAILGUN_KEY,
   });
   const f = sendingFixtures(h);
-  let alice: TestAccount;
+  const [alice] = h.accounts(1);
   const sink = useSmtpSink();
   let sender: number;
   let group: number;
@@ -33,7 +33,6 @@ describe('provider webhooks', () => {
   const fetched: string[] = [];
 
   beforeAll(async () => {
-    alice = await h.account();
     sender = await f.sender(alice.user_id);
     group = await f.group(alice.user_id);
     // A locally generated certificate stands in for SNS's: served for CERT_URL only.

@@ -1,6 +1,6 @@
 import request from 'supertest';
 import { addContactType, sendingFixtures, testWorker } from '../support/fixtures';
-import { useHarness, TestAccount } from '../support/harness';
+import { useHarness } from '../support/harness';
 import { useSmtpSink } from '../support/smtp';
 import { useBrowser } from './browser';
 
@@ -25,11 +25,10 @@ describe('web view and public archive in Chromium', () => {
   const b = useBrowser(h, { origin: ORIGIN });
   const f = sendingFixtures(h);
   const sink = useSmtpSink();
-  let alice: TestAccount;
+  const [alice] = h.accounts(1);
   let address: string;
 
   beforeAll(async () => {
-    alice = await h.account();
     const sender = await f.sender(alice.user_id, { from_name: 'Acme <News>' });
     const group = await f.group(alice.user_id);
     const type = await addContactType(h, alice, 'Readers');

@@ -1,5 +1,5 @@
 import { addContactType, header, sendingFixtures, testWorker } from '../support/fixtures';
-import { useHarness, TestAccount } from '../support/harness';
+import { useHarness } from '../support/harness';
 import { useSmtpSink } from '../support/smtp';
 import { axeViolations } from './axe';
 import { useBrowser } from './browser';
@@ -11,12 +11,11 @@ describe('preference page in Chromium on a plain-http BASE_URL', () => {
   const h = useHarness({ BASE_URL: ORIGIN });
   const b = useBrowser(h, { origin: ORIGIN });
   const f = sendingFixtures(h);
-  let alice: TestAccount;
+  const [alice] = h.accounts(1);
   const sink = useSmtpSink();
   let news: number;
 
   beforeAll(async () => {
-    alice = await h.account();
     const sender = await f.sender(alice.user_id);
     news = await f.group(alice.user_id, 'News', 1);
     const type = await addContactType(h, alice, 'Readers');

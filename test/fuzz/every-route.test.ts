@@ -11,7 +11,7 @@ import { verifySenderRouter } from '../../src/web/verify-sender';
 import { createWebViewRouter } from '../../src/web/web-view';
 import { createArchiveRouter } from '../../src/web/archive';
 import { addAutomation, audienceOf, berlin } from '../support/fixtures';
-import { useHarness, TestAccount } from '../support/harness';
+import { useHarness } from '../support/harness';
 import { signIn, WebClient } from '../support/web';
 
 /**
@@ -130,14 +130,11 @@ function isEnvelope(body: unknown): boolean {
 
 describe(`fuzz over every route (seed ${SEED})`, () => {
   const h = useHarness();
-  let alice: TestAccount;
-  let bob: TestAccount;
+  const [alice, bob] = h.accounts(2);
   let web: WebClient;
   const pools: Pools = { ids: [1, 2], utrs: ['00000000-0000-4000-8000-000000000000', 'not-a-utr'], names: [] };
 
   beforeAll(async () => {
-    alice = await h.account();
-    bob = await h.account();
     web = await signIn(h, bob);
     for (const account of [alice, bob]) {
       const a = await audienceOf(h, account, await berlin(h));

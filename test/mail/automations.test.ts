@@ -1,4 +1,4 @@
-import { useHarness, TestAccount } from '../support/harness';
+import { useHarness } from '../support/harness';
 import request from 'supertest';
 import { addContactType, header, manualClock, sendingFixtures, testWorker } from '../support/fixtures';
 import { useSmtpSink } from '../support/smtp';
@@ -10,13 +10,12 @@ const DAY = 24 * HOUR;
 describe('automations', () => {
   const h = useHarness();
   const f = sendingFixtures(h);
-  let alice: TestAccount;
+  const [alice] = h.accounts(1);
   const sink = useSmtpSink({ emptyBeforeEach: true });
   let sender: number;
   let group: number;
 
   beforeAll(async () => {
-    alice = await h.account();
     sender = await f.sender(alice.user_id);
     group = await f.group(alice.user_id);
   });

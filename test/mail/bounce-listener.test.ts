@@ -1,5 +1,5 @@
 import { BounceListener, startBounceListener } from '../../src/workers/bounce-listener';
-import { useHarness, TestAccount } from '../support/harness';
+import { useHarness } from '../support/harness';
 import { addContactType, header, sendingFixtures, testWorker } from '../support/fixtures';
 import { bounceFixture, deliverRaw } from '../support/bounce-fixtures';
 import { useSmtpSink } from '../support/smtp';
@@ -7,7 +7,7 @@ import { useSmtpSink } from '../support/smtp';
 describe('the inbound bounce listener', () => {
   const h = useHarness({ BOUNCE_DOMAIN: 'bounces.campaigns.test', BOUNCE_SMTP_PORT: '0' });
   const f = sendingFixtures(h);
-  let alice: TestAccount;
+  const [alice] = h.accounts(1);
   // The relay: accepts every message (as Postfix does before the next hop refuses it).
   const relay = useSmtpSink();
   let listener: BounceListener;
@@ -15,7 +15,6 @@ describe('the inbound bounce listener', () => {
   let group: number;
 
   beforeAll(async () => {
-    alice = await h.account();
     sender = await f.sender(alice.user_id);
     group = await f.group(alice.user_id);
     listener = await startBounceListener({ config: { ...h.runtime.config, bounceMaxBytes: 16 * 1024 }, feedback: h.runtime.services.feedback, logger: h.runtime.logger });

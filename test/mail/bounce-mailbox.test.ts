@@ -2,7 +2,7 @@ import { Writable } from 'node:stream';
 import { ImapFlow } from 'imapflow';
 import pino from 'pino';
 import { createBounceMailbox } from '../../src/workers/bounce-mailbox';
-import { useHarness, TestAccount } from '../support/harness';
+import { useHarness } from '../support/harness';
 import { addContactType, header, sendingFixtures, testWorker } from '../support/fixtures';
 import { bounceFixture } from '../support/bounce-fixtures';
 import { Dovecot, freePort, startDovecot } from '../support/dovecot';
@@ -12,12 +12,11 @@ describe('the IMAP bounce mailbox', () => {
   // Without BOUNCE_DOMAIN bounces go back to the From address, whose mailbox this is.
   const h = useHarness();
   const f = sendingFixtures(h);
-  let alice: TestAccount;
+  const [alice] = h.accounts(1);
   const sink = useSmtpSink();
   let dovecot: Dovecot;
 
   beforeAll(async () => {
-    alice = await h.account();
     dovecot = await startDovecot();
   });
   afterAll(() => dovecot?.stop());

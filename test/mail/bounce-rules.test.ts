@@ -3,7 +3,7 @@ import { createBounceTokens } from '../../src/lib/verp';
 import { queueSystemMail } from '../../src/services/delivery/system-mail';
 import { createMailTransport } from '../../src/mail/transport';
 import { createSendingWorker } from '../../src/workers/send-worker';
-import { useHarness, TestAccount } from '../support/harness';
+import { useHarness } from '../support/harness';
 import { addContactType, header, manualClock, sendingFixtures, testWorker } from '../support/fixtures';
 import { useSmtpSink } from '../support/smtp';
 
@@ -12,13 +12,12 @@ const DAY = 24 * 3_600_000;
 describe('bounce and complaint rules', () => {
   const h = useHarness({ BOUNCE_DOMAIN: 'Bounces.Campaigns.test' });
   const f = sendingFixtures(h);
-  let alice: TestAccount;
+  const [alice] = h.accounts(1);
   const sink = useSmtpSink({ emptyBeforeEach: true });
   let sender: number;
   let group: number;
 
   beforeAll(async () => {
-    alice = await h.account();
     sender = await f.sender(alice.user_id);
     group = await f.group(alice.user_id);
   });

@@ -5,7 +5,7 @@ import path from 'node:path';
 import nodemailer from 'nodemailer';
 import { BounceListener, startBounceListener } from '../../src/workers/bounce-listener';
 import { createBounceMailbox } from '../../src/workers/bounce-mailbox';
-import { useHarness, TestAccount } from '../support/harness';
+import { useHarness } from '../support/harness';
 import { addContactType, header, sendingFixtures, testWorker } from '../support/fixtures';
 import { bounceFixture } from '../support/bounce-fixtures';
 import { useSmtpSink } from '../support/smtp';
@@ -25,14 +25,13 @@ describe('bounces over TLS', () => {
   const h = useHarness({ BOUNCE_DOMAIN: 'bounces.campaigns.test', BOUNCE_SMTP_PORT: '0' });
   const f = sendingFixtures(h);
   const relay = useSmtpSink();
-  let alice: TestAccount;
+  const [alice] = h.accounts(1);
   let dir: string;
   let tls: { cert: string; key: string };
   let listener: BounceListener;
   let dovecot: Dovecot;
 
   beforeAll(async () => {
-    alice = await h.account();
     // A self-signed certificate made for this run, as a fresh Debian install has (snakeoil).
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bounce-tls-'));
     tls = { cert: path.join(dir, 'cert.pem'), key: path.join(dir, 'key.pem') };

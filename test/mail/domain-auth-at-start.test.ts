@@ -2,7 +2,7 @@ import { authenticate } from 'mailauth';
 import { insertId, nowValue } from '../../src/db/dialect';
 import { AUTOMATION_STATUS, MESSAGE_KIND, MESSAGE_STATE, SINGLE_SEND_STATUS } from '../../src/lib/constants';
 import { runAutomations } from '../../src/services/campaigns/enrolment';
-import { useHarness, TestAccount } from '../support/harness';
+import { useHarness } from '../support/harness';
 import { addContactType, sendingFixtures, testWorker } from '../support/fixtures';
 import { useSmtpSink } from '../support/smtp';
 import { startDnsServer, TestDnsServer } from '../support/dns';
@@ -19,10 +19,9 @@ describe('REQUIRE_DOMAIN_AUTH when the worker starts a send or an automation ste
   const sink = useSmtpSink();
   const h = useHarness({ DNS_SERVERS: () => dns.address, SMTP_URL: () => sink.url, REQUIRE_DOMAIN_AUTH: '1' });
   const f = sendingFixtures(h);
-  let alice: TestAccount;
+  const [alice] = h.accounts(1);
 
   beforeAll(async () => {
-    alice = await h.account();
     await insertId(h.runtime.db, 'notification_recipients', {
       user_id: alice.user_id, email_address: 'boss@example.org', email_key: 'boss@example.org', email_owner: 'Boss', created_at: nowValue(), updated_at: nowValue(),
     });

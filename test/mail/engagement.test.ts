@@ -1,6 +1,6 @@
 import request from 'supertest';
 import { addContactType, manualClock, sendingFixtures, testWorker } from '../support/fixtures';
-import { TestAccount, useHarness } from '../support/harness';
+import { useHarness } from '../support/harness';
 import { useSmtpSink } from '../support/smtp';
 
 const CHROME = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/140.0 Safari/537.36';
@@ -14,14 +14,13 @@ describe('click tracking, honest opens and tracking switches', () => {
   const h = useHarness();
   const f = sendingFixtures(h);
   const web = () => request(h.runtime.app);
-  let alice: TestAccount;
+  const [alice] = h.accounts(1);
   const sink = useSmtpSink({ emptyBeforeEach: true });
   let senderId: number;
   let groupId: number;
   let customers: number;
 
   beforeAll(async () => {
-    alice = await h.account();
     senderId = await f.sender(alice.user_id);
     groupId = await f.group(alice.user_id);
     customers = await addContactType(h, alice, 'Customers');

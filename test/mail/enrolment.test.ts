@@ -1,5 +1,5 @@
 import { addContact, addContactType, countryId, sendingFixtures, testWorker } from '../support/fixtures';
-import { TestAccount, useHarness } from '../support/harness';
+import { useHarness } from '../support/harness';
 import { useSmtpSink } from '../support/smtp';
 
 /**
@@ -9,14 +9,13 @@ import { useSmtpSink } from '../support/smtp';
 describe('automation enrolment', () => {
   const h = useHarness();
   const f = sendingFixtures(h);
-  let alice: TestAccount;
+  const [alice] = h.accounts(1);
   const sink = useSmtpSink({ emptyBeforeEach: true });
   let sender: number;
   let group: number;
   let france: number;
 
   beforeAll(async () => {
-    alice = await h.account();
     sender = await f.sender(alice.user_id);
     group = await f.group(alice.user_id);
     france = await countryId(h, 'FR');

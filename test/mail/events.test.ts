@@ -1,13 +1,13 @@
 import { insertId, nowValue } from '../../src/db/dialect';
 import { MESSAGE_KIND, MESSAGE_STATE } from '../../src/lib/constants';
-import { useHarness, TestAccount } from '../support/harness';
+import { useHarness } from '../support/harness';
 import { addContactType, sendingFixtures, testWorker } from '../support/fixtures';
 import { useSmtpSink } from '../support/smtp';
 
 describe('events email every notification recipient of the account', () => {
   const h = useHarness();
   const f = sendingFixtures(h);
-  let alice: TestAccount;
+  const [alice] = h.accounts(1);
   const sink = useSmtpSink({ emptyBeforeEach: true });
 
   const addNotificationRecipient = (userId: number, email: string) =>
@@ -26,7 +26,6 @@ describe('events email every notification recipient of the account', () => {
       .sort();
 
   beforeAll(async () => {
-    alice = await h.account();
     const bob = await h.account();
     await addNotificationRecipient(alice.user_id, 'boss@example.org');
     await addNotificationRecipient(alice.user_id, 'ops@example.org');

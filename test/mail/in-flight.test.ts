@@ -4,7 +4,7 @@ import { MESSAGE_STATE } from '../../src/lib/constants';
 import { startDueSingleSends } from '../../src/services/delivery/start-sends';
 import type { OutgoingMessage } from '../../src/mail/outgoing-message';
 import type { MailTransport } from '../../src/mail/transport';
-import { useHarness, TestAccount } from '../support/harness';
+import { useHarness } from '../support/harness';
 import { addContactType, sendingFixtures, testWorker } from '../support/fixtures';
 import { until } from '../support/processes';
 import { useSmtpSink } from '../support/smtp';
@@ -17,14 +17,10 @@ import { useSmtpSink } from '../support/smtp';
 describe('messages in flight when a worker died', () => {
   const h = useHarness();
   const f = sendingFixtures(h);
-  let alice: TestAccount;
+  const [alice] = h.accounts(1);
   const sink = useSmtpSink({
     onRecipient: (address) => (address.startsWith('stuck@') ? { code: 452, message: '4.2.2 Mailbox full' } : undefined),
     emptyBeforeEach: true,
-  });
-
-  beforeAll(async () => {
-    alice = await h.account();
   });
 
   /** A started send to `emails`, whose rows a dead worker holds with the given `unconfirmed`. */

@@ -1,6 +1,6 @@
 import { emailKey } from '../../src/lib/email-key';
 import { MESSAGE_STATE } from '../../src/lib/constants';
-import { useHarness, TestAccount } from '../support/harness';
+import { useHarness } from '../support/harness';
 import { addContactType, addSender, berlin, manualClock, sendingFixtures, testWorker } from '../support/fixtures';
 import { useSmtpSink } from '../support/smtp';
 
@@ -27,12 +27,11 @@ describe('the instance\'s own SMTP server going silent after taking a message (n
   });
   const h = useHarness({ SMTP_URL: () => instance.url });
   const f = sendingFixtures(h);
-  let alice: TestAccount;
+  const [alice] = h.accounts(1);
   let sender: number;
   let group: number;
 
   beforeAll(async () => {
-    alice = await h.account();
     sender = await f.sender(alice.user_id);
     group = await f.group(alice.user_id);
   });

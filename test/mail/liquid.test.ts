@@ -1,18 +1,17 @@
 import request from 'supertest';
 import { addCustomField, addGroup, addSegment, addVerifiedSender, addContactType, berlin, Audience, scheduleBody, sendingFixtures, singleSendBody, testWorker } from '../support/fixtures';
-import { TestAccount, useHarness } from '../support/harness';
+import { useHarness } from '../support/harness';
 import { useSmtpSink } from '../support/smtp';
 
 describe('Liquid in subjects and bodies', () => {
   const sink = useSmtpSink({ emptyBeforeEach: true });
   const h = useHarness({ SMTP_URL: () => sink.url });
   const f = sendingFixtures(h);
-  let alice: TestAccount;
+  const [alice] = h.accounts(1);
   let audience: Audience;
   let sender: string;
 
   beforeAll(async () => {
-    alice = await h.account();
     const place = await berlin(h);
     const senderId = await addVerifiedSender(h, alice, place);
     sender = String((await h.runtime.db('senders').where({ id: senderId }).first('from_email')).from_email);

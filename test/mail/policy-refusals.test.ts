@@ -1,5 +1,5 @@
 import { insertId, nowValue } from '../../src/db/dialect';
-import { useHarness, TestAccount } from '../support/harness';
+import { useHarness } from '../support/harness';
 import { addContactType, sendingFixtures, testWorker } from '../support/fixtures';
 import { useSmtpSink } from '../support/smtp';
 
@@ -15,12 +15,11 @@ describe('policy refusals', () => {
   });
   const h = useHarness({ SMTP_URL: () => sink.url });
   const f = sendingFixtures(h);
-  let alice: TestAccount;
+  const [alice] = h.accounts(1);
   let sender: number;
   let group: number;
 
   beforeAll(async () => {
-    alice = await h.account();
     sender = await f.sender(alice.user_id);
     group = await f.group(alice.user_id);
     await insertId(h.runtime.db, 'notification_recipients', {

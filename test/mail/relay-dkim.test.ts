@@ -1,5 +1,5 @@
 import { authenticate } from 'mailauth';
-import { useHarness, TestAccount } from '../support/harness';
+import { useHarness } from '../support/harness';
 import { addContactType, sendingFixtures, testWorker } from '../support/fixtures';
 import { startSmtpSink, SmtpSink, useSmtpSink } from '../support/smtp';
 import { startDnsServer, TestDnsServer } from '../support/dns';
@@ -23,12 +23,11 @@ describe('mail from a verified sending domain through an account\'s relay', () =
 
   describe.each(KINDS)('%s', (kind) => {
     const domain = `${kind}-relayed.test`;
-    let account: TestAccount;
+    const [account] = h.accounts(1);
     let relaySink: SmtpSink | undefined;
     let emulator: ProviderEmulator | undefined;
 
     beforeAll(async () => {
-      account = await h.account();
       if (kind === 'smtp') relaySink = await startSmtpSink();
       else emulator = await startProviderEmulator(kind);
     });

@@ -1,4 +1,4 @@
-import { useHarness, TestAccount } from '../support/harness';
+import { useHarness } from '../support/harness';
 import { addContactType, sendingFixtures, testWorker } from '../support/fixtures';
 import { SmtpSink, startSmtpSink, useSmtpSink } from '../support/smtp';
 
@@ -7,13 +7,12 @@ describe('failover between an account\'s relays', () => {
   const instance = useSmtpSink();
   const h = useHarness({ SMTP_URL: () => instance.url, RELAY_ALLOW_PRIVATE: '1' });
   const f = sendingFixtures(h);
-  let alice: TestAccount;
+  const [alice] = h.accounts(1);
   let first: SmtpSink;
   let second: SmtpSink;
   let stopped: Promise<void> | undefined;
 
   beforeAll(async () => {
-    alice = await h.account();
     // The first relay stops part-way: once it has taken 600 messages it shuts down, as a server being restarted does.
     first = await startSmtpSink({
       parse: false,

@@ -1,4 +1,4 @@
-import { useHarness, TestAccount } from '../support/harness';
+import { useHarness } from '../support/harness';
 import { addContactType, sendingFixtures, testWorker } from '../support/fixtures';
 import { SmtpSink, startSmtpSink, useSmtpSink } from '../support/smtp';
 import { ProviderEmulator, ProviderKind, startProviderEmulator } from '../support/provider-emulators';
@@ -10,14 +10,13 @@ describe('a relay that goes silent after taking a message', () => {
   const instance = useSmtpSink();
   const h = useHarness({ SMTP_URL: () => instance.url, RELAY_ALLOW_PRIVATE: '1' });
   const f = sendingFixtures(h);
-  let alice: TestAccount;
+  const [alice] = h.accounts(1);
   let first: SmtpSink;
   let second: SmtpSink;
   let sender: number;
   let group: number;
 
   beforeAll(async () => {
-    alice = await h.account();
     sender = await f.sender(alice.user_id);
     group = await f.group(alice.user_id);
     // The first relay takes three messages as usual; from then on it keeps each message it is

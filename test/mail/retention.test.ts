@@ -3,7 +3,7 @@ import { isPostgres } from '../../src/db';
 import { createRetentionService } from '../../src/services/maintenance/retention';
 import { createMaintenanceJob } from '../../src/workers/maintenance';
 import { addContactType, sendingFixtures, testWorker } from '../support/fixtures';
-import { TestAccount, useHarness } from '../support/harness';
+import { useHarness } from '../support/harness';
 import { until, useServiceProcesses } from '../support/processes';
 import { useSmtpSink } from '../support/smtp';
 
@@ -19,13 +19,12 @@ describe('retention: the maintenance job prunes old data and keeps the totals', 
   const sink = useSmtpSink({ emptyBeforeEach: true });
   const processes = useServiceProcesses(h, 'retention');
   const web = () => request(h.runtime.app);
-  let alice: TestAccount;
+  const [alice] = h.accounts(1);
   let senderId: number;
   let groupId: number;
   let readers: number;
 
   beforeAll(async () => {
-    alice = await h.account();
     senderId = await f.sender(alice.user_id);
     groupId = await f.group(alice.user_id);
     readers = await addContactType(h, alice, 'Readers');

@@ -1,13 +1,13 @@
 import { MESSAGE_STATE, SINGLE_SEND_STATUS } from '../../src/lib/constants';
 import { addContactType, sendingFixtures, testWorker } from '../support/fixtures';
-import { TestAccount, useHarness } from '../support/harness';
+import { useHarness } from '../support/harness';
 import { useSmtpSink } from '../support/smtp';
 
 /** Pause, resume and cancel of a single send, through the API, against a real SMTP server. */
 describe('pausing, resuming and cancelling a single send', () => {
   const h = useHarness();
   const f = sendingFixtures(h);
-  let alice: TestAccount;
+  const [alice] = h.accounts(1);
   let sender: number;
   let group: number;
   /** What the server does before accepting a message (set per test). */
@@ -15,7 +15,6 @@ describe('pausing, resuming and cancelling a single send', () => {
   const sink = useSmtpSink({ beforeAccept: () => hook() });
 
   beforeAll(async () => {
-    alice = await h.account();
     sender = await f.sender(alice.user_id);
     group = await f.group(alice.user_id);
   });

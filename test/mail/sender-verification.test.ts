@@ -5,7 +5,7 @@ import { sha256 } from '../../src/lib/crypto';
 import { emailKey } from '../../src/lib/email-key';
 import { MESSAGE_KIND, MESSAGE_STATE } from '../../src/lib/constants';
 import { addSender, berlin, manualClock, Place, senderFields, testWorker, verificationToken } from '../support/fixtures';
-import { TestAccount, useHarness } from '../support/harness';
+import { useHarness } from '../support/harness';
 import { useSmtpSink } from '../support/smtp';
 
 /** The send ledger keeps a sender verification mail without the link's token; the link is made as the mail goes out. */
@@ -17,10 +17,9 @@ describe('sender verification mail in the send ledger', () => {
   });
   const h = useHarness({ SMTP_URL: () => sink.url });
 
-  let alice: TestAccount;
+  const [alice] = h.accounts(1);
   let place: Place;
   beforeAll(async () => {
-    alice = await h.account();
     place = await berlin(h);
   });
 

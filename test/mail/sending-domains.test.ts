@@ -1,7 +1,7 @@
 import { authenticate } from 'mailauth';
 import { MESSAGE_KIND } from '../../src/lib/constants';
 import { createDomainCheckJob } from '../../src/workers/domain-checks';
-import { useHarness, TestAccount } from '../support/harness';
+import { useHarness } from '../support/harness';
 import { addContactType, header, manualClock, sendingFixtures, testWorker } from '../support/fixtures';
 import { useSmtpSink } from '../support/smtp';
 import { startDnsServer, TestDnsServer } from '../support/dns';
@@ -21,11 +21,7 @@ describe('sending domains', () => {
   const sink = useSmtpSink({ emptyBeforeEach: true });
   const h = useHarness({ DNS_SERVERS: () => dns.address, SMTP_URL: () => sink.url, BOUNCE_DOMAIN: 'bounces.campaigns.test', SPF_INCLUDE: '_spf.relay.test' });
   const f = sendingFixtures(h);
-  let alice: TestAccount;
-
-  beforeAll(async () => {
-    alice = await h.account();
-  });
+  const [alice] = h.accounts(1);
 
   /** Publishes every record the domain asks for, as its owner would. */
   function publish(domain: DomainAnswer) {

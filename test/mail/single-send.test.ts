@@ -1,6 +1,6 @@
 import { MESSAGE_STATE } from '../../src/lib/constants';
 import { startDueSingleSends } from '../../src/services/delivery/start-sends';
-import { useHarness, TestAccount } from '../support/harness';
+import { useHarness } from '../support/harness';
 import { addContactType, addSegment, header, manualClock, sendingFixtures, testWorker } from '../support/fixtures';
 import { useSmtpSink } from '../support/smtp';
 import { signIn } from '../support/web';
@@ -8,7 +8,7 @@ import { signIn } from '../support/web';
 describe('sending a single send', () => {
   const h = useHarness();
   const f = sendingFixtures(h);
-  let alice: TestAccount;
+  const [alice] = h.accounts(1);
   let busyRefusals = 0;
   const sink = useSmtpSink({
     onRecipient: (address) => {
@@ -18,10 +18,6 @@ describe('sending a single send', () => {
       return undefined;
     },
     emptyBeforeEach: true,
-  });
-
-  beforeAll(async () => {
-    alice = await h.account();
   });
 
   test('when a send targets a contact type and a segment then every right address gets one personalised message and the send completes', async () => {

@@ -1,20 +1,19 @@
 import { MESSAGE_KIND } from '../../src/lib/constants';
 import { addContactType, sendingFixtures, testWorker } from '../support/fixtures';
-import { TestAccount, useHarness } from '../support/harness';
+import { useHarness } from '../support/harness';
 import { useSmtpSink } from '../support/smtp';
 
 /** Test sends: `POST /single/send/test` and `POST /automations/schedule/test`. */
 describe('test sends', () => {
   const h = useHarness();
   const f = sendingFixtures(h);
-  let alice: TestAccount;
+  const [alice] = h.accounts(1);
   const sink = useSmtpSink({ emptyBeforeEach: true });
   let sender: number;
   let group: number;
   let type: number;
 
   beforeAll(async () => {
-    alice = await h.account();
     sender = await f.sender(alice.user_id);
     group = await f.group(alice.user_id);
     type = await addContactType(h, alice, 'Readers');

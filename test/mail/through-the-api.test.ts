@@ -1,6 +1,6 @@
 import request from 'supertest';
 import { addContact, addContactType, addGroup, addSegment, addSender, berlin, countryId, header, manualClock, Place, PLAIN_TIME, scheduleBody, sendingFixtures, singleSendBody, testWorker, verificationToken } from '../support/fixtures';
-import { TestAccount, useHarness } from '../support/harness';
+import { useHarness } from '../support/harness';
 import { useSmtpSink } from '../support/smtp';
 
 describe('single sends and automations created through the API go out', () => {
@@ -9,7 +9,7 @@ describe('single sends and automations created through the API go out', () => {
   const h = useHarness({ SMTP_URL: () => sink.url });
   const f = sendingFixtures(h);
   const web = () => request(h.runtime.app);
-  let alice: TestAccount;
+  const [alice] = h.accounts(1);
   let place: Place;
   let senderId: number;
   let groupId: number;
@@ -17,7 +17,6 @@ describe('single sends and automations created through the API go out', () => {
   let segmentId: number;
 
   beforeAll(async () => {
-    alice = await h.account();
     place = await berlin(h);
     await h.api(alice).post('/notification-recipient/save').type('form').send({ email_address: 'boss@example.org', email_owner: 'Boss' }).expect(200);
 

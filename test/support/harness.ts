@@ -15,6 +15,12 @@ export interface Harness {
   runtime: Runtime;
   /** Creates a fresh account with its API keys. */
   account(email?: string): Promise<TestAccount>;
+  /**
+   * `n` fresh accounts for the whole describe block: call beside useHarness (`const [alice, bob]
+   * = h.accounts(2)`); each object is filled in a beforeAll registered by this call, so it is
+   * ready in the hooks declared after it and in every test.
+   */
+  accounts(n: number): TestAccount[];
   /** supertest against /api/v1 with the account's keys (or none); every answer is checked against the OpenAPI document. */
   api(account?: TestAccount): ApiClient;
   /** Checks an answer of the API against GET /api/v1/openapi.json (h.api does it on every answer). */
@@ -66,6 +72,14 @@ export function useHarness(env: Record<string, string | (() => string)> = {}): H
       password: 'correct horse battery staple',
     });
     return { ...created, headers: { PublicKey: created.public_key, SecretKey: created.secret_key } };
+  };
+
+  harness.accounts = (n: number) => {
+    const accounts = Array.from({ length: n }, () => ({}) as TestAccount);
+    beforeAll(async () => {
+      for (const account of accounts) Object.assign(account, await harness.account());
+    });
+    return accounts;
   };
 
   harness.api = (account?: TestAccount) => {

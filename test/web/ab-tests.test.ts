@@ -1,4 +1,4 @@
-import { useHarness, TestAccount } from '../support/harness';
+import { useHarness } from '../support/harness';
 import { addContactType, manualClock, sendingFixtures, testWorker } from '../support/fixtures';
 import { useSmtpSink } from '../support/smtp';
 import { signIn, WebClient } from '../support/web';
@@ -8,13 +8,12 @@ describe('dashboard: a single send\'s A/B test', () => {
   const h = useHarness({ SMTP_URL: () => sink.url });
   const f = sendingFixtures(h);
   const clock = manualClock(new Date(Date.now() + 3_600_000));
-  let alice: TestAccount;
+  const [alice] = h.accounts(1);
   let web: WebClient;
   let utr: string;
   let sendId: number;
 
   beforeAll(async () => {
-    alice = await h.account();
     web = await signIn(h, alice);
     const sender = await f.sender(alice.user_id);
     const group = await f.group(alice.user_id);

@@ -1,17 +1,13 @@
 import { createHash } from 'node:crypto';
 import request from 'supertest';
 import { SIGN_IN_FAILED, SIGN_IN_LIMITED } from '../../src/web/auth';
-import { useHarness, TestAccount } from '../support/harness';
+import { useHarness } from '../support/harness';
 import { metaCsrf, PASSWORD, setCookie, signIn } from '../support/web';
 
 describe('dashboard sign-in', () => {
   // A low limit, so the limiter is reached in a few requests (per email 3, per address 12).
   const h = useHarness({ LOGIN_RATE_LIMIT: '3' });
-  let alice: TestAccount;
-
-  beforeAll(async () => {
-    alice = await h.account();
-  });
+  const [alice] = h.accounts(1);
 
   async function signInForm(agent = request.agent(h.runtime.app)) {
     const page = await agent.get('/login').expect(200);

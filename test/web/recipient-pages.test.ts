@@ -1,12 +1,12 @@
 import request from 'supertest';
-import { useHarness, TestAccount } from '../support/harness';
+import { useHarness } from '../support/harness';
 import { addContactType, header, sendingFixtures, testWorker } from '../support/fixtures';
 import { ReceivedMessage, useSmtpSink } from '../support/smtp';
 
 describe('recipient pages: open pixel, preference page, one-click unsubscribe', () => {
   const h = useHarness();
   const f = sendingFixtures(h);
-  let alice: TestAccount;
+  const [alice] = h.accounts(1);
   const sink = useSmtpSink();
   let sendId: number;
   let news: number;
@@ -26,7 +26,6 @@ describe('recipient pages: open pixel, preference page, one-click unsubscribe', 
     h.runtime.db('unsubscribe_group_recipients').where({ unsubscribe_groups_id: groupId }).orderBy('email_key').pluck('email_key');
 
   beforeAll(async () => {
-    alice = await h.account();
     const sender = await f.sender(alice.user_id);
     news = await f.group(alice.user_id, 'News', 1);
     offers = await f.group(alice.user_id, 'Offers', 1);

@@ -3,7 +3,7 @@ import { sha256 } from '../../src/lib/crypto';
 import { emailKey } from '../../src/lib/email-key';
 import { MESSAGE_KIND } from '../../src/lib/constants';
 import { addCustomField, sendingFixtures, testWorker } from '../support/fixtures';
-import { TestAccount, useHarness } from '../support/harness';
+import { useHarness } from '../support/harness';
 import { useSmtpSink } from '../support/smtp';
 
 /** The confirmation link of a mail's text part. */
@@ -19,16 +19,13 @@ describe('signup forms: /subscribe/<id> and the confirmation link', () => {
   const h = useHarness({ TRUST_PROXY: 'loopback', SIGNUP_RATE_LIMIT: '4', SMTP_URL: () => sink.url });
   const f = sendingFixtures(h);
 
-  let alice: TestAccount;
-  let bob: TestAccount;
+  const [alice, bob] = h.accounts(2);
   let readers: number;
   let news: number;
   let offers: number;
   let formId: string;
   let client = 0;
   beforeAll(async () => {
-    alice = await h.account();
-    bob = await h.account();
     const ctx = { userId: alice.user_id };
     const { services } = h.runtime;
     readers = await services.contactTypes.add(ctx, { name: 'Readers' });

@@ -1,5 +1,5 @@
 import request from 'supertest';
-import { TestAccount, useHarness } from '../support/harness';
+import { useHarness } from '../support/harness';
 import { useSmtpSink } from '../support/smtp';
 import { addMember, linkToken, signInMember } from '../support/team';
 import { metaCsrf, PASSWORD, setCookie, signIn, WebClient } from '../support/web';
@@ -8,11 +8,10 @@ describe('team pages', () => {
   const sink = useSmtpSink();
   const h = useHarness({ SMTP_URL: () => sink.url });
 
-  let owner: TestAccount;
+  const [owner] = h.accounts(1);
   let web: WebClient;
 
   beforeAll(async () => {
-    owner = await h.account();
     web = await signIn(h, owner);
   });
 

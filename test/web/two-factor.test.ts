@@ -3,7 +3,7 @@ import { generate } from 'otplib';
 import { hashPassword } from '../../src/lib/crypto';
 import { emailKey } from '../../src/lib/email-key';
 import { nowValue } from '../../src/db/dialect';
-import { TestAccount, useHarness } from '../support/harness';
+import { useHarness } from '../support/harness';
 import { metaCsrf, PASSWORD, setCookie, signIn, WebClient } from '../support/web';
 
 /** A code of the app `steps` periods from now: each sign-in of a test takes a step of its own (a code is accepted once). */
@@ -11,7 +11,7 @@ const codeAt = (secret: string, steps = 0) => generate({ secret, epoch: Math.flo
 
 describe('two-step sign-in (TOTP)', () => {
   const h = useHarness({ LOGIN_RATE_LIMIT: '4' });
-  let alice: TestAccount;
+  const [alice] = h.accounts(1);
   let web: WebClient;
   let secret = '';
   let recovery: string[] = [];
@@ -27,7 +27,6 @@ describe('two-step sign-in (TOTP)', () => {
   const codeStep = (s: { agent: ReturnType<typeof request.agent>; csrf: string }, code: string) => s.agent.post('/login/code').type('form').send({ _csrf: s.csrf, code });
 
   beforeAll(async () => {
-    alice = await h.account();
     web = await signIn(h, alice);
   });
 
