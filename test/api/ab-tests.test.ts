@@ -26,8 +26,7 @@ describe('A/B tests of a single send: a test share, a winner by the rule or by h
 
   /** A draft send to `count` contacts (created as ready, due now, but started only when the test's worker runs). */
   async function sendTo(count: number, name: string): Promise<{ utr: string; id: number; emails: string[] }> {
-    const sender = await f.sender(alice.user_id);
-    const group = await f.group(alice.user_id);
+    const { sender, group } = await f.basics(alice);
     const type = await addContactType(h, alice, name);
     const emails = Array.from({ length: count }, (_, i) => `${name.toLowerCase()}${i}@example.org`);
     for (const email of emails) await f.contact(alice.user_id, type, email, { first_name: `P${email.split('@')[0]}` });

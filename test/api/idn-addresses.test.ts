@@ -2,7 +2,7 @@ import { up as normaliseStoredKeys } from '../../migrations/20261123_0632_idna-e
 import { nowValue } from '../../src/db/dialect';
 import { emailKey } from '../../src/lib/email-key';
 import { addContact, addContactType, countryId, sendingFixtures, testWorker } from '../support/fixtures';
-import { TestAccount, useHarness } from '../support/harness';
+import { useHarness } from '../support/harness';
 import { useSmtpSink } from '../support/smtp';
 
 /** `bücher.example` and `xn--bcher-kva.example` are one domain: its Unicode and its IDNA ASCII form. */
@@ -60,9 +60,7 @@ describe('addresses whose domain is written in Unicode or in its ASCII form', ()
 
   test('when a send reaches one address in both forms then it gets one message, and an unsubscribe in one form stops the other', async () => {
     const alice = await h.account();
-    const sender = await f.sender(alice.user_id);
-    const group = await f.group(alice.user_id);
-    const type = await addContactType(h, alice, 'Customers');
+    const { sender, group, type } = await f.basics(alice, 'Customers');
     await addContact(h, alice, { contact_type_id: type, email: 'user@bücher.example', country: france, first_name: 'Uli' });
     await addContact(h, alice, { contact_type_id: type, email: 'gone@bücher.example', country: france });
     await h.api(alice).post('/segment/save').send({ segment_name: 'Picked', contact_type_id: type, select_field: ['email'], select_operator: ['is'], value: ['nobody@example.org'] }).expect(200);

@@ -58,8 +58,7 @@ describe('a privacy erasure leaves nothing of the address behind', () => {
     const type = Number((await h.runtime.db('contact_types').where({ user_id: alice.user_id, name: 'People' }).first('id')).id);
     await api(alice).post('/contacts/add').send({ contact_type_id: type, email: ADDRESS, first_name: 'Erin', country }).expect(200);
     await api(alice).post('/contacts/add').send({ contact_type_id: type, email: 'other@privacy-test.example', first_name: 'Otto', country }).expect(200);
-    const sender = await f.sender(alice.user_id);
-    const group = await f.group(alice.user_id);
+    const { sender, group } = await f.basics(alice);
 
     // Mail to the address bounces, with a diagnostic that quotes it; then it unsubscribes from everything.
     await sendTo(alice, type, group, sender);

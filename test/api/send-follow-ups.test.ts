@@ -33,8 +33,7 @@ describe('a single send\'s recipients: the report, a retry of the failed and a r
 
   /** A send to `emails` created through the API (due at once); answers its utr and id. */
   async function sendTo(emails: string[], name: string): Promise<{ utr: string; id: number }> {
-    const sender = await f.sender(alice.user_id);
-    const group = await f.group(alice.user_id);
+    const { sender, group } = await f.basics(alice);
     const type = await addContactType(h, alice, name);
     for (const email of emails) await f.contact(alice.user_id, type, email, { first_name: email.split('@')[0] });
     const body = singleSendBody({ senderId: sender, groupId: group, contactTypeId: type, segmentId: 0 }, {
@@ -232,9 +231,7 @@ describe('a single send\'s recipients: the report, a retry of the failed and a r
 
   test('when an automation email went out then its recipients report lists them the same way', async () => {
     mailboxesFull = false;
-    const sender = await f.sender(alice.user_id);
-    const group = await f.group(alice.user_id);
-    const type = await addContactType(h, alice, 'Journey');
+    const { sender, group, type } = await f.basics(alice, 'Journey');
     await f.contact(alice.user_id, type, 'walker@example.org');
     await f.contact(alice.user_id, type, 'gone@example.org');
     const automation = await f.automation(alice.user_id, { type: 'custom', contactType: type, groupId: group, status: 1 });

@@ -23,8 +23,7 @@ describe('each recipient\'s own time zone: the contact\'s zone and sends at a lo
 
   /** A single send to the account's contact type, created through the API; answers its utr and id. */
   async function createSend(overrides: Record<string, unknown>): Promise<{ utr: string; id: number }> {
-    const senderId = await f.sender(alice.user_id);
-    const groupId = await f.group(alice.user_id);
+    const { sender: senderId, group: groupId } = await f.basics(alice);
     const body = singleSendBody({ senderId, groupId, contactTypeId: type, segmentId: 0 }, { recipient_id: [`contacts_${type}`], template_html: '<p>Good morning ((first_name))</p>', ...overrides });
     const res = await h.api(alice).post('/single/send/create').send(body);
     if (res.status !== 200) throw new Error(`${res.status} ${res.text}`);

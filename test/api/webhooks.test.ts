@@ -6,7 +6,7 @@ import path from 'node:path';
 import request from 'supertest';
 import { feedbackStamp } from '../../src/mail/feedback-stamp';
 import { useHarness } from '../support/harness';
-import { addContactType, header, sendingFixtures, testWorker } from '../support/fixtures';
+import { addContactType, header, sendingFixtures, testWorker, useSendingSetup } from '../support/fixtures';
 import { useSmtpSink } from '../support/smtp';
 
 const sendgridKeys = crypto.generateKeyPairSync('ec', { namedCurve: 'prime256v1' });
@@ -25,16 +25,13 @@ describe('provider webhooks', () => {
     MAILGUN_WEBHOOK_SIGNING_KEY: MAILGUN_KEY,
   });
   const f = sendingFixtures(h);
-  const [alice] = h.accounts(1);
+  const setup = useSendingSetup(h);
+  const alice = setup.account;
   const sink = useSmtpSink();
-  let sender: number;
-  let group: number;
   let snsKey: crypto.KeyObject;
   const fetched: string[] = [];
 
   beforeAll(async () => {
-    sender = await f.sender(alice.user_id);
-    group = await f.group(alice.user_id);
     // A locally generated certificate stands in for SNS's: served for CERT_URL only.
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sns-'));
     execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', path.join(dir, 'key.pem'), '-out', path.join(dir, 'cert.pem'), '-subj', '/CN=sns.amazonaws.com', '-days', '2'], { stdio: 'ignore' });
@@ -57,7 +54,7 @@ describe('provider webhooks', () => {
   async function sent(email: string) {
     const type = await addContactType(h, alice, `Type ${email}`);
     await f.contact(alice.user_id, type, email);
-    const sendId = await f.singleSend(alice.user_id, { senderId: sender, groupId: group, to: [{ contactType: type }] });
+    const sendId = await f.singleSend(alice.user_id, { senderId: setup.sender, groupId: setup.group, to: [{ contactType: type }] });
     sink.messages.splice(0);
     const { worker, close } = testWorker(h, sink.url);
     await worker.runOnce().finally(close);

@@ -2,7 +2,7 @@ import request from 'supertest';
 import { isPostgres } from '../../src/db';
 import { AB_TEST_STATE, MESSAGE_STATE } from '../../src/lib/constants';
 import { useHarness } from '../support/harness';
-import { addContactType, sendingFixtures } from '../support/fixtures';
+import { sendingFixtures } from '../support/fixtures';
 import { ServiceProcess, until, useServiceProcesses } from '../support/processes';
 import { useSmtpSink } from '../support/smtp';
 
@@ -58,9 +58,7 @@ describe('an A/B test whose worker is killed while the winner goes to the rest',
 
   test('when the worker is killed while sending the winner then every recipient gets exactly one message, the winner\'s for the rest', async () => {
     const alice = await h.account();
-    const sender = await f.sender(alice.user_id);
-    const group = await f.group(alice.user_id);
-    const type = await addContactType(h, alice, 'Everyone');
+    const { sender, group, type } = await f.basics(alice, 'Everyone');
     await f.contacts(alice.user_id, type, RECIPIENTS);
     // A draft until its test is saved, then ready and due.
     const sendId = await f.singleSend(alice.user_id, { senderId: sender, groupId: group, to: [{ contactType: type }], status: 0 });

@@ -1,6 +1,6 @@
 import { useHarness } from '../support/harness';
 import request from 'supertest';
-import { addContactType, header, manualClock, sendingFixtures, testWorker } from '../support/fixtures';
+import { addContactType, header, manualClock, sendingFixtures, testWorker, useSendingSetup } from '../support/fixtures';
 import { useSmtpSink } from '../support/smtp';
 import { runAutomations } from '../../src/services/campaigns/enrolment';
 
@@ -10,15 +10,9 @@ const DAY = 24 * HOUR;
 describe('automations', () => {
   const h = useHarness();
   const f = sendingFixtures(h);
-  const [alice] = h.accounts(1);
+  const setup = useSendingSetup(h);
+  const alice = setup.account;
   const sink = useSmtpSink({ emptyBeforeEach: true });
-  let sender: number;
-  let group: number;
-
-  beforeAll(async () => {
-    sender = await f.sender(alice.user_id);
-    group = await f.group(alice.user_id);
-  });
 
   const received = () => sink.messages.map((m) => `${m.to[0]}: ${m.parsed.subject}`).sort();
 
@@ -26,9 +20,9 @@ describe('automations', () => {
     const clock = manualClock(new Date(Date.now() + 10 * DAY));
     const type = await addContactType(h, alice, 'Signups');
     await f.contact(alice.user_id, type, 'early@example.org', { first_name: 'Early' });
-    const automation = await f.automation(alice.user_id, { type: 'welcome', contactType: type, groupId: group });
-    await f.schedule(alice.user_id, automation, { senderId: sender, subject: 'Welcome ((first_name))', waitingPeriod: 1, waitingType: 'instantly' });
-    await f.schedule(alice.user_id, automation, { senderId: sender, subject: 'Two days in, ((first_name))', waitingPeriod: 2, waitingType: 'days' });
+    const automation = await f.automation(alice.user_id, { type: 'welcome', contactType: type, groupId: setup.group });
+    await f.schedule(alice.user_id, automation, { senderId: setup.sender, subject: 'Welcome ((first_name))', waitingPeriod: 1, waitingType: 'instantly' });
+    await f.schedule(alice.user_id, automation, { senderId: setup.sender, subject: 'Two days in, ((first_name))', waitingPeriod: 2, waitingType: 'days' });
     const { worker, close } = testWorker(h, sink.url, { now: clock.now });
     try {
       await worker.runOnce(); // a draft does nothing
@@ -52,7 +46,7 @@ describe('automations', () => {
       expect(received()).toHaveLength(2);
 
       // A schedule added later reaches the contact who had finished, its wait after the last step.
-      await f.schedule(alice.user_id, automation, { senderId: sender, subject: 'One more, ((first_name))', waitingPeriod: 5, waitingType: 'hours' });
+      await f.schedule(alice.user_id, automation, { senderId: setup.sender, subject: 'One more, ((first_name))', waitingPeriod: 5, waitingType: 'hours' });
       await worker.runOnce();
       expect(received()).toHaveLength(3);
       expect(received()).toContain('new@example.org: One more, Nina');
@@ -82,9 +76,9 @@ describe('automations', () => {
     await f.contact(alice.user_id, type, 'ann@example.org', { first_name: 'Ann' });
     const bea = await f.contact(alice.user_id, type, 'bea@example.org', { first_name: 'Bea' });
     await f.contact(alice.user_id, type, 'cy@example.org', { first_name: 'Cy' });
-    const automation = await f.automation(alice.user_id, { type: 'custom', contactType: type, groupId: group });
-    await f.schedule(alice.user_id, automation, { senderId: sender, subject: 'First for ((first_name))', waitingPeriod: 1, waitingType: 'instantly' });
-    await f.schedule(alice.user_id, automation, { senderId: sender, subject: 'Later for ((first_name))', waitingPeriod: 3, waitingType: 'hours' });
+    const automation = await f.automation(alice.user_id, { type: 'custom', contactType: type, groupId: setup.group });
+    await f.schedule(alice.user_id, automation, { senderId: setup.sender, subject: 'First for ((first_name))', waitingPeriod: 1, waitingType: 'instantly' });
+    await f.schedule(alice.user_id, automation, { senderId: setup.sender, subject: 'Later for ((first_name))', waitingPeriod: 3, waitingType: 'hours' });
     const { worker, close } = testWorker(h, sink.url, { now: clock.now });
     try {
       // A custom automation enrols every member at go-live.
@@ -93,7 +87,7 @@ describe('automations', () => {
       expect(received()).toEqual(['ann@example.org: First for Ann', 'bea@example.org: First for Bea', 'cy@example.org: First for Cy']);
 
       await f.setAutomationStatus(automation, 2);
-      await f.groupUnsubscribe(alice.user_id, group, 'cy@example.org');
+      await f.groupUnsubscribe(alice.user_id, setup.group, 'cy@example.org');
       await h.runtime.db('contacts').where({ id: bea }).update({ deleted_at: new Date().toISOString() });
       clock.advance(4 * HOUR);
       await worker.runOnce();
@@ -123,8 +117,8 @@ describe('automations', () => {
     const clock = manualClock(new Date(Date.now() + 60 * DAY));
     const type = await addContactType(h, alice, 'Queued');
     await f.contact(alice.user_id, type, 'dee@example.org', { first_name: 'Dee' });
-    const automation = await f.automation(alice.user_id, { type: 'custom', contactType: type, groupId: group });
-    await f.schedule(alice.user_id, automation, { senderId: sender, subject: 'Hello ((first_name))', waitingPeriod: 1, waitingType: 'instantly' });
+    const automation = await f.automation(alice.user_id, { type: 'custom', contactType: type, groupId: setup.group });
+    await f.schedule(alice.user_id, automation, { senderId: setup.sender, subject: 'Hello ((first_name))', waitingPeriod: 1, waitingType: 'instantly' });
     await f.setAutomationStatus(automation, 1);
     // The step is queued in the ledger, then the automation is paused before any worker sends it.
     await runAutomations(h.runtime.db, clock.now());

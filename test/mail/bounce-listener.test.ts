@@ -1,29 +1,26 @@
 import { BounceListener, startBounceListener } from '../../src/workers/bounce-listener';
 import { useHarness } from '../support/harness';
-import { addContactType, header, sendingFixtures, testWorker } from '../support/fixtures';
+import { addContactType, header, sendingFixtures, testWorker, useSendingSetup } from '../support/fixtures';
 import { bounceFixture, deliverRaw } from '../support/bounce-fixtures';
 import { useSmtpSink } from '../support/smtp';
 
 describe('the inbound bounce listener', () => {
   const h = useHarness({ BOUNCE_DOMAIN: 'bounces.campaigns.test', BOUNCE_SMTP_PORT: '0' });
   const f = sendingFixtures(h);
-  const [alice] = h.accounts(1);
+  const setup = useSendingSetup(h);
+  const alice = setup.account;
   // The relay: accepts every message (as Postfix does before the next hop refuses it).
   const relay = useSmtpSink();
   let listener: BounceListener;
-  let sender: number;
-  let group: number;
 
   beforeAll(async () => {
-    sender = await f.sender(alice.user_id);
-    group = await f.group(alice.user_id);
     listener = await startBounceListener({ config: { ...h.runtime.config, bounceMaxBytes: 16 * 1024 }, feedback: h.runtime.services.feedback, logger: h.runtime.logger });
   });
   afterAll(() => listener.close());
 
   /** Sends one message to each address through the relay; returns what the relay received per address. */
   async function send(emails: string[], from = { userId: 0, sender: 0, group: 0 }) {
-    const owner = from.userId ? from : { userId: alice.user_id, sender, group };
+    const owner = from.userId ? from : { userId: alice.user_id, sender: setup.sender, group: setup.group };
     const type = await addContactType(h, { user_id: owner.userId }, `Type ${emails[0]}`);
     for (const email of emails) await f.contact(owner.userId, type, email);
     const sendId = await f.singleSend(owner.userId, { senderId: owner.sender, groupId: owner.group, to: [{ contactType: type }] });
@@ -162,7 +159,7 @@ describe('the inbound bounce listener', () => {
     await deliverRaw(listener.port, message.verp, bounceFixture('postfix-user-unknown.eml', message));
     expect(await f.send(sendId)).toMatchObject({ delivered: 1, bounces: 1 });
 
-    const next = await f.singleSend(alice.user_id, { senderId: sender, groupId: group, to: [{ contactType: type }] });
+    const next = await f.singleSend(alice.user_id, { senderId: setup.sender, groupId: setup.group, to: [{ contactType: type }] });
     relay.messages.splice(0);
     const { worker, close } = testWorker(h, relay.url);
     await worker.runOnce().finally(close);

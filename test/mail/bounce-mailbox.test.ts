@@ -44,9 +44,7 @@ describe('the IMAP bounce mailbox', () => {
     });
 
   test('when bounces, a complaint and other mail wait in the mailbox then the reports are recorded and deleted, the rest marked read and left', async () => {
-    const sender = await f.sender(alice.user_id);
-    const group = await f.group(alice.user_id);
-    const type = await addContactType(h, alice, 'Mailbox readers');
+    const { sender, group, type } = await f.basics(alice, 'Mailbox readers');
     for (const email of ['gone@example.org', 'moved@example.org', 'angry@example.org', 'away@example.org']) await f.contact(alice.user_id, type, email);
     const sendId = await f.singleSend(alice.user_id, { senderId: sender, groupId: group, to: [{ contactType: type }] });
     const { worker, close } = testWorker(h, sink.url);

@@ -4,7 +4,7 @@ import { queueSystemMail } from '../../src/services/delivery/system-mail';
 import { createMailTransport } from '../../src/mail/transport';
 import { createSendingWorker } from '../../src/workers/send-worker';
 import { useHarness } from '../support/harness';
-import { addContactType, header, manualClock, sendingFixtures, testWorker } from '../support/fixtures';
+import { addContactType, header, manualClock, sendingFixtures, testWorker, useSendingSetup } from '../support/fixtures';
 import { useSmtpSink } from '../support/smtp';
 
 const DAY = 24 * 3_600_000;
@@ -12,21 +12,15 @@ const DAY = 24 * 3_600_000;
 describe('bounce and complaint rules', () => {
   const h = useHarness({ BOUNCE_DOMAIN: 'Bounces.Campaigns.test' });
   const f = sendingFixtures(h);
-  const [alice] = h.accounts(1);
+  const setup = useSendingSetup(h);
+  const alice = setup.account;
   const sink = useSmtpSink({ emptyBeforeEach: true });
-  let sender: number;
-  let group: number;
-
-  beforeAll(async () => {
-    sender = await f.sender(alice.user_id);
-    group = await f.group(alice.user_id);
-  });
 
   /** Sends one single send to `emails` (a new contact type) and returns its id and ledger. */
   async function sendTo(emails: string[], now = () => new Date(), existingType?: number) {
     const type = existingType ?? (await addContactType(h, alice, `Type ${Math.random()}`));
     if (!existingType) for (const email of emails) await f.contact(alice.user_id, type, email);
-    const sendId = await f.singleSend(alice.user_id, { senderId: sender, groupId: group, to: [{ contactType: type }], dueAt: now() });
+    const sendId = await f.singleSend(alice.user_id, { senderId: setup.sender, groupId: setup.group, to: [{ contactType: type }], dueAt: now() });
     const { worker, close } = testWorker(h, sink.url, { now });
     await worker.runOnce().finally(close);
     const ledger = await f.ledger(sendId);
@@ -58,7 +52,7 @@ describe('bounce and complaint rules', () => {
   test('when BOUNCE_DOMAIN is not set then the envelope sender stays the From address and the header is still there', async () => {
     const type = await addContactType(h, alice, 'Plain envelope');
     await f.contact(alice.user_id, type, 'plain@example.org');
-    await f.singleSend(alice.user_id, { senderId: sender, groupId: group, to: [{ contactType: type }] });
+    await f.singleSend(alice.user_id, { senderId: setup.sender, groupId: setup.group, to: [{ contactType: type }] });
     const transport = createMailTransport({ smtpUrl: sink.url, outboxDir: '', dkim: undefined });
     const worker = createSendingWorker({
       db: h.runtime.db,
@@ -84,7 +78,7 @@ describe('bounce and complaint rules', () => {
     expect((await f.ledger(sendId)).find((r) => r.email === 'hard@example.org')).toMatchObject({ state: MESSAGE_STATE.bounced });
     expect(await suppressions()).toContain('hard@example.org hard_bounce dsn');
 
-    const next = await f.singleSend(alice.user_id, { senderId: sender, groupId: group, to: [{ contactType: type }] });
+    const next = await f.singleSend(alice.user_id, { senderId: setup.sender, groupId: setup.group, to: [{ contactType: type }] });
     const { worker, close } = testWorker(h, sink.url);
     await worker.runOnce().finally(close);
     expect((await f.ledger(next)).map((r) => r.email)).toEqual(['kept@example.org']);
@@ -121,8 +115,8 @@ describe('bounce and complaint rules', () => {
 
   test('when a message of an automation bounces later then its total_bounces include it', async () => {
     const type = await addContactType(h, alice, 'Journey');
-    const automation = await f.automation(alice.user_id, { type: 'custom', contactType: type, groupId: group });
-    await f.schedule(alice.user_id, automation, { senderId: sender, subject: 'Step one', waitingPeriod: 1, waitingType: 'instantly' });
+    const automation = await f.automation(alice.user_id, { type: 'custom', contactType: type, groupId: setup.group });
+    await f.schedule(alice.user_id, automation, { senderId: setup.sender, subject: 'Step one', waitingPeriod: 1, waitingType: 'instantly' });
     await f.contact(alice.user_id, type, 'journey@example.org');
     await f.setAutomationStatus(automation, 1);
     const { worker, close } = testWorker(h, sink.url);

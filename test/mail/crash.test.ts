@@ -2,7 +2,7 @@ import { isPostgres } from '../../src/db';
 import { MESSAGE_STATE } from '../../src/lib/constants';
 import { IN_DOUBT_TWICE } from '../../src/services/delivery/outcomes';
 import { useHarness } from '../support/harness';
-import { addContactType, sendingFixtures } from '../support/fixtures';
+import { sendingFixtures } from '../support/fixtures';
 import { ServiceProcess, until, useServiceProcesses } from '../support/processes';
 import { useSmtpSink } from '../support/smtp';
 
@@ -41,9 +41,7 @@ describe('worker processes killed in the middle of a send', () => {
 
   test(`when ${KILLS} workers are killed with SIGKILL one after another then everyone gets the message, a kill sends at most ${IN_FLIGHT} twice, nobody gets it three times, and the send completes`, async () => {
     const alice = await h.account();
-    const sender = await f.sender(alice.user_id);
-    const group = await f.group(alice.user_id);
-    const type = await addContactType(h, alice, 'Everyone');
+    const { sender, group, type } = await f.basics(alice, 'Everyone');
     await f.contacts(alice.user_id, type, RECIPIENTS);
     const sendId = await f.singleSend(alice.user_id, { senderId: sender, groupId: group, to: [{ contactType: type }] });
 

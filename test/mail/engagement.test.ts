@@ -1,5 +1,5 @@
 import request from 'supertest';
-import { addContactType, manualClock, sendingFixtures, testWorker } from '../support/fixtures';
+import { manualClock, sendingFixtures, testWorker, useSendingSetup } from '../support/fixtures';
 import { useHarness } from '../support/harness';
 import { useSmtpSink } from '../support/smtp';
 
@@ -14,18 +14,13 @@ describe('click tracking, honest opens and tracking switches', () => {
   const h = useHarness();
   const f = sendingFixtures(h);
   const web = () => request(h.runtime.app);
-  const [alice] = h.accounts(1);
+  const setup = useSendingSetup(h, 'Customers');
+  const alice = setup.account;
   const sink = useSmtpSink({ emptyBeforeEach: true });
-  let senderId: number;
-  let groupId: number;
-  let customers: number;
 
   beforeAll(async () => {
-    senderId = await f.sender(alice.user_id);
-    groupId = await f.group(alice.user_id);
-    customers = await addContactType(h, alice, 'Customers');
-    await f.contact(alice.user_id, customers, 'ann@example.org', { first_name: 'Ann' });
-    await f.contact(alice.user_id, customers, 'ben@example.org', { first_name: 'Ben' });
+    await f.contact(alice.user_id, setup.type, 'ann@example.org', { first_name: 'Ann' });
+    await f.contact(alice.user_id, setup.type, 'ben@example.org', { first_name: 'Ben' });
   });
 
   async function sendAll(options: { now?: () => Date } = {}): Promise<void> {
@@ -50,7 +45,7 @@ describe('click tracking, honest opens and tracking switches', () => {
       '<a href="((unsubscribe_preferences))">preferences</a>',
       '</body></html>',
     ].join('');
-    const sendId = await f.singleSend(alice.user_id, { senderId, groupId, to: [{ contactType: customers }], html });
+    const sendId = await f.singleSend(alice.user_id, { senderId: setup.sender, groupId: setup.group, to: [{ contactType: setup.type }], html });
     await sendAll();
     const send = await f.send(sendId);
 
@@ -103,8 +98,8 @@ describe('click tracking, honest opens and tracking switches', () => {
   test('when tracking is off then the message has no pixel and no rewritten links', async () => {
     const html = '<html><body><p>Hi</p><a href="https://shop.example/off">Shop</a></body></html>';
     const body = (extra: Record<string, string>) => ({
-      template_id: '1', template_html: html, sender_id: String(senderId), unsubscribe_group_id: String(groupId), single_send_name: 'Quiet',
-      subject: 'Quiet', preheader: 'Quiet', 'recipient_id[0]': `contacts_${customers}`, schedule_type: '0', ...extra,
+      template_id: '1', template_html: html, sender_id: String(setup.sender), unsubscribe_group_id: String(setup.group), single_send_name: 'Quiet',
+      subject: 'Quiet', preheader: 'Quiet', 'recipient_id[0]': `contacts_${setup.type}`, schedule_type: '0', ...extra,
     });
     const bad = await h.api(alice).post('/single/send/create').type('form').send(body({ track_opens: 'maybe' })).expect(422);
     expect(bad.body).toEqual({ status: 'failed', errors: { track_opens: ['The track opens field must be true or false.'] } });
@@ -130,10 +125,10 @@ describe('click tracking, honest opens and tracking switches', () => {
   });
 
   test('when an automation step has a link then its clicks count in the automation and the step keeps its own switches', async () => {
-    const automationId = await f.automation(alice.user_id, { type: 'custom', contactType: customers, groupId, status: 0 });
+    const automationId = await f.automation(alice.user_id, { type: 'custom', contactType: setup.type, groupId: setup.group, status: 0 });
     const automation = await f.automationRecord(automationId);
     const created = await h.api(alice).post('/automations/schedule/create').type('form').send({
-      utr: String(automation.utr), sender_id: String(senderId), subject: 'Welcome', waiting_period: '1', waiting_type: 'instantly',
+      utr: String(automation.utr), sender_id: String(setup.sender), subject: 'Welcome', waiting_period: '1', waiting_type: 'instantly',
       template_id: '1', preview_img: 'blank.png', template_html: '<html><body><a href="https://shop.example/welcome">Start</a></body></html>', track_opens: '0',
     });
     expect(created.status).toBe(200);
@@ -153,7 +148,7 @@ describe('click tracking, honest opens and tracking switches', () => {
 
   test('when a proxy or scanner fetches the pixel then the open is counted but flagged, and a reader counts as a person', async () => {
     const clock = manualClock();
-    const sendId = await f.singleSend(alice.user_id, { senderId, groupId, to: [{ contactType: customers }], dueAt: clock.now() });
+    const sendId = await f.singleSend(alice.user_id, { senderId: setup.sender, groupId: setup.group, to: [{ contactType: setup.type }], dueAt: clock.now() });
     // Delivered a day before the fetches below (the window right after delivery is in test/unit/automated-opens.test.ts).
     await sendAll({ now: clock.now });
     const pixel = (address: string) => new URL(/<img src="([^"]+\.gif)"/.exec(String(mailTo(address).parsed.html))![1]).pathname;

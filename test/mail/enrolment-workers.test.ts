@@ -17,8 +17,7 @@ describe('welcome automations with worker processes running', () => {
   test('when set live while workers run (two on PostgreSQL) then contacts added, imported or newly matching a segment right after each get one welcome mail', async () => {
     const alice = await h.account();
     const api = () => h.api(alice);
-    const sender = await f.sender(alice.user_id);
-    const group = await f.group(alice.user_id);
+    const { sender, group } = await f.basics(alice);
     const france = await countryId(h, 'FR');
     const type = await addContactType(h, alice, 'Everyone');
     const old = await addContact(h, alice, { contact_type_id: type, email: 'old@example.org', first_name: 'Olga', country: france, city: 'Lyon' });

@@ -1,4 +1,4 @@
-import { addContact, addContactType, countryId, sendingFixtures, testWorker } from '../support/fixtures';
+import { addContact, addContactType, countryId, sendingFixtures, testWorker, useSendingSetup } from '../support/fixtures';
 import { useHarness } from '../support/harness';
 import { useSmtpSink } from '../support/smtp';
 
@@ -9,15 +9,12 @@ import { useSmtpSink } from '../support/smtp';
 describe('automation enrolment', () => {
   const h = useHarness();
   const f = sendingFixtures(h);
-  const [alice] = h.accounts(1);
+  const setup = useSendingSetup(h);
+  const alice = setup.account;
   const sink = useSmtpSink({ emptyBeforeEach: true });
-  let sender: number;
-  let group: number;
   let france: number;
 
   beforeAll(async () => {
-    sender = await f.sender(alice.user_id);
-    group = await f.group(alice.user_id);
     france = await countryId(h, 'FR');
   });
 
@@ -25,8 +22,8 @@ describe('automation enrolment', () => {
 
   /** A draft welcome automation with one instant step, set live through the API. */
   async function liveWelcome(target: { contactType?: number; segment?: number }, subject: string): Promise<number> {
-    const id = await f.automation(alice.user_id, { type: 'welcome', ...target, groupId: group });
-    await f.schedule(alice.user_id, id, { senderId: sender, subject, waitingPeriod: 1, waitingType: 'instantly' });
+    const id = await f.automation(alice.user_id, { type: 'welcome', ...target, groupId: setup.group });
+    await f.schedule(alice.user_id, id, { senderId: setup.sender, subject, waitingPeriod: 1, waitingType: 'instantly' });
     const { utr } = await h.runtime.db('automations').where({ id }).first('utr');
     const res = await h.api(alice).get(`/automations/set-live?utr=${utr}`).expect(200);
     expect(res.body).toEqual({ status: 'success', message: 'Automation has been set live' });

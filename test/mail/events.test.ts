@@ -33,9 +33,7 @@ describe('events email every notification recipient of the account', () => {
   });
 
   test('when a single send starts and completes then each notification recipient gets both emails', async () => {
-    const sender = await f.sender(alice.user_id);
-    const group = await f.group(alice.user_id);
-    const type = await addContactType(h, alice, 'Readers');
+    const { sender, group, type } = await f.basics(alice, 'Readers');
     await f.contact(alice.user_id, type, 'reader@example.org');
     await f.singleSend(alice.user_id, { senderId: sender, groupId: group, to: [{ contactType: type }] });
     const { worker, close } = testWorker(h, sink.url);

@@ -25,8 +25,7 @@ describe('messages in flight when a worker died', () => {
 
   /** A started send to `emails`, whose rows a dead worker holds with the given `unconfirmed`. */
   async function abandonedSend(emails: Record<string, number>): Promise<number> {
-    const sender = await f.sender(alice.user_id);
-    const group = await f.group(alice.user_id);
+    const { sender, group } = await f.basics(alice);
     const type = await addContactType(h, alice, `Type ${Math.random()}`);
     for (const email of Object.keys(emails)) await f.contact(alice.user_id, type, email);
     const sendId = await f.singleSend(alice.user_id, { senderId: sender, groupId: group, to: [{ contactType: type }] });
@@ -69,9 +68,7 @@ describe('messages in flight when a worker died', () => {
   });
 
   test('when an automation step is refused with 4xx until its retries run out then the automation counts it in total_failed', async () => {
-    const sender = await f.sender(alice.user_id);
-    const group = await f.group(alice.user_id);
-    const type = await addContactType(h, alice, 'Journey');
+    const { sender, group, type } = await f.basics(alice, 'Journey');
     await f.contact(alice.user_id, type, 'stuck@example.org');
     await f.contact(alice.user_id, type, 'glad@example.org');
     const automation = await f.automation(alice.user_id, { type: 'custom', contactType: type, groupId: group });
@@ -97,9 +94,7 @@ describe('messages in flight when a worker died', () => {
   });
 
   test('when a worker sends with two lanes then each message is marked begun before it leaves, and no more than the transport\'s concurrency are begun and unrecorded at once', async () => {
-    const sender = await f.sender(alice.user_id);
-    const group = await f.group(alice.user_id);
-    const type = await addContactType(h, alice, 'Lanes');
+    const { sender, group, type } = await f.basics(alice, 'Lanes');
     await f.contacts(alice.user_id, type, 60, 'lanes.test');
     const sendId = await f.singleSend(alice.user_id, { senderId: sender, groupId: group, to: [{ contactType: type }] });
 

@@ -1,7 +1,7 @@
 import { emailKey } from '../../src/lib/email-key';
 import { MESSAGE_STATE } from '../../src/lib/constants';
 import { useHarness } from '../support/harness';
-import { addContactType, addSender, berlin, manualClock, sendingFixtures, testWorker } from '../support/fixtures';
+import { addContactType, addSender, berlin, manualClock, sendingFixtures, testWorker, useSendingSetup } from '../support/fixtures';
 import { useSmtpSink } from '../support/smtp';
 
 const MAY_HAVE_GONE = 'The relay stopped answering after taking the message; it may have been delivered';
@@ -27,14 +27,8 @@ describe('the instance\'s own SMTP server going silent after taking a message (n
   });
   const h = useHarness({ SMTP_URL: () => instance.url });
   const f = sendingFixtures(h);
-  const [alice] = h.accounts(1);
-  let sender: number;
-  let group: number;
-
-  beforeAll(async () => {
-    sender = await f.sender(alice.user_id);
-    group = await f.group(alice.user_id);
-  });
+  const setup = useSendingSetup(h);
+  const alice = setup.account;
 
   const received = (domain: string) => instance.messages.map((m) => m.to[0]).filter((to) => to.endsWith(`@${domain}`));
 
@@ -42,7 +36,7 @@ describe('the instance\'s own SMTP server going silent after taking a message (n
   async function sendTo(domain: string, count: number) {
     const type = await addContactType(h, alice, domain);
     await f.contacts(alice.user_id, type, count, domain);
-    return f.singleSend(alice.user_id, { senderId: sender, groupId: group, to: [{ contactType: type }] });
+    return f.singleSend(alice.user_id, { senderId: setup.sender, groupId: setup.group, to: [{ contactType: type }] });
   }
 
   /** One worker pass, at `at` (later passes find every retry due). */

@@ -45,8 +45,7 @@ describe('outgoing webhooks are delivered signed, once, in order', () => {
     const country = await countryId(h, 'FR');
     const emails = ['ann@example.org', 'bea@example.org', 'cy@example.org'];
     for (const email of emails) await addContact(h, alice, { contact_type_id: type, email, first_name: 'F', last_name: 'L', country });
-    const sender = await f.sender(alice.user_id);
-    const group = await f.group(alice.user_id);
+    const { sender, group } = await f.basics(alice);
     const sendId = await f.singleSend(alice.user_id, { senderId: sender, groupId: group, to: [{ contactType: type }] });
     const { worker, close } = testWorker(h, sink.url);
     await worker.runOnce().finally(close);

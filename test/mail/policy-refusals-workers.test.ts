@@ -35,8 +35,7 @@ describe('policy refusals with worker processes running (two on PostgreSQL)', ()
 
   test('when receivers refuse a send for its DMARC policy while workers send it then nobody is suppressed, the send pauses, and the notification recipients get one mail, also after a resume', async () => {
     const alice = await h.account();
-    const sender = await f.sender(alice.user_id);
-    const group = await f.group(alice.user_id);
+    const { sender, group } = await f.basics(alice);
     await insertId(h.runtime.db, 'notification_recipients', {
       user_id: alice.user_id, email_address: 'boss@example.org', email_key: 'boss@example.org', email_owner: 'Boss', created_at: nowValue(), updated_at: nowValue(),
     });

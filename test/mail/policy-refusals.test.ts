@@ -1,6 +1,6 @@
 import { insertId, nowValue } from '../../src/db/dialect';
 import { useHarness } from '../support/harness';
-import { addContactType, sendingFixtures, testWorker } from '../support/fixtures';
+import { addContactType, sendingFixtures, testWorker, useSendingSetup } from '../support/fixtures';
 import { useSmtpSink } from '../support/smtp';
 
 describe('policy refusals', () => {
@@ -15,13 +15,10 @@ describe('policy refusals', () => {
   });
   const h = useHarness({ SMTP_URL: () => sink.url });
   const f = sendingFixtures(h);
-  const [alice] = h.accounts(1);
-  let sender: number;
-  let group: number;
+  const setup = useSendingSetup(h);
+  const alice = setup.account;
 
   beforeAll(async () => {
-    sender = await f.sender(alice.user_id);
-    group = await f.group(alice.user_id);
     await insertId(h.runtime.db, 'notification_recipients', {
       user_id: alice.user_id, email_address: 'boss@example.org', email_key: 'boss@example.org', email_owner: 'Boss', created_at: nowValue(), updated_at: nowValue(),
     });
@@ -36,7 +33,7 @@ describe('policy refusals', () => {
     const type = await addContactType(h, alice, 'Mixed');
     await f.contacts(alice.user_id, type, 30, 'gmail.test');
     await f.contacts(alice.user_id, type, 170, 'example.org');
-    const sendId = await f.singleSend(alice.user_id, { senderId: sender, groupId: group, to: [{ contactType: type }] });
+    const sendId = await f.singleSend(alice.user_id, { senderId: setup.sender, groupId: setup.group, to: [{ contactType: type }] });
     // One message at a time, so the pause is seen as soon as it is due.
     const { worker, close } = testWorker(h, sink.url, { batchSize: 20, lanes: 1 });
     await worker.runOnce().finally(close);

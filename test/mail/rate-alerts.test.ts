@@ -1,19 +1,16 @@
 import { insertId, nowValue } from '../../src/db/dialect';
 import { useHarness } from '../support/harness';
-import { addContactType, sendingFixtures, testWorker } from '../support/fixtures';
+import { addContactType, sendingFixtures, testWorker, useSendingSetup } from '../support/fixtures';
 import { useSmtpSink } from '../support/smtp';
 
 describe('bounce and complaint rate notifications', () => {
   const h = useHarness();
   const f = sendingFixtures(h);
-  const [alice] = h.accounts(1);
+  const setup = useSendingSetup(h);
+  const alice = setup.account;
   const sink = useSmtpSink({ onRecipient: (address) => (address.startsWith('refused') ? { code: 550, message: '5.1.1 No such user' } : undefined) });
-  let sender: number;
-  let group: number;
 
   beforeAll(async () => {
-    sender = await f.sender(alice.user_id);
-    group = await f.group(alice.user_id);
     await insertId(h.runtime.db, 'notification_recipients', {
       user_id: alice.user_id, email_address: 'boss@example.org', email_key: 'boss@example.org', email_owner: 'Boss', created_at: nowValue(), updated_at: nowValue(),
     });
@@ -23,7 +20,7 @@ describe('bounce and complaint rate notifications', () => {
   async function sendTo(prefix: string, count: number, refused = 0) {
     const type = await addContactType(h, alice, prefix);
     for (let i = 0; i < count; i += 1) await f.contact(alice.user_id, type, `${i < refused ? 'refused-' : ''}${prefix}-${i}@example.org`);
-    const sendId = await f.singleSend(alice.user_id, { senderId: sender, groupId: group, to: [{ contactType: type }] });
+    const sendId = await f.singleSend(alice.user_id, { senderId: setup.sender, groupId: setup.group, to: [{ contactType: type }] });
     const { worker, close } = testWorker(h, sink.url);
     await worker.runOnce().finally(close);
     const ledger = await f.ledger(sendId);

@@ -35,8 +35,7 @@ describe('failover between an account\'s relays', () => {
 
     const type = await addContactType(h, alice, 'Everyone');
     await f.contacts(alice.user_id, type, 2000, 'failover.test');
-    const sender = await f.sender(alice.user_id);
-    const group = await f.group(alice.user_id);
+    const { sender, group } = await f.basics(alice);
     const sendId = await f.singleSend(alice.user_id, { senderId: sender, groupId: group, to: [{ contactType: type }] });
 
     const { worker, close } = testWorker(h, instance.url);

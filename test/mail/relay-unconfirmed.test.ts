@@ -1,5 +1,5 @@
 import { useHarness } from '../support/harness';
-import { addContactType, sendingFixtures, testWorker } from '../support/fixtures';
+import { addContactType, sendingFixtures, testWorker, useSendingSetup } from '../support/fixtures';
 import { SmtpSink, startSmtpSink, useSmtpSink } from '../support/smtp';
 import { ProviderEmulator, ProviderKind, startProviderEmulator } from '../support/provider-emulators';
 
@@ -10,15 +10,12 @@ describe('a relay that goes silent after taking a message', () => {
   const instance = useSmtpSink();
   const h = useHarness({ SMTP_URL: () => instance.url, RELAY_ALLOW_PRIVATE: '1' });
   const f = sendingFixtures(h);
-  const [alice] = h.accounts(1);
+  const setup = useSendingSetup(h);
+  const alice = setup.account;
   let first: SmtpSink;
   let second: SmtpSink;
-  let sender: number;
-  let group: number;
 
   beforeAll(async () => {
-    sender = await f.sender(alice.user_id);
-    group = await f.group(alice.user_id);
     // The first relay takes three messages as usual; from then on it keeps each message it is
     // given and drops the connection before its final reply (a crash, a network failure).
     first = await startSmtpSink({ parse: false, dropAfterData: () => first.messages.length >= 3 });
@@ -34,7 +31,7 @@ describe('a relay that goes silent after taking a message', () => {
   async function send(prefix: string, count: number) {
     const type = await addContactType(h, alice, prefix);
     await f.contacts(alice.user_id, type, count, `${prefix}.test`);
-    const sendId = await f.singleSend(alice.user_id, { senderId: sender, groupId: group, to: [{ contactType: type }] });
+    const sendId = await f.singleSend(alice.user_id, { senderId: setup.sender, groupId: setup.group, to: [{ contactType: type }] });
     const { worker, close } = testWorker(h, instance.url);
     await worker.runOnce().finally(close);
     return sendId;

@@ -2,7 +2,7 @@ import request from 'supertest';
 import { isPostgres } from '../../src/db';
 import { createRetentionService } from '../../src/services/maintenance/retention';
 import { createMaintenanceJob } from '../../src/workers/maintenance';
-import { addContactType, sendingFixtures, testWorker } from '../support/fixtures';
+import { sendingFixtures, testWorker, useSendingSetup } from '../support/fixtures';
 import { useHarness } from '../support/harness';
 import { until, useServiceProcesses } from '../support/processes';
 import { useSmtpSink } from '../support/smtp';
@@ -19,16 +19,11 @@ describe('retention: the maintenance job prunes old data and keeps the totals', 
   const sink = useSmtpSink({ emptyBeforeEach: true });
   const processes = useServiceProcesses(h, 'retention');
   const web = () => request(h.runtime.app);
-  const [alice] = h.accounts(1);
-  let senderId: number;
-  let groupId: number;
-  let readers: number;
+  const setup = useSendingSetup(h, 'Readers');
+  const alice = setup.account;
 
   beforeAll(async () => {
-    senderId = await f.sender(alice.user_id);
-    groupId = await f.group(alice.user_id);
-    readers = await addContactType(h, alice, 'Readers');
-    for (const name of ['ann', 'ben', 'cat']) await f.contact(alice.user_id, readers, `${name}@example.org`, { first_name: name });
+    for (const name of ['ann', 'ben', 'cat']) await f.contact(alice.user_id, setup.type, `${name}@example.org`, { first_name: name });
   });
 
   /** The maintenance job as the worker runs it, with these settings and its clock `days` ahead. */
@@ -39,7 +34,7 @@ describe('retention: the maintenance job prunes old data and keeps the totals', 
 
   /** A completed send to the three readers; ann opens and clicks, ben clicks twice. */
   async function sentAndRead(): Promise<{ sendId: number; utr: string; messages: Record<string, number> }> {
-    const sendId = await f.singleSend(alice.user_id, { senderId, groupId, to: [{ contactType: readers }], html: '<html><body><a href="https://shop.example/sale">Sale</a></body></html>' });
+    const sendId = await f.singleSend(alice.user_id, { senderId: setup.sender, groupId: setup.group, to: [{ contactType: setup.type }], html: '<html><body><a href="https://shop.example/sale">Sale</a></body></html>' });
     const { worker, close } = testWorker(h, sink.url);
     await worker.runOnce().finally(close);
     expect((await f.send(sendId)).status).toBe(3);

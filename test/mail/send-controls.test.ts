@@ -1,5 +1,5 @@
 import { MESSAGE_STATE, SINGLE_SEND_STATUS } from '../../src/lib/constants';
-import { addContactType, sendingFixtures, testWorker } from '../support/fixtures';
+import { addContactType, sendingFixtures, testWorker, useSendingSetup } from '../support/fixtures';
 import { useHarness } from '../support/harness';
 import { useSmtpSink } from '../support/smtp';
 
@@ -7,17 +7,12 @@ import { useSmtpSink } from '../support/smtp';
 describe('pausing, resuming and cancelling a single send', () => {
   const h = useHarness();
   const f = sendingFixtures(h);
-  const [alice] = h.accounts(1);
-  let sender: number;
-  let group: number;
+  const setup = useSendingSetup(h);
+  const alice = setup.account;
   /** What the server does before accepting a message (set per test). */
   let hook: () => Promise<void> = async () => undefined;
   const sink = useSmtpSink({ beforeAccept: () => hook() });
 
-  beforeAll(async () => {
-    sender = await f.sender(alice.user_id);
-    group = await f.group(alice.user_id);
-  });
   beforeEach(() => {
     sink.messages.splice(0);
     hook = async () => undefined;
@@ -31,7 +26,7 @@ describe('pausing, resuming and cancelling a single send', () => {
       addresses.push(`${name.toLowerCase()}${i}@example.org`);
       await f.contact(alice.user_id, type, addresses[i], { first_name: `P${i}` });
     }
-    const id = await f.singleSend(alice.user_id, { senderId: sender, groupId: group, to: [{ contactType: type }] });
+    const id = await f.singleSend(alice.user_id, { senderId: setup.sender, groupId: setup.group, to: [{ contactType: type }] });
     return { id, utr: String((await f.send(id)).utr), addresses };
   }
   const control = (action: 'pause' | 'resume' | 'cancel', utr: string) => h.api(alice).get(`/single/send/${action}?utr=${utr}`);
@@ -115,7 +110,7 @@ describe('pausing, resuming and cancelling a single send', () => {
   test('when a scheduled send is paused before its time then it does not start; resumed, it is scheduled again', async () => {
     const type = await addContactType(h, alice, 'Later');
     await f.contact(alice.user_id, type, 'later@example.org', { first_name: 'Lee' });
-    const id = await f.singleSend(alice.user_id, { senderId: sender, groupId: group, to: [{ contactType: type }], dueAt: new Date(Date.now() + 3_600_000) });
+    const id = await f.singleSend(alice.user_id, { senderId: setup.sender, groupId: setup.group, to: [{ contactType: type }], dueAt: new Date(Date.now() + 3_600_000) });
     const utr = String((await f.send(id)).utr);
     await control('pause', utr).expect(200);
     expect((await f.send(id)).status).toBe(SINGLE_SEND_STATUS.paused);
@@ -126,7 +121,7 @@ describe('pausing, resuming and cancelling a single send', () => {
 
   test('when the send is sent, unknown, another account\'s or the utr is missing then 409, 404 or 422', async () => {
     const type = await addContactType(h, alice, 'Done');
-    const id = await f.singleSend(alice.user_id, { senderId: sender, groupId: group, to: [{ contactType: type }], status: SINGLE_SEND_STATUS.completed });
+    const id = await f.singleSend(alice.user_id, { senderId: setup.sender, groupId: setup.group, to: [{ contactType: type }], status: SINGLE_SEND_STATUS.completed });
     const utr = String((await f.send(id)).utr);
     expect((await control('pause', utr).expect(409)).body).toEqual({ status: 'failed', errors: 'Only a scheduled or sending single send can be paused.' });
     expect((await control('cancel', utr).expect(409)).body).toEqual({ status: 'failed', errors: 'This single send has already been sent.' });

@@ -83,9 +83,7 @@ describe('sending a single send', () => {
   });
 
   test('when a message is rendered then it carries both unsubscribe headers, a unique Message-ID and the open pixel', async () => {
-    const sender = await f.sender(alice.user_id);
-    const group = await f.group(alice.user_id);
-    const type = await addContactType(h, alice, 'Headers');
+    const { sender, group, type } = await f.basics(alice, 'Headers');
     await f.contact(alice.user_id, type, 'h1@example.org');
     await f.contact(alice.user_id, type, 'h2@example.org');
     const sendId = await f.singleSend(alice.user_id, {
@@ -118,9 +116,7 @@ describe('sending a single send', () => {
 
   test('when a send is scheduled then nothing goes out before its time', async () => {
     const clock = manualClock(new Date(Date.now() + 3_600_000));
-    const sender = await f.sender(alice.user_id);
-    const group = await f.group(alice.user_id);
-    const type = await addContactType(h, alice, 'Scheduled');
+    const { sender, group, type } = await f.basics(alice, 'Scheduled');
     await f.contact(alice.user_id, type, 'later@example.org');
     const sendId = await f.singleSend(alice.user_id, { senderId: sender, groupId: group, to: [{ contactType: type }], dueAt: new Date(clock.now().getTime() + 60_000) });
     const draft = await f.singleSend(alice.user_id, { senderId: sender, groupId: group, to: [{ contactType: type }], status: 0 });
@@ -148,9 +144,7 @@ describe('sending a single send', () => {
   test('when the server answers 451 then the message is retried later and delivered; 550 bounces and suppresses the address', async () => {
     busyRefusals = 2;
     const clock = manualClock(new Date(Date.now() + 7_200_000));
-    const sender = await f.sender(alice.user_id);
-    const group = await f.group(alice.user_id);
-    const type = await addContactType(h, alice, 'Flaky');
+    const { sender, group, type } = await f.basics(alice, 'Flaky');
     await f.contact(alice.user_id, type, 'busy@example.org');
     await f.contact(alice.user_id, type, 'gone@example.org');
     await f.contact(alice.user_id, type, 'fine@example.org');
@@ -193,9 +187,7 @@ describe('sending a single send', () => {
 
   test('when a message is refused with 4xx until its retries run out then it counts as failed: in the API record and on the send’s page, with the reason', async () => {
     const clock = manualClock(new Date(Date.now() + 14_400_000));
-    const sender = await f.sender(alice.user_id);
-    const group = await f.group(alice.user_id);
-    const type = await addContactType(h, alice, 'Full mailboxes');
+    const { sender, group, type } = await f.basics(alice, 'Full mailboxes');
     for (const email of ['stuck@example.org', 'ok1@example.org', 'ok2@example.org', 'ok3@example.org']) await f.contact(alice.user_id, type, email);
     const sendId = await f.singleSend(alice.user_id, { senderId: sender, groupId: group, to: [{ contactType: type }], dueAt: clock.now() });
 
@@ -223,9 +215,7 @@ describe('sending a single send', () => {
   });
 
   test('when an address unsubscribes or its contact is deleted after the send started then its queued message is suppressed, not sent', async () => {
-    const sender = await f.sender(alice.user_id);
-    const group = await f.group(alice.user_id);
-    const type = await addContactType(h, alice, 'Late leavers');
+    const { sender, group, type } = await f.basics(alice, 'Late leavers');
     await f.contact(alice.user_id, type, 'stays@example.org');
     await f.contact(alice.user_id, type, 'leaves@example.org');
     await f.contact(alice.user_id, type, 'quits@example.org');

@@ -1,5 +1,5 @@
 import request from 'supertest';
-import { addContactType, manualClock, sendingFixtures, testWorker } from '../support/fixtures';
+import { addContactType, manualClock, sendingFixtures, testWorker, useSendingSetup } from '../support/fixtures';
 import { useHarness } from '../support/harness';
 import { useSmtpSink } from '../support/smtp';
 
@@ -7,27 +7,21 @@ import { useSmtpSink } from '../support/smtp';
 describe('editing an automation step', () => {
   const h = useHarness();
   const f = sendingFixtures(h);
-  const [alice] = h.accounts(1);
+  const setup = useSendingSetup(h);
+  const alice = setup.account;
   const sink = useSmtpSink();
-  let sender: number;
-  let group: number;
-
-  beforeAll(async () => {
-    sender = await f.sender(alice.user_id);
-    group = await f.group(alice.user_id);
-  });
 
   const stepUtr = async (id: number) => String((await h.runtime.db('automation_schedules').where({ id }).first('utr')).utr);
-  const params = (subject: string, html: string) => ({ sender_id: sender, subject, waiting_period: 1, waiting_type: 'instantly', template_id: 1, preview_img: 'blank.png', template_html: html });
+  const params = (subject: string, html: string) => ({ sender_id: setup.sender, subject, waiting_period: 1, waiting_type: 'instantly', template_id: 1, preview_img: 'blank.png', template_html: html });
   const links = (html: string) => [...html.matchAll(/href="([^"]+\/c\/[^"]+)"/g)].map((m) => new URL(m[1]).pathname);
   const target = async (path: string) => (await request(h.runtime.app).get(path).expect(302)).headers.location;
 
   test('when a live step is edited then the next message has the new content, and the links of mail already sent still lead where they did', async () => {
     const clock = manualClock(new Date(Date.now() + 86_400_000));
     const type = await addContactType(h, alice, 'Readers');
-    const automation = await f.automation(alice.user_id, { type: 'welcome', contactType: type, groupId: group });
+    const automation = await f.automation(alice.user_id, { type: 'welcome', contactType: type, groupId: setup.group });
     const step = await f.schedule(alice.user_id, automation, {
-      senderId: sender, subject: 'Welcome ((first_name))', waitingPeriod: 1, waitingType: 'instantly',
+      senderId: setup.sender, subject: 'Welcome ((first_name))', waitingPeriod: 1, waitingType: 'instantly',
       html: '<html><body><p>Hi ((first_name))</p><a href="https://shop.example/a">A</a></body></html>',
     });
     await f.setAutomationStatus(automation, 1);
@@ -67,9 +61,9 @@ describe('editing an automation step', () => {
   test('when a step\'s only link is replaced then each message\'s link leads to the URL that message carried, from the worker that compiled the old content and from a fresh one', async () => {
     const clock = manualClock(new Date(Date.now() + 2 * 86_400_000));
     const type = await addContactType(h, alice, 'Replaced');
-    const automation = await f.automation(alice.user_id, { type: 'welcome', contactType: type, groupId: group });
+    const automation = await f.automation(alice.user_id, { type: 'welcome', contactType: type, groupId: setup.group });
     const step = await f.schedule(alice.user_id, automation, {
-      senderId: sender, subject: 'Offer ((first_name))', waitingPeriod: 1, waitingType: 'instantly',
+      senderId: setup.sender, subject: 'Offer ((first_name))', waitingPeriod: 1, waitingType: 'instantly',
       html: '<html><body><a href="https://shop.example/old">Old offer</a></body></html>',
     });
     await f.setAutomationStatus(automation, 1);
@@ -119,8 +113,8 @@ describe('editing an automation step', () => {
 
   test('when the step is unknown, another account\'s, or the parameters are invalid then 404 or 422 and nothing changes', async () => {
     const type = await addContactType(h, alice, 'Others');
-    const automation = await f.automation(alice.user_id, { type: 'welcome', contactType: type, groupId: group });
-    const step = await f.schedule(alice.user_id, automation, { senderId: sender, subject: 'Kept', waitingPeriod: 1, waitingType: 'instantly' });
+    const automation = await f.automation(alice.user_id, { type: 'welcome', contactType: type, groupId: setup.group });
+    const step = await f.schedule(alice.user_id, automation, { senderId: setup.sender, subject: 'Kept', waitingPeriod: 1, waitingType: 'instantly' });
     const utr = await stepUtr(step);
     const bob = await h.account();
     await h.api(bob).post(`/automations/schedule/update?utr=${utr}`).send(params('Taken', '<p>x</p>')).expect(404);

@@ -1,5 +1,5 @@
 import { MESSAGE_KIND } from '../../src/lib/constants';
-import { addContactType, sendingFixtures, testWorker } from '../support/fixtures';
+import { addContactType, sendingFixtures, testWorker, useSendingSetup } from '../support/fixtures';
 import { useHarness } from '../support/harness';
 import { useSmtpSink } from '../support/smtp';
 
@@ -7,18 +7,13 @@ import { useSmtpSink } from '../support/smtp';
 describe('test sends', () => {
   const h = useHarness();
   const f = sendingFixtures(h);
-  const [alice] = h.accounts(1);
+  const setup = useSendingSetup(h, 'Readers');
+  const alice = setup.account;
   const sink = useSmtpSink({ emptyBeforeEach: true });
-  let sender: number;
-  let group: number;
-  let type: number;
 
   beforeAll(async () => {
-    sender = await f.sender(alice.user_id);
-    group = await f.group(alice.user_id);
-    type = await addContactType(h, alice, 'Readers');
-    await f.contact(alice.user_id, type, 'first@example.org', { first_name: 'Fiona' });
-    await f.contact(alice.user_id, type, 'second@example.org', { first_name: 'Sam' });
+    await f.contact(alice.user_id, setup.type, 'first@example.org', { first_name: 'Fiona' });
+    await f.contact(alice.user_id, setup.type, 'second@example.org', { first_name: 'Sam' });
   });
 
   const HTML = '<html><body><p>Dear ((first_name)),</p><a href="https://shop.example/sale">Sale</a></body></html>';
@@ -32,7 +27,7 @@ describe('test sends', () => {
   };
 
   test('when a single send is tested then each address gets the first recipient\'s message marked [Test], with plain links and no pixel, and nothing is counted', async () => {
-    const id = await f.singleSend(alice.user_id, { senderId: sender, groupId: group, to: [{ contactType: type }], subject: 'News for ((first_name))', html: HTML, status: 0 });
+    const id = await f.singleSend(alice.user_id, { senderId: setup.sender, groupId: setup.group, to: [{ contactType: setup.type }], subject: 'News for ((first_name))', html: HTML, status: 0 });
     const utr = String((await f.send(id)).utr);
     const res = await h.api(alice).post('/single/send/test').send({ utr, email_address: 'me@example.net, boss@example.net' }).expect(200);
     expect(res.body).toEqual({ status: 'success', message: 'Test Email Sent' });
@@ -54,13 +49,13 @@ describe('test sends', () => {
   });
 
   test('when a contact is chosen or an automation step is tested then the message is rendered for that contact', async () => {
-    const id = await f.singleSend(alice.user_id, { senderId: sender, groupId: group, to: [{ contactType: type }], subject: 'For ((first_name))', html: HTML, status: 0 });
+    const id = await f.singleSend(alice.user_id, { senderId: setup.sender, groupId: setup.group, to: [{ contactType: setup.type }], subject: 'For ((first_name))', html: HTML, status: 0 });
     const utr = String((await f.send(id)).utr);
     const sam = Number((await h.runtime.db('contacts').where({ email: 'second@example.org' }).first('id')).id);
     await h.api(alice).post('/single/send/test').send({ utr, email_address: 'me@example.net', contact_id: sam }).expect(200);
 
-    const automation = await f.automation(alice.user_id, { type: 'welcome', contactType: type, groupId: group });
-    const step = await f.schedule(alice.user_id, automation, { senderId: sender, subject: 'Welcome ((first_name))', waitingPeriod: 1, waitingType: 'instantly', html: HTML });
+    const automation = await f.automation(alice.user_id, { type: 'welcome', contactType: setup.type, groupId: setup.group });
+    const step = await f.schedule(alice.user_id, automation, { senderId: setup.sender, subject: 'Welcome ((first_name))', waitingPeriod: 1, waitingType: 'instantly', html: HTML });
     const stepUtr = String((await h.runtime.db('automation_schedules').where({ id: step }).first('utr')).utr);
     expect((await h.api(alice).post('/automations/schedule/test').send({ utr: stepUtr, email_address: 'me@example.net' }).expect(200)).body).toEqual({ status: 'success', message: 'Test Email Sent' });
     await deliver();
@@ -68,7 +63,7 @@ describe('test sends', () => {
   });
 
   test('when addresses are missing, too many or invalid, the contact or send is not the account\'s, then 422 or 404 and nothing is queued', async () => {
-    const id = await f.singleSend(alice.user_id, { senderId: sender, groupId: group, to: [{ contactType: type }], html: HTML });
+    const id = await f.singleSend(alice.user_id, { senderId: setup.sender, groupId: setup.group, to: [{ contactType: setup.type }], html: HTML });
     const utr = String((await f.send(id)).utr);
     const before = Number((await h.runtime.db('send_messages').count({ n: '*' }).first())?.n);
     const eleven = Array.from({ length: 11 }, (_, i) => `t${i}@example.net`).join(',');

@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { SINGLE_SEND_STATUS } from '../../src/lib/constants';
 import { PROJECT_ROOT } from '../../src/lib/paths';
 import { useHarness } from '../support/harness';
-import { addContactType, sendingFixtures } from '../support/fixtures';
+import { sendingFixtures } from '../support/fixtures';
 import { ServiceProcess, until, useServiceProcesses } from '../support/processes';
 import { startSmtpSink, SmtpSink } from '../support/smtp';
 
@@ -61,9 +61,7 @@ describe('the built server that npm start runs', () => {
     const openapi = await fetch(`${first.base}/api/v1/openapi.json`);
     expect(((await openapi.json()) as { openapi: string }).openapi).toBe('3.1.0');
 
-    const sender = await f.sender(alice.user_id);
-    const group = await f.group(alice.user_id);
-    const type = await addContactType(h, alice, 'Readers');
+    const { sender, group, type } = await f.basics(alice, 'Readers');
     await f.contacts(alice.user_id, type, 3);
     const sendId = await f.singleSend(alice.user_id, { senderId: sender, groupId: group, to: [{ contactType: type }] });
     await sink.waitFor(3, 30_000);

@@ -214,11 +214,27 @@ export function scheduleBody(utr: string, senderId: number, overrides: Record<st
 
 // Rows for the sending tests
 
+/** What a send of the account needs: a verified sender and an unsubscribe group, and a contact type when named. */
+export interface SendingBasics {
+  sender: number;
+  group: number;
+}
+
 /** Rows written straight into the database (see the top of this file for why). */
 export function sendingFixtures(h: Harness) {
   const db = (): Knex => h.runtime.db;
 
-  return {
+  function basics(account: Pick<TestAccount, 'user_id'>): Promise<SendingBasics>;
+  function basics(account: Pick<TestAccount, 'user_id'>, contactType: string): Promise<SendingBasics & { type: number }>;
+  async function basics(account: Pick<TestAccount, 'user_id'>, contactType?: string): Promise<SendingBasics & { type?: number }> {
+    const sender = await fixtures.sender(account.user_id);
+    const group = await fixtures.group(account.user_id);
+    return contactType === undefined ? { sender, group } : { sender, group, type: await addContactType(h, account, contactType) };
+  }
+
+  const fixtures = {
+    basics,
+
     async sender(userId: number, over: Record<string, unknown> = {}): Promise<number> {
       return insertId(db(), 'senders', {
         user_id: userId,
@@ -388,6 +404,26 @@ export function sendingFixtures(h: Harness) {
       return createSigner(h.runtime.secret).sign(TOKEN_PURPOSE.message, messageId);
     },
   };
+  return fixtures;
+}
+
+export interface SendingSetup extends SendingBasics {
+  account: TestAccount;
+  /** The contact type named in the call (0 when none was). */
+  type: number;
+}
+
+/**
+ * An account with what its sends need (`sendingFixtures(h).basics`), for the whole describe block:
+ * call beside useHarness; the object is filled in a beforeAll registered by this call.
+ */
+export function useSendingSetup(h: Harness, contactType?: string): SendingSetup {
+  const [account] = h.accounts(1);
+  const setup = { account, sender: 0, group: 0, type: 0 };
+  beforeAll(async () => {
+    Object.assign(setup, contactType === undefined ? await sendingFixtures(h).basics(account) : await sendingFixtures(h).basics(account, contactType));
+  });
+  return setup;
 }
 
 /** A worker against the test database, sending to `smtpUrl`; `close()` stops it and its pool. */

@@ -1,5 +1,5 @@
 import { useHarness } from '../support/harness';
-import { addContactType, manualClock, sendingFixtures, testWorker } from '../support/fixtures';
+import { manualClock, sendingFixtures, testWorker } from '../support/fixtures';
 import { useSmtpSink } from '../support/smtp';
 import { signIn, WebClient } from '../support/web';
 
@@ -15,9 +15,7 @@ describe('dashboard: a single send\'s A/B test', () => {
 
   beforeAll(async () => {
     web = await signIn(h, alice);
-    const sender = await f.sender(alice.user_id);
-    const group = await f.group(alice.user_id);
-    const type = await addContactType(h, alice, 'Readers');
+    const { sender, group, type } = await f.basics(alice, 'Readers');
     for (let i = 0; i < 10; i += 1) await f.contact(alice.user_id, type, `reader${i}@example.org`, { first_name: `Reader ${i}` });
     sendId = await f.singleSend(alice.user_id, { senderId: sender, groupId: group, to: [{ contactType: type }], status: 0, subject: 'The send\'s own subject' });
     utr = (await f.send(sendId)).utr as string;

@@ -95,9 +95,7 @@ describe('web view and public archive', () => {
   });
 
   test('when an automation email has a web-view link then it shows that step\'s message for its recipient', async () => {
-    const sender = await f.sender(alice.user_id);
-    const group = await f.group(alice.user_id);
-    const type = await addContactType(h, alice, 'Signups');
+    const { sender, group, type } = await f.basics(alice, 'Signups');
     const automation = await f.automation(alice.user_id, { type: 'welcome', contactType: type, groupId: group });
     await f.schedule(alice.user_id, automation, { senderId: sender, subject: 'Welcome ((first_name))', waitingPeriod: 1, waitingType: 'instantly', html: '<p>Welcome aboard, ((first_name)). ((webview_url))</p>' });
     await f.setAutomationStatus(automation, 1);
@@ -233,9 +231,7 @@ describe('web view and public archive', () => {
     const form = await web.get('/single-sends/new').expect(200);
     expect(form.text).toContain('<input type="checkbox" name="archive" value="1"> Show in the public archive');
 
-    const sender = await f.sender(alice.user_id);
-    const group = await f.group(alice.user_id);
-    const type = await addContactType(h, alice, 'Readers');
+    const { sender, group, type } = await f.basics(alice, 'Readers');
     const fields = {
       single_send_name: 'From the dashboard', subject: 'Hello', preheader: 'News', sender_id: String(sender), unsubscribe_group_id: String(group),
       template_id: '1', template_html: '<p>Hi</p>', recipient_id: `contacts_${type}`, schedule_type: '1', schedule_date: '2031-01-15', schedule_time: '09:30',

@@ -1,5 +1,5 @@
 import { useHarness } from '../support/harness';
-import { addContactType, sendingFixtures, testWorker } from '../support/fixtures';
+import { sendingFixtures, testWorker } from '../support/fixtures';
 import { useSmtpSink } from '../support/smtp';
 import { signIn, WebClient } from '../support/web';
 
@@ -14,9 +14,7 @@ describe('dashboard: a sent send\'s follow-ups', () => {
 
   beforeAll(async () => {
     web = await signIn(h, alice);
-    const sender = await f.sender(alice.user_id);
-    const group = await f.group(alice.user_id);
-    const type = await addContactType(h, alice, 'Readers');
+    const { sender, group, type } = await f.basics(alice, 'Readers');
     for (const name of ['ann', 'bob', 'cat']) await f.contact(alice.user_id, type, `${name}@example.org`, { first_name: name });
     sendId = await f.singleSend(alice.user_id, { senderId: sender, groupId: group, to: [{ contactType: type }] });
     const { worker, close } = testWorker(h, sink.url);
