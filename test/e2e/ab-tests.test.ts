@@ -43,8 +43,7 @@ describe('dashboard in Chromium: an A/B test composed, followed and decided', ()
     const worker = createWorkerRuntime({ ...h.runtime, config: { ...h.runtime.config, smtpUrl: sink.url } }, { pollMs: 100 });
     worker.worker.start();
     try {
-      const page = await b.page();
-      await b.signIn(page, account);
+      const page = await b.signedIn(account);
       await page.setViewportSize({ width: 390, height: 844 });
       await page.goto(`/single-sends/${utr}`);
       await page.getByRole('link', { name: 'Set up an A/B test' }).click();

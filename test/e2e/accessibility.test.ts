@@ -31,8 +31,7 @@ describe('dashboard accessibility in Chromium', () => {
     // With a relay, the send's and the step's forms offer the choice of relay.
     await h.api(account).post('/relays/save').send({ name: 'Office', kind: 'smtp', url: 'smtp://127.0.0.1:2525' }).expect(200);
 
-    const page = await b.page();
-    await b.signIn(page, account);
+    const page = await b.signedIn(account);
     const paths = (await page.locator('nav .nav-links a[href^="/"]').evaluateAll((links) => links.map((a) => (a as unknown as { getAttribute(name: string): string }).getAttribute('href'))))
       .concat(['/single-sends/new', '/automations/new', '/segments/new', '/contacts/new', '/contacts/import', '/senders/new',
         `/single-sends/${send.body.message.utr}`, `/automations/${automation}`, `/automations/${automation}/steps/${step.utr}`, `/segments/${audience.segmentId}`]);
@@ -59,8 +58,7 @@ describe('dashboard accessibility in Chromium', () => {
     const audience = await audienceOf(h, account, await berlin(h));
     await h.api(account).post('/contacts/add').send({ contact_type_id: audience.contactTypeId, email: 'ada@example.org', first_name: 'Ada', country: 1 }).expect(200);
     const send = await h.api(account).post('/single/send/create').send(singleSendBody(audience, { recipient_id: [`contacts_${audience.contactTypeId}`] })).expect(200);
-    const page = await b.page();
-    await b.signIn(page, account);
+    const page = await b.signedIn(account);
     const activeId = () => page.evaluate('document.activeElement && document.activeElement.id');
     const found: string[] = [];
 

@@ -54,8 +54,7 @@ describe('dashboard in Chromium: sign-in, contact types, keys and settings', () 
 
   test('when the secret key is rotated then the new one is shown once and works against the API', async () => {
     const account = await h.account();
-    const page = await b.page();
-    await b.signIn(page, account);
+    const page = await b.signedIn(account);
 
     await page.getByRole('navigation').getByRole('link', { name: 'API keys' }).click();
     await page.waitForURL(`${b.baseUrl}/api-keys`);
@@ -74,8 +73,7 @@ describe('dashboard in Chromium: sign-in, contact types, keys and settings', () 
 
   test('when the time zone is changed and the user signs out then the setting stays and the pages ask for sign-in again', async () => {
     const account = await h.account();
-    const page = await b.page();
-    await b.signIn(page, account);
+    const page = await b.signedIn(account);
 
     await page.getByRole('navigation').getByRole('link', { name: 'Settings' }).click();
     await page.getByLabel('Time zone').selectOption('Europe/Paris');

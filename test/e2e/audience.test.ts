@@ -25,8 +25,7 @@ describe('dashboard in Chromium: contacts, CSV import and segments', () => {
     await h.runtime.services.contactTypes.add({ userId: account.user_id }, { name: 'Newsletter' });
     const rows = Array.from({ length: 20000 }, (_, i) => `reader${i}@example.com,Reader,${i}`);
     const csv = ['email,first_name,last_name', 'not-an-email,Bad,Row', ...rows].join('\n');
-    const page = await b.page();
-    await b.signIn(page, account);
+    const page = await b.signedIn(account);
 
     await page.getByRole('navigation').getByRole('link', { name: 'Contacts' }).click();
     await page.getByRole('link', { name: 'Import CSV' }).first().click();
@@ -59,8 +58,7 @@ describe('dashboard in Chromium: contacts, CSV import and segments', () => {
     await h.runtime.services.contactTypes.add({ userId: account.user_id }, { name: 'Other' });
     await h.runtime.services.contactTypes.add({ userId: account.user_id }, { name: 'From Mailchimp' });
     const file = fs.readFileSync(path.join(__dirname, '..', 'fixtures', 'imports', 'subscribed_members_export_4f2a9c1b7e.csv'));
-    const page = await b.page();
-    await b.signIn(page, account);
+    const page = await b.signedIn(account);
     await page.goto(`${b.baseUrl}/contacts/import`);
     await page.getByLabel('Import into contact type').selectOption({ label: 'From Mailchimp' });
     await page.getByLabel('CSV file').setInputFiles({ name: 'subscribed_members_export_4f2a9c1b7e.csv', mimeType: 'text/csv', buffer: file });
@@ -95,8 +93,7 @@ describe('dashboard in Chromium: contacts, CSV import and segments', () => {
       .db('imports')
       .insert({ user_id: account.user_id, contact_type_id: typeId, file_name: 'slow.csv', status: 'running', rows_total: 10, rows_done: 3, created_at: now, updated_at: now })
       .returning('id');
-    const page = await b.page();
-    await b.signIn(page, account);
+    const page = await b.signedIn(account);
     await page.goto(`/contacts/import/${id}`);
     await page.getByText('3 of 10 rows processed').waitFor();
 
@@ -120,8 +117,7 @@ describe('dashboard in Chromium: contacts, CSV import and segments', () => {
     for (const [email, age] of [['young@example.com', '19'], ['old@example.com', '70']]) {
       await services.contacts.add(ctx, { contact_type_id: typeId, email, country: fr, text: {}, custom_field: { age } });
     }
-    const page = await b.page();
-    await b.signIn(page, account);
+    const page = await b.signedIn(account);
 
     await page.getByRole('navigation').getByRole('link', { name: 'Contacts' }).click();
     await page.getByRole('link', { name: 'New contact' }).first().click();

@@ -39,6 +39,8 @@ export interface BrowserHarness {
   /** What the browser complained about on the latest page: CSP violations, script errors, 5xx answers. */
   problems: string[];
   signIn(page: Page, account: TestAccount): Promise<void>;
+  /** A fresh page, signed in as the account. */
+  signedIn(account: TestAccount): Promise<Page>;
 }
 
 /** Serves the harness's app on 127.0.0.1, port 0, and opens one browser for the file. */
@@ -89,6 +91,12 @@ export function useBrowser(h: Harness, options: BrowserOptions = {}): BrowserHar
     });
     // Confirmation dialogs (hx-confirm) are accepted, as a user clicking OK would.
     page.on('dialog', (dialog) => void dialog.accept());
+    return page;
+  };
+
+  b.signedIn = async (account) => {
+    const page = await b.page();
+    await b.signIn(page, account);
     return page;
   };
 

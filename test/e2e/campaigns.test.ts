@@ -1,4 +1,4 @@
-import { addVerifiedSender, berlin } from '../support/fixtures';
+import { addVerifiedSender, berlin, newsDesk } from '../support/fixtures';
 import { useHarness } from '../support/harness';
 import { eventually, useBrowser } from './browser';
 
@@ -8,13 +8,8 @@ describe('dashboard in Chromium: single sends and automations', () => {
 
   test('when a single send is composed, picking a template and an audience, then its page shows it with the chart', async () => {
     const account = await h.account();
-    const ctx = { userId: account.user_id };
-    const { services } = h.runtime;
-    await addVerifiedSender(h, account, await berlin(h), { nickname: 'News', from_email: 'news@acme.example' });
-    await services.unsubscribeGroups.add(ctx, { group_name: 'Newsletter', description: 'News', is_display: 1 });
-    await services.contactTypes.add(ctx, { name: 'Customers' });
-    const page = await b.page();
-    await b.signIn(page, account);
+    const { ctx } = await newsDesk(h, account, 'Customers');
+    const page = await b.signedIn(account);
 
     await page.getByRole('navigation').getByRole('link', { name: 'Single sends' }).click();
     await page.getByRole('link', { name: 'New single send' }).first().click();
@@ -42,8 +37,7 @@ describe('dashboard in Chromium: single sends and automations', () => {
     await addVerifiedSender(h, account, await berlin(h), { nickname: 'Hello', from_email: 'hello@acme.example' });
     await services.unsubscribeGroups.add(ctx, { group_name: 'Onboarding', description: 'Tips', is_display: 1 });
     await services.contactTypes.add(ctx, { name: 'Trials' });
-    const page = await b.page();
-    await b.signIn(page, account);
+    const page = await b.signedIn(account);
 
     await page.getByRole('navigation').getByRole('link', { name: 'Automations' }).click();
     await page.getByRole('link', { name: 'New automation' }).first().click();

@@ -1,5 +1,5 @@
 import type { Frame, Page } from 'playwright-core';
-import { addVerifiedSender, berlin, sendingFixtures, testWorker } from '../support/fixtures';
+import { sendingFixtures, testWorker, newsDesk } from '../support/fixtures';
 import { useHarness } from '../support/harness';
 import { useSmtpSink } from '../support/smtp';
 import { axeFrameViolations, axeViolations } from './axe';
@@ -29,14 +29,9 @@ describe('dashboard in Chromium: the visual editor personalises', () => {
 
   test('when a placeholder is picked while typing in a canvas text then it goes in at the caret, typing goes on, and the sent mail carries the contact’s value there', async () => {
     const account = await h.account();
-    const ctx = { userId: account.user_id };
-    const { services } = h.runtime;
-    await addVerifiedSender(h, account, await berlin(h), { nickname: 'News', from_email: 'news@acme.example', from_name: 'Acme News' });
-    await services.unsubscribeGroups.add(ctx, { group_name: 'Newsletter', description: 'News', is_display: 1 });
-    const type = await services.contactTypes.add(ctx, { name: 'Customers' });
+    const { ctx, type } = await newsDesk(h, account, 'Customers', { from_name: 'Acme News' });
     await sendingFixtures(h).contact(account.user_id, type, 'ann@example.org', { first_name: 'Ann' });
-    const page = await b.page();
-    await b.signIn(page, account);
+    const page = await b.signedIn(account);
     await page.goto('/single-sends/new');
     await canvas(page).locator('body').waitFor();
     await page.getByLabel('Name', { exact: true }).fill('Personal news');
@@ -94,8 +89,7 @@ describe('dashboard in Chromium: the visual editor personalises', () => {
     const account = await h.account();
     const ctx = { userId: account.user_id };
     await h.runtime.services.contactTypes.add(ctx, { name: 'Readers' });
-    const page = await b.page();
-    await b.signIn(page, account);
+    const page = await b.signedIn(account);
     await page.goto('/single-sends/new');
     await page.getByLabel('Welcome').check();
     await canvas(page).getByText('Welcome aboard').first().waitFor();

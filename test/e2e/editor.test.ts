@@ -1,5 +1,5 @@
 import type { Page } from 'playwright-core';
-import { addVerifiedSender, berlin, sendingFixtures, testWorker } from '../support/fixtures';
+import { addVerifiedSender, berlin, sendingFixtures, testWorker, newsDesk } from '../support/fixtures';
 import { useHarness } from '../support/harness';
 import { useSmtpSink } from '../support/smtp';
 import { eventually, useBrowser } from './browser';
@@ -66,16 +66,11 @@ describe('dashboard in Chromium: the visual editor', () => {
 
   test('when a send is designed in the editor, previewed for a contact at both widths, saved and sent then the mail holds the edited text', async () => {
     const account = await h.account();
-    const ctx = { userId: account.user_id };
-    const { services } = h.runtime;
-    await addVerifiedSender(h, account, await berlin(h), { nickname: 'News', from_email: 'news@acme.example', from_name: 'Acme News' });
-    await services.unsubscribeGroups.add(ctx, { group_name: 'Newsletter', description: 'News', is_display: 1 });
-    const type = await services.contactTypes.add(ctx, { name: 'Customers' });
+    const { ctx, type } = await newsDesk(h, account, 'Customers', { from_name: 'Acme News' });
     const f = sendingFixtures(h);
     await f.contact(account.user_id, type, 'ann@example.org', { first_name: 'Ann <Lee>' });
     await f.contact(account.user_id, type, 'ben@example.org', {});
-    const page = await b.page();
-    await b.signIn(page, account);
+    const page = await b.signedIn(account);
 
     await page.getByRole('navigation').getByRole('link', { name: 'Single sends' }).click();
     await page.getByRole('link', { name: 'New single send' }).first().click();
@@ -161,8 +156,7 @@ describe('dashboard in Chromium: the visual editor', () => {
     const step = await services.automationSchedules.create(ctx, utr, {
       sender_id: sender, subject: 'Hi ((first_name))', waiting_type: 'instantly', waiting_period: 1, template_id: welcome.id, preview_img: welcome.preview_image, template_json: null, template_html: null,
     });
-    const page = await b.page();
-    await b.signIn(page, account);
+    const page = await b.signedIn(account);
     await page.goto(`/automations/${utr}`);
     await page.getByRole('link', { name: 'Edit' }).click();
     // The step has no HTML of its own: the canvas starts from its design template.

@@ -31,8 +31,7 @@ describe('dashboard in Chromium: engagement of a sent single send', () => {
     await request(h.runtime.app).get(firstLink).set('User-Agent', CHROME).expect(302);
     await request(h.runtime.app).get(firstLink).set('User-Agent', CHROME).expect(302);
 
-    const page = await b.page();
-    await b.signIn(page, account);
+    const page = await b.signedIn(account);
     await page.getByRole('navigation').getByRole('link', { name: 'Single sends' }).click();
     await page.getByRole('link', { name: 'November news' }).click();
     const engagement = page.locator('section.engagement');

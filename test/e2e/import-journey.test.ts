@@ -71,8 +71,7 @@ describe('dashboard in Chromium: contacts imported from another tool', () => {
   test('when a contact imported without a country is edited then it saves with the country left empty, saying why that is allowed', async () => {
     const account = await h.account();
     await h.runtime.services.contactTypes.add({ userId: account.user_id }, { name: 'Readers' });
-    const page = await b.page();
-    await b.signIn(page, account);
+    const page = await b.signedIn(account);
     await page.goto('/contacts/import');
     await page.getByLabel('Import into contact type').selectOption({ label: 'Readers' });
     await page.getByLabel('CSV file').setInputFiles({ name: 'readers.csv', mimeType: 'text/csv', buffer: Buffer.from('email,first_name\nnoor@example.com,Noor\n') });

@@ -1,4 +1,4 @@
-import { addVerifiedSender, berlin } from '../support/fixtures';
+import { newsDesk } from '../support/fixtures';
 import { useHarness } from '../support/harness';
 import { useBrowser } from './browser';
 
@@ -8,13 +8,8 @@ describe('dashboard in Chromium: Liquid in the composer', () => {
 
   test('when a body with a Liquid error is saved then the composer opens its HTML with the error and its line beside it', async () => {
     const account = await h.account();
-    const ctx = { userId: account.user_id };
-    const { services } = h.runtime;
-    await addVerifiedSender(h, account, await berlin(h), { nickname: 'News', from_email: 'news@acme.example', from_name: 'Acme News' });
-    await services.unsubscribeGroups.add(ctx, { group_name: 'Newsletter', description: 'News', is_display: 1 });
-    await services.contactTypes.add(ctx, { name: 'Customers' });
-    const page = await b.page();
-    await b.signIn(page, account);
+    const { ctx } = await newsDesk(h, account, 'Customers', { from_name: 'Acme News' });
+    const page = await b.signedIn(account);
 
     await page.goto('/single-sends/new');
     await page.locator('.designer-canvas iframe.gjs-frame').waitFor();

@@ -8,8 +8,7 @@ describe('dashboard in Chromium: unsubscribes, outbox and senders', () => {
 
   test('when a group is created and addresses added, then one row and a selection are deleted in place', async () => {
     const account = await h.account();
-    const page = await b.page();
-    await b.signIn(page, account);
+    const page = await b.signedIn(account);
 
     await page.getByRole('navigation').getByRole('link', { name: 'Groups' }).click();
     await page.getByRole('link', { name: 'New group' }).first().click();
@@ -46,8 +45,7 @@ describe('dashboard in Chromium: unsubscribes, outbox and senders', () => {
       html: '<h1 style="color:#333">Almost there</h1><p><a href="http://campaigns.test/verify-sender/t0ken">Verify</a></p>',
     });
     transport.close();
-    const page = await b.page();
-    await b.signIn(page, account);
+    const page = await b.signedIn(account);
 
     await page.getByRole('navigation').getByRole('link', { name: 'Outbox' }).click();
     await page.getByRole('link', { name: 'Verify your sender' }).click();
@@ -58,8 +56,7 @@ describe('dashboard in Chromium: unsubscribes, outbox and senders', () => {
 
   test('when a sender is created with the place pickers and its link followed from the Outbox then it shows verified', async () => {
     const account = await h.account();
-    const page = await b.page();
-    await b.signIn(page, account);
+    const page = await b.signedIn(account);
 
     await page.getByRole('navigation').getByRole('link', { name: 'Senders' }).click();
     await page.getByRole('link', { name: 'New sender' }).first().click();

@@ -1,6 +1,6 @@
 import { MESSAGE_STATE, SINGLE_SEND_STATUS } from '../../src/lib/constants';
 import type { Page } from 'playwright-core';
-import { addVerifiedSender, berlin } from '../support/fixtures';
+import { addVerifiedSender, berlin, newsDesk } from '../support/fixtures';
 import { useHarness } from '../support/harness';
 import { axeViolations } from './axe';
 import { eventually, useBrowser } from './browser';
@@ -56,8 +56,7 @@ describe('dashboard in Chromium: a marketer’s first day', () => {
     const ctx = { userId: account.user_id };
     await addVerifiedSender(h, account, await berlin(h), { nickname: 'News', from_email: 'news@acme.example' });
     await h.runtime.services.contactTypes.add(ctx, { name: 'Readers' });
-    const page = await b.page();
-    await b.signIn(page, account);
+    const page = await b.signedIn(account);
     await page.goto('/single-sends/new');
     await page.getByLabel('Name', { exact: true }).fill('November news');
     await page.getByLabel('Subject').fill('{% iff first_name %}Hello');
@@ -109,11 +108,8 @@ describe('dashboard in Chromium: a marketer’s first day', () => {
 
   test('when the pages are walked 390 px wide then the top bar stays short, targets are 24 px, chart text is 11 px or more, nothing scrolls sideways, the editor says it needs a wider screen, and the report’s bars are shares of the delivered with the bounced address listed', async () => {
     const account = await h.account();
-    const ctx = { userId: account.user_id };
+    const { ctx } = await newsDesk(h, account, 'Customers');
     const { services } = h.runtime;
-    await addVerifiedSender(h, account, await berlin(h), { nickname: 'News', from_email: 'news@acme.example' });
-    await services.unsubscribeGroups.add(ctx, { group_name: 'Newsletter', description: 'News', is_display: 1 });
-    await services.contactTypes.add(ctx, { name: 'Customers' });
     const page = await b.page();
     await page.setViewportSize({ width: 390, height: 844 });
     await b.signIn(page, account);

@@ -56,8 +56,7 @@ describe('dashboard in Chromium on a phone and with a keyboard', () => {
 
   test('when a keyboard user tabs into a page then the skip link comes first and takes them to the content', async () => {
     const account = await h.account();
-    const page = await b.page();
-    await b.signIn(page, account);
+    const page = await b.signedIn(account);
     await page.keyboard.press('Tab');
     expect(await page.evaluate(() => (globalThis as unknown as PageGlobals).document.activeElement?.textContent?.trim())).toBe('Skip to content');
     await page.keyboard.press('Enter');

@@ -1,6 +1,6 @@
 import { MESSAGE_STATE } from '../../src/lib/constants';
 import { createWorkerRuntime } from '../../src/workers/worker-runtime';
-import { addVerifiedSender, berlin, countryId } from '../support/fixtures';
+import { countryId, newsDesk } from '../support/fixtures';
 import { useHarness } from '../support/harness';
 import { startSmtpSink } from '../support/smtp';
 import { eventually, useBrowser } from './browser';
@@ -18,17 +18,13 @@ describe('dashboard in Chromium: a send drafted, tested, confirmed, paused and r
 
   test('when a marketer pauses a running send and resumes it then it completes with every recipient mailed once and the test not counted', async () => {
     const account = await h.account();
-    const ctx = { userId: account.user_id };
+    const { ctx, type } = await newsDesk(h, account, 'Readers');
     const { services } = h.runtime;
-    await addVerifiedSender(h, account, await berlin(h), { nickname: 'News', from_email: 'news@acme.example' });
-    await services.unsubscribeGroups.add(ctx, { group_name: 'Newsletter', description: 'News', is_display: 1 });
-    const type = await services.contactTypes.add(ctx, { name: 'Readers' });
     const fr = await countryId(h, 'FR');
     for (const first of NAMES) {
       await services.contacts.add(ctx, { contact_type_id: type, email: `${first.toLowerCase()}@readers.example`, country: fr, text: { first_name: first } });
     }
-    const page = await b.page();
-    await b.signIn(page, account);
+    const page = await b.signedIn(account);
     await page.goto('/single-sends/new');
     await page.getByLabel('Name', { exact: true }).fill('Autumn letter');
     await page.getByLabel('Subject').fill('Autumn, ((first_name))');

@@ -54,8 +54,7 @@ describe('dashboard in Chromium: retry the failed, then resend to non-openers', 
       await eventually('the send completed with one failure', async () => Number((await send()).status) === 3);
       expect(await send()).toMatchObject({ failed: 1, delivered: 3 });
 
-      const page = await b.page();
-      await b.signIn(page, account);
+      const page = await b.signedIn(account);
       await page.goto(`/single-sends/${utr}`);
       const stats = page.locator('#send-stats');
       await stats.getByText('Why 1 message could not be delivered').waitFor();

@@ -1,5 +1,5 @@
 import { createWorkerRuntime } from '../../src/workers/worker-runtime';
-import { addVerifiedSender, berlin, countryId } from '../support/fixtures';
+import { countryId, newsDesk } from '../support/fixtures';
 import { useHarness } from '../support/harness';
 import { eventually, useBrowser } from './browser';
 
@@ -20,18 +20,14 @@ describe('dashboard in Chromium: a single send to a segment, delivered by the wo
 
   test('when a send to a segment is saved to go at once then its page follows it to Sent, with its chart, preview and outbox mail', async () => {
     const account = await h.account();
-    const ctx = { userId: account.user_id };
+    const { ctx, type } = await newsDesk(h, account, 'Customers');
     const { services } = h.runtime;
-    await addVerifiedSender(h, account, await berlin(h), { nickname: 'News', from_email: 'news@acme.example' });
-    await services.unsubscribeGroups.add(ctx, { group_name: 'Newsletter', description: 'News', is_display: 1 });
-    const type = await services.contactTypes.add(ctx, { name: 'Customers' });
     const fr = await countryId(h, 'FR');
     for (const [email, first] of [['ann@friends.example', 'Ann'], ['bob@friends.example', 'Bob'], ['cat@other.example', 'Cat']]) {
       await services.contacts.add(ctx, { contact_type_id: type, email, country: fr, text: { first_name: first } });
     }
     await services.segments.save(ctx, { segment_name: 'Friends', contact_type_id: type, select_field: ['email'], select_operator: ['ends with'], value: ['@friends.example'], query_type: 'and' });
-    const page = await b.page();
-    await b.signIn(page, account);
+    const page = await b.signedIn(account);
 
     await page.getByRole('navigation').getByRole('link', { name: 'Single sends' }).click();
     await page.getByRole('link', { name: 'New single send' }).first().click();

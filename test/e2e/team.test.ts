@@ -1,5 +1,5 @@
 import { createWorkerRuntime } from '../../src/workers/worker-runtime';
-import { addVerifiedSender, berlin, countryId } from '../support/fixtures';
+import { countryId, newsDesk } from '../support/fixtures';
 import { useHarness } from '../support/harness';
 import { useSmtpSink } from '../support/smtp';
 import { linkToken } from '../support/team';
@@ -16,11 +16,8 @@ describe('dashboard in Chromium: a team', () => {
 
   test('when the owner invites an editor on a phone then the editor accepts, signs in, builds and sends a campaign, and cannot open the Team page', async () => {
     const account = await h.account();
-    const ctx = { userId: account.user_id };
+    const { ctx, type } = await newsDesk(h, account, 'Customers');
     const { services } = h.runtime;
-    await addVerifiedSender(h, account, await berlin(h), { nickname: 'News', from_email: 'news@acme.example' });
-    await services.unsubscribeGroups.add(ctx, { group_name: 'Newsletter', description: 'News', is_display: 1 });
-    const type = await services.contactTypes.add(ctx, { name: 'Customers' });
     const fr = await countryId(h, 'FR');
     for (const [email, first] of [['ann@friends.example', 'Ann'], ['bob@friends.example', 'Bob']]) {
       await services.contacts.add(ctx, { contact_type_id: type, email, country: fr, text: { first_name: first } });

@@ -17,8 +17,7 @@ describe('dashboard in Chromium: a first welcome automation', () => {
     await addVerifiedSender(h, account, await berlin(h), { nickname: 'Hello', from_email: 'hello@acme.example', from_name: 'Acme' });
     await services.unsubscribeGroups.add(ctx, { group_name: 'Newsletter', description: 'News', is_display: 1 });
     await services.contactTypes.add(ctx, { name: 'Readers' });
-    const page = await b.page();
-    await b.signIn(page, account);
+    const page = await b.signedIn(account);
 
     await page.getByRole('navigation').getByRole('link', { name: 'Automations' }).click();
     await page.getByRole('link', { name: 'New automation' }).first().click();

@@ -159,6 +159,22 @@ export async function addGroup(h: Harness, account: TestAccount, name = 'Newslet
   return list.body.message.unsubscribesGroups[0].id;
 }
 
+/**
+ * What the composer's pickers offer, made through the services: a verified sender "News —
+ * news@acme.example" (with `sender` on top), an unsubscribe group "Newsletter" and a contact type.
+ */
+export async function newsDesk(
+  h: Harness,
+  account: TestAccount,
+  contactType: string,
+  sender: Record<string, string> = {},
+): Promise<{ ctx: { userId: number }; sender: number; type: number }> {
+  const ctx = { userId: account.user_id };
+  const senderId = await addVerifiedSender(h, account, await berlin(h), { nickname: 'News', from_email: 'news@acme.example', ...sender });
+  await h.runtime.services.unsubscribeGroups.add(ctx, { group_name: 'Newsletter', description: 'News', is_display: 1 });
+  return { ctx, sender: senderId, type: await h.runtime.services.contactTypes.add(ctx, { name: contactType }) };
+}
+
 // Single sends and automations through the API
 
 /** Everything a single send or an automation of one account can point at. */
