@@ -122,3 +122,15 @@ export async function eventually(what: string, check: () => Promise<boolean>, ti
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
 }
+
+/**
+ * Fills the composer's first fields as a marketer does: name, subject, preheader, and the sender
+ * and unsubscribe group that `newsDesk` (test/support/fixtures.ts) makes.
+ */
+export async function fillComposer(page: Page, fields: { name: string; subject: string; preheader: string }): Promise<void> {
+  await page.getByLabel('Name', { exact: true }).fill(fields.name);
+  await page.getByLabel('Subject').fill(fields.subject);
+  await page.getByLabel('Preheader').fill(fields.preheader);
+  await page.getByLabel('Sender').selectOption({ label: 'News — news@acme.example' });
+  await page.getByLabel('Unsubscribe group').selectOption({ label: 'Newsletter' });
+}

@@ -1,6 +1,6 @@
 import { addVerifiedSender, berlin, newsDesk } from '../support/fixtures';
 import { useHarness } from '../support/harness';
-import { eventually, useBrowser } from './browser';
+import { eventually, useBrowser, fillComposer } from './browser';
 
 describe('dashboard in Chromium: single sends and automations', () => {
   const h = useHarness();
@@ -13,11 +13,7 @@ describe('dashboard in Chromium: single sends and automations', () => {
 
     await page.getByRole('navigation').getByRole('link', { name: 'Single sends' }).click();
     await page.getByRole('link', { name: 'New single send' }).first().click();
-    await page.getByLabel('Name', { exact: true }).fill('Launch');
-    await page.getByLabel('Subject').fill('Our launch');
-    await page.getByLabel('Preheader').fill('Read all about it');
-    await page.getByLabel('Sender').selectOption({ label: 'News — news@acme.example' });
-    await page.getByLabel('Unsubscribe group').selectOption({ label: 'Newsletter' });
+    await fillComposer(page, { name: 'Launch', subject: 'Our launch', preheader: 'Read all about it' });
     await page.getByLabel('Welcome').check();
     // htmx refills the editor with the picked template's HTML.
     await eventually('the editor holds the template', async () => (await page.locator('#field-template_html').inputValue()).includes('Welcome aboard'));

@@ -3,7 +3,7 @@ import { sendingFixtures, testWorker, newsDesk } from '../support/fixtures';
 import { useHarness } from '../support/harness';
 import { useSmtpSink } from '../support/smtp';
 import { axeFrameViolations, axeViolations } from './axe';
-import { eventually, useBrowser } from './browser';
+import { eventually, useBrowser, fillComposer } from './browser';
 
 /** The visual editor's canvas frame. */
 const canvas = (page: Page) => page.frameLocator('.designer-canvas iframe.gjs-frame');
@@ -34,11 +34,7 @@ describe('dashboard in Chromium: the visual editor personalises', () => {
     const page = await b.signedIn(account);
     await page.goto('/single-sends/new');
     await canvas(page).locator('body').waitFor();
-    await page.getByLabel('Name', { exact: true }).fill('Personal news');
-    await page.getByLabel('Subject').fill('News');
-    await page.getByLabel('Preheader').fill('For you');
-    await page.getByLabel('Sender').selectOption({ label: 'News — news@acme.example' });
-    await page.getByLabel('Unsubscribe group').selectOption({ label: 'Newsletter' });
+    await fillComposer(page, { name: 'Personal news', subject: 'News', preheader: 'For you' });
     await page.getByLabel('Customers').first().check();
     await page.getByLabel('Welcome').check();
     await canvas(page).getByText('Welcome aboard').first().waitFor();

@@ -2,7 +2,7 @@ import type { Page } from 'playwright-core';
 import { addVerifiedSender, berlin, sendingFixtures, testWorker, newsDesk } from '../support/fixtures';
 import { useHarness } from '../support/harness';
 import { useSmtpSink } from '../support/smtp';
-import { eventually, useBrowser } from './browser';
+import { eventually, useBrowser, fillComposer } from './browser';
 
 /** The element globals these checks read (the suite compiles without the DOM library). */
 interface Box {
@@ -76,11 +76,7 @@ describe('dashboard in Chromium: the visual editor', () => {
     await page.getByRole('link', { name: 'New single send' }).first().click();
     // GrapesJS comes from node_modules, under the editor page's own policy.
     await canvas(page).locator('body').waitFor();
-    await page.getByLabel('Name', { exact: true }).fill('Editor news');
-    await page.getByLabel('Subject').fill('News for ((first_name))');
-    await page.getByLabel('Preheader').fill('Made in the editor');
-    await page.getByLabel('Sender').selectOption({ label: 'News — news@acme.example' });
-    await page.getByLabel('Unsubscribe group').selectOption({ label: 'Newsletter' });
+    await fillComposer(page, { name: 'Editor news', subject: 'News for ((first_name))', preheader: 'Made in the editor' });
     await page.getByLabel('Customers').first().check();
     await page.getByLabel('Welcome').check();
     await canvas(page).getByText('Welcome aboard').first().waitFor();

@@ -1,6 +1,6 @@
 import { newsDesk } from '../support/fixtures';
 import { useHarness } from '../support/harness';
-import { useBrowser } from './browser';
+import { useBrowser, fillComposer } from './browser';
 
 describe('dashboard in Chromium: Liquid in the composer', () => {
   const h = useHarness();
@@ -13,11 +13,7 @@ describe('dashboard in Chromium: Liquid in the composer', () => {
 
     await page.goto('/single-sends/new');
     await page.locator('.designer-canvas iframe.gjs-frame').waitFor();
-    await page.getByLabel('Name', { exact: true }).fill('Logic news');
-    await page.getByLabel('Subject').fill('{% if first_name %}Hi {{ first_name }}{% else %}Hi there{% endif %}');
-    await page.getByLabel('Preheader').fill('With logic');
-    await page.getByLabel('Sender').selectOption({ label: 'News — news@acme.example' });
-    await page.getByLabel('Unsubscribe group').selectOption({ label: 'Newsletter' });
+    await fillComposer(page, { name: 'Logic news', subject: '{% if first_name %}Hi {{ first_name }}{% else %}Hi there{% endif %}', preheader: 'With logic' });
     await page.getByLabel('Customers').first().check();
     await page.getByLabel('Welcome').check();
     await page.getByRole('button', { name: 'HTML', exact: true }).click();

@@ -3,7 +3,7 @@ import type { Page } from 'playwright-core';
 import { addVerifiedSender, berlin, newsDesk } from '../support/fixtures';
 import { useHarness } from '../support/harness';
 import { axeViolations } from './axe';
-import { eventually, useBrowser } from './browser';
+import { eventually, useBrowser, fillComposer } from './browser';
 
 /** The page's globals these checks read (the suite compiles without the DOM library). */
 interface Rect {
@@ -114,11 +114,7 @@ describe('dashboard in Chromium: a marketer’s first day', () => {
     await page.setViewportSize({ width: 390, height: 844 });
     await b.signIn(page, account);
     await page.goto('/single-sends/new');
-    await page.getByLabel('Name', { exact: true }).fill('Phone send');
-    await page.getByLabel('Subject').fill('Hi');
-    await page.getByLabel('Preheader').fill('From a phone');
-    await page.getByLabel('Sender').selectOption({ label: 'News — news@acme.example' });
-    await page.getByLabel('Unsubscribe group').selectOption({ label: 'Newsletter' });
+    await fillComposer(page, { name: 'Phone send', subject: 'Hi', preheader: 'From a phone' });
     await page.getByLabel('Customers').first().check();
     await page.getByLabel('Welcome').check();
     // The editor says plainly it needs a wider screen, and the HTML is there to edit.

@@ -3,7 +3,7 @@ import { createWorkerRuntime } from '../../src/workers/worker-runtime';
 import { countryId, newsDesk } from '../support/fixtures';
 import { useHarness } from '../support/harness';
 import { startSmtpSink } from '../support/smtp';
-import { eventually, useBrowser } from './browser';
+import { eventually, useBrowser, fillComposer } from './browser';
 
 const NAMES = ['Ann', 'Bob', 'Cat', 'Dan', 'Eve', 'Fay', 'Gus', 'Hal'];
 
@@ -26,11 +26,7 @@ describe('dashboard in Chromium: a send drafted, tested, confirmed, paused and r
     }
     const page = await b.signedIn(account);
     await page.goto('/single-sends/new');
-    await page.getByLabel('Name', { exact: true }).fill('Autumn letter');
-    await page.getByLabel('Subject').fill('Autumn, ((first_name))');
-    await page.getByLabel('Preheader').fill('Leaves and letters');
-    await page.getByLabel('Sender').selectOption({ label: 'News — news@acme.example' });
-    await page.getByLabel('Unsubscribe group').selectOption({ label: 'Newsletter' });
+    await fillComposer(page, { name: 'Autumn letter', subject: 'Autumn, ((first_name))', preheader: 'Leaves and letters' });
     await page.getByLabel('Welcome').check();
     await eventually('the editor holds the template', async () => (await page.locator('#field-template_html').inputValue()).includes('Welcome aboard'));
     await page.getByLabel('Readers').first().check();

@@ -1,7 +1,7 @@
 import { createWorkerRuntime } from '../../src/workers/worker-runtime';
 import { countryId, newsDesk } from '../support/fixtures';
 import { useHarness } from '../support/harness';
-import { eventually, useBrowser } from './browser';
+import { eventually, useBrowser, fillComposer } from './browser';
 
 describe('dashboard in Chromium: a single send to a segment, delivered by the worker to the Outbox', () => {
   const h = useHarness();
@@ -31,11 +31,7 @@ describe('dashboard in Chromium: a single send to a segment, delivered by the wo
 
     await page.getByRole('navigation').getByRole('link', { name: 'Single sends' }).click();
     await page.getByRole('link', { name: 'New single send' }).first().click();
-    await page.getByLabel('Name', { exact: true }).fill('Hello friends');
-    await page.getByLabel('Subject').fill('Hello ((first_name))');
-    await page.getByLabel('Preheader').fill('A note for friends');
-    await page.getByLabel('Sender').selectOption({ label: 'News — news@acme.example' });
-    await page.getByLabel('Unsubscribe group').selectOption({ label: 'Newsletter' });
+    await fillComposer(page, { name: 'Hello friends', subject: 'Hello ((first_name))', preheader: 'A note for friends' });
     await page.getByLabel('Welcome').check();
     await eventually('the editor holds the template', async () => (await page.locator('#field-template_html').inputValue()).includes('Welcome aboard'));
     await page.getByLabel('Segment: Friends').first().check();

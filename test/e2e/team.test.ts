@@ -4,7 +4,7 @@ import { useHarness } from '../support/harness';
 import { useSmtpSink } from '../support/smtp';
 import { linkToken } from '../support/team';
 import { axeViolations } from './axe';
-import { eventually, useBrowser } from './browser';
+import { eventually, useBrowser, fillComposer } from './browser';
 
 const PHONE = { width: 390, height: 844 };
 const EDITOR_PASSWORD = 'editor chooses a long one';
@@ -75,11 +75,7 @@ describe('dashboard in Chromium: a team', () => {
     // Builds and sends a campaign.
     await nav.getByRole('link', { name: 'Single sends' }).click();
     await editor.getByRole('link', { name: 'New single send' }).first().click();
-    await editor.getByLabel('Name', { exact: true }).fill('Hello from Eve');
-    await editor.getByLabel('Subject').fill('Hello ((first_name))');
-    await editor.getByLabel('Preheader').fill('From the team');
-    await editor.getByLabel('Sender').selectOption({ label: 'News — news@acme.example' });
-    await editor.getByLabel('Unsubscribe group').selectOption({ label: 'Newsletter' });
+    await fillComposer(editor, { name: 'Hello from Eve', subject: 'Hello ((first_name))', preheader: 'From the team' });
     await editor.getByLabel('Welcome').check();
     await eventually('the editor holds the template', async () => (await editor.locator('#field-template_html').inputValue()).includes('Welcome aboard'));
     await editor.getByLabel('Segment: Friends').first().check();
