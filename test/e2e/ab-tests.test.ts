@@ -4,15 +4,9 @@ import { useHarness } from '../support/harness';
 import { startSmtpSink } from '../support/smtp';
 import { createSigner, TOKEN_PURPOSE } from '../../src/lib/signed-token';
 import { axeViolations } from './axe';
-import { eventually, useBrowser } from './browser';
+import { eventually, useBrowser, widths } from './browser';
 
 const READERS = Array.from({ length: 10 }, (_, i) => `reader${i}@readers.example`);
-
-/** Whether the page scrolls sideways (the suite compiles without the DOM library). */
-interface PageGlobals {
-  document: { documentElement: { scrollWidth: number } };
-  innerWidth: number;
-}
 
 /**
  * An A/B test from the dashboard: two variants composed side by side on a draft (on a phone,
@@ -49,10 +43,7 @@ describe('dashboard in Chromium: an A/B test composed, followed and decided', ()
       await page.getByRole('link', { name: 'Set up an A/B test' }).click();
       await page.getByRole('heading', { name: 'A/B test of “Spring letter”' }).waitFor();
       expect(await axeViolations(page)).toEqual([]);
-      const { scroll, inner } = await page.evaluate(() => {
-        const w = globalThis as unknown as PageGlobals;
-        return { scroll: w.document.documentElement.scrollWidth, inner: w.innerWidth };
-      });
+      const { scroll, inner } = await widths(page);
       expect(scroll).toBeLessThanOrEqual(inner);
 
       // From the keyboard: each field is reached with Tab, and Enter in the last one saves.
@@ -94,10 +85,7 @@ describe('dashboard in Chromium: an A/B test composed, followed and decided', ()
       await report.locator('tr.ab-winner', { hasText: 'Flowers for you' }).getByText('9', { exact: true }).first().waitFor();
       // The report on a phone: its table scrolls inside itself, the page does not.
       await page.setViewportSize({ width: 390, height: 844 });
-      const phone = await page.evaluate(() => {
-        const w = globalThis as unknown as PageGlobals;
-        return { scroll: w.document.documentElement.scrollWidth, inner: w.innerWidth };
-      });
+      const phone = await widths(page);
       expect(phone.scroll).toBeLessThanOrEqual(phone.inner);
     } finally {
       await worker.close();

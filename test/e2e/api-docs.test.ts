@@ -1,10 +1,5 @@
 import { useHarness } from '../support/harness';
-import { useBrowser } from './browser';
-
-interface PageGlobals {
-  document: { documentElement: { scrollWidth: number } };
-  innerWidth: number;
-}
+import { useBrowser, widths } from './browser';
 
 /** Swagger UI's bundle (1.5 MB) takes seconds to parse on a machine shared with other test runs. */
 const DOCS_TIMEOUT_MS = 120_000;
@@ -54,10 +49,7 @@ describe('API reference page in Chromium', () => {
     await page.setViewportSize({ width: 390, height: 844 });
     await page.goto('/docs');
     await page.getByText('/contacts-type/add', { exact: true }).waitFor({ timeout: RENDER_TIMEOUT_MS });
-    const { scroll, inner } = await page.evaluate(() => {
-      const w = globalThis as unknown as PageGlobals;
-      return { scroll: w.document.documentElement.scrollWidth, inner: w.innerWidth };
-    });
+    const { scroll, inner } = await widths(page);
     expect(scroll).toBeLessThanOrEqual(inner);
     expect(b.problems).toEqual([]);
   }, DOCS_TIMEOUT_MS);

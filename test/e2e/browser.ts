@@ -134,3 +134,12 @@ export async function fillComposer(page: Page, fields: { name: string; subject: 
   await page.getByLabel('Sender').selectOption({ label: 'News — news@acme.example' });
   await page.getByLabel('Unsubscribe group').selectOption({ label: 'Newsletter' });
 }
+
+/** How wide the page's content is and how wide its window: a page that does not scroll sideways has scroll ≤ inner. */
+export function widths(page: Page): Promise<{ scroll: number; inner: number }> {
+  return page.evaluate(() => {
+    // The suite compiles without the DOM library.
+    const w = globalThis as unknown as { document: { documentElement: { scrollWidth: number } }; innerWidth: number };
+    return { scroll: w.document.documentElement.scrollWidth, inner: w.innerWidth };
+  });
+}

@@ -2,13 +2,7 @@ import type { Page } from 'playwright-core';
 import { addContactType, countryId } from '../support/fixtures';
 import { useHarness } from '../support/harness';
 import { axeViolations } from './axe';
-import { useBrowser } from './browser';
-
-/** Whether the page scrolls sideways (the suite compiles without the DOM library). */
-interface PageGlobals {
-  document: { documentElement: { scrollWidth: number } };
-  innerWidth: number;
-}
+import { useBrowser, widths } from './browser';
 
 /**
  * The Contacts page's pager in Chromium on a phone, from the keyboard: First, Previous, Next
@@ -46,10 +40,7 @@ describe('dashboard in Chromium: the contacts pager', () => {
     await page.goto('/contacts');
     await page.getByRole('navigation', { name: 'Pages' }).getByText('1–50 of 120').waitFor();
     expect(await shown(page)).toEqual(all.slice(0, 50));
-    const wide = await page.evaluate(() => {
-      const w = globalThis as unknown as PageGlobals;
-      return w.document.documentElement.scrollWidth > w.innerWidth;
-    });
+    const wide = await widths(page).then(({ scroll, inner }) => scroll > inner);
     expect(wide).toBe(false);
     expect(await axeViolations(page)).toEqual([]);
 

@@ -1,12 +1,7 @@
 import { useHarness } from '../support/harness';
 import { startDnsServer, TestDnsServer } from '../support/dns';
 import { axeViolations } from './axe';
-import { useBrowser } from './browser';
-
-interface PageGlobals {
-  document: { documentElement: { scrollWidth: number } };
-  innerWidth: number;
-}
+import { useBrowser, widths } from './browser';
 
 /** The Domains page on a phone, with the keyboard, under the CSP. */
 describe('dashboard sending domains in Chromium', () => {
@@ -35,10 +30,7 @@ describe('dashboard sending domains in Chromium', () => {
     await page.getByRole('status').filter({ hasText: 'Copied.' }).waitFor({ state: 'attached' });
     expect(await page.evaluate('navigator.clipboard.readText()')).toBe(dkim.value);
 
-    const { scroll, inner } = await page.evaluate(() => {
-      const w = globalThis as unknown as PageGlobals;
-      return { scroll: w.document.documentElement.scrollWidth, inner: w.innerWidth };
-    });
+    const { scroll, inner } = await widths(page);
     expect(scroll).toBeLessThanOrEqual(inner);
     expect(await axeViolations(page)).toEqual([]);
 

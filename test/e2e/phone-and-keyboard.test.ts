@@ -1,6 +1,6 @@
 import { addVerifiedSender, berlin } from '../support/fixtures';
 import { useHarness } from '../support/harness';
-import { useBrowser } from './browser';
+import { useBrowser, widths } from './browser';
 
 /** The page's globals these checks read (the suite compiles without the DOM library). */
 interface PageGlobals {
@@ -43,10 +43,7 @@ describe('dashboard in Chromium on a phone and with a keyboard', () => {
     for (const path of [...new Set(paths)]) {
       const res = await page.goto(path);
       if (!res || res.status() >= 400) continue;
-      const { scroll, inner } = await page.evaluate(() => {
-        const w = globalThis as unknown as PageGlobals;
-        return { scroll: w.document.documentElement.scrollWidth, inner: w.innerWidth };
-      });
+      const { scroll, inner } = await widths(page);
       if (scroll > inner) wide.push(`${path}: ${scroll} > ${inner}`);
     }
     expect(wide).toEqual([]);

@@ -1,14 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { useHarness } from '../support/harness';
 import { useSmtpSink } from '../support/smtp';
-import { useBrowser } from './browser';
+import { useBrowser, widths } from './browser';
 
 const AXE_SOURCE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
-
-interface PageGlobals {
-  document: { documentElement: { scrollWidth: number } };
-  innerWidth: number;
-}
 
 /** The Relays page on a phone, with the keyboard, under the CSP. */
 describe('dashboard relays in Chromium', () => {
@@ -32,10 +27,7 @@ describe('dashboard relays in Chromium', () => {
     await page.getByText('Relay “Office Postfix” added.').waitFor();
     expect(await page.getByText('Working', { exact: true }).count()).toBe(1);
 
-    const { scroll, inner } = await page.evaluate(() => {
-      const w = globalThis as unknown as PageGlobals;
-      return { scroll: w.document.documentElement.scrollWidth, inner: w.innerWidth };
-    });
+    const { scroll, inner } = await widths(page);
     expect(scroll).toBeLessThanOrEqual(inner);
     await page.evaluate(AXE_SOURCE);
     const axe = (await page.evaluate('window.axe.run(document, { resultTypes: ["violations"] })')) as { violations: Array<{ id: string }> };

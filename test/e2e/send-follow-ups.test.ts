@@ -4,15 +4,9 @@ import { useHarness } from '../support/harness';
 import { startSmtpSink } from '../support/smtp';
 import { createSigner, TOKEN_PURPOSE } from '../../src/lib/signed-token';
 import { axeViolations } from './axe';
-import { eventually, useBrowser } from './browser';
+import { eventually, useBrowser, widths } from './browser';
 
 const READERS = ['ann', 'bob', 'cat', 'dan'];
-
-/** Whether the page scrolls sideways (the suite compiles without the DOM library). */
-interface PageGlobals {
-  document: { documentElement: { scrollWidth: number } };
-  innerWidth: number;
-}
 
 /**
  * A sent send's follow-ups in the dashboard: one mailbox refused (451) until its single attempt
@@ -80,10 +74,7 @@ describe('dashboard in Chromium: retry the failed, then resend to non-openers', 
       expect(await axeViolations(page)).toEqual([]);
       // On a phone, without sideways scrolling, and reachable from the keyboard.
       await page.setViewportSize({ width: 390, height: 844 });
-      const { scroll, inner } = await page.evaluate(() => {
-        const w = globalThis as unknown as PageGlobals;
-        return { scroll: w.document.documentElement.scrollWidth, inner: w.innerWidth };
-      });
+      const { scroll, inner } = await widths(page);
       expect(scroll).toBeLessThanOrEqual(inner);
       await page.getByLabel('Subject').fill('Winter news, in case you missed it');
       // Tab from the subject to the first button and press it.

@@ -2,13 +2,7 @@ import { addCustomField, sendingFixtures, testWorker } from '../support/fixtures
 import { useHarness } from '../support/harness';
 import { useSmtpSink } from '../support/smtp';
 import { axeViolations } from './axe';
-import { eventually, useBrowser } from './browser';
-
-/** Whether the page scrolls sideways (the suite compiles without the DOM library). */
-interface PageGlobals {
-  document: { documentElement: { scrollWidth: number } };
-  innerWidth: number;
-}
+import { eventually, useBrowser, widths } from './browser';
 
 /** A double opt-in signup works end to end (form → mail → link → contact → welcome mail). */
 describe('signup form with double opt-in in Chromium', () => {
@@ -71,10 +65,7 @@ describe('signup form with double opt-in in Chromium', () => {
     axe.push(...(await axeViolations(visitor)));
     // On a phone the form fits; the country is chosen from the keyboard.
     await visitor.setViewportSize({ width: 390, height: 844 });
-    const { scroll, inner } = await visitor.evaluate(() => {
-      const w = globalThis as unknown as PageGlobals;
-      return { scroll: w.document.documentElement.scrollWidth, inner: w.innerWidth };
-    });
+    const { scroll, inner } = await widths(visitor);
     expect(scroll).toBeLessThanOrEqual(inner);
     await visitor.getByLabel('Country').focus();
     await visitor.getByLabel('Country').selectOption({ label: String(france.name) });

@@ -3,13 +3,7 @@ import { addContactType, manualClock, sendingFixtures, singleSendBody, testWorke
 import { useHarness } from '../support/harness';
 import { startSmtpSink } from '../support/smtp';
 import { axeViolations } from './axe';
-import { useBrowser } from './browser';
-
-/** Whether the page scrolls sideways (the suite compiles without the DOM library). */
-interface PageGlobals {
-  document: { documentElement: { scrollWidth: number } };
-  innerWidth: number;
-}
+import { useBrowser, widths } from './browser';
 
 const MINUTE = 60_000;
 const HOUR = 3_600_000;
@@ -38,10 +32,7 @@ describe('dashboard in Chromium: time zones', () => {
     await page.keyboard.type('Pacific/Honolulu');
     expect(await zone.inputValue()).toBe('Pacific/Honolulu');
     expect(await axeViolations(page)).toEqual([]);
-    const wide = await page.evaluate(() => {
-      const w = globalThis as unknown as PageGlobals;
-      return w.document.documentElement.scrollWidth > w.innerWidth;
-    });
+    const wide = await widths(page).then(({ scroll, inner }) => scroll > inner);
     expect(wide).toBe(false);
     await page.getByRole('button', { name: 'Save contact' }).focus();
     await page.keyboard.press('Enter');

@@ -2,14 +2,9 @@ import { readFileSync } from 'node:fs';
 import { createHookDeliverer } from '../../src/workers/hook-deliverer';
 import { useHarness } from '../support/harness';
 import { startWebhookReceiver, WebhookReceiver } from '../support/webhook-receiver';
-import { eventually, useBrowser } from './browser';
+import { eventually, useBrowser, widths } from './browser';
 
 const AXE_SOURCE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
-
-interface PageGlobals {
-  document: { documentElement: { scrollWidth: number } };
-  innerWidth: number;
-}
 
 /** The Webhooks page on a phone, with the keyboard, under the CSP. */
 describe('dashboard webhooks in Chromium', () => {
@@ -50,10 +45,7 @@ describe('dashboard webhooks in Chromium', () => {
     await page.getByRole('link', { name: 'Done' }).click();
     await page.getByText('Delivered', { exact: true }).first().waitFor();
     expect(await page.content()).not.toContain(receiver.secret);
-    const { scroll, inner } = await page.evaluate(() => {
-      const w = globalThis as unknown as PageGlobals;
-      return { scroll: w.document.documentElement.scrollWidth, inner: w.innerWidth };
-    });
+    const { scroll, inner } = await widths(page);
     expect(scroll).toBeLessThanOrEqual(inner);
     await page.evaluate(AXE_SOURCE);
     const axe = (await page.evaluate('window.axe.run(document, { resultTypes: ["violations"] })')) as { violations: Array<{ id: string }> };
