@@ -2,6 +2,7 @@ import request from 'supertest';
 import { useHarness, TestAccount } from '../support/harness';
 import { addContactType, manualClock, sendingFixtures, singleSendBody, testWorker } from '../support/fixtures';
 import { useSmtpSink } from '../support/smtp';
+import { failed } from '../support/expectations';
 
 /** A mail client a person reads with, and the bare agent of Apple's privacy proxy (an automated open). */
 const PERSON = 'Mozilla/5.0 (Macintosh; Intel Mac OS X 14_0) AppleWebKit/605.1.15 (KHTML, like Gecko) Thunderbird/128.0';
@@ -168,17 +169,14 @@ describe('A/B tests of a single send: a test share, a winner by the rule or by h
       winner_metric: 'replies',
       wait_minutes: 5,
     }).expect(422);
-    expect(res.body).toEqual({
-      status: 'failed',
-      errors: {
-        'variants.0.subject': ['The variants.0.subject must be a string.'],
-        'variants.1.from_name': ['The variants.1.from name may not be greater than 255 characters.'],
-        'variants.1.template_json': ['The variants.1.template_json field prohibits variants.1.template_html from being present.'],
-        test_percent: ['The test percent must be between 10 and 50.'],
-        winner_metric: ['The selected winner metric is invalid.'],
-        wait_minutes: ['The wait minutes must be between 10 and 4320.'],
-      },
-    });
+    expect(res.body).toEqual(failed({
+      'variants.0.subject': ['The variants.0.subject must be a string.'],
+      'variants.1.from_name': ['The variants.1.from name may not be greater than 255 characters.'],
+      'variants.1.template_json': ['The variants.1.template_json field prohibits variants.1.template_html from being present.'],
+      test_percent: ['The test percent must be between 10 and 50.'],
+      winner_metric: ['The selected winner metric is invalid.'],
+      wait_minutes: ['The wait minutes must be between 10 and 4320.'],
+    }));
     expect((await h.api(alice).post('/single/send/ab/save').send({}).expect(422)).body.errors).toEqual({
       utr: ['The utr field is required.'],
       variants: ['The variants field is required.'],

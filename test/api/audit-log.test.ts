@@ -1,6 +1,7 @@
 import { addContact, addContactType, audienceOf, Audience, berlin, countryId, singleSendBody } from '../support/fixtures';
 import { TIMESTAMP, useHarness } from '../support/harness';
 import { createRetentionService } from '../../src/services/maintenance/retention';
+import { failed } from '../support/expectations';
 
 const ORIGINAL_KEY = { type: 'api_key', id: null, name: 'Original key' };
 
@@ -96,14 +97,11 @@ describe('audit log: GET /audit-log', () => {
 
   test('when a filter is not one the log knows then it is a 422 naming it', async () => {
     const res = await h.api(alice).get('/audit-log?actor=robot&action=single_send.exploded&since=yesterday').expect(422);
-    expect(res.body).toEqual({
-      status: 'failed',
-      errors: {
-        actor: ['The selected actor is invalid.'],
-        action: ['The selected action is invalid.'],
-        since: ['The since must be a date such as 2026-11-27 or a date and time such as 2026-11-27T09:30:00Z.'],
-      },
-    });
+    expect(res.body).toEqual(failed({
+      actor: ['The selected actor is invalid.'],
+      action: ['The selected action is invalid.'],
+      since: ['The since must be a date such as 2026-11-27 or a date and time such as 2026-11-27T09:30:00Z.'],
+    }));
   });
 
   test('when entries are older than AUDIT_RETENTION_DAYS then the maintenance job deletes them and keeps the rest', async () => {

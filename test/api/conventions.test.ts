@@ -1,4 +1,5 @@
 import { useHarness, TestAccount } from '../support/harness';
+import { failed } from '../support/expectations';
 
 describe('HTTP conventions of the API', () => {
   const h = useHarness();
@@ -10,13 +11,10 @@ describe('HTTP conventions of the API', () => {
 
   test('when both key headers are missing then 401 lists both', async () => {
     const res = await h.api().get('/contacts-type').expect(401);
-    expect(res.body).toEqual({
-      status: 'failed',
-      errors: {
-        PublicKey: ['The public key field is required.'],
-        SecretKey: ['The secret key field is required.'],
-      },
-    });
+    expect(res.body).toEqual(failed({
+      PublicKey: ['The public key field is required.'],
+      SecretKey: ['The secret key field is required.'],
+    }));
   });
 
   test('when one key header is missing then 401 lists only that one', async () => {

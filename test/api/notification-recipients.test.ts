@@ -1,4 +1,4 @@
-import { expectBulkIdRules, expectDeleteIdRules, NOT_FOUND } from '../support/expectations';
+import { expectBulkIdRules, expectDeleteIdRules, NOT_FOUND, failed } from '../support/expectations';
 import { TIMESTAMP, useHarness, TestAccount } from '../support/harness';
 
 describe('notification recipients', () => {
@@ -49,24 +49,18 @@ describe('notification recipients', () => {
 
   test('when fields are missing then 422, with the reference’s own sentence for email_owner', async () => {
     const missing = await h.api(alice).post('/notification-recipient/save').field('other', 'x').expect(422);
-    expect(missing.body).toEqual({
-      status: 'failed',
-      errors: {
-        email_address: ['The email address field is required.'],
-        email_owner: ['The name field is required'],
-      },
-    });
+    expect(missing.body).toEqual(failed({
+      email_address: ['The email address field is required.'],
+      email_owner: ['The name field is required'],
+    }));
   });
 
   test('when the address is invalid or the owner too long then 422', async () => {
     const bad = await h.api(alice).post('/notification-recipient/save').send({ email_address: 'not an email', email_owner: 'x'.repeat(256) }).expect(422);
-    expect(bad.body).toEqual({
-      status: 'failed',
-      errors: {
-        email_address: ['The email address must be a valid email address.'],
-        email_owner: ['The email owner may not be greater than 255 characters.'],
-      },
-    });
+    expect(bad.body).toEqual(failed({
+      email_address: ['The email address must be a valid email address.'],
+      email_owner: ['The email owner may not be greater than 255 characters.'],
+    }));
     const list = await h.api(alice).post('/notification-recipient/save').send({ email_address: 'a@example.com,b@example.com', email_owner: 'Two' }).expect(422);
     expect(list.body.errors).toEqual({ email_address: ['The email address must be a valid email address.'] });
   });

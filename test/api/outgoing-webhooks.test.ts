@@ -1,7 +1,7 @@
 import request from 'supertest';
 import { HOOK_EVENTS } from '../../src/lib/constants';
 import { addContact, addContactType, countryId } from '../support/fixtures';
-import { expectDeleteIdRules, NOT_FOUND } from '../support/expectations';
+import { expectDeleteIdRules, NOT_FOUND, failed } from '../support/expectations';
 import { TIMESTAMP, useHarness, TestAccount } from '../support/harness';
 
 const SECRET = /^whsec_[A-Za-z0-9+/]{43}=$/;
@@ -44,14 +44,11 @@ describe('outgoing webhooks (extension)', () => {
       errors: { url: ['The url field is required.'], events: ['The events field is required.'] },
     });
     const res = await save(alice, { url: 'ftp://example.com/x', events: ['message.delivered', 'message.teleported'], description: 'x'.repeat(256) }).expect(422);
-    expect(res.body).toEqual({
-      status: 'failed',
-      errors: {
-        url: ['The url must be a valid URL starting with http:// or https://.'],
-        events: [`The selected events is invalid; the events are: ${HOOK_EVENTS.join(', ')}.`],
-        description: ['The description may not be greater than 255 characters.'],
-      },
-    });
+    expect(res.body).toEqual(failed({
+      url: ['The url must be a valid URL starting with http:// or https://.'],
+      events: [`The selected events is invalid; the events are: ${HOOK_EVENTS.join(', ')}.`],
+      description: ['The description may not be greater than 255 characters.'],
+    }));
     expect((await save(alice, { url: 'http://127.0.0.1/x', events: 'message.delivered' }).expect(422)).body.errors).toEqual({ events: ['The events must be an array.'] });
   });
 

@@ -2,6 +2,7 @@ import { insertId } from '../../src/db/dialect';
 import { MESSAGE_KIND, MESSAGE_STATE } from '../../src/lib/constants';
 import { addContactType, addCustomField, sendingFixtures } from '../support/fixtures';
 import { TestAccount, useHarness } from '../support/harness';
+import { failed } from '../support/expectations';
 
 type Rule = [field: string, operator: string, ...values: string[]];
 const DAY = 86_400_000;
@@ -171,16 +172,13 @@ describe('segments with relative dates and engagement', () => {
       ['engagement', 'is', 'any'],
     ]);
     expect(res.status).toBe(422);
-    expect(res.body).toEqual({
-      status: 'failed',
-      errors: {
-        'value.0': ['The value.0 must be an integer.'],
-        'value.1': ['The value.1 must be between 1 and 36500.'],
-        'value.3': ['The value.3 field is required.'],
-        'select_operator.4': ['The selected select operator.4 is invalid.'],
-        'select_operator.5': ['The selected select operator.5 is invalid.'],
-      },
-    });
+    expect(res.body).toEqual(failed({
+      'value.0': ['The value.0 must be an integer.'],
+      'value.1': ['The value.1 must be between 1 and 36500.'],
+      'value.3': ['The value.3 field is required.'],
+      'select_operator.4': ['The selected select operator.4 is invalid.'],
+      'select_operator.5': ['The selected select operator.5 is invalid.'],
+    }));
     // Another account's send is refused once the rest is right.
     const foreign = await save(alice, [['engagement', 'opened', bobSendUtr], ['engagement', 'was sent', otherSendUtr], ['engagement', 'clicked', 'not-a-send']]);
     expect(foreign.status).toBe(422);

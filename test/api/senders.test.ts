@@ -1,7 +1,7 @@
 import request from 'supertest';
 import { sha256 } from '../../src/lib/crypto';
 import { addSender, berlin, Place, PLAIN_TIME, senderFields, verificationToken } from '../support/fixtures';
-import { expectDeleteIdRules, NOT_FOUND } from '../support/expectations';
+import { expectDeleteIdRules, NOT_FOUND, failed } from '../support/expectations';
 import { TestAccount, TIMESTAMP, useHarness } from '../support/harness';
 import { useSmtpSink } from '../support/smtp';
 
@@ -111,31 +111,25 @@ describe('senders', () => {
 
   test('when required fields are missing then all six are reported together', async () => {
     const res = await h.api(alice).post('/sender/save').field('zip_code', '10115').expect(422);
-    expect(res.body).toEqual({
-      status: 'failed',
-      errors: {
-        from_name: ['The from name field is required.'],
-        from_email: ['The from email field is required.'],
-        reply_to_email: ['The reply to email field is required.'],
-        country_id: ['The country id field is required.'],
-        company_address: ['The company address field is required.'],
-        nickname: ['The nickname field is required.'],
-      },
-    });
+    expect(res.body).toEqual(failed({
+      from_name: ['The from name field is required.'],
+      from_email: ['The from email field is required.'],
+      reply_to_email: ['The reply to email field is required.'],
+      country_id: ['The country id field is required.'],
+      company_address: ['The company address field is required.'],
+      nickname: ['The nickname field is required.'],
+    }));
   });
 
   test('when values are too long, malformed or outside the geography then 422 says which', async () => {
     const long = await h.api(alice).post('/sender/save').type('form')
       .send(senderFields(place, { company_address: 'x'.repeat(256), company_address2: 'y'.repeat(256), from_email: 'not-an-email' }))
       .expect(422);
-    expect(long.body).toEqual({
-      status: 'failed',
-      errors: {
-        from_email: ['The from email must be a valid email address.'],
-        company_address: ['The company address may not be greater than 255 characters.'],
-        company_address2: ['The company address2 may not be greater than 255 characters.'],
-      },
-    });
+    expect(long.body).toEqual(failed({
+      from_email: ['The from email must be a valid email address.'],
+      company_address: ['The company address may not be greater than 255 characters.'],
+      company_address2: ['The company address2 may not be greater than 255 characters.'],
+    }));
     const geo = await h.api(alice).post('/sender/save').type('form')
       .send(senderFields(place, { country_id: '999999', state_id: String(place.foreignStateId) }))
       .expect(422);

@@ -21,3 +21,8 @@ export async function expectDeleteIdRules(api: ApiClient, path: string, param = 
   const bad = await api.delete(`${path}?${param}=1.5`).expect(422);
   expect(bad.body).toEqual({ status: 'failed', errors: { [param]: [`The ${name} must be an integer.`] } });
 }
+
+/** The reference's failure envelope around the fields' messages (or one sentence). */
+export function failed(errors: Record<string, unknown> | string): { status: 'failed'; errors: Record<string, unknown> | string } {
+  return { status: 'failed', errors };
+}
