@@ -1,28 +1,14 @@
-import fs from 'node:fs';
-import path from 'node:path';
 import iconv from 'iconv-lite';
 import { addContactType, addCustomField } from '../support/fixtures';
 import { TestAccount, useHarness } from '../support/harness';
+import { importFixture, importReaders } from '../support/import-readers';
 
 /** Exports of the tools people leave, in their own formats (test/fixtures/imports). */
-const FIXTURES = path.join(__dirname, '..', 'fixtures', 'imports');
-const fixture = (name: string) => fs.readFileSync(path.join(FIXTURES, name));
-
-interface Contact {
-  email: string;
-  first_name: string;
-  last_name: string;
-  city: string;
-  postal_code: string;
-  country: string;
-  alt_email: string | null;
-  address_line1: string;
-  state: string;
-  custom_field: Record<string, { field_value: string | null }> | null;
-}
+const fixture = importFixture;
 
 describe('CSV import of other tools’ exports', () => {
   const h = useHarness();
+  const { contactsOf, unsubscribedOf } = importReaders(h);
 
   async function freshAccount(): Promise<{ account: TestAccount; type: number }> {
     const account = await h.account();
@@ -35,13 +21,6 @@ describe('CSV import of other tools’ exports', () => {
     return req.attach('file', Buffer.from(content), name);
   };
 
-  const contactsOf = async (account: TestAccount): Promise<Map<string, Contact>> => {
-    const list: Contact[] = (await h.api(account).get('/contacts/list').expect(200)).body.message.contacts;
-    return new Map(list.map((c) => [c.email, c]));
-  };
-
-  const unsubscribedOf = async (account: TestAccount): Promise<string[]> =>
-    (await h.api(account).get('/global-unsubscribes').expect(200)).body.message.unSubscribers.map((u: { email_address: string }) => u.email_address).sort();
   /** The account's suppression list as `address reason source`. */
   const suppressedOf = async (account: TestAccount): Promise<string[]> =>
     (await h.api(account).get('/suppressions').expect(200)).body.message.suppressions

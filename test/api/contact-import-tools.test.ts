@@ -1,23 +1,13 @@
-import fs from 'node:fs';
-import path from 'node:path';
 import { addContactType } from '../support/fixtures';
 import { TestAccount, useHarness } from '../support/harness';
+import { importFixture, importReaders } from '../support/import-readers';
 
 /** MailerLite, Substack, HubSpot and Google Contacts exports import as they are, statuses honoured. */
-const FIXTURES = path.join(__dirname, '..', 'fixtures', 'imports');
-const fixture = (name: string) => fs.readFileSync(path.join(FIXTURES, name));
-
-interface Contact {
-  email: string;
-  first_name: string;
-  last_name: string;
-  alt_email: string | null;
-  city: string;
-  postal_code: string;
-}
+const fixture = importFixture;
 
 describe('CSV import of MailerLite, Substack, HubSpot and Google Contacts exports', () => {
   const h = useHarness();
+  const { contactsOf, unsubscribedOf } = importReaders(h);
 
   async function imported(name: string): Promise<{ account: TestAccount; summary: Record<string, unknown> }> {
     const account = await h.account();
@@ -25,12 +15,6 @@ describe('CSV import of MailerLite, Substack, HubSpot and Google Contacts export
     const res = await h.api(account).post('/contacts/upload-csv').field('contact_type_id', String(type)).attach('file', fixture(name), name).expect(200);
     return { account, summary: res.body.summary };
   }
-  const contactsOf = async (account: TestAccount): Promise<Map<string, Contact>> => {
-    const list: Contact[] = (await h.api(account).get('/contacts/list').expect(200)).body.message.contacts;
-    return new Map(list.map((c) => [c.email, c]));
-  };
-  const unsubscribedOf = async (account: TestAccount): Promise<string[]> =>
-    (await h.api(account).get('/global-unsubscribes').expect(200)).body.message.unSubscribers.map((u: { email_address: string }) => u.email_address).sort();
   const suppressedOf = async (account: TestAccount): Promise<string[]> =>
     (await h.api(account).get('/suppressions').expect(200)).body.message.suppressions.map((s: { email_address: string }) => s.email_address).sort();
 
