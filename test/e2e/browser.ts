@@ -2,6 +2,7 @@ import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { Browser, chromium, Page } from 'playwright-core';
 import type { Harness, TestAccount } from '../support/harness';
+import { until } from '../support/wait';
 
 /**
  * Debian's Chromium, never a downloaded browser (`apt-get install chromium`; `npm test`'s
@@ -115,12 +116,8 @@ export function useBrowser(h: Harness, options: BrowserOptions = {}): BrowserHar
  * Polls a condition from the test side (a string page.waitForFunction would be evaluated in
  * the page, which the dashboard's CSP forbids).
  */
-export async function eventually(what: string, check: () => Promise<boolean>, timeoutMs = 20_000): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error(`still not true after ${timeoutMs} ms: ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+export function eventually(what: string, check: () => Promise<boolean>, timeoutMs = 20_000): Promise<void> {
+  return until(check, timeoutMs, what);
 }
 
 /**

@@ -7,6 +7,7 @@ import { addContactType, header, sendingFixtures, testWorker } from '../support/
 import { bounceFixture } from '../support/bounce-fixtures';
 import { Dovecot, freePort, startDovecot } from '../support/dovecot';
 import { useSmtpSink } from '../support/smtp';
+import { until } from '../support/wait';
 
 describe('the IMAP bounce mailbox', () => {
   // Without BOUNCE_DOMAIN bounces go back to the From address, whose mailbox this is.
@@ -126,10 +127,8 @@ describe('the IMAP bounce mailbox', () => {
         logger: pino({ base: undefined }, sink),
       });
       mailbox.start();
-      const deadline = Date.now() + 10_000;
       const failures = () => lines.filter((l) => l.msg === 'reading the bounce mailbox failed; trying again at the next poll');
-      while (failures().length < times && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
-      await mailbox.stop();
+      await until(() => failures().length >= times, 10_000, `${times} failed polls in the log`).finally(() => mailbox.stop());
       return failures();
     };
     // One attempt: Dovecot answers a wrong password later each time it sees one from the same address.

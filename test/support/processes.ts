@@ -3,6 +3,9 @@ import path from 'node:path';
 import { PROJECT_ROOT } from '../../src/lib/paths';
 import type { Harness } from './harness';
 import { TMP_DIR } from './test-db';
+import { until } from './wait';
+
+export { until };
 
 export interface ServiceProcess {
   child: ChildProcess;
@@ -73,15 +76,6 @@ export function useServiceProcesses(h: Harness, name: string): ServiceProcesses 
       return service;
     },
   };
-}
-
-/** Polls `check` until it holds, or fails after `timeoutMs`; leaves no timer behind. */
-export async function until(check: () => boolean | Promise<boolean>, timeoutMs: number, what = 'condition'): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
 }
 
 /**

@@ -1,5 +1,6 @@
 import request from 'supertest';
 import type { Harness, TestAccount } from './harness';
+import { untilRead } from './wait';
 
 export const PASSWORD = 'correct horse battery staple';
 
@@ -75,4 +76,13 @@ export function useTwoAccounts(h: Harness): TwoAccounts {
     t.web = await signIn(h, t.alice);
   });
   return t;
+}
+
+/**
+ * Reads an import's progress fragment as its page polls it, until it stops asking for itself
+ * (the import finished): answers the last fragment.
+ */
+export async function importProgressUntilDone(web: WebClient, id: number): Promise<string> {
+  const progress = async () => (await asFragment(web.get(`/contacts/import/${id}`), 'import-progress').expect(200)).text;
+  return untilRead(progress, (text) => !text.includes('hx-trigger="every 1s"'), 5_000, 'the import to finish');
 }

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { useHarness } from '../support/harness';
-import { asFragment, useTwoAccounts } from '../support/web';
+import { importProgressUntilDone, useTwoAccounts } from '../support/web';
 
 const FIXTURES = path.join(__dirname, '..', 'fixtures', 'imports');
 
@@ -14,14 +14,7 @@ describe('dashboard CSV import without a detour', () => {
     t.web.agent.post('/contacts/import').field('_csrf', t.web.csrf).field('contact_type_id', contactTypeId).attach('file', Buffer.from(content), name);
   const idOf = (location: string) => Number(/^\/contacts\/import\/(\d+)\/columns$/.exec(location)?.[1]);
 
-  async function finished(id: number): Promise<string> {
-    for (let i = 0; i < 200; i += 1) {
-      const res = await asFragment(t.web.get(`/contacts/import/${id}`), 'import-progress').expect(200);
-      if (!res.text.includes('hx-trigger="every 1s"')) return res.text;
-      await new Promise((resolve) => setTimeout(resolve, 25));
-    }
-    throw new Error('the import never finished');
-  }
+  const finished = (id: number) => importProgressUntilDone(t.web, id);
 
   test('when the account has no contact type then the import page offers one named after the file, and the upload makes it', async () => {
     const page = await t.web.get('/contacts/import').expect(200);

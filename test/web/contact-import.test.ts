@@ -2,7 +2,8 @@ import fs from 'node:fs';
 import { uploadDir } from '../../src/http/upload';
 import { addContactType } from '../support/fixtures';
 import { useHarness } from '../support/harness';
-import { asFragment, signIn, useTwoAccounts } from '../support/web';
+import { asFragment, importProgressUntilDone, signIn, useTwoAccounts } from '../support/web';
+import { until } from '../support/wait';
 
 describe('dashboard CSV import', () => {
   const h = useHarness();
@@ -21,7 +22,7 @@ describe('dashboard CSV import', () => {
   const leftoverUploads = () => (fs.existsSync(uploadDir(h.runtime.config)) ? fs.readdirSync(uploadDir(h.runtime.config)) : []);
   /** The upload is removed as its response closes, which may be just after the client has read it. */
   async function noUploadsLeft(): Promise<void> {
-    for (let i = 0; i < 100 && leftoverUploads().length > 0; i += 1) await new Promise((resolve) => setTimeout(resolve, 10));
+    await until(() => leftoverUploads().length === 0, 1_000, 'the upload to be removed').catch(() => undefined);
     expect(leftoverUploads()).toEqual([]);
   }
   const idOf = (location: string) => Number(/^\/contacts\/import\/(\d+)(\/columns)?$/.exec(location)?.[1]);
@@ -45,15 +46,7 @@ describe('dashboard CSV import', () => {
     return id;
   }
 
-  /** Polls the progress fragment as the page does, until it stops asking for itself. */
-  async function progressUntilDone(id: number): Promise<string> {
-    for (let i = 0; i < 200; i += 1) {
-      const res = await asFragment(t.web.get(`/contacts/import/${id}`), 'import-progress').expect(200);
-      if (!res.text.includes('hx-trigger="every 1s"')) return res.text;
-      await new Promise((resolve) => setTimeout(resolve, 25));
-    }
-    throw new Error('the import never finished');
-  }
+  const progressUntilDone = (id: number) => importProgressUntilDone(t.web, id);
 
   test('when a CSV is uploaded then its page polls the progress until done, then shows the summary with the skipped rows', async () => {
     const csv = ['email,first_name', 'one@example.com,One', 'not-an-email,Bad', 'two@example.com,Two', ',Nobody', 'one@example.com,One again'].join('\n');
