@@ -1,4 +1,4 @@
-import { recordAudit } from '../accounts/audit-log';
+import { recordAudit } from '../shared/audit-writer';
 import { withBulkWrites } from '../../db/sqlite-bulk-writes';
 import { refreshStatistics } from '../../db/dialect';
 import { CSV_IMPORT, CustomFieldType, RESERVED_FIELD_NAMES } from '../../lib/constants';
@@ -6,7 +6,7 @@ import { csvChunks, CsvDialect, isBlankRow, isBroken, toCsv } from '../../lib/cs
 import { ValidationError } from '../../lib/errors';
 import { messages } from '../../lib/validation';
 import type { ContactTypesService } from './contact-types';
-import type { EventsService } from '../delivery/events';
+import type { EventsService } from '../delivery/notices';
 import type { ContactsService } from './contacts';
 import type { Ctx, ServiceDeps } from '../context';
 import { loadCountryResolver } from '../reference/country-lookup';

@@ -1,4 +1,4 @@
-import { audited, recordAudit } from '../accounts/audit-log';
+import { audited, recordAudit } from '../shared/audit-writer';
 import type { Knex } from 'knex';
 import { restoreOptOuts } from './erased-opt-outs';
 import { affectedRows, insertId, jsonValue, nowValue, parseJson, refreshStatistics, toCount } from '../../db/dialect';
