@@ -1,5 +1,5 @@
 import { createWorkerRuntime } from '../../src/workers/worker-runtime';
-import { addVerifiedSender, berlin, countryId } from '../support/fixtures';
+import { newsDesk, countryId } from '../support/fixtures';
 import { useHarness } from '../support/harness';
 import { startSmtpSink } from '../support/smtp';
 import { createSigner, TOKEN_PURPOSE } from '../../src/lib/signed-token';
@@ -20,12 +20,8 @@ describe('dashboard in Chromium: retry the failed, then resend to non-openers', 
 
   test('when a marketer retries the failed and resends to non-openers then each goes to the right people, with the count shown first', async () => {
     const account = await h.account();
-    const ctx = { userId: account.user_id };
+    const { ctx, sender, group, type } = await newsDesk(h, account, 'Readers');
     const { services, db } = h.runtime;
-    const sender = await addVerifiedSender(h, account, await berlin(h), { nickname: 'News', from_email: 'news@acme.example' });
-    await services.unsubscribeGroups.add(ctx, { group_name: 'Newsletter', description: 'News', is_display: 1 });
-    const group = await db('unsubscribe_groups').where({ user_id: account.user_id }).first('id');
-    const type = await services.contactTypes.add(ctx, { name: 'Readers' });
     const fr = await countryId(h, 'FR');
     for (const first of READERS) {
       await services.contacts.add(ctx, { contact_type_id: type, email: `${first}@readers.example`, country: fr, text: { first_name: first } });
@@ -40,7 +36,7 @@ describe('dashboard in Chromium: retry the failed, then resend to non-openers', 
     try {
       const utr = await services.singleSends.create(ctx, {
         template_id: 1, template_json: null, template_html: '<html><body><p>Hello ((first_name))</p></body></html>',
-        sender_id: sender, unsubscribe_group_id: Number(group.id), single_send_name: 'Winter letter', subject: 'Winter news', preheader: 'Snow',
+        sender_id: sender, unsubscribe_group_id: group, single_send_name: 'Winter letter', subject: 'Winter news', preheader: 'Snow',
         recipient_id: [{ id: String(type), table: 'contacts_' }], exclude_specific_recipient_id: [],
         schedule_type: 0, schedule_date: '0000-00-00', schedule_time: '00:00:00',
       });

@@ -168,11 +168,11 @@ export async function newsDesk(
   account: TestAccount,
   contactType: string,
   sender: Record<string, string> = {},
-): Promise<{ ctx: { userId: number }; sender: number; type: number }> {
+): Promise<{ ctx: { userId: number }; sender: number; group: number; type: number }> {
   const ctx = { userId: account.user_id };
   const senderId = await addVerifiedSender(h, account, await berlin(h), { nickname: 'News', from_email: 'news@acme.example', ...sender });
-  await h.runtime.services.unsubscribeGroups.add(ctx, { group_name: 'Newsletter', description: 'News', is_display: 1 });
-  return { ctx, sender: senderId, type: await h.runtime.services.contactTypes.add(ctx, { name: contactType }) };
+  const group = await h.runtime.services.unsubscribeGroups.add(ctx, { group_name: 'Newsletter', description: 'News', is_display: 1 });
+  return { ctx, sender: senderId, group, type: await h.runtime.services.contactTypes.add(ctx, { name: contactType }) };
 }
 
 // Single sends and automations through the API
