@@ -106,9 +106,9 @@ export interface OidcConfig {
   issuer: string;
   clientId: string;
   clientSecret: string;
-  /** Email domains (lower case) allowed to sign in with the provider; empty: any domain. */
+  /** Email domains (lower case) allowed to sign in with the provider, and the only ones that join by domain; empty: invited people of any domain, nobody joins by domain. */
   allowedDomains: string[];
-  /** The role a first sign-in gets in the account whose owner's domain it shares; null: only invited people sign in. */
+  /** The role a first sign-in from a listed domain gets in the account whose owner's domain it is; null: only invited people sign in. */
   defaultRole: 'admin' | 'editor' | 'analyst' | null;
 }
 
