@@ -18,6 +18,7 @@ async function main(): Promise<void> {
 
   const servesHttp = role === 'web' || role === 'both';
   const config = loadConfig(process.env, servesHttp ? 'server' : 'worker');
+  for (const warning of config.warnings) process.stderr.write(`Warning: ${warning}\n`);
   const runtime = await boot(config);
   const server = servesHttp ? await listen(runtime) : undefined;
   const sending = role === 'web' || role === 'inbound' ? undefined : createWorkerRuntime(runtime);
