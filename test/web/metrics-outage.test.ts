@@ -27,7 +27,11 @@ async function cutOff(h: Harness): Promise<() => Promise<void>> {
     const name = new URL(databaseUrl).pathname.slice(1);
     const admin = adminDb(process.env.DATABASE_URL!);
     await admin.raw('alter database ?? with allow_connections false', [name]);
-    await admin.raw('select pg_terminate_backend(pid) from pg_stat_activity where datname = ? and pid <> pg_backend_pid()', [name]);
+    // A connection still starting as the door closed may get through: end them until none is left.
+    await until(async () => {
+      const { rows } = await admin.raw('select pg_terminate_backend(pid) from pg_stat_activity where datname = ? and pid <> pg_backend_pid()', [name]);
+      return rows.length === 0;
+    }, 10_000, 'every connection to the test database to end');
     return async () => {
       await admin.raw('alter database ?? with allow_connections true', [name]);
       await admin.destroy();
