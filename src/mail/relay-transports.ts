@@ -8,6 +8,7 @@ import { refusedHost } from '../lib/public-address';
 import { MESSAGE_HEADER } from '../lib/verp';
 import { handedOver, HandOver, sendTracked, trackHandOver, UNCONFIRMED_WORDS, wasHandedOver } from './hand-over';
 import type { OutgoingMessage } from './outgoing-message';
+import { isPolicyRefusal } from './policy-refusal';
 import { classifySendError, createTransport, DKIM_SIGNED_HEADERS, mailOptions, onFirstUse, smtpTlsOptions } from './transport';
 
 /** One relay as a transport needs it: its secret opened, its URL whole. */
@@ -81,18 +82,6 @@ export async function checkRelayHost(host: string, allowPrivate: boolean): Promi
   if (!refused) return;
   const reason = refused === 'private' ? 'resolves to a private, loopback or link-local address' : 'could not be found';
   throw Object.assign(new Error(`${host} ${reason}`), { code: refused === 'private' ? 'EPRIVATE' : 'EDNS' });
-}
-
-const POLICY_CODES = /\b(5\.7\.26|5\.7\.515|4\.7\.32|5\.7\.25|5\.7\.28)\b/;
-const POLICY_WORDS = /\b(dmarc|spf|dkim|policy|authenticat\w*|reputation|sender identity|not verified|unverified)\b/i;
-
-/**
- * Whether a refusal is about the sender's authentication or reputation rather than the
- * address: the enhanced codes that mean it, or 5.7.1 with such wording.
- */
-export function isPolicyRefusal(text: string): boolean {
-  if (POLICY_CODES.test(text)) return true;
-  return /\b5\.7\.1\b/.test(text) && POLICY_WORDS.test(text);
 }
 
 // The providers' SDKs do not say whether their request went out before a socket hang-up or a

@@ -1,4 +1,5 @@
-import { classifyRelayError, isPolicyRefusal } from '../../src/mail/relay-transports';
+import { classifyRelayError } from '../../src/mail/relay-transports';
+import { isPolicyRefusal } from '../../src/mail/policy-refusal';
 import { servesDomain } from '../../src/services/delivery/relays';
 
 const smtp = (responseCode: number | undefined, response: string, code = 'EENVELOPE') => Object.assign(new Error(response), { responseCode, response, code });

@@ -68,6 +68,7 @@ export function createFeedbackService({ db, config, secret, logger, events }: Pi
         now,
         softBounceLimit: config.softBounceLimit,
         onRecorded: (sendId, trx) => checkSendRates(trx, sendId, now.toISOString(), async (alert) => void (await events.sendRateAlert(alert, trx))),
+        onPolicyPause: async (pause, trx) => void (await events.sendPausedForPolicy(pause, trx)),
       });
       logger.info({ messageId, event: report.event, source: report.source, result: result.result }, 'delivery feedback');
       return result;
