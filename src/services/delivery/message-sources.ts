@@ -59,6 +59,8 @@ export class MessageSources {
   private readonly cache = new Map<string, MessageSource>();
   /** When each cached automation step was last saved: a step can be edited while it runs. */
   private readonly versions = new Map<string, string>();
+  /** Sources to read again at the next batch (see forget). */
+  private readonly stale = new Set<string>();
   private countries?: Map<number, string>;
   private readonly host: string;
   private readonly listHeaders: ReturnType<typeof createListHeaders>;
@@ -79,6 +81,8 @@ export class MessageSources {
 
   async prepare(rows: LedgerRow[]): Promise<{ sources: Map<string, MessageSource>; people: (row: LedgerRow) => Record<string, unknown> }> {
     await this.loadCountries();
+    for (const key of this.stale) this.cache.delete(key);
+    this.stale.clear();
     await this.dropEditedSteps(rows);
     for (const row of rows) {
       const key = sourceKey(row);
@@ -322,6 +326,12 @@ export class MessageSources {
     if (this.countries) return;
     const rows = await this.db('countries').select('id', 'name');
     this.countries = new Map(rows.map((r) => [Number(r.id), String(r.name)]));
+  }
+
+  /** Forgets the cached source of a row at the next batch: its send or step is read again then. */
+  forget(row: LedgerRow): void {
+    const key = sourceKey(row);
+    if (key) this.stale.add(key);
   }
 
   /** Keeps the sources of the current batch; the rest are compiled again when next needed. */
