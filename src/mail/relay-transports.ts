@@ -222,6 +222,15 @@ function parts(message: OutgoingMessage) {
   return { from, html: decode(message.html) ?? '', text: decode(message.text), headers, token: message.headers?.[MESSAGE_HEADER] };
 }
 
+/**
+ * The From of a SendGrid message as its v3 API takes it, `{ email, name }`: the library splits a
+ * string at `<` and keeps the quotes of a quoted name, which recipients would then see.
+ */
+function sendgridFrom(from: OutgoingMessage['from']): string | { email: string; name?: string } {
+  if (typeof from === 'string') return from;
+  return { email: from.address, ...(from.name ? { name: from.name } : {}) };
+}
+
 /** The domain of a From address. */
 export function fromDomain(from: OutgoingMessage['from']): string {
   const address = typeof from === 'string' ? (/<([^>]+)>/.exec(from)?.[1] ?? from) : from.address;
@@ -336,7 +345,7 @@ export function createRelayTransport(settings: RelaySettings, options: RelayTran
           await checkOnce();
           const p = parts(message);
           const [response] = await overHttp(() => mail().service.send({
-            from: p.from,
+            from: sendgridFrom(message.from),
             to: message.to,
             ...(message.replyTo ? { replyTo: message.replyTo } : {}),
             subject: message.subject,
