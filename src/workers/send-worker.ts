@@ -221,7 +221,7 @@ export function createSendingWorker(deps: WorkerDeps, options: WorkerOptions = {
             const routed = row.kind === MESSAGE_KIND.system
               ? (await transport.send(stamped), { relayId: null, providerMessageId: null })
               : await relays.send(Number(row.user_id), source?.relayId, stamped);
-            record({ id, result: 'sent', ...routed, ...(message.templateErrors ? { templateErrors: true } : {}) });
+            record({ id, result: 'sent', ...routed, linkVersion: source?.linkVersion ?? null, ...(message.templateErrors ? { templateErrors: true } : {}) });
           } catch (err) {
             // Its send or step is read again before the next attempt: deleting a relay clears it there.
             if (err instanceof PinnedRelayMissing) sources.forget(row);
@@ -236,7 +236,7 @@ export function createSendingWorker(deps: WorkerDeps, options: WorkerOptions = {
             } else if (failure.outcome === 'policy') {
               record({ id, result: 'policy', code: failure.code, error: failure.message, relayId });
             } else if (failure.outcome === 'unconfirmed') {
-              record({ id, result: 'unconfirmed', error: failure.message, relayId });
+              record({ id, result: 'unconfirmed', error: failure.message, relayId, linkVersion: bySource.get(sourceKey(row) ?? '')?.linkVersion ?? null });
             } else if (failure.outcome === 'failed') {
               record({ id, result: 'failed', error: failure.message });
             } else {

@@ -1,3 +1,4 @@
+import crypto from 'node:crypto';
 import type { Knex } from 'knex';
 import { nowValue, parseJson } from '../../db/dialect';
 import { WEBVIEW_PLACEHOLDER } from '../../lib/constants';
@@ -23,6 +24,8 @@ export interface MessageSource {
   relayId?: number | null;
   /** Its verified sending domain's key and bounce subdomain, when the worker signs (see signingKeyOf). */
   signing?: SigningDomain;
+  /** An automation step's: the stored version of its link numbers (link_versions) its messages are sent with. */
+  linkVersion?: number;
 }
 
 /** Whose links a compiled message's links are numbered among: an automation step's, or a single send's. */
@@ -219,8 +222,11 @@ export class MessageSources {
       },
       this.tracking(schedule),
     );
+    const numbers = await this.linkNumbers({ user_id: schedule.user_id, automation_id: schedule.automation_id, automation_schedule_id: schedule.id }, compiled.links);
+    const linkVersion = await this.linkVersion(Number(schedule.id), numbers);
     return {
-      compiled: await this.numberedByUrl(compiled, { user_id: schedule.user_id, automation_id: schedule.automation_id, automation_schedule_id: schedule.id }),
+      compiled: renumberLinks(compiled, numbers),
+      ...(linkVersion !== undefined ? { linkVersion } : {}),
       from: { name: String(sender?.from_name ?? ''), address: String(sender?.from_email ?? '') },
       replyTo: String(sender?.reply_to_email || sender?.from_email || ''),
       sender: { sender_name: String(sender?.from_name ?? ''), sender_address: await this.senderAddress(sender) },
@@ -292,6 +298,22 @@ export class MessageSources {
         .onConflict([scope, 'n'])
         .ignore();
     }
+  }
+
+  /**
+   * The stored version of a step's content, as the set of link numbers it carries (numbers are
+   * kept by URL across the step's versions, so a message's numbers alone would resolve links of
+   * other versions too): its messages record it, and a click resolves only among its numbers.
+   * Undefined when nothing is stored (a preview).
+   */
+  private async linkVersion(scheduleId: number, numbers: number[]): Promise<number | undefined> {
+    if (!this.options.recordLinks) return undefined;
+    const set = JSON.stringify([...new Set(numbers)].sort((a, b) => a - b));
+    const digest = crypto.createHash('sha256').update(set).digest('hex');
+    const key = { automation_schedule_id: scheduleId, digest };
+    await this.db('link_versions').insert({ ...key, numbers: set, created_at: nowValue() }).onConflict(['automation_schedule_id', 'digest']).ignore();
+    const row = await this.db('link_versions').where(key).first('id');
+    return Number(row.id);
   }
 
   /** Forgets the cached automation steps of these rows that were saved since they were compiled. */
