@@ -21,6 +21,8 @@ export interface RelaySettings {
   region: string | null;
   /** The API's base URL instead of the provider's (EU regions, emulators). */
   endpoint: string | null;
+  /** SMTP: false takes a certificate that does not verify (a self-signed one); the connection is still encrypted. */
+  tlsVerify: boolean;
 }
 
 export interface RelaySendResult {
@@ -272,7 +274,7 @@ export function createRelayTransport(settings: RelaySettings, options: RelayTran
   switch (settings.kind) {
     case 'smtp': {
       const url = settings.url ?? '';
-      const server = smtpTlsOptions(url, url.startsWith('smtps://') ? 'tls' : 'starttls', true);
+      const server = smtpTlsOptions(url, url.startsWith('smtps://') ? 'tls' : 'starttls', settings.tlsVerify);
       const transporter = onFirstUse(() => trackHandOver(createTransport({
         ...server,
         pool: true,
