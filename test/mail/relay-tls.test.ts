@@ -1,39 +1,10 @@
-import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
-import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { SMTPServer } from 'smtp-server';
 import { useHarness, TestAccount } from '../support/harness';
 import { addContactType, sendingFixtures, testWorker } from '../support/fixtures';
 import { useSmtpSink } from '../support/smtp';
-
-/** A relay's own Postfix, as Debian sets it up: STARTTLS offered with a self-signed certificate. */
-async function startSelfSignedRelay(cert: { key: Buffer; cert: Buffer }) {
-  const received: Array<{ to: string; secure: boolean }> = [];
-  const server = new SMTPServer({
-    ...cert,
-    disableReverseLookup: true,
-    authOptional: true,
-    logger: false,
-    onAuth(auth, _session, callback) {
-      if (auth.username === 'relay' && auth.password === 'secret') callback(null, { user: auth.username });
-      else callback(new Error('Invalid username or password'));
-    },
-    onData(stream, session, callback) {
-      stream.resume();
-      stream.on('end', () => {
-        received.push({ to: session.envelope.rcptTo.map((r) => r.address).join(','), secure: Boolean(session.secure) });
-        callback();
-      });
-    },
-  });
-  // A refused handshake is the client's to report.
-  server.on('error', () => undefined);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.server.address() as AddressInfo).port;
-  return { received, url: `smtp://relay:secret@127.0.0.1:${port}`, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
-}
+import { selfSignedCertificate, startTlsSmtpServer } from '../support/tls-smtp';
 
 describe('an SMTP relay with a self-signed certificate (tls_verify)', () => {
   const instance = useSmtpSink();
@@ -41,16 +12,13 @@ describe('an SMTP relay with a self-signed certificate (tls_verify)', () => {
   const f = sendingFixtures(h);
   let alice: TestAccount;
   let dir: string;
-  let relay: Awaited<ReturnType<typeof startSelfSignedRelay>>;
+  // A relay's own Postfix, as Debian sets it up: STARTTLS offered with a self-signed certificate.
+  let relay: Awaited<ReturnType<typeof startTlsSmtpServer>>;
 
   beforeAll(async () => {
     alice = await h.account();
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'relay-tls-'));
-    execFileSync('openssl', [
-      'req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '1',
-      '-subj', '/CN=mail.relay.test', '-keyout', path.join(dir, 'key.pem'), '-out', path.join(dir, 'cert.pem'),
-    ], { stdio: 'ignore' });
-    relay = await startSelfSignedRelay({ key: fs.readFileSync(path.join(dir, 'key.pem')), cert: fs.readFileSync(path.join(dir, 'cert.pem')) });
+    relay = await startTlsSmtpServer(selfSignedCertificate(dir, 'mail.relay.test'), { login: { user: 'relay', password: 'secret' } });
   });
   afterAll(async () => {
     await relay.close();
