@@ -1,4 +1,3 @@
-import type { Logger } from 'pino';
 import { createWorkerLedger, WorkerHooks } from '../services';
 import type { Claimed, SendLedgerDeps, SendLedgerOptions } from '../services/delivery/sending';
 import { Sleeper } from './sleeper';
@@ -7,7 +6,6 @@ export type { WorkerHooks };
 
 /** What a worker's ledger is built from (services' createWorkerLedger builds it). */
 export interface WorkerDeps extends Omit<SendLedgerDeps, 'feeds' | 'hooks' | 'sleep'> {
-  logger: Logger;
   hooks?: WorkerHooks;
 }
 
@@ -41,11 +39,10 @@ export function createSendingWorker(deps: WorkerDeps, options: WorkerOptions = {
   const { logger } = deps;
   const batchSize = options.batchSize ?? 200;
   const lanes = options.lanes ?? 2;
-  const leaseMs = options.leaseMs ?? 5 * 60_000;
   const pollMs = options.pollMs ?? 1000;
   // Rate-limit waits sleep here too, so stopping the worker ends them.
   const sleeper = new Sleeper();
-  const ledger = createWorkerLedger({ ...deps, sleep: (ms) => sleeper.sleep(ms) }, { ...options, leaseMs });
+  const ledger = createWorkerLedger({ ...deps, sleep: (ms) => sleeper.sleep(ms) }, options);
   let running = false;
   let loops: Promise<void>[] = [];
 
@@ -94,7 +91,7 @@ export function createSendingWorker(deps: WorkerDeps, options: WorkerOptions = {
 
   async function heartbeat(): Promise<void> {
     while (running) {
-      await sleeper.sleep(Math.max(100, Math.floor(leaseMs / 3)));
+      await sleeper.sleep(Math.max(100, Math.floor(ledger.leaseMs / 3)));
       await ledger.renewLeases();
     }
   }

@@ -95,6 +95,8 @@ export interface SendLedgerOptions {
 export interface SendLedger {
   /** This worker's name on the rows it leases. */
   readonly owner: string;
+  /** How long a claimed row stays with this worker before others may take it. */
+  readonly leaseMs: number;
   /** One per message in flight, shared by all batches: bounds what a crash can send twice. */
   readonly permits: Permits;
   /** Messages the way out takes at once. */
@@ -206,6 +208,7 @@ export function createSendLedger(deps: SendLedgerDeps, options: SendLedgerOption
 
   return {
     owner,
+    leaseMs,
     // One permit per message in flight, shared by the lanes: however many batches overlap, no
     // more than the transport's concurrency are being sent and not yet recorded at any moment.
     permits: new Permits(transport.concurrency),
