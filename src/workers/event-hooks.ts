@@ -77,7 +77,7 @@ export function workerHooks(services: Services): WorkerHooks {
   return { ...eventHooks(services.events), ...segmentRefreshHook(services.segments) };
 }
 
-/** Segment rules are refreshed before every send (decisions.md); a deleted segment has no members to refresh. */
+/** Segment rules are refreshed before every send (docs/segments.md, "How rules are kept current"); a deleted segment has no members to refresh. */
 function segmentRefreshHook(segments: Services['segments']): Pick<WorkerHooks, 'refreshSegments'> {
   return {
     async refreshSegments(userId, segmentIds, trx) {

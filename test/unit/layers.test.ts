@@ -3,7 +3,7 @@ import path from 'node:path';
 import { PROJECT_ROOT } from '../../src/lib/paths';
 
 /**
- * The layering of src/ (DEVELOPERS.md, "Layout"): imports only run down
+ * The layering of src/ (docs/architecture.md; DEVELOPERS.md, "Conventions"): imports only run down
  * boot → workers / app → api, web → http → services → mail → db → lib, with no circle.
  * config.ts and logger.ts sit with lib/; migrations/ and seeds/ are run by boot code (src/migrate.ts)
  * and use db/ and lib/.

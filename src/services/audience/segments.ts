@@ -25,7 +25,7 @@ segmentRecord,
 SegmentRecord,
 } from './segment-records';
 
-/** What save and update take (decisions.md §3, Segments). */
+/** What save and update take (docs/segments.md, "What the rules mean"). */
 export interface SegmentInput {
   segment_name: string;
   contact_type_id: number;

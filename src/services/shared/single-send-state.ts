@@ -3,7 +3,7 @@ import { SINGLE_SEND_STATUS as S } from '../../lib/constants';
 import { ConflictError } from '../../lib/errors';
 
 /**
- * Every status change of a single send, in one place (decisions.md): saving makes a send
+ * Every status change of a single send, in one place (docs/sending-and-tracking.md, "Controlling a single send"): saving makes a send
  * ready (1) and due at `due_at`; the worker starts it (2) and completes it (3); a ready or
  * initiated send can be cancelled (soft-deleted) but nothing that has started. A duplicate
  * is a new row at 0 (initiate) with no `due_at`, which sends nothing until it is saved.

@@ -25,7 +25,7 @@ export interface SystemMessage {
 }
 
 /**
- * Events of decisions.md ("Events"): each emails every notification recipient of the account.
+ * The account's events (docs/sending-and-tracking.md, "Event notifications"): each emails every notification recipient of the account.
  * Mail is written to the send ledger (in the caller's transaction when given), so the worker
  * sends it with the same retries and crash safety as campaigns, ahead of them.
  * (`systemMail` is the way in for a single message, such as sender verification.)
