@@ -114,9 +114,9 @@ describe('editing an automation step', () => {
   test('when a step\'s links are edited between two messages then each message\'s link numbers resolve only to the links of the content it was sent with', async () => {
     const clock = manualClock(new Date(Date.now() + 3 * 86_400_000));
     const type = await addContactType(h, alice, 'Versions');
-    const automation = await f.automation(alice.user_id, { type: 'welcome', contactType: type, groupId: group });
+    const automation = await f.automation(alice.user_id, { type: 'welcome', contactType: type, groupId: setup.group });
     const step = await f.schedule(alice.user_id, automation, {
-      senderId: sender, subject: 'Links ((first_name))', waitingPeriod: 1, waitingType: 'instantly',
+      senderId: setup.sender, subject: 'Links ((first_name))', waitingPeriod: 1, waitingType: 'instantly',
       html: '<html><body><a href="https://shop.example/v1-a">A</a> <a href="https://shop.example/v1-b">B</a></body></html>',
     });
     await f.setAutomationStatus(automation, 1);
