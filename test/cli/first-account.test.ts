@@ -1,6 +1,6 @@
 import request from 'supertest';
 import { createTestDatabase, TestDatabase } from '../support/test-db';
-import { spawnTs, waitForOutput } from '../support/spawn-ts';
+import { spawnTs, stopChild, waitForOutput } from '../support/spawn-ts';
 import { metaCsrf, setCookie } from '../support/web';
 
 /** A container's first start with ADMIN_EMAIL and ADMIN_PASSWORD: the operator's account, not the demo one. */
@@ -14,13 +14,6 @@ describe('first account from ADMIN_EMAIL and ADMIN_PASSWORD', () => {
     env = { ...db, LOG_LEVEL: 'silent', PORT: '0', HOST: '127.0.0.1', ADMIN_EMAIL: 'Owner@Example.com', ADMIN_PASSWORD: 'a long admin password' };
   });
   afterAll(() => database.drop());
-
-  async function stop(child: ReturnType<typeof spawnTs>): Promise<void> {
-    if (child.exitCode !== null) return;
-    const closed = new Promise((resolve) => child.on('close', resolve));
-    child.kill('SIGTERM');
-    await closed;
-  }
 
   test('when the server first starts with ADMIN_EMAIL and ADMIN_PASSWORD then that account is made instead of the demo account, its password signs in, and a restart makes none', async () => {
     const first = spawnTs('src/server.ts', [], { env });
@@ -43,7 +36,7 @@ describe('first account from ADMIN_EMAIL and ADMIN_PASSWORD', () => {
       const demo = await agent.post('/login').type('form').send({ _csrf: metaCsrf(page.text), email: 'demo@example.com', password: 'a long admin password' });
       expect(demo.status).not.toBe(303);
     } finally {
-      await stop(first);
+      await stopChild(first);
     }
 
     const second = spawnTs('src/server.ts', [], { env: { ...env, ADMIN_EMAIL: 'other@example.com' } });
@@ -51,7 +44,7 @@ describe('first account from ADMIN_EMAIL and ADMIN_PASSWORD', () => {
       const out = await waitForOutput(second, /listening on/);
       expect(out).not.toMatch(/account was created/);
     } finally {
-      await stop(second);
+      await stopChild(second);
     }
   });
 });
