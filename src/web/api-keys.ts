@@ -20,7 +20,8 @@ export function mountApiKeys(routes: WebRoutes, { accounts, apiKeys }: Services,
   const data = async (req: Request) => ({
     title: 'API keys',
     keys: (await apiKeys.list(ctxOf(req))).rows.map((key) => ({ ...key, roleLabel: ROLE_LABELS[key.role] })),
-    roles: TEAM_ROLES.map((role) => ({ value: role, label: ROLE_LABELS[role] })),
+    // Only roles up to the maker's own: a key never outranks who made it.
+    roles: TEAM_ROLES.slice(TEAM_ROLES.indexOf(req.actor?.role ?? 'analyst')).map((role) => ({ value: role, label: ROLE_LABELS[role] })),
     values: { role: 'analyst' },
   });
 
