@@ -1,4 +1,4 @@
-import { audited } from '../../src/services/accounts/audit-log';
+import { audited } from '../../src/services/shared/audit-writer';
 import { audienceOf, berlin, singleSendBody } from '../support/fixtures';
 import { TestAccount, useHarness } from '../support/harness';
 import { useSmtpSink } from '../support/smtp';

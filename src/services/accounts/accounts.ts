@@ -7,7 +7,7 @@ import { FieldErrors, ForbiddenError, ValidationError } from '../../lib/errors';
 import { currentTimeZone } from '../../lib/time-zones';
 import { isEmail, messages, throwIfAny, toFlag } from '../../lib/validation';
 import type { Ctx, ServiceDeps } from '../context';
-import { recordAudit } from './audit-log';
+import { recordAudit } from '../shared/audit-writer';
 import { KeyCache } from './key-cache';
 import { insertOwner, ORIGINAL_KEY_ACTOR } from './team-identity';
 import type { Actor } from '../context';

@@ -6,10 +6,11 @@ import { hmac } from '../../lib/crypto';
 import { emailKey } from '../../lib/email-key';
 import { timestamp } from '../../lib/time';
 import type { Ctx, ServiceDeps } from '../context';
-import { AuditRecord, auditRecord, recordAudit } from '../accounts/audit-log';
+import { AuditRecord, auditRecord } from '../accounts/audit-log';
+import { recordAudit } from '../shared/audit-writer';
 import { contactRecord, ContactRecord } from './contact-records';
 import { customFieldDefs, CustomFieldSource } from './custom-field-values';
-import { transitionMessages } from '../delivery/message-state';
+import { transitionMessages } from '../shared/message-state';
 import { ERASED_TEXT, hiddenKey, hideOptOuts, OPT_OUT_TABLES } from './erased-opt-outs';
 
 /**
