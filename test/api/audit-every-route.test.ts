@@ -4,6 +4,7 @@ import { AUDIT_ACTIONS, SINGLE_SEND_STATUS } from '../../src/lib/constants';
 import { createDashboard } from '../../src/web';
 import { addContact, addContactType, audienceOf, Audience, berlin, countryId, singleSendBody } from '../support/fixtures';
 import { TestAccount, useHarness } from '../support/harness';
+import { databaseSnapshot } from '../support/db-snapshot';
 import { useSmtpSink } from '../support/smtp';
 import { addRoleKey } from '../support/team';
 import { signIn, WebClient } from '../support/web';
@@ -34,21 +35,7 @@ describe('audit log: one entry for each change or export, through every route', 
    * Every row of every table but the log itself and the bookkeeping of being signed in or
    * calling (sessions, rate-limit windows, a key's last use), which a read moves too.
    */
-  async function snapshot(): Promise<string> {
-    const { db } = h.runtime;
-    const tables: string[] =
-      db.client.config.client === 'pg'
-        ? (await db.raw('select tablename as name from pg_tables where schemaname = current_schema() order by 1')).rows.map((r: { name: string }) => r.name)
-        : (await db.raw("select name from sqlite_master where type = 'table' and name not like 'sqlite_%' order by 1")).map((r: { name: string }) => r.name);
-    const skipped = ['countries', 'states', 'cities', 'knex_migrations', 'knex_migrations_lock', 'audit_log', 'sessions'];
-    const parts: string[] = [];
-    for (const table of tables.filter((t) => !skipped.includes(t) && !t.includes('rate'))) {
-      const rows = (await db(table).select('*')) as Record<string, unknown>[];
-      const plain = rows.map(({ last_used_at: _used, last_seen_at: _seen, ...rest }) => JSON.stringify(rest, (_k, v) => (v instanceof Date ? v.toISOString() : v)));
-      parts.push(`${table}:${plain.sort().join('\n')}`);
-    }
-    return parts.join('\n\n');
-  }
+  const snapshot = () => databaseSnapshot(h.runtime.db, { skipTables: ['audit_log', 'sessions'], skipTablesLike: ['rate'], skipColumns: ['last_used_at', 'last_seen_at'] });
 
   const lastId = async (): Promise<number> => Number((await h.runtime.db('audit_log').where({ user_id: owner.user_id }).max({ m: 'id' }).first())?.m ?? 0);
   async function entriesSince(after: number): Promise<Entry[]> {

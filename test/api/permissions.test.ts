@@ -5,6 +5,7 @@ import { TEAM_ROLES, TeamRole } from '../../src/lib/constants';
 import { createDashboard } from '../../src/web';
 import { addContactType } from '../support/fixtures';
 import { TestAccount, useHarness } from '../support/harness';
+import { databaseSnapshot } from '../support/db-snapshot';
 import { useSmtpSink } from '../support/smtp';
 import { addMember, addRoleKey, signInMember } from '../support/team';
 import { signIn, WebClient } from '../support/web';
@@ -37,23 +38,7 @@ describe('permissions by role', () => {
   });
 
   /** Every row of every table, but the key's last use (which a refused request still records). */
-  async function snapshot(): Promise<string> {
-    const { db } = h.runtime;
-    const tables: string[] =
-      db.client.config.client === 'pg'
-        ? (await db.raw("select tablename as name from pg_tables where schemaname = current_schema() order by 1")).rows.map((r: { name: string }) => r.name)
-        : (await db.raw("select name from sqlite_master where type = 'table' and name not like 'sqlite_%' order by 1")).map((r: { name: string }) => r.name);
-    const parts: string[] = [];
-    for (const table of tables.filter((t) => !['countries', 'states', 'cities', 'knex_migrations'].includes(t))) {
-      const rows = (await db(table).select('*')) as Record<string, unknown>[];
-      const plain = rows.map((row) => {
-        const { last_used_at: _lastUsed, ...rest } = row;
-        return JSON.stringify(rest, (_k, v) => (v instanceof Date ? v.toISOString() : v));
-      });
-      parts.push(`${table}:${plain.sort().join('\n')}`);
-    }
-    return parts.join('\n\n');
-  }
+  const snapshot = () => databaseSnapshot(h.runtime.db, { skipColumns: ['last_used_at'] });
 
   /** A path pattern with its parameters filled (the permission is checked before any of them is read). */
   const filled = (path: string) => path.replace(/:utr\b/g, 'UTR1').replace(/:\w+/g, '1');

@@ -130,7 +130,7 @@ describe('team users and API keys', () => {
     const wrong = await h.api().get('/contacts-type').set({ ...headers, SecretKey: 'sk_wrong' }).expect(401);
     expect(wrong.body).toEqual({ status: 'failed', errors: 'Invalid API keys' });
     const listed = (await h.api(alice).get('/api-keys').expect(200)).body.message.apiKeys;
-    expect(listed).toEqual([{ id: key.id, name: 'Reports', role: 'analyst', public_key: key.public_key, last_used_at: expect.stringMatching(TIMESTAMP), created_at: key.created_at }]);
+    expect(listed).toEqual([{ id: key.id, name: 'Reports', role: 'analyst', public_key: key.public_key, last_used_at: expect.stringMatching(TIMESTAMP), created_at: key.created_at, made_by: { id: null, name: 'Original key' } }]);
     await h.api(alice).delete(`/api-keys/delete?id=${key.id}`).expect(200);
     expect((await h.api().get('/contacts-type').set(headers).expect(401)).body).toEqual({ status: 'failed', errors: 'Invalid API keys' });
     expect((await h.api(bob).get('/api-keys').expect(200)).body.message.apiKeys).toEqual([]);
