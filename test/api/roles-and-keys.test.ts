@@ -1,3 +1,4 @@
+import * as keyMakersFromLog from '../../migrations/20261129_0801_key-makers-from-log';
 import { audited } from '../../src/services/shared/audit-writer';
 import { audienceOf, berlin, singleSendBody } from '../support/fixtures';
 import { TestAccount, useHarness } from '../support/harness';
@@ -136,5 +137,38 @@ describe('roles and keys: nobody climbs above their role, and a key goes with it
     await expect(change).rejects.toThrow('GET /contacts-type/peek is registered as a read but recorded contact_type.created');
     expect(await h.runtime.db('contact_types').where({ user_id: owner.user_id, name: 'Slipped in' }).first()).toBeUndefined();
     expect(await entries('contact_type.created')).toEqual([]);
+  });
+});
+
+describe('key makers of keys made before they were recorded', () => {
+  const h = useHarness();
+
+  test('when the makers are read from the audit log then a person\'s key, a key made with it and a key of the original pair get theirs, and a key with no entry keeps none', async () => {
+    const { db } = h.runtime;
+    const owner = await h.account();
+    const person = await db('team_users').where({ user_id: owner.user_id, role: 'owner' }).first('id', 'name');
+    const now = new Date().toISOString();
+    const key = async (name: string) => {
+      await db('api_keys').insert({ user_id: owner.user_id, name, role: 'editor', public_key: `pk_${name}_${owner.user_id}`, secret_key_hash: 'x', created_at: now, updated_at: now });
+      return Number((await db('api_keys').where({ user_id: owner.user_id, name }).first('id')).id);
+    };
+    const entry = (id: number, actor: { actor_type: string; actor_id: number | null; actor_name: string }) =>
+      db('audit_log').insert({ user_id: owner.user_id, ...actor, action: 'api_key.created', record_type: 'api_key', record_id: String(id), summary: '', created_at: now });
+    const byPerson = await key('by-person');
+    await entry(byPerson, { actor_type: 'user', actor_id: Number(person.id), actor_name: String(person.name) });
+    const byKey = await key('by-key');
+    await entry(byKey, { actor_type: 'api_key', actor_id: byPerson, actor_name: 'by-person' });
+    const byOriginal = await key('by-original');
+    await entry(byOriginal, { actor_type: 'api_key', actor_id: null, actor_name: 'Original key' });
+    const unknown = await key('unknown');
+
+    await keyMakersFromLog.up(db);
+    const makers = await db('api_keys').where({ user_id: owner.user_id }).orderBy('id').select('id', 'made_by', 'made_by_name');
+    expect(makers.map((k) => [k.id, k.made_by === null ? null : Number(k.made_by), k.made_by_name])).toEqual([
+      [byPerson, Number(person.id), String(person.name)],
+      [byKey, Number(person.id), String(person.name)],
+      [byOriginal, null, 'Original key'],
+      [unknown, null, null],
+    ]);
   });
 });
