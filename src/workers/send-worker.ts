@@ -21,11 +21,14 @@ import { classifyRelayError, RelayFailure } from '../mail/relay-transports';
 import { RelayRefusal, RelayRouter, RelaysDown } from '../services/delivery/relay-router';
 import type { PolicyPause } from '../services/delivery/policy-refusals';
 import { feedbackStamp } from '../mail/feedback-stamp';
+import { TemplateRenderError } from '../mail/liquid';
 
 /** Things the worker tells the rest of the service about (events become notification mail). */
 export interface WorkerHooks extends AutomationHooks, StartHooks {
   /** A send was paused for its policy refusals (in the ledger write's transaction, once per send). */
   sendPausedForPolicy?(pause: PolicyPause, trx: Knex.Transaction): Promise<void>;
+  /** A send was paused for messages whose template did not render (in the ledger write's transaction, once per send). */
+  sendPausedForTemplateErrors?(pause: PolicyPause, trx: Knex.Transaction): Promise<void>;
 }
 
 export interface WorkerDeps {
@@ -105,6 +108,7 @@ export function createSendingWorker(deps: WorkerDeps, options: WorkerOptions = {
         retryDelayMs: (attempts) => Math.min(retryMaxMs, retryBaseMs * 2 ** Math.max(0, attempts - 1)),
         deferCompletion: true,
         onPolicyPause: hooks.sendPausedForPolicy,
+        onTemplateErrorPause: hooks.sendPausedForTemplateErrors,
       });
       for (const id of written.sends) unchecked.add(id);
       return written.started;
@@ -223,6 +227,16 @@ export function createSendingWorker(deps: WorkerDeps, options: WorkerOptions = {
               : await relays.send(Number(row.user_id), source?.relayId, stamped);
             record({ id, result: 'sent', ...routed, ...(message.templateErrors ? { templateErrors: true } : {}) });
           } catch (err) {
+            if (err instanceof TemplateRenderError && err.busy) {
+              record({ id, result: 'retry', attempts: Number(row.attempts), code: null, error: err.message });
+              continue;
+            }
+            if (err instanceof TemplateRenderError) {
+              // Compiled again for the next message: its template may be fixed before a retry.
+              sources.forget(row);
+              record({ id, result: 'template_error', error: err.message });
+              continue;
+            }
             const failure: RelayFailure = err instanceof RelayRefusal
               ? err.failure
               : err instanceof RelaysDown

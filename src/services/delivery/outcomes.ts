@@ -6,7 +6,7 @@ import { countEach } from './counters';
 import { MessageTransition, transitionMessages } from './message-state';
 import { suppressAddress } from './suppression-list';
 import { emitMessageEvents } from '../integrations/hook-outbox';
-import { pauseForPolicy, PolicyPause } from './policy-refusals';
+import { pauseForPolicy, pauseForTemplateErrors, PolicyPause } from './policy-refusals';
 
 /** How one claimed ledger row ended this attempt. */
 export type Outcome =
@@ -23,7 +23,12 @@ export type Outcome =
    * The relay went silent after taking the whole message: it may have been delivered, so it is
    * failed (reason `unconfirmed`, the address untouched) and never sent again.
    */
-  | { id: number; result: 'unconfirmed'; error: string; relayId?: number | null };
+  | { id: number; result: 'unconfirmed'; error: string; relayId?: number | null }
+  /**
+   * Its subject or body did not render (Liquid past its bounds): never sent, failed with reason
+   * `template_error`; a retry of the failed sends it again once the template is fixed.
+   */
+  | { id: number; result: 'template_error'; error: string };
 
 /** Why a message that was in flight at two crashes is not sent a third time. */
 export const IN_DOUBT_TWICE =
@@ -46,6 +51,8 @@ export interface OutcomePolicy {
   onCompleted?(sendId: number, trx: Knex.Transaction): Promise<void>;
   /** Called inside the transaction that paused a send for its policy refusals (once per send). */
   onPolicyPause?(pause: PolicyPause, trx: Knex.Transaction): Promise<void>;
+  /** Called inside the transaction that paused a send for its template errors (once per send). */
+  onTemplateErrorPause?(pause: PolicyPause, trx: Knex.Transaction): Promise<void>;
   /**
    * Leave completion to the caller (completeSends, after its queue ran dry) instead of looking
    * in every write: a worker writing every few milliseconds would look hundreds of times a second.
@@ -96,6 +103,7 @@ export async function writeLedger(db: Knex, write: LedgerWrite, policy: OutcomeP
     const bounced: Array<Touched & { extra?: Record<string, unknown> }> = [];
     const failed: Touched[] = [];
     const refusedByPolicy: Touched[] = [];
+    const unrendered: Touched[] = [];
     const touched: Touched[] = [];
     const returning = ['id', 'user_id', 'single_send_id', 'automation_id'];
 
@@ -159,6 +167,15 @@ export async function writeLedger(db: Knex, write: LedgerWrite, policy: OutcomeP
       } else if (o.result === 'unconfirmed') {
         const patch = { smtp_code: null, last_error: o.error.slice(0, 500), failure_reason: 'unconfirmed', relay_id: o.relayId ?? null };
         failed.push(...(await end(mine().where({ id: o.id }), 'fail', patch).returning(returning)));
+      } else if (o.result === 'template_error') {
+        // A send paused since the claim (by earlier template errors, or by hand) keeps the rest
+        // of its messages for after a fix instead of failing them too.
+        const pausedSend = mine().where({ id: o.id }).whereIn('single_send_id', sends.filter((send) => Number(send.status) === SINGLE_SEND_STATUS.paused).map((send) => send.id));
+        if (await transitionMessages(pausedSend, 'pauseClaimed', { lease_owner: null, available_at: now, updated_at: now, attempts: trx.raw('?? - 1', ['attempts']) })) continue;
+        const patch = { smtp_code: null, last_error: `template_error: ${o.error}`.slice(0, 500), failure_reason: 'template_error' };
+        const rows = await end(mine().where({ id: o.id }), 'fail', patch).returning(returning);
+        failed.push(...rows);
+        unrendered.push(...rows);
       }
     }
 
@@ -199,6 +216,8 @@ export async function writeLedger(db: Knex, write: LedgerWrite, policy: OutcomeP
     await emitMessageEvents(trx, 'message.bounced', bounced.map((r) => ({ messageId: Number(r.id), userId: Number(r.user_id), extra: r.extra })), now);
     const policySends = ids(refusedByPolicy.map((r) => r.single_send_id));
     if (policySends.length) await pauseForPolicy(trx, policySends, now, policy.onPolicyPause);
+    const unrenderedSends = ids(unrendered.map((r) => r.single_send_id));
+    if (unrenderedSends.length) await pauseForTemplateErrors(trx, unrenderedSends, now, policy.onTemplateErrorPause);
     if (policy.deferCompletion) return { completed: [], started, sends: sendIds };
     const completed = await completeSingleSends(trx, sendIds, now);
     for (const id of completed) await policy.onCompleted?.(id, trx);
