@@ -22,7 +22,7 @@ export function mountAutomations(routes: ApiRoutes, { automations, automationSch
     sendSuccess(res, { utr });
   });
 
-  // Extension: change name, target and group (decisions.md).
+  // Extension: change name, target and group (docs/decisions.md, "Automations").
   routes.post('/automations/update', { summary: 'Change an automation\'s name, target or group (extension)', response: holds({ utr: uuid }) }, validate(...updateFields()), async (req, res) => {
     await automations.update(ctxOf(req), utrOf(req), changesOf(req.body ?? {}));
     sendSuccess(res, { utr: utrOf(req) });

@@ -31,7 +31,7 @@ export function mountContactImport(routes: ApiRoutes, { contactImport }: Service
     { summary: 'Import contacts from a CSV file', response: saysWith('Imported Successfully', { summary: ref('ImportSummary') }), params: uploadParams(true) },
     csvUpload, async (req, res) => {
     const summary = await thenRemoveUpload(req, () => contactImport.importFile(ctxOf(req), checkUpload(req), req.file!.path, importOptionsOf(req)));
-    // decisions.md: the reference's success envelope plus `summary`.
+    // The reference's success envelope plus `summary` (docs/import-export.md, "Rows, batches and the summary").
     res.status(200).json({ status: 'success', message: 'Imported Successfully', summary });
   });
 }

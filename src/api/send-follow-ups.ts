@@ -2,7 +2,7 @@ import type { Request, Response } from 'express';
 import { sendSuccess } from '../lib/envelope';
 import { validate } from '../http/validation';
 import type { Services } from '../services';
-import type { ReportOf } from '../services/delivery/recipient-report';
+import type { ReportOf } from '../services/delivery/reports';
 import { utrField, utrOf } from '../http/campaign-params';
 import { ctxOf } from '../http/context';
 import { listMessage, PAGING_PARAMS, pagingOf } from '../http/paging';

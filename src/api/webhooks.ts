@@ -2,7 +2,7 @@ import express, { ErrorRequestHandler, Request, Response, Router } from 'express
 import type { Logger } from 'pino';
 import { sendFailure, sendSuccess } from '../lib/envelope';
 import type { Services } from '../services';
-import type { WebhookResult } from '../services/delivery/webhooks';
+import type { WebhookResult } from '../services/delivery/feedback';
 
 const MAX_WEBHOOK_BYTES = 1024 * 1024;
 

@@ -1,4 +1,4 @@
-import type { Knex } from 'knex';
+import { BetterSqlite3Client } from './knex-internals';
 
 /**
  * Knex's better-sqlite3 client prepares every query anew (parse and plan, ~13% of a small
@@ -26,11 +26,6 @@ interface QueryObject {
   context?: { lastID: number | bigint; changes: number };
 }
 
-// Knex ships no types for its dialect classes.
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const BetterSqlite3Client = require('knex/lib/dialects/better-sqlite3') as new (config: Knex.Config) => {
-  _formatBindings(bindings: unknown[] | undefined): unknown[];
-};
 
 const caches = new WeakMap<Connection, Map<string, Statement>>();
 

@@ -86,7 +86,7 @@ export const AUTOMATION_TYPES = { welcome: 1, custom: 2 } as const;
 export const WAITING_TYPES = ['instantly', 'days', 'hours'] as const;
 export const RECIPIENT_TABLES = ['contacts_', 'segments_'] as const;
 
-/** Limits of the reference and of decisions.md. */
+/** Limits of the reference and of this project (docs/decisions.md, "Input"). */
 export const LIMITS = {
   /** largest record id: id columns are 32-bit integers (PostgreSQL refuses larger values outright) */
   maxId: 2147483647,
@@ -148,7 +148,7 @@ export const CONTACT_TEXT_COLUMNS = {
 } as const;
 export type ContactTextColumn = keyof typeof CONTACT_TEXT_COLUMNS;
 
-/** Segment operators per field type (decisions.md §3, Segments); `is between` takes two values, the empties none. */
+/** Segment operators per field type (docs/segments.md, "What the rules mean"); `is between` takes two values, the empties none. */
 export const SEGMENT_OPERATORS = {
   text: ['is', 'is not', 'contains', 'does not contain', 'starts with', 'ends with', 'is empty', 'is not empty'],
   number: ['is', 'is not', 'greater than', 'less than', 'is between'],

@@ -2,9 +2,9 @@ import crypto from 'node:crypto';
 import { Resolver } from 'node:dns/promises';
 import { DomainRecordPurpose, DomainRecordStatus, RETURN_PATH_LABEL } from '../lib/constants';
 import { dkimRecordValue } from './dkim';
+import { DmarcRecord, DnsResolve, getDkimPublicKey, getDmarcRecord } from './mailauth-internals';
 
-/** How mailauth asks DNS: `dns.promises.resolve`'s shape (TXT answers come as arrays of strings). */
-export type DnsResolve = (name: string, rrtype: string) => Promise<unknown>;
+export type { DnsResolve };
 
 /** One DNS record a sending domain needs, and what the last check found there. */
 export interface DomainRecord {
@@ -19,13 +19,6 @@ export interface DomainRecord {
 
 /** DNS did not answer (timeout, SERVFAIL, refused): nothing can be said about the records. */
 export class DnsUnavailableError extends Error {}
-
-// mailauth's own record readers (not in its typed entry point): the DKIM key lookup its verifier
-// uses, and the DMARC lookup with the organisational-domain fallback of RFC 7489 §6.6.3.
-const mailauthTools = () => require('mailauth/lib/tools') as {
-  getPublicKey(type: 'DKIM', name: string, minBitLength: number, resolver: DnsResolve): Promise<{ publicKey: string; rr: string }>;
-};
-const getDmarcRecord = () => require('mailauth/lib/dmarc/get-dmarc-record') as (domain: string, resolver: DnsResolve) => Promise<false | { p?: string; rr: string; isOrgRecord: boolean }>;
 
 /** Answers that mean "no such record", as opposed to DNS not answering. */
 const ABSENT = new Set(['ENOTFOUND', 'ENODATA']);
@@ -101,7 +94,7 @@ const checkDkim: Check = async (record, keys, _options, resolve) => {
   const found = txt.length ? txt.join(' ') : null;
   if (!found) return { status: 'missing', found };
   try {
-    const published = await mailauthTools().getPublicKey('DKIM', record.host, 1024, resolve);
+    const published = await getDkimPublicKey(record.host, 1024, resolve);
     const der = crypto.createPublicKey(published.publicKey).export({ type: 'spki', format: 'der' }).toString('base64');
     return { status: der === keys.publicKey ? 'ok' : 'wrong', found };
   } catch (err) {
@@ -125,9 +118,9 @@ const checkSpf: Check = async (record, _keys, options, resolve) => {
 
 /** A DMARC record (the domain's or its organisational domain's) with a policy of at least `none`. */
 const checkDmarc: Check = async (_record, keys, _options, resolve) => {
-  let dmarc: Awaited<ReturnType<ReturnType<typeof getDmarcRecord>>>;
+  let dmarc: false | DmarcRecord;
   try {
-    dmarc = await getDmarcRecord()(keys.domain, resolve);
+    dmarc = await getDmarcRecord(keys.domain, resolve);
   } catch (err) {
     rethrowUnavailable(err);
     dmarc = false;

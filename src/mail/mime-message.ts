@@ -1,4 +1,4 @@
-import MimeNode from 'nodemailer/lib/mime-node';
+import { MimeNode } from './nodemailer-internals';
 import type { OutgoingMessage } from './outgoing-message';
 
 /** A message whose parts the caller already encoded, ready to hand to nodemailer as `raw`. */

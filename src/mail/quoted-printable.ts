@@ -1,4 +1,4 @@
-import { encode, wrap } from 'nodemailer/lib/qp';
+import { encodeQuotedPrintable, wrapQuotedPrintable } from './nodemailer-internals';
 import type { Part, Placeholder } from './template';
 
 /**
@@ -9,7 +9,7 @@ import type { Part, Placeholder } from './template';
  */
 export function encodePiece(text: string): string {
   if (!text) return '';
-  return `${wrap(encode(text.replace(/\r?\n/g, '\r\n')), 76)}=\r\n`;
+  return `${wrapQuotedPrintable(encodeQuotedPrintable(text.replace(/\r?\n/g, '\r\n')), 76)}=\r\n`;
 }
 
 /** The encoded literal parts of a template (undefined at placeholders), computed once per template. */

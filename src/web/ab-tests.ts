@@ -6,7 +6,7 @@ import { asArray } from '../lib/http';
 import { isBlank } from '../lib/validation';
 import type { Services } from '../services';
 import type { AbTestDetails } from '../services/campaigns/ab-tests';
-import { SINGLE_SEND_EDITABLE } from '../services/campaigns/single-send-state';
+import { SINGLE_SEND_EDITABLE } from '../services/shared/single-send-state';
 import { onInvalid } from './errors';
 import type { WebRoutes } from './routes';
 import type { Views } from './views';

@@ -1,7 +1,6 @@
 import type { Request, RequestHandler, Response } from 'express';
 import { ipKeyGenerator, rateLimit } from 'express-rate-limit';
 import { ctxOf } from '../http/context';
-import { abilitiesOf } from '../http/permissions';
 import type { Config } from '../config';
 import { emailKey } from '../lib/email-key';
 import { SESSION } from '../lib/constants';
@@ -67,8 +66,6 @@ export function requireSession(sessions: SessionsService, cookies: Cookies): Req
     req.actor = session.actor;
     res.locals.account = session.account;
     res.locals.member = session.member;
-    // What the pages show: a link or button only where the role may use it (the routes refuse the rest).
-    res.locals.can = abilitiesOf(session.member.role);
     res.locals.csrfToken = session.csrfToken;
     next();
   };

@@ -8,7 +8,7 @@ import { field, validate } from '../http/validation';
 import type { Services } from '../services';
 import type { AuditRecord } from '../services/accounts/audit-log';
 import { formatRecipientRef, type RecipientRef } from '../services/campaigns/campaign-refs';
-import { SINGLE_SEND_EDITABLE } from '../services/campaigns/single-send-state';
+import { SINGLE_SEND_EDITABLE } from '../services/shared/single-send-state';
 import type { OpenBucket } from '../services/campaigns/send-insights';
 import type { SingleSendRecord } from '../services/campaigns/single-sends';
 import type { Config } from '../config';

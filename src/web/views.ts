@@ -3,11 +3,8 @@ import nunjucks from 'nunjucks';
 import { createViews } from '../lib/views';
 import type { Cookies } from './cookies';
 import { assetUrls } from './assets';
-import { hideRefused } from './hide-refused';
+import { Ability, Area, can, PERMISSIONS } from '../http/permissions';
 import type { TeamRole } from '../lib/constants';
-
-/** The signed-in person's role (none on public pages). */
-const roleOf = (res: Response): TeamRole | undefined => (res.locals.member as { role?: TeamRole } | undefined)?.role;
 
 /**
  * The one nunjucks environment of the dashboard: autoescape on (user data is never marked
@@ -18,7 +15,23 @@ export function createViewEnvironment(): nunjucks.Environment {
   env.addFilter('number', (value: unknown) => (value === null || value === undefined ? '' : Number(value).toLocaleString('en-US')));
   env.addFilter('datetime', formatDateTime);
   env.addGlobal('assets', assetUrls);
+  env.addGlobal('can', mayUse);
   return env;
+}
+
+/**
+ * `can('audience', 'write')` in a template: whether the signed-in person's role may read or
+ * change that area of src/http/permissions.ts (the declaration the routes check), so a page
+ * renders only the links and buttons its reader may use. It reads the role from the page's
+ * context: a macro that asks must be imported `with context`, and asking without a signed-in
+ * person (a public page, or a macro imported without context) is a mistake in the template.
+ */
+function mayUse(this: { ctx: Record<string, unknown> }, area: string, ability: Ability = 'read'): boolean {
+  if (!Object.hasOwn(PERMISSIONS, area)) throw new Error(`can('${area}'): no such area in src/http/permissions.ts`);
+  if (ability !== 'read' && ability !== 'write') throw new Error(`can('${area}', '${String(ability)}'): the ability is 'read' or 'write'`);
+  const role = (this.ctx.member as { role?: TeamRole } | undefined)?.role;
+  if (!role) throw new Error(`can('${area}') has no signed-in person in its context: import the macros that ask "with context"`);
+  return can(role, area as Area, ability);
 }
 
 /**
@@ -97,18 +110,18 @@ export class Views {
       const partial = flash
         ? `<hx-partial hx-target="#flash" hx-swap="innerHTML">${this.renderFragment('partials/flash.njk#flash', { message: flash })}</hx-partial>`
         : '';
-      res.send(hideRefused(this.renderFragment(fragment, context), roleOf(res)) + partial);
+      res.send(this.renderFragment(fragment, context) + partial);
       return;
     }
     const flash = this.cookies.read(req, FLASH_COOKIE);
     if (flash) this.cookies.clear(res, FLASH_COOKIE);
-    res.send(hideRefused(this.env.render(template, { ...context, flash, shape, path: req.path }), roleOf(res)));
+    res.send(this.env.render(template, { ...context, flash, shape, path: req.path }));
   }
 
   /** Only one swap target (a row, a counter, a progress bar), whatever the request. */
   fragment(res: Response, ref: FragmentRef, data: Record<string, unknown>, status?: number): void {
     prepare(res, status);
-    res.send(hideRefused(this.renderFragment(ref, { ...res.locals, ...data }), roleOf(res)));
+    res.send(this.renderFragment(ref, { ...res.locals, ...data }));
   }
 
   /**
@@ -132,10 +145,11 @@ export class Views {
     if (!template) {
       const [file, macro] = ref.split('#');
       // The names come from code, never from a request.
-      template = new nunjucks.Template(`{% from "${file}" import ${macro} %}{{ ${macro}(v) }}`, this.env);
+      // With context, so the macro's can() finds the signed-in person.
+      template = new nunjucks.Template(`{% from "${file}" import ${macro} with context %}{{ ${macro}(v) }}`, this.env);
       this.fragmentTemplates.set(ref, template);
     }
-    return template.render({ v: context });
+    return template.render({ ...context, v: context });
   }
 }
 

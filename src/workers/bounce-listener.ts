@@ -5,8 +5,7 @@ import type { Config } from '../config';
 import { verpToken } from '../lib/verp';
 import { RETURN_PATH_LABEL } from '../lib/constants';
 import type { FeedbackService } from '../services/delivery/feedback';
-import { readReport, Reading } from '../mail/bounce-reader';
-import type { FeedbackResult } from '../services/delivery/record-feedback';
+import { readReport } from '../mail/bounce-reader';
 
 export interface BounceListener {
   readonly port: number;
@@ -100,7 +99,7 @@ export async function startBounceListener(deps: Deps, port = deps.config.bounceS
       // A report may come to one message's address about another (a feedback loop's address
       // for a whole stream): it is charged to the message it is about, within the account.
       const id = await feedback.chargedMessage(envelope, named);
-      const outcome = await recordReading(feedback, id, reading, 'dsn');
+      const outcome = await feedback.recordReading(id, reading, 'dsn');
       counts[outcome] += 1;
       logger.info({ messageId: id, ...(id !== envelope ? { envelope } : {}), kind: reading.kind, outcome }, 'returned message read');
     }
@@ -116,31 +115,4 @@ export async function startBounceListener(deps: Deps, port = deps.config.bounceS
     counts,
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
-}
-
-/**
- * Records what a returned message says about ledger message `id` (the message it is about, as
- * the listener or the mailbox matched it). Auto-replies and reports of no failure are ignored.
- */
-export async function recordReading(
-  feedback: FeedbackService,
-  id: number,
-  reading: Reading,
-  channel: 'dsn' | 'imap',
-): Promise<'recorded' | 'duplicate' | 'ignored' | 'unrecognised'> {
-  let result: FeedbackResult;
-  if (reading.kind === 'bounce') {
-    result = await feedback.record(id, {
-      event: 'bounce',
-      permanent: reading.permanent,
-      ...(reading.status ? { status: reading.status } : {}),
-      diagnostic: reading.diagnostic,
-      source: channel,
-    });
-  } else if (reading.kind === 'complaint') {
-    result = await feedback.record(id, { event: 'complaint', diagnostic: reading.diagnostic, source: channel === 'dsn' ? 'arf' : channel });
-  } else {
-    return reading.kind === 'unrecognised' ? 'unrecognised' : 'ignored';
-  }
-  return result.result === 'unknown' ? 'unrecognised' : result.result;
 }

@@ -2,7 +2,6 @@ import { ImapFlow } from 'imapflow';
 import type { Logger } from 'pino';
 import type { Config } from '../config';
 import type { FeedbackService } from '../services/delivery/feedback';
-import { recordReading } from './bounce-listener';
 import { readReport } from '../mail/bounce-reader';
 import { periodic } from './periodic';
 
@@ -95,7 +94,7 @@ export function createBounceMailbox({ config, feedback, logger }: Deps): BounceM
           if (!message || !message.source) continue;
           const reading = await readReport(message.source);
           const id = feedback.messageOfReading(reading);
-          const outcome = id === undefined ? 'unrecognised' : await recordReading(feedback, id, reading, 'imap');
+          const outcome = id === undefined ? 'unrecognised' : await feedback.recordReading(id, reading, 'imap');
           counts[outcome] += 1;
           if (outcome === 'unrecognised') await client.messageFlagsAdd(String(uid), ['\\Seen'], { uid: true });
           else await client.messageDelete(String(uid), { uid: true });

@@ -1,13 +1,13 @@
 import type { Knex } from 'knex';
 import { NotFoundError } from '../lib/errors';
-import type { EventsService } from '../services/delivery/events';
+import type { EventsService } from '../services/delivery/notices';
 import type { Services } from '../services';
 import type { WorkerHooks } from './send-worker';
-import { checkSendRates } from '../services/delivery/rate-alerts';
+import { checkSendRates } from '../services/delivery/notices';
 import type { AutomationRow } from '../services/campaigns/enrolment';
 import { emitHookEvents } from '../services/integrations/hook-outbox';
 import type { HookEventType } from '../lib/constants';
-import { recordAudit } from '../services/accounts/audit-log';
+import { recordAudit } from '../services/shared/audit-writer';
 import { SYSTEM_ACTOR } from '../services/context';
 
 /** What the worker notices, turned into notification mail and outgoing webhook events (in the same transaction). */
@@ -80,7 +80,7 @@ export function workerHooks(services: Services): WorkerHooks {
   return { ...eventHooks(services.events), ...segmentRefreshHook(services.segments) };
 }
 
-/** Segment rules are refreshed before every send (decisions.md); a deleted segment has no members to refresh. */
+/** Segment rules are refreshed before every send (docs/segments.md, "How rules are kept current"); a deleted segment has no members to refresh. */
 function segmentRefreshHook(segments: Services['segments']): Pick<WorkerHooks, 'refreshSegments'> {
   return {
     async refreshSegments(userId, segmentIds, trx) {

@@ -1,6 +1,6 @@
 import { addContactType, addGroup, audienceOf, berlin, Place, senderFields, sendingFixtures, singleSendBody } from '../support/fixtures';
 import { runAutomations } from '../../src/services/campaigns/enrolment';
-import { startDueSingleSends } from '../../src/services/delivery/start-sends';
+import { startDueSingleSends } from '../../src/services/delivery/ledger';
 import { workerHooks } from '../../src/workers/event-hooks';
 import { TestAccount, useHarness } from '../support/harness';
 import { useSmtpSink } from '../support/smtp';

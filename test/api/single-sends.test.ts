@@ -1,5 +1,5 @@
 import { parseRecipientRef } from '../../src/services/campaigns/single-sends';
-import { transitionSingleSends } from '../../src/services/campaigns/single-send-state';
+import { transitionSingleSends } from '../../src/services/shared/single-send-state';
 import { addContactType, addGroup, addSegment, addSender, Audience, audienceOf, berlin, Place, PLAIN_TIME, singleSendBody, UUID } from '../support/fixtures';
 import { expectBulkIdRules, NOT_FOUND } from '../support/expectations';
 import { TestAccount, TIMESTAMP, useHarness } from '../support/harness';

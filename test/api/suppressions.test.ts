@@ -1,5 +1,5 @@
 import { nowValue } from '../../src/db/dialect';
-import { suppressAddress } from '../../src/services/delivery/suppression-list';
+import { suppressAddress } from '../../src/services/delivery/ledger';
 import { expectDeleteIdRules, NOT_FOUND } from '../support/expectations';
 import { TIMESTAMP, useHarness, TestAccount } from '../support/harness';
 

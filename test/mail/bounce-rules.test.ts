@@ -1,6 +1,6 @@
 import { MESSAGE_STATE } from '../../src/lib/constants';
 import { createBounceTokens } from '../../src/lib/verp';
-import { queueSystemMail } from '../../src/services/delivery/system-mail';
+import { queueSystemMail } from '../../src/services/delivery/notices';
 import { createMailTransport } from '../../src/mail/transport';
 import { createSendingWorker } from '../../src/workers/send-worker';
 import { useHarness, TestAccount } from '../support/harness';

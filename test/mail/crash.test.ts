@@ -1,6 +1,6 @@
 import { isPostgres } from '../../src/db';
 import { MESSAGE_STATE } from '../../src/lib/constants';
-import { IN_DOUBT_TWICE } from '../../src/services/delivery/outcomes';
+import { IN_DOUBT_TWICE } from '../../src/services/delivery/ledger';
 import { useHarness } from '../support/harness';
 import { addContactType, sendingFixtures } from '../support/fixtures';
 import { ServiceProcess, until, useServiceProcesses } from '../support/processes';

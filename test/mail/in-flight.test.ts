@@ -1,7 +1,7 @@
 import * as countFailed from '../../migrations/20261122_0611_count-failed';
 import { createSendingWorker } from '../../src/workers/send-worker';
 import { MESSAGE_STATE } from '../../src/lib/constants';
-import { startDueSingleSends } from '../../src/services/delivery/start-sends';
+import { startDueSingleSends } from '../../src/services/delivery/ledger';
 import type { OutgoingMessage } from '../../src/mail/outgoing-message';
 import type { MailTransport } from '../../src/mail/transport';
 import { useHarness, TestAccount } from '../support/harness';

@@ -1,7 +1,7 @@
 import { createHookDeliverer, HookDelivererOptions } from '../../src/workers/hook-deliverer';
 import { HOOK_EVENTS } from '../../src/lib/constants';
 import { createSigner, TOKEN_PURPOSE } from '../../src/lib/signed-token';
-import { recordFeedback } from '../../src/services/delivery/record-feedback';
+import { recordFeedback } from '../../src/services/delivery/feedback';
 import { addContact, addContactType, countryId, manualClock, sendingFixtures, testWorker } from '../support/fixtures';
 import { useHarness, TestAccount } from '../support/harness';
 import { startSmtpSink, useSmtpSink } from '../support/smtp';

@@ -1,5 +1,5 @@
 import { createMailTransport } from '../../src/mail/transport';
-import { RelayRouter } from '../../src/services/delivery/relay-router';
+import { RelayRouter } from '../../src/services/delivery/relays';
 import { useHarness } from '../support/harness';
 import { useSmtpSink } from '../support/smtp';
 

@@ -1,5 +1,5 @@
 import { reserveMailSlot } from '../../src/db/rate-limits';
-import { AccountRateLimiter } from '../../src/services/delivery/mail-rate';
+import { AccountRateLimiter } from '../../src/services/delivery/relays';
 import { createMailTransport } from '../../src/mail/transport';
 import { createSendingWorker } from '../../src/workers/send-worker';
 import { workerHooks } from '../../src/workers/event-hooks';

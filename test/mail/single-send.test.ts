@@ -1,5 +1,5 @@
 import { MESSAGE_STATE } from '../../src/lib/constants';
-import { startDueSingleSends } from '../../src/services/delivery/start-sends';
+import { startDueSingleSends } from '../../src/services/delivery/ledger';
 import { useHarness, TestAccount } from '../support/harness';
 import { addContactType, addSegment, header, manualClock, sendingFixtures, testWorker } from '../support/fixtures';
 import { useSmtpSink } from '../support/smtp';

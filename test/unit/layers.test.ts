@@ -3,7 +3,7 @@ import path from 'node:path';
 import { PROJECT_ROOT } from '../../src/lib/paths';
 
 /**
- * The layering of src/ (DEVELOPERS.md, "Layout"): imports only run down
+ * The layering of src/ (docs/architecture.md; DEVELOPERS.md, "Conventions"): imports only run down
  * boot → workers / app → api, web → http → services → mail → db → lib, with no circle.
  * config.ts and logger.ts sit with lib/; migrations/ and seeds/ are run by boot code (src/migrate.ts)
  * and use db/ and lib/.
@@ -25,6 +25,19 @@ const MAY_IMPORT: Record<string, string[]> = {
   data: ['data', 'db', 'lib'],
   lib: ['lib'],
 };
+
+/**
+ * Inside a layer, folders stand in an order of their own, top first: a file may import its own
+ * part and the parts listed after it, never one listed before. Each entry is a subfolder or a file
+ * directly in the folder. In services/, the composition root (index.ts) wires everything, shared/
+ * holds what every part may use (state tables, the audit writer), and context.ts is the floor.
+ */
+const ORDER: Record<string, string[]> = {
+  'src/services': ['index.ts', 'operations', 'maintenance', 'campaigns', 'audience', 'accounts', 'delivery', 'integrations', 'reference', 'shared', 'context.ts'],
+  'src/services/delivery': ['reports', 'recipients', 'feedback', 'messages', 'notices', 'ledger', 'relays'],
+};
+/** Folders whose subfolders are rooms: from outside a room, only its index.ts is imported. */
+const ROOMS = ['src/services/delivery'];
 
 function layerOf(file: string): string {
   if (DATA.some((d) => file.startsWith(d + path.sep))) return 'data';
@@ -71,6 +84,46 @@ test('when a file of src/, migrations/ or seeds/ imports another then the import
     }
   }
   expect(upward).toEqual([]);
+});
+
+/** The part of `folder` that `file` sits in (its first path segment below it), or undefined when outside. */
+function partOf(folder: string, file: string): string | undefined {
+  const inside = path.relative(path.join(PROJECT_ROOT, folder), file);
+  return inside.startsWith('..') ? undefined : inside.split(path.sep)[0];
+}
+
+test('when a file of a folder with an order imports another of it then the import runs down that order', () => {
+  const upward: string[] = [];
+  for (const [folder, order] of Object.entries(ORDER)) {
+    for (const entry of fs.readdirSync(path.join(PROJECT_ROOT, folder))) {
+      if (!order.includes(entry) && (entry.endsWith('.ts') || fs.statSync(path.join(PROJECT_ROOT, folder, entry)).isDirectory())) {
+        throw new Error(`${folder}/${entry} has no place: add it to ORDER['${folder}']`);
+      }
+    }
+    for (const [file, imports] of graph) {
+      const from = partOf(folder, file);
+      if (from === undefined) continue;
+      for (const target of imports) {
+        const to = partOf(folder, target);
+        if (to !== undefined && order.indexOf(to) < order.indexOf(from)) upward.push(`${rel(file)} -> ${rel(target)}`);
+      }
+    }
+  }
+  expect(upward).toEqual([]);
+});
+
+test('when a file imports from a room of another then it goes through the room\'s index.ts', () => {
+  const sideDoors: string[] = [];
+  for (const folder of ROOMS) {
+    for (const [file, imports] of graph) {
+      for (const target of imports) {
+        const room = partOf(folder, target);
+        if (room === undefined || partOf(folder, file) === room) continue;
+        if (target !== path.join(PROJECT_ROOT, folder, room, 'index.ts')) sideDoors.push(`${rel(file)} -> ${rel(target)}`);
+      }
+    }
+  }
+  expect(sideDoors).toEqual([]);
 });
 
 test('when the imports of src/, migrations/ and seeds/ are followed then no file reaches itself (no circle)', () => {

@@ -1,5 +1,7 @@
 import { classifyRelayError, isPolicyRefusal } from '../../src/mail/relay-transports';
 import { servesDomain } from '../../src/services/delivery/relays';
+import { encodePiece } from '../../src/mail/quoted-printable';
+import { jsonParts } from '../../src/mail/relays/shared';
 
 const smtp = (responseCode: number | undefined, response: string, code = 'EENVELOPE') => Object.assign(new Error(response), { responseCode, response, code });
 
@@ -34,5 +36,18 @@ describe('relay failures', () => {
     expect(servesDomain(['acme.test'], 'news.acme.test')).toBe(true);
     expect(servesDomain(['acme.test'], 'notacme.test')).toBe(false);
     expect(servesDomain([], 'anything.example')).toBe(true);
+  });
+});
+
+describe('a pre-encoded message through a JSON API', () => {
+  test('when the worker hands a relay quoted-printable parts then the provider gets the words as written, accents, long lines and equals signs included', () => {
+    const html = `<p style="margin:0">Grüße, Zoë — ${'ünïcödé '.repeat(30)}= 100 %</p>\n<p>a=b&amp;c=3D</p>`;
+    const text = `Grüße\n${'long line '.repeat(20)}\n€ = €`;
+    const message = { from: { name: 'Team "A"', address: 'team@example.com' }, to: 'ann@example.com', subject: 'Hi', html: encodePiece(html), text: encodePiece(text), encoded: true };
+    expect(message.html).toMatch(/=\r\n/);
+    const parts = jsonParts(message);
+    expect(parts.html).toBe(html.replace(/\n/g, '\r\n'));
+    expect(parts.text).toBe(text.replace(/\n/g, '\r\n'));
+    expect(parts.from).toBe('"Team A" <team@example.com>');
   });
 });

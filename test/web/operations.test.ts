@@ -3,7 +3,7 @@ import knex from 'knex';
 import { createApp } from '../../src/app';
 import { createLogger } from '../../src/logger';
 import { MIGRATION_NAMES } from '../../src/migrate';
-import { startDueSingleSends } from '../../src/services/delivery/start-sends';
+import { startDueSingleSends } from '../../src/services/delivery/ledger';
 import { createHealthService } from '../../src/services/operations/health';
 import { createOperationalCounts } from '../../src/services/operations/operational-counts';
 import type { Services } from '../../src/services';

@@ -4,7 +4,7 @@ import { createMailTransport, outboxFolder } from '../../src/mail/transport';
 import { createWorkerRuntime } from '../../src/workers/worker-runtime';
 import { addContact, addVerifiedSender, berlin, countryId } from '../support/fixtures';
 import { eventually } from '../e2e/browser';
-import { createOutboxService } from '../../src/services/delivery/outbox';
+import { createOutboxService } from '../../src/services/delivery/reports';
 import { useHarness } from '../support/harness';
 import { asFragment, signIn, useTwoAccounts } from '../support/web';
 

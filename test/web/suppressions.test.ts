@@ -1,5 +1,5 @@
 import { nowValue } from '../../src/db/dialect';
-import { suppressAddress } from '../../src/services/delivery/suppression-list';
+import { suppressAddress } from '../../src/services/delivery/ledger';
 import { useHarness, TestAccount } from '../support/harness';
 import { asFragment, useTwoAccounts } from '../support/web';
 

@@ -48,7 +48,7 @@ export const singleSendFields = () => [
   field('schedule_type')
     .required()
     .describe({ type: 'integer', enum: [0, 1, SCHEDULE_LOCAL_TIME] }, '0: at once; 1: at schedule_date and schedule_time in the account\'s time zone; 2 (extension): at schedule_date and schedule_time in each recipient\'s own time zone.')
-    // No longer a flag once 2 is allowed: anything else is a value outside the list (decisions.md).
+    // No longer a flag once 2 is allowed: anything else is a value outside the list (docs/decisions.md, "Single sends").
     .check((v) => scheduleTypeOf(v) !== undefined, messages.selected('schedule_type')),
   ...scheduleDateFields(),
   ...trackingFields(),

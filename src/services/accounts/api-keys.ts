@@ -7,7 +7,7 @@ import { timestamp } from '../../lib/time';
 import { messages } from '../../lib/validation';
 import type { Ctx, ServiceDeps } from '../context';
 import type { AccountsService } from './accounts';
-import { recordAudit } from './audit-log';
+import { recordAudit } from '../shared/audit-writer';
 
 /** A key pair of the account beyond its original one, as `GET /api-keys` lists it (never its secret). */
 export interface ApiKeyRecord {

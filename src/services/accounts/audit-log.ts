@@ -1,23 +1,12 @@
 import type { Knex } from 'knex';
-import { nowValue, rowsPerInsert } from '../../db/dialect';
 import { listPage } from '../../db/paging';
 import { AUDIT, AUDIT_ACTIONS, AuditAction, AuditActorType, LIMITS } from '../../lib/constants';
 import { emailKey } from '../../lib/email-key';
 import type { ListResult, Paging } from '../../lib/paging';
 import { timestamp } from '../../lib/time';
-import { Actor, Ctx, ServiceDeps, SYSTEM_ACTOR } from '../context';
+import type { Actor, Ctx, ServiceDeps } from '../context';
+import { AuditEntry, recordAudit } from '../shared/audit-writer';
 import { userActor } from './team-identity';
-
-/** What a change says about itself in the log. */
-export interface AuditEntry {
-  action: AuditAction;
-  /** The kind of record changed (`single_send`, `contact`, …), when the change has one. */
-  recordType?: string | null;
-  /** Its id or utr. */
-  recordId?: string | number | null;
-  /** One line a person reads: the record's name, what changed. */
-  summary?: string;
-}
 
 /** One entry as `GET /audit-log` answers it. */
 export interface AuditRecord {
@@ -43,8 +32,6 @@ export interface AuditFilters {
 }
 
 
-const SUMMARY_MAX = 500;
-
 /** The record kinds the action names start with: `single_send` filters every action on sends. */
 export const AUDIT_RECORD_KINDS: readonly string[] = [...new Set(AUDIT_ACTIONS.map((a) => a.split('.')[0]))];
 
@@ -63,46 +50,6 @@ export function sinceInstant(value: string): string | undefined {
   const iso = text.length === 10 ? `${text}T00:00:00Z` : /(Z|[+-]\d{2}:?\d{2})$/.test(text) ? text.replace(' ', 'T') : `${text.replace(' ', 'T')}Z`;
   const date = new Date(iso);
   return Number.isNaN(date.getTime()) ? undefined : date.toISOString();
-}
-
-function entryRows(ctx: Ctx, entries: AuditEntry[], at: string): Record<string, unknown>[] {
-  const actor = ctx.actor ?? SYSTEM_ACTOR;
-  return entries.map((e) => ({
-    user_id: ctx.userId,
-    actor_type: actor.type,
-    actor_id: actor.id,
-    actor_name: actor.name.slice(0, LIMITS.string),
-    action: e.action,
-    record_type: e.recordType ?? null,
-    record_id: e.recordId === null || e.recordId === undefined ? null : String(e.recordId),
-    summary: (e.summary ?? '').slice(0, SUMMARY_MAX),
-    ip: ctx.ip ? ctx.ip.slice(0, 64) : null,
-    created_at: at,
-  }));
-}
-
-/**
- * Writes what `ctx`'s actor did, in the caller's transaction: the entry exists exactly when the
- * change it records was committed. A context without an actor is the service itself.
- */
-export async function recordAudit(trx: Knex | Knex.Transaction, ctx: Ctx, entries: AuditEntry | AuditEntry[], at: string = nowValue()): Promise<void> {
-  const list = Array.isArray(entries) ? entries : [entries];
-  if (!list.length) return;
-  const rows = entryRows(ctx, list, at);
-  const chunk = rowsPerInsert(trx as Knex, 10);
-  for (let i = 0; i < rows.length; i += chunk) await trx('audit_log').insert(rows.slice(i, i + chunk));
-}
-
-/**
- * Runs a change in a transaction of its own and records it there: `entries` sees what the change
- * answered (a new id, a count) and may answer no entry when nothing changed.
- */
-export async function audited<T>(db: Knex, ctx: Ctx, change: (trx: Knex.Transaction) => Promise<T>, entries: (result: T) => AuditEntry | AuditEntry[]): Promise<T> {
-  return db.transaction(async (trx) => {
-    const result = await change(trx);
-    await recordAudit(trx, ctx, entries(result));
-    return result;
-  });
 }
 
 export function auditRecord(row: Record<string, unknown>): AuditRecord {

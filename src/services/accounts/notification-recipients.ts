@@ -4,7 +4,7 @@ import { deleteOwned } from '../../db/owned';
 import { listPage, Paging } from '../../db/paging';
 import { timestamp } from '../../lib/time';
 import type { Ctx, ServiceDeps } from '../context';
-import { audited } from './audit-log';
+import { audited } from '../shared/audit-writer';
 
 export interface NotificationRecipientRecord {
   id: number;

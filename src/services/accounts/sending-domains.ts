@@ -8,9 +8,9 @@ import { messages } from '../../lib/validation';
 import { generateDkimKeyPair, newSelector } from '../../mail/dkim';
 import { checkRecords, createDnsResolve, DnsResolve, DnsUnavailableError, DomainRecord, expectedRecords, isAuthenticated, RecordOptions } from '../../mail/domain-records';
 import type { Ctx, ServiceDeps } from '../context';
-import type { EventsService } from '../delivery/events';
-import { DKIM_KEY_PURPOSE } from '../delivery/signing-keys';
-import { audited, recordAudit } from './audit-log';
+import type { EventsService } from '../delivery/notices';
+import { DKIM_KEY_PURPOSE } from '../delivery/relays';
+import { audited, recordAudit } from '../shared/audit-writer';
 
 
 export interface SendingDomainRecord {

@@ -3,7 +3,7 @@ import { insertId, nowValue } from '../../db/dialect';
 import { emailKey } from '../../lib/email-key';
 import { openSecret, sealSecret } from '../../lib/crypto';
 import { lazy } from '../../lib/lazy';
-import { recordAudit } from './audit-log';
+import { recordAudit } from '../shared/audit-writer';
 import type { ServiceDeps } from '../context';
 import { TEAM_MEMBER_COLUMNS, TeamMember, teamMemberOf, userActor } from './team-identity';
 

@@ -8,9 +8,9 @@ import { ConflictError, FieldErrors, NotFoundError, ServiceUnavailableError, Val
 import { timestamp } from '../../lib/time';
 import { messages, throwIfAny } from '../../lib/validation';
 import type { Ctx, ServiceDeps } from '../context';
-import { DeliveredNow, deliverNow, queueSystemMail } from '../delivery/system-mail';
-import { queuedTeamLink } from '../delivery/team-links';
-import { AuditEntry, recordAudit } from './audit-log';
+import { DeliveredNow, deliverNow, queueSystemMail } from '../delivery/notices';
+import { queuedTeamLink } from '../delivery/notices';
+import { AuditEntry, recordAudit } from '../shared/audit-writer';
 import { TEAM_MEMBER_COLUMNS, TeamMember, teamMemberOf, userActor } from './team-identity';
 
 /** Hashed when the address is unknown, so the time taken does not tell whether it is. */

@@ -5,7 +5,7 @@ import { hmac, openSecret, randomToken, safeEqual, sealSecret, sha256 } from '..
 import { ConflictError, ValidationError } from '../../lib/errors';
 import { lazy } from '../../lib/lazy';
 import type { Ctx, ServiceDeps } from '../context';
-import { recordAudit } from './audit-log';
+import { recordAudit } from '../shared/audit-writer';
 
 // Loaded on first use: workers never sign anyone in.
 const otplib = lazy(() => require('otplib') as typeof import('otplib'));

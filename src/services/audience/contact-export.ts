@@ -1,4 +1,4 @@
-import { recordAudit } from '../accounts/audit-log';
+import { recordAudit } from '../shared/audit-writer';
 import type { Knex } from 'knex';
 import { parseJson } from '../../db/dialect';
 import { RESERVED_FIELD_NAMES } from '../../lib/constants';

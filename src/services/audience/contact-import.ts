@@ -1,4 +1,4 @@
-import { recordAudit } from '../accounts/audit-log';
+import { recordAudit } from '../shared/audit-writer';
 import { withBulkWrites } from '../../db/sqlite-bulk-writes';
 import { refreshStatistics } from '../../db/dialect';
 import { CSV_IMPORT, CustomFieldType, RESERVED_FIELD_NAMES } from '../../lib/constants';
@@ -6,7 +6,7 @@ import { csvChunks, CsvDialect, isBlankRow, isBroken, toCsv } from '../../lib/cs
 import { ValidationError } from '../../lib/errors';
 import { messages } from '../../lib/validation';
 import type { ContactTypesService } from './contact-types';
-import type { EventsService } from '../delivery/events';
+import type { EventsService } from '../delivery/notices';
 import type { ContactsService } from './contacts';
 import type { Ctx, ServiceDeps } from '../context';
 import { loadCountryResolver } from '../reference/country-lookup';
@@ -15,7 +15,7 @@ import { emitHookEvents } from '../integrations/hook-outbox';
 import { importBatchWriter, ImportBatchWriter, WriteBatch } from './import-batches';
 import { ColumnMapping, customTarget, planColumns, RowReader, rowReader } from './import-rows';
 
-/** What decisions.md promises next to `message: "Imported Successfully"`, and what the import of other tools' files adds. */
+/** The summary beside `message: "Imported Successfully"`, and what the import of other tools' files adds (docs/import-export.md, "Rows, batches and the summary"). */
 export interface ImportSummary {
   /** Every data record of the file (blank lines are not records). */
   rows: number;
@@ -98,7 +98,7 @@ interface Deps extends Pick<ServiceDeps, 'db'> {
   fields: CustomFieldSource;
   contactTypes: Pick<ContactTypesService, 'exists'>;
   contacts: Pick<ContactsService, 'upsertBatch'>;
-  /** Notification mail when an import finishes (decisions.md, Events). */
+  /** Notification mail when an import finishes (docs/sending-and-tracking.md, "Event notifications"). */
   events: Pick<EventsService, 'csvImportFinished'>;
 }
 
@@ -146,8 +146,8 @@ export function createContactImportService({ db, contactTypes, fields, contacts,
     },
 
     /**
-     * Imports a CSV file into a contact type of the account; see decisions.md §3, CSV import,
-     * and docs/import-export.md (aliases, encodings, statuses). Every record of the file is counted in
+     * Imports a CSV file into a contact type of the account; see docs/import-export.md ("Import":
+     * columns and aliases, encodings, statuses). Every record of the file is counted in
      * `rows`; each one that is not imported is skipped with its reason (the first 100 in the
      * summary, all of them to `onSkipped`).
      */

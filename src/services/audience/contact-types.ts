@@ -1,4 +1,4 @@
-import { recordAudit } from '../accounts/audit-log';
+import { recordAudit } from '../shared/audit-writer';
 import type { Knex } from 'knex';
 import { insertId, isUniqueViolation, nowValue, preparedAs, toCount } from '../../db/dialect';
 import { listPage, Paging } from '../../db/paging';

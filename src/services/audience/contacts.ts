@@ -1,4 +1,4 @@
-import { recordAudit } from '../accounts/audit-log';
+import { recordAudit } from '../shared/audit-writer';
 import type { Knex } from 'knex';
 import { upsertContacts, UpsertColumn, UpsertCount } from '../../db/contact-upsert';
 import type { EncodedRows } from '../../db/import-batches';
@@ -14,9 +14,9 @@ import { contactListQuery, contactRecord, ContactRecord, contactTypesById, liveC
 import type { ContactTypesService } from './contact-types';
 import type { Ctx, ServiceDeps } from '../context';
 import { countryExists } from '../reference/country-lookup';
-import { contactZone } from './contact-zones';
+import { contactZone } from '../shared/contact-zones';
 import { dropRuleMemberships, SegmentMemberships } from './segment-memberships';
-import { addUnsubscribers, suppressImported } from './unsubscribers';
+import { addUnsubscribers, suppressImported } from '../shared/unsubscribers';
 import { restoreOptOuts } from './erased-opt-outs';
 import { emitHookEvents } from '../integrations/hook-outbox';
 import { checkCustomValue, CustomFieldDef, customFieldDefs, CustomFieldSource, StoredCustomFields } from './custom-field-values';

@@ -6,7 +6,7 @@ import { NotFoundError, ValidationError } from '../../lib/errors';
 import { timestamp } from '../../lib/time';
 import { messages } from '../../lib/validation';
 import type { Ctx, ServiceDeps } from '../context';
-import { audited, recordAudit } from '../accounts/audit-log';
+import { audited, recordAudit } from '../shared/audit-writer';
 
 /** A reserved field (user_id null, is_reserved 1) or a custom field of an account. */
 export interface FieldRecord {

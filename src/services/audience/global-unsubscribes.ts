@@ -1,8 +1,8 @@
 import { deleteOwned } from '../../db/owned';
 import { listPage, Paging } from '../../db/paging';
 import type { Ctx, ServiceDeps } from '../context';
-import { addUnsubscribers, unsubscriberRecord } from './unsubscribers';
-import { audited } from '../accounts/audit-log';
+import { addUnsubscribers, unsubscriberRecord } from '../shared/unsubscribers';
+import { audited } from '../shared/audit-writer';
 
 /** Addresses that receive nothing from this account, whatever the send or group. */
 /** The addresses of a bulk add, as the log summarises them: the one address, or how many. */

@@ -8,7 +8,7 @@ import { timestamp } from '../../lib/time';
 import type { Ctx, ServiceDeps } from '../context';
 import { contactRecord, ContactRecord } from './contact-records';
 import { customFieldDefs, CustomFieldSource } from './custom-field-values';
-import { transitionMessages } from '../delivery/message-state';
+import { transitionMessages } from '../shared/message-state';
 import { ERASED_TEXT, hiddenKey, hideOptOuts, OPT_OUT_TABLES } from './erased-opt-outs';
 
 /**

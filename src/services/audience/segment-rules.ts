@@ -9,7 +9,7 @@ import type { CountryResolver } from '../reference/country-lookup';
 import { CustomFieldDef, DECIMAL } from './custom-field-values';
 
 /**
- * Segment conditions (decisions.md §3, Segments): parallel arrays of fields and operators,
+ * Segment conditions (docs/segments.md, "What the rules mean"): parallel arrays of fields and operators,
  * values taken from `value[]` in order, joined by `query_type`. They are checked when a
  * segment is saved and compiled into one SQL condition over the contacts table (alias `c`),
  * so a refresh is a single set-based statement on either database.

@@ -1,4 +1,4 @@
-import { audited, recordAudit } from '../accounts/audit-log';
+import { audited, recordAudit } from '../shared/audit-writer';
 import type { Knex } from 'knex';
 import { restoreOptOuts } from './erased-opt-outs';
 import { affectedRows, insertId, jsonValue, nowValue, parseJson, refreshStatistics, toCount } from '../../db/dialect';
@@ -25,7 +25,7 @@ segmentRecord,
 SegmentRecord,
 } from './segment-records';
 
-/** What save and update take (decisions.md §3, Segments). */
+/** What save and update take (docs/segments.md, "What the rules mean"). */
 export interface SegmentInput {
   segment_name: string;
   contact_type_id: number;

@@ -8,7 +8,7 @@ import { messages, throwIfAny } from '../../lib/validation';
 import type { Ctx, ServiceDeps } from '../context';
 import type { ContactTypesService } from './contact-types';
 import { customFieldDefs, CustomFieldDef, CustomFieldSource } from './custom-field-values';
-import { audited } from '../accounts/audit-log';
+import { audited } from '../shared/audit-writer';
 
 /** What the dashboard saves for a form. */
 export interface SignupFormInput {

@@ -7,13 +7,13 @@ import { hmac, sha256 } from '../../lib/crypto';
 import { emailKey } from '../../lib/email-key';
 import { timestamp } from '../../lib/time';
 import { hasControlCharacters, isEmail } from '../../lib/validation';
-import { queuedSignupConfirmation } from '../delivery/signup-confirmation';
-import { deliverNow, queueSystemMail } from '../delivery/system-mail';
+import { queuedSignupConfirmation } from '../delivery/notices';
+import { deliverNow, queueSystemMail } from '../delivery/notices';
 import type { Ctx, ServiceDeps } from '../context';
 import type { ContactInput, ContactsService } from './contacts';
 import { checkCustomValue, CustomFieldSource, customFieldDefs } from './custom-field-values';
 import { COUNTRY_FIELD, FormField, PublicForm, SignupFormsService } from './signup-forms';
-import { addUnsubscribers } from './unsubscribers';
+import { addUnsubscribers } from '../shared/unsubscribers';
 
 /** What a visitor typed, by form control name (`email`, `first_name`, `custom_field[age]`, `groups`). */
 export type SignupBody = Record<string, unknown>;

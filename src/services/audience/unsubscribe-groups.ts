@@ -5,8 +5,8 @@ import { randomToken } from '../../lib/crypto';
 import { NotFoundError } from '../../lib/errors';
 import { timestamp } from '../../lib/time';
 import type { Ctx, ServiceDeps } from '../context';
-import { addUnsubscribers, unsubscriberRecord } from './unsubscribers';
-import { audited } from '../accounts/audit-log';
+import { addUnsubscribers, unsubscriberRecord } from '../shared/unsubscribers';
+import { audited } from '../shared/audit-writer';
 
 export interface UnsubscribeGroupRecord {
   id: number;

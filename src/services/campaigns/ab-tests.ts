@@ -6,10 +6,10 @@ import { ConflictError, FieldErrors, NotFoundError, ValidationError } from '../.
 import { throwIfAny } from '../../lib/validation';
 import { liquidErrors } from './template-syntax';
 import { isUtr } from '../../lib/utr';
-import { chooseWinner, variantStats } from '../delivery/ab-tests';
+import { chooseWinner, variantStats } from '../delivery/ledger';
 import type { Ctx, ServiceDeps } from '../context';
-import { AB_STATUS_NAMES, AbStatusName } from './ab-test-state';
-import { notEditableError, SINGLE_SEND_EDITABLE } from './single-send-state';
+import { AB_STATUS_NAMES, AbStatusName } from '../shared/ab-test-state';
+import { notEditableError, SINGLE_SEND_EDITABLE } from '../shared/single-send-state';
 
 export interface AbVariantInput {
   subject: string | null;
@@ -55,7 +55,7 @@ export interface AbTestDetails extends AbTestRecord {
 /**
  * A single send's A/B test (extension `POST /single/send/ab/save`, `GET /single/send/ab/choose`,
  * and `ab` in the send's details). Saving replaces the test of a send that has not started;
- * its sending is services/delivery/ab-tests.ts.
+ * its sending is services/delivery/ledger/ab-tests.ts.
  */
 export function createAbTestsService({ db }: Pick<ServiceDeps, 'db'>) {
   async function sendOf(ctx: Ctx, utr: string, trx: Knex | Knex.Transaction = db) {

@@ -2,7 +2,7 @@ import { SINGLE_SEND_STATUS } from '../../lib/constants';
 import { randomToken } from '../../lib/crypto';
 import { isUtr } from '../../lib/utr';
 import type { Ctx, ServiceDeps } from '../context';
-import type { WebViewService } from '../delivery/web-view';
+import type { WebViewService } from '../delivery/recipients';
 
 /** Sends a page of the public archive shows, newest first (the feed has the newest page). */
 export const ARCHIVE_PAGE_SIZE = 20;

@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import { AUTOMATION_STATUS as A } from '../../lib/constants';
 
 /**
- * Every status change of an automation (decisions.md): it is created (and duplicated) as a
+ * Every status change of an automation (docs/decisions.md, "Automations"): it is created (and duplicated) as a
  * draft; set-live takes a draft or paused one live and needs an unsubscribe group; set-live of
  * a live one changes nothing; only a live one can be paused. The worker notices each change
  * (enrolment.ts) and sends only while it is live.

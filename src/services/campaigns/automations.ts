@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { refuseUnauthenticated } from '../delivery/signing-keys';
+import { refuseUnauthenticated } from '../delivery/relays';
 import { insertId, nowValue, toCount } from '../../db/dialect';
 import { listPage, Paging } from '../../db/paging';
 import { AUTOMATION_STATUS as A, LIMITS } from '../../lib/constants';
@@ -13,7 +13,7 @@ import { copySchedules } from './schedule-copy';
 import type { SegmentsService } from '../audience/segments';
 import type { CampaignRefs, RecipientRef } from './campaign-refs';
 import type { Ctx, ServiceDeps } from '../context';
-import { audited, recordAudit } from '../accounts/audit-log';
+import { audited, recordAudit } from '../shared/audit-writer';
 
 /** The reference's exact sentence for set-live without a group. */
 export const NO_GROUP_TO_GO_LIVE = 'Unsubscribe group require to live automation';

@@ -1,4 +1,5 @@
-import { LIMITS, RECIPIENT_TABLES } from '../../lib/constants';
+import { LIMITS } from '../../lib/constants';
+import { formatRecipientRef, parseRecipientRef, type RecipientRef } from '../shared/recipient-ref';
 import { asArray } from '../../lib/http';
 import { messages } from '../../lib/validation';
 import type { ContactTypesService } from '../audience/contact-types';
@@ -14,28 +15,7 @@ import type { UnsubscribeGroupsService } from '../audience/unsubscribe-groups';
  * or `segments_{segment_id}`). Each check answers with the reference's field message.
  */
 
-export type RecipientTable = (typeof RECIPIENT_TABLES)[number];
-
-/** A parsed recipient reference, stored and returned in this shape (`id` is a string, as the reference shows). */
-export interface RecipientRef {
-  id: string;
-  table: RecipientTable;
-}
-
-const REF = /^(contacts_|segments_)0*(\d+)$/;
-
-/** `contacts_{id}` / `segments_{id}` → `{ id, table }`; undefined for anything else. The worker reuses it. */
-export function parseRecipientRef(value: unknown): RecipientRef | undefined {
-  if (typeof value !== 'string') return undefined;
-  const match = REF.exec(value.trim());
-  if (!match || !Number.isSafeInteger(Number(match[2])) || Number(match[2]) === 0) return undefined;
-  return { id: String(Number(match[2])), table: match[1] as RecipientTable };
-}
-
-/** The form a reference is written in: `contacts_12`. */
-export function formatRecipientRef(ref: RecipientRef): string {
-  return `${ref.table}${ref.id}`;
-}
+export { formatRecipientRef, parseRecipientRef, type RecipientRef, type RecipientTable } from '../shared/recipient-ref';
 
 /** The entries of a recipient list (array or single value), split on commas too: `contacts_1,segments_2`. */
 export function recipientEntries(value: unknown): unknown[] {

@@ -5,8 +5,8 @@ import { FULL_NAME_PLACEHOLDER, LIQUID_SNIPPETS, RESERVED_FIELD_NAMES, SEND_PLAC
 import { NotFoundError } from '../../lib/errors';
 import type { Turns } from '../../lib/turns';
 import { isUtr } from '../../lib/utr';
-import { recipientsOf } from '../delivery/expand';
-import { previewDraft, samplePerson } from '../delivery/preview';
+import { recipientsOf } from '../delivery/ledger';
+import { previewDraft, samplePerson } from '../delivery/messages';
 import type { RenderedMessage } from '../../mail/render';
 import { parseTemplate } from '../../mail/template';
 import type { ContactsService } from '../audience/contacts';

@@ -4,7 +4,7 @@ import { utcHour } from '../../db/time-buckets';
 import { plainDateTime } from '../../lib/time';
 import type { Ctx, ServiceDeps } from '../context';
 import { fillBuckets, OpenBucket } from './send-insights';
-import { recordAudit } from '../accounts/audit-log';
+import { recordAudit } from '../shared/audit-writer';
 
 /** Whose engagement: one single send, or every step of one automation. */
 export type EngagementOwner = { singleSendId: number } | { automationId: number };

@@ -3,11 +3,11 @@ import { insertSelect } from '../../db/insert-select';
 import { skipLocked } from '../../db/locking';
 import { typedParam } from '../../db/typed-param';
 import { AUTOMATION_STATUS, AUTOMATION_TYPES, ENROLMENT_STATE, MESSAGE_KIND, MESSAGE_STATE, SenderDomainStatus } from '../../lib/constants';
-import { Audience, unsubscribedOrSuppressed, withoutUnsubscribed } from '../delivery/do-not-mail';
-import { moveCounters } from '../delivery/counters';
-import { membersOf } from '../delivery/expand';
-import type { Targets } from '../delivery/recipient-refs';
-import { domainStatusesOf } from '../delivery/signing-keys';
+import { Audience, unsubscribedOrSuppressed, withoutUnsubscribed } from '../delivery/ledger';
+import { moveCounters } from '../delivery/ledger';
+import { membersOf } from '../delivery/ledger';
+import type { Targets } from '../delivery/ledger';
+import { domainStatusesOf } from '../delivery/relays';
 import { transitionAutomations } from './automation-state';
 
 export interface AutomationRow {

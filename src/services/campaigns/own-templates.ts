@@ -5,7 +5,7 @@ import { FieldErrors, NotFoundError } from '../../lib/errors';
 import { timestamp } from '../../lib/time';
 import { isBlank, messages, throwIfAny } from '../../lib/validation';
 import type { Ctx, ServiceDeps } from '../context';
-import { audited } from '../accounts/audit-log';
+import { audited } from '../shared/audit-writer';
 
 /** A design the account saved as its own template (table account_templates). */
 export interface OwnTemplateRecord {

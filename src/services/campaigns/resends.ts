@@ -5,10 +5,10 @@ import { ConflictError, NotFoundError, ValidationError } from '../../lib/errors'
 import { ZERO_DATE, ZERO_TIME } from '../../lib/time';
 import { isUtr, newUtr } from '../../lib/utr';
 import { zonedToUtc } from '../../lib/zoned-time';
-import { countRecipients } from '../delivery/expand';
+import { countRecipients } from '../delivery/ledger';
 import type { Ctx, ServiceDeps } from '../context';
 import { COPIED, PAST_SCHEDULE_GRACE_MS, SCHEDULE_IN_PAST } from './single-sends';
-import { SINGLE_SEND_TRANSITIONS } from './single-send-state';
+import { SINGLE_SEND_TRANSITIONS } from '../shared/single-send-state';
 
 /** A resend's own choices; everything else is the original's. */
 export interface ResendInput {

@@ -1,21 +1,21 @@
 import type { Knex } from 'knex';
-import { domainStatusesOf, refuseUnauthenticated } from '../delivery/signing-keys';
+import { domainStatusesOf, refuseUnauthenticated } from '../delivery/relays';
 import type { SenderDomainStatus } from '../../lib/constants';
 import { nowValue } from '../../db/dialect';
 import { SINGLE_SEND_STATUS as S } from '../../lib/constants';
-import { countRecipients } from '../delivery/expand';
+import { countRecipients } from '../delivery/ledger';
 import { ConflictError, NotFoundError, ValidationError } from '../../lib/errors';
 import { ZERO_DATE, ZERO_TIME } from '../../lib/time';
 import { PAST_SCHEDULE_GRACE_MS, scheduledInstants } from './single-sends';
 import { isUtr } from '../../lib/utr';
 import type { Ctx, ServiceDeps } from '../context';
-import { SINGLE_SEND_TRANSITIONS, SingleSendTransition, transitionSingleSends } from './single-send-state';
-import { transitionMessages } from '../delivery/message-state';
+import { SINGLE_SEND_TRANSITIONS, SingleSendTransition, transitionSingleSends } from '../shared/single-send-state';
+import { transitionMessages } from '../shared/message-state';
 import { forUpdate } from '../../db/locking';
-import { moveCounters } from '../delivery/counters';
-import { withoutUnsubscribed } from '../delivery/do-not-mail';
-import { IN_DOUBT_TWICE } from '../delivery/outcomes';
-import { AuditEntry, recordAudit } from '../accounts/audit-log';
+import { moveCounters } from '../delivery/ledger';
+import { withoutUnsubscribed } from '../delivery/ledger';
+import { IN_DOUBT_TWICE } from '../delivery/ledger';
+import { AuditEntry, recordAudit } from '../shared/audit-writer';
 
 /**
  * Pause, resume and cancel of a single send (API extensions

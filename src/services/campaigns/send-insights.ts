@@ -2,7 +2,7 @@ import { toCount } from '../../db/dialect';
 import { utcHour } from '../../db/time-buckets';
 import { MESSAGE_STATE } from '../../lib/constants';
 import type { Turns } from '../../lib/turns';
-import { previewSingleSend, samplePerson } from '../delivery/preview';
+import { previewSingleSend, samplePerson } from '../delivery/messages';
 import type { RenderedMessage } from '../../mail/render';
 import type { ContactsService } from '../audience/contacts';
 import type { FieldsService } from '../audience/fields';

@@ -6,13 +6,13 @@ import { sha256 } from '../../lib/crypto';
 import { ConflictError, FieldErrors, NotFoundError, ServiceUnavailableError } from '../../lib/errors';
 import { plainDateTime, timestamp } from '../../lib/time';
 import { messages, throwIfAny } from '../../lib/validation';
-import { queuedVerification } from '../delivery/sender-verification';
-import { deliverNow, queueSystemMail } from '../delivery/system-mail';
+import { queuedVerification } from '../delivery/notices';
+import { deliverNow, queueSystemMail } from '../delivery/notices';
 import type { Ctx, ServiceDeps } from '../context';
-import type { EventsService } from '../delivery/events';
-import { domainStatusColumn } from '../delivery/signing-keys';
+import type { EventsService } from '../delivery/notices';
+import { domainStatusColumn } from '../delivery/relays';
 import type { SenderDomainStatus } from '../../lib/constants';
-import { audited } from '../accounts/audit-log';
+import { audited } from '../shared/audit-writer';
 
 export interface SenderInput {
   from_name: string;

@@ -3,7 +3,7 @@ import { insertId, jsonValue, nowValue, parseJson } from '../../db/dialect';
 import { listPage, Paging } from '../../db/paging';
 import { LIMITS, SINGLE_SEND_STATUS } from '../../lib/constants';
 import { ConflictError, FieldErrors, NotFoundError } from '../../lib/errors';
-import { unauthenticatedError } from '../delivery/signing-keys';
+import { unauthenticatedError } from '../delivery/relays';
 import { plainDateTime, timestamp } from '../../lib/time';
 import { isUtr, newUtr } from '../../lib/utr';
 import { messages, throwIfAny } from '../../lib/validation';
@@ -11,12 +11,12 @@ import { localTimeSpan, SCHEDULE_LOCAL_TIME, utcToZoned, zonedToUtc } from '../.
 import type { CampaignRefs, RecipientRef } from './campaign-refs';
 import type { Ctx, ServiceDeps } from '../context';
 import type { SenderRecord, SendersService } from './senders';
-import type { TrackingService } from '../delivery/tracking';
+import type { TrackingService } from '../delivery/recipients';
 import type { AbTestRecord, AbTestsService } from './ab-tests';
 import { accountTracking, switchesOf, TrackingSwitches, withDefaults } from './tracking-switches';
 import { liquidErrors } from './template-syntax';
-import { recordAudit } from '../accounts/audit-log';
-import { notEditableError, SINGLE_SEND_EDITABLE, SINGLE_SEND_TRANSITIONS, transitionSingleSends } from './single-send-state';
+import { recordAudit } from '../shared/audit-writer';
+import { notEditableError, SINGLE_SEND_EDITABLE, SINGLE_SEND_TRANSITIONS, transitionSingleSends } from '../shared/single-send-state';
 
 // The worker parses the stored references with the same function.
 export { parseRecipientRef } from './campaign-refs';

@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
-import { previewMessage } from '../delivery/preview';
-import { queueSystemMail } from '../delivery/system-mail';
+import { previewMessage } from '../delivery/messages';
+import { queueSystemMail } from '../delivery/notices';
 import { NotFoundError, ValidationError } from '../../lib/errors';
 import type { Turns } from '../../lib/turns';
 import { isUtr } from '../../lib/utr';

@@ -1,4 +1,4 @@
-import { recordAudit } from '../accounts/audit-log';
+import { recordAudit } from '../shared/audit-writer';
 import crypto from 'node:crypto';
 import { insertId, nowValue, parseJson } from '../../db/dialect';
 import { listPage, Paging } from '../../db/paging';

@@ -1,7 +1,7 @@
 import type { ServiceDeps } from '../context';
 import { toCount } from '../../db/dialect';
 import { HOOK_DELIVERY_STATE, MESSAGE_STATE } from '../../lib/constants';
-import { COUNTERS } from '../delivery/counters';
+import { COUNTERS } from '../delivery/ledger';
 import { lastHeartbeat } from './health';
 
 /** The message outcomes the metrics report, each the sum of one counter of every send and automation. */

@@ -1,0 +1,171 @@
+import type { Knex } from 'knex';
+import { toCount } from '../../../db/dialect';
+import { forUpdate } from '../../../db/locking';
+import { AB_TEST_STATE, AbWinnerMetric, MESSAGE_STATE, SINGLE_SEND_STATUS } from '../../../lib/constants';
+import { transitionAbTests } from '../../shared/ab-test-state';
+import { moveCounters } from './counters';
+import { transitionMessages } from '../../shared/message-state';
+
+/**
+ * The sending side of a single send's A/B test. When the send starts, its whole audience is
+ * written held (expandSingleSend), and in the same transaction a random share of it is queued,
+ * split evenly over the variants, each row carrying its variant (`send_messages.ab_variant`).
+ * When the winner is chosen the held rest is queued with the winner's index, in one
+ * transaction with the test's own change of state. A recipient has one ledger row per send,
+ * so nobody ever gets two variants, whatever crashes in between.
+ */
+
+export interface AbTestRow {
+  id: number;
+  single_send_id: number;
+  test_percent: number;
+  winner_metric: AbWinnerMetric;
+  wait_minutes: number;
+  state: number;
+  winner: number | null;
+  decide_at: unknown;
+}
+
+export interface VariantStats {
+  triggered: number;
+  delivered: number;
+  unique_opens: number;
+  unique_clicks: number;
+}
+
+/** The saved test of a send that has not started yet, with its number of variants; undefined without one. */
+export async function waitingAbTestOf(trx: Knex.Transaction, sendId: number): Promise<(AbTestRow & { variants: number }) | undefined> {
+  const test = await trx('ab_tests').where({ single_send_id: sendId, state: AB_TEST_STATE.waiting }).first();
+  if (!test) return undefined;
+  const count = await trx('ab_variants').where({ ab_test_id: test.id }).count({ n: '*' }).first();
+  return { ...(test as AbTestRow), variants: toCount(count?.n) };
+}
+
+/**
+ * How many of `total` recipients get each variant: `test_percent` of them (rounded, and at least
+ * one per variant while there are enough), split as evenly as whole people allow.
+ */
+export function testShares(total: number, percent: number, variants: number): number[] {
+  const tested = Math.min(total, Math.max(variants, Math.round((total * percent) / 100)));
+  return Array.from({ length: variants }, (_, i) => Math.floor(tested / variants) + (i < tested % variants ? 1 : 0));
+}
+
+/**
+ * Starts the test of a send whose audience was just written held, inside the send's start:
+ * a random share is queued with its variants and the winner is due `wait_minutes` from now.
+ * Answers how many messages were queued (the send's `triggered` for now).
+ */
+export async function startAbTest(trx: Knex.Transaction, test: AbTestRow & { variants: number }, total: number, now: string): Promise<number> {
+  let queued = 0;
+  const shares = testShares(total, Number(test.test_percent), test.variants);
+  for (const [variant, share] of shares.entries()) {
+    if (!share) continue;
+    // random() is the same function on both databases; the sample is drawn from what is still held.
+    const sample = trx('send_messages').where({ single_send_id: test.single_send_id, state: MESSAGE_STATE.held }).orderByRaw('random()').limit(share).select('id');
+    queued += Number(await transitionMessages(trx('send_messages').whereIn('id', sample), 'testVariant', { ab_variant: variant, updated_at: now }));
+  }
+  if (queued === total) {
+    // Everyone is in the test share: there is no rest for a winner, and the send completes as usual.
+    await transitionAbTests(trx('ab_tests').where({ id: test.id }), 'startWithoutRest', { decided_at: now, updated_at: now });
+    return queued;
+  }
+  const decideAt = new Date(Date.parse(now) + Number(test.wait_minutes) * 60_000).toISOString();
+  await transitionAbTests(trx('ab_tests').where({ id: test.id }), 'start', { decide_at: decideAt, updated_at: now });
+  return queued;
+}
+
+/**
+ * Each variant's messages so far, by send and variant index: queued, delivered (accepted and not
+ * bounced since), opened by a person (automated opens leave `human_opened_at` empty), clicked.
+ */
+export async function variantStats(db: Knex | Knex.Transaction, sendIds: number[]): Promise<Map<number, Map<number, VariantStats>>> {
+  const bySend = new Map<number, Map<number, VariantStats>>();
+  if (!sendIds.length) return bySend;
+  const rows = await db('send_messages')
+    .whereIn('single_send_id', sendIds)
+    .whereNotNull('ab_variant')
+    .groupBy('single_send_id', 'ab_variant')
+    .select(
+      'single_send_id',
+      'ab_variant',
+      db.raw('count(*) as triggered'),
+      db.raw('sum(case when state = ? then 1 else 0 end) as delivered', [MESSAGE_STATE.sent]),
+      db.raw('sum(case when state = ? and human_opened_at is not null then 1 else 0 end) as unique_opens', [MESSAGE_STATE.sent]),
+      db.raw('sum(case when state = ? and clicked_at is not null then 1 else 0 end) as unique_clicks', [MESSAGE_STATE.sent]),
+    );
+  for (const row of rows) {
+    const sendId = Number(row.single_send_id);
+    if (!bySend.has(sendId)) bySend.set(sendId, new Map());
+    bySend.get(sendId)!.set(Number(row.ab_variant), {
+      triggered: toCount(row.triggered),
+      delivered: toCount(row.delivered),
+      unique_opens: toCount(row.unique_opens),
+      unique_clicks: toCount(row.unique_clicks),
+    });
+  }
+  return bySend;
+}
+
+/** The variant with the best rate of the metric over delivered messages; a tie goes to the lower index. */
+export function bestVariant(stats: Map<number, VariantStats>, variants: number, metric: AbWinnerMetric): number {
+  let best = 0;
+  let bestRate = -1;
+  for (let i = 0; i < variants; i += 1) {
+    const s = stats.get(i);
+    const hits = metric === 'clicks' ? (s?.unique_clicks ?? 0) : (s?.unique_opens ?? 0);
+    const rate = s && s.delivered > 0 ? hits / s.delivered : 0;
+    if (rate > bestRate) {
+      best = i;
+      bestRate = rate;
+    }
+  }
+  return best;
+}
+
+export type ChooseResult = { chosen: true; winner: number; released: number } | { chosen: false; reason: 'not-testing' | 'not-running' | 'no-variant' };
+
+/**
+ * Chooses the winner of a send's test and queues the held rest with it, in one transaction:
+ * the send's row is locked first (the order of pause, cancel and the worker's ledger writes),
+ * the test must be testing and its send running (a paused send keeps its rest held until it
+ * resumes), and the test's guarded change of state decides which of two choosers wins.
+ * `variant` undefined: the best by the test's rule.
+ */
+export async function chooseWinner(db: Knex, sendId: number, variant: number | undefined, now: Date): Promise<ChooseResult> {
+  const at = now.toISOString();
+  return db.transaction(async (trx) => {
+    const send = await forUpdate(trx, trx('single_sends').where({ id: sendId }).first('id', 'status'));
+    const test = (await forUpdate(trx, trx('ab_tests').where({ single_send_id: sendId }).first())) as AbTestRow | undefined;
+    if (!send || !test || Number(test.state) !== AB_TEST_STATE.testing) return { chosen: false, reason: 'not-testing' } as const;
+    if (Number(send.status) !== SINGLE_SEND_STATUS.running) return { chosen: false, reason: 'not-running' } as const;
+    const count = toCount((await trx('ab_variants').where({ ab_test_id: test.id }).count({ n: '*' }).first())?.n);
+    if (variant !== undefined && (variant < 0 || variant >= count)) return { chosen: false, reason: 'no-variant' } as const;
+    const winner = variant ?? bestVariant((await variantStats(trx, [sendId])).get(sendId) ?? new Map(), count, test.winner_metric);
+    if (!(await transitionAbTests(trx('ab_tests').where({ id: test.id }), 'choose', { winner, decided_at: at, updated_at: at }))) {
+      return { chosen: false, reason: 'not-testing' } as const;
+    }
+    const released = Number(await transitionMessages(trx('send_messages').where({ single_send_id: sendId }), 'releaseWinner', { ab_variant: winner, available_at: at, updated_at: at }));
+    if (released) await moveCounters(trx, { single_send_id: sendId, automation_id: null }, { triggered: released });
+    return { chosen: true, winner, released } as const;
+  });
+}
+
+/**
+ * The worker's part: chooses the winner of every test whose wait is over and whose send is
+ * running, by its rule. Any number of workers may look at once: chooseWinner locks the send and
+ * the test and changes the test's state guarded, so one of them chooses and the others find it
+ * chosen. Answers how many were decided.
+ */
+export async function decideDueAbTests(db: Knex, now: Date, limit = 10): Promise<number> {
+  const due = await db('ab_tests as t')
+    .join('single_sends as s', 's.id', 't.single_send_id')
+    .where('t.state', AB_TEST_STATE.testing)
+    .where('t.decide_at', '<=', now.toISOString())
+    .where('s.status', SINGLE_SEND_STATUS.running)
+    .orderBy('t.decide_at')
+    .limit(limit)
+    .select('t.single_send_id');
+  let decided = 0;
+  for (const row of due) if ((await chooseWinner(db, Number(row.single_send_id), undefined, now)).chosen) decided += 1;
+  return decided;
+}

@@ -1,0 +1,67 @@
+import type { Knex } from 'knex';
+import { MESSAGE_KIND } from '../../../lib/constants';
+import type { LedgerRow } from './ledger-row';
+
+/**
+ * The lists whose addresses campaign mail never goes to: the account's global unsubscribers and
+ * suppressed (bounced, complained) addresses, and the recipients who left the message's
+ * unsubscribe group. Each is keyed by `email_key` within its scope column. Expansion, enrolment
+ * and the worker's last check before sending all read this list, so a new one is added here once.
+ */
+export const DO_NOT_MAIL = [
+  { table: 'global_unsubscribes', scope: 'user_id', of: 'account' },
+  { table: 'suppressed_addresses', scope: 'user_id', of: 'account' },
+  { table: 'unsubscribe_group_recipients', scope: 'unsubscribe_groups_id', of: 'group' },
+] as const;
+
+/** Whose lists apply: the account's, and the message's unsubscribe group's when it has one. */
+export interface Audience {
+  userId: number;
+  groupId: number | null;
+}
+
+/** One subquery per list that applies, each finding the address in `column` (correlated) on it. */
+function listings(db: Knex, audience: Audience, column: string): Knex.QueryBuilder[] {
+  return DO_NOT_MAIL.flatMap(({ table, scope, of }) => {
+    const owner = of === 'account' ? audience.userId : audience.groupId;
+    if (!owner) return [];
+    return [db(table).select(db.raw('1')).where(`${table}.${scope}`, owner).whereRaw(`${table}.email_key = ${column}`)];
+  });
+}
+
+/** Leaves out of `query` the rows whose address (`column`) the audience must not be written to. */
+export function withoutUnsubscribed(query: Knex.QueryBuilder, db: Knex, audience: Audience, column: string): Knex.QueryBuilder {
+  for (const listed of listings(db, audience, column)) query.whereNotExists(listed);
+  return query;
+}
+
+/** A WHERE group (to pass to `where`/`orWhere`): the address in `column` is on one of the audience's lists. */
+export function unsubscribedOrSuppressed(db: Knex, audience: Audience, column: string): (q: Knex.QueryBuilder) => void {
+  return (q) => {
+    for (const listed of listings(db, audience, column)) q.orWhereExists(listed);
+  };
+}
+
+/**
+ * Rows of a claimed batch whose address was unsubscribed (globally or from the message's group)
+ * or suppressed after the row was queued: they are marked suppressed instead of sent. One
+ * query per list for the whole batch.
+ */
+export async function suppressedRowIds(db: Knex, rows: LedgerRow[], groupOf: (row: LedgerRow) => number | null): Promise<Set<number>> {
+  const campaign = rows.filter((r) => r.kind !== MESSAGE_KIND.system);
+  const suppressed = new Set<number>();
+  if (!campaign.length) return suppressed;
+  const keys = [...new Set(campaign.map((r) => r.email_key))];
+  const ownerOf = (row: LedgerRow, of: 'account' | 'group') => (of === 'account' ? Number(row.user_id) : groupOf(row));
+  for (const { table, scope, of } of DO_NOT_MAIL) {
+    const owners = [...new Set(campaign.map((r) => ownerOf(r, of)).filter((o): o is number => o !== null))];
+    if (!owners.length) continue;
+    const found = await db(table).whereIn(scope, owners).whereIn('email_key', keys).select(scope, 'email_key');
+    const listed = new Set(found.map((f) => `${f[scope]}:${f.email_key}`));
+    for (const row of campaign) {
+      const owner = ownerOf(row, of);
+      if (owner !== null && listed.has(`${owner}:${row.email_key}`)) suppressed.add(Number(row.id));
+    }
+  }
+  return suppressed;
+}

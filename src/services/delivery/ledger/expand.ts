@@ -1,0 +1,166 @@
+import type { Knex } from 'knex';
+import { toCount } from '../../../db/dialect';
+import { insertSelect } from '../../../db/insert-select';
+import { typedParam } from '../../../db/typed-param';
+import { FEEDBACK_EVENT, MESSAGE_KIND, MESSAGE_STATE } from '../../../lib/constants';
+import { SCHEDULE_LOCAL_TIME } from '../../../lib/zoned-time';
+import { withoutUnsubscribed } from './do-not-mail';
+import { localDueTimes } from './local-time';
+import { parseTargets, Targets } from './recipient-refs';
+
+export interface ExpandableSend {
+  id: number;
+  user_id: number;
+  recipient_id: unknown;
+  exclude_specific_recipient_id: unknown;
+  unsubscribe_group_id: number;
+  /** A resend to non-openers: the id of the send whose ledger its audience is drawn from (see nonOpenersOf). */
+  resend_of?: unknown;
+  /** 2: each row is due at `schedule_date` `schedule_time` on its recipient's clock (see localDueTimes). */
+  schedule_type?: unknown;
+  schedule_date?: unknown;
+  schedule_time?: unknown;
+}
+
+/**
+ * Writes one queued ledger row per recipient address of a single send, in one INSERT … SELECT:
+ * the union of the targeted contact types' contacts and segments' recipients, minus the
+ * excluded lists' addresses, global unsubscribers, the send's group and bounced addresses,
+ * one row per lower-cased address (the unique index drops the repeats). Running it again
+ * adds nobody twice, so an interrupted expansion is simply run again.
+ * Returns the number of ledger rows the send has. An A/B test's audience is written `held`
+ * (see ab-tests.ts), which its start and its winner queue.
+ */
+export async function expandSingleSend(trx: Knex.Transaction, send: ExpandableSend, now: string, state: number = MESSAGE_STATE.queued): Promise<number> {
+  const recipients = recipientsOf(trx, send);
+  if (recipients) {
+    const onLocalClock = Number(send.schedule_type) === SCHEDULE_LOCAL_TIME;
+    const due = onLocalClock ? (await localDueTimes(trx, send, recipients, now)).dueAt : typedParam(trx, now, 'timestamptz');
+    await insertSelect(trx, 'send_messages', {
+      user_id: typedParam(trx, Number(send.user_id), 'integer'),
+      kind: typedParam(trx, MESSAGE_KIND.single, 'smallint'),
+      single_send_id: typedParam(trx, send.id, 'integer'),
+      contact_id: 't.contact_id',
+      segment_recipient_id: 't.segment_recipient_id',
+      email: 't.email',
+      email_key: 't.email_key',
+      state: typedParam(trx, state, 'smallint'),
+      available_at: due,
+      created_at: typedParam(trx, now, 'timestamptz'),
+      updated_at: typedParam(trx, now, 'timestamptz'),
+    }, recipients);
+  }
+  const row = await trx('send_messages').where({ single_send_id: send.id }).count({ n: '*' }).first();
+  return toCount(row?.n);
+}
+
+/**
+ * A send's recipients as rows under the alias `t` (see membersOf), without its excluded lists'
+ * addresses, unsubscribers and suppressed addresses; undefined when nothing is targeted. An
+ * address may come more than once (the ledger's unique index keeps one). A resend's recipients
+ * are its original's non-openers instead of its lists' members.
+ */
+export function recipientsOf(db: Knex, send: Omit<ExpandableSend, 'id'>): Knex.QueryBuilder | undefined {
+  const userId = Number(send.user_id);
+  const excluded = parseTargets(send.exclude_specific_recipient_id);
+  const recipients = resendOf(send) ? nonOpenersOf(db, userId, resendOf(send)!) : membersOf(db, userId, parseTargets(send.recipient_id));
+  if (!recipients) return undefined;
+  withoutUnsubscribed(recipients, db, { userId, groupId: send.unsubscribe_group_id }, 't.email_key');
+  if (excluded.contactTypeIds.length) {
+    recipients.whereNotExists(contactsOf(db, userId, excluded.contactTypeIds).select(db.raw('1')).whereRaw('c.email_key = t.email_key'));
+  }
+  if (excluded.segmentIds.length) {
+    recipients.whereNotExists(segmentMembersOf(db, userId, excluded.segmentIds).select(db.raw('1')).whereRaw('sr.email_key = t.email_key'));
+  }
+  return recipients;
+}
+
+/** How many addresses a send would go to now, after exclusions, unsubscribes and suppressions. */
+export async function countRecipients(db: Knex, send: Omit<ExpandableSend, 'id'>): Promise<number> {
+  const recipients = recipientsOf(db, send);
+  if (!recipients) return 0;
+  const row = await recipients.countDistinct({ n: 't.email_key' }).first();
+  return toCount(row?.n);
+}
+
+/** The original of a resend, or undefined for a send with lists as its audience. */
+export function resendOf(send: Pick<ExpandableSend, 'resend_of'>): number | undefined {
+  const id = Number(send.resend_of);
+  return send.resend_of === null || send.resend_of === undefined || !Number.isInteger(id) || id < 1 ? undefined : id;
+}
+
+/**
+ * The recipients of a resend to non-openers, as rows like membersOf's under the alias `t`: the
+ * messages of the original send (of the account) that were delivered and never opened by a
+ * person (an automated open, a proxy's prefetch or a scanner's, leaves `human_opened_at` empty;
+ * a message whose opens and clicks retention deleted counts as opened), whose contact was not deleted and whose address has not bounced since the original started.
+ * A message that bounced after delivery is no longer delivered; unsubscribes and suppressions
+ * are left out by the caller, as for every send. Read from the ledger in the INSERT … SELECT
+ * itself, so no list of recipients is ever held in memory.
+ */
+export function nonOpenersOf(db: Knex, userId: number, originalId: number): Knex.QueryBuilder {
+  const since = db('single_sends').where({ id: originalId, user_id: userId }).select('sent_at');
+  const bouncedSince = db('message_feedback as f')
+    .select(db.raw('1'))
+    .where('f.user_id', userId)
+    .whereRaw('f.email_key = m.email_key')
+    .where('f.event', FEEDBACK_EVENT.bounce)
+    .where('f.created_at', '>=', since);
+  const nonOpeners = db('send_messages as m')
+    .leftJoin('contacts as mc', 'mc.id', 'm.contact_id')
+    .where('m.user_id', userId)
+    .where('m.single_send_id', originalId)
+    .where('m.state', MESSAGE_STATE.sent)
+    .whereNull('m.human_opened_at')
+    // Opens and clicks deleted by retention: the message had one, so it is no non-opener.
+    .whereNull('m.engagement_pruned_at')
+    .where((q) => q.whereNull('m.contact_id').orWhereNull('mc.deleted_at'))
+    .whereNotExists(bouncedSince)
+    .select('m.contact_id', 'm.segment_recipient_id', 'm.email', 'm.email_key');
+  return db.from(nonOpeners.as('t'));
+}
+
+/**
+ * The members of contact types and segments as rows (contact_id, segment_recipient_id, email,
+ * email_key) under the alias `t`, or undefined when nothing is targeted.
+ */
+export function membersOf(db: Knex, userId: number, targets: Targets): Knex.QueryBuilder | undefined {
+  const sources: Knex.QueryBuilder[] = [];
+  if (targets.contactTypeIds.length) {
+    sources.push(
+      contactsOf(db, userId, targets.contactTypeIds).select(
+        'c.id as contact_id',
+        typedParam(db, null, 'integer').wrap('', ' as segment_recipient_id'),
+        'c.email',
+        'c.email_key',
+      ),
+    );
+  }
+  if (targets.segmentIds.length) {
+    sources.push(segmentMembersOf(db, userId, targets.segmentIds).select('sr.contact_id', 'sr.id as segment_recipient_id', 'sr.email', 'sr.email_key'));
+  }
+  if (!sources.length) return undefined;
+  const union = sources.length === 1 ? sources[0] : sources[0].unionAll(sources.slice(1));
+  return db.from(union.as('t'));
+}
+
+/** Live contacts of live contact types of the account (alias `c`). */
+export function contactsOf(db: Knex, userId: number, typeIds: number[]): Knex.QueryBuilder {
+  return db('contacts as c')
+    .join('contact_types as ct', 'ct.id', 'c.contact_type_id')
+    .where('c.user_id', userId)
+    .whereNull('c.deleted_at')
+    .whereIn('c.contact_type_id', typeIds)
+    .whereNull('ct.deleted_at');
+}
+
+/** Recipients of live segments of the account, without those whose contact was deleted (alias `sr`). */
+export function segmentMembersOf(db: Knex, userId: number, segmentIds: number[]): Knex.QueryBuilder {
+  return db('segment_recipients as sr')
+    .join('segments as s', 's.id', 'sr.segment_id')
+    .leftJoin('contacts as sc', 'sc.id', 'sr.contact_id')
+    .where('sr.user_id', userId)
+    .whereIn('sr.segment_id', segmentIds)
+    .whereNull('s.deleted_at')
+    .where((q) => q.whereNull('sr.contact_id').orWhereNull('sc.deleted_at'));
+}

@@ -1,0 +1,269 @@
+import type { Knex } from 'knex';
+import { MESSAGE_STATE, SINGLE_SEND_STATUS } from '../../../lib/constants';
+import { forUpdate, lockRows } from '../../../db/locking';
+import { transitionSingleSends } from '../../shared/single-send-state';
+import { countEach } from './counters';
+import { MessageTransition, transitionMessages } from '../../shared/message-state';
+import { suppressAddress } from './suppression-list';
+import { emitMessageEvents } from '../../integrations/hook-outbox';
+import { pauseForPolicy, pauseForTemplateErrors, PolicyPause } from './policy-refusals';
+
+/** How one claimed ledger row ended this attempt. */
+export type Outcome =
+  /** templateErrors: a Liquid value of the message failed and was left empty (counted on its send). */
+  | { id: number; result: 'sent'; templateErrors?: boolean; relayId?: number | null; providerMessageId?: string | null }
+  | { id: number; result: 'retry'; attempts: number; code: number | null; error: string }
+  | { id: number; result: 'bounce'; userId: number; emailKey: string; code: number | null; error: string }
+  | { id: number; result: 'suppressed'; error: string }
+  /** Given up at once (it may already have gone out twice: see IN_DOUBT_TWICE). */
+  | { id: number; result: 'failed'; error: string }
+  /** Refused for the sender's authentication or reputation: failed, the address is never suppressed (see policy-refusals.ts). */
+  | { id: number; result: 'policy'; code: number | null; error: string; relayId?: number | null }
+  /**
+   * The relay went silent after taking the whole message: it may have been delivered, so it is
+   * failed (reason `unconfirmed`, the address untouched) and never sent again.
+   */
+  | { id: number; result: 'unconfirmed'; error: string; relayId?: number | null }
+  /**
+   * Its subject or body did not render (Liquid past its bounds): never sent, failed with reason
+   * `template_error`; a retry of the failed sends it again once the template is fixed.
+   */
+  | { id: number; result: 'template_error'; error: string };
+
+/** Why a message that was in flight at two crashes is not sent a third time. */
+export const IN_DOUBT_TWICE =
+  'the sending worker stopped twice while handing this message to the mail server; it may have been delivered, so it was not sent a third time';
+
+/** What one ledger write records: outcomes, and the messages about to be handed to the server. */
+export interface LedgerWrite {
+  outcomes: Outcome[];
+  /** Rows whose transmission starts once this is written (`unconfirmed` + 1, under this worker's lease). */
+  starts?: number[];
+}
+
+export interface OutcomePolicy {
+  owner: string;
+  now: Date;
+  maxAttempts: number;
+  /** Delay before attempt `attempts + 1`. */
+  retryDelayMs(attempts: number): number;
+  /** Called inside the transaction that completes a send. */
+  onCompleted?(sendId: number, trx: Knex.Transaction): Promise<void>;
+  /** Called inside the transaction that paused a send for its policy refusals (once per send). */
+  onPolicyPause?(pause: PolicyPause, trx: Knex.Transaction): Promise<void>;
+  /** Called inside the transaction that paused a send for its template errors (once per send). */
+  onTemplateErrorPause?(pause: PolicyPause, trx: Knex.Transaction): Promise<void>;
+  /**
+   * Leave completion to the caller (completeSends, after its queue ran dry) instead of looking
+   * in every write: a worker writing every few milliseconds would look hundreds of times a second.
+   */
+  deferCompletion?: boolean;
+}
+
+interface Touched {
+  id: number;
+  user_id: number;
+  single_send_id: number | null;
+  automation_id: number | null;
+}
+
+const CHUNK = 500;
+
+export interface LedgerWritten {
+  /** Single sends this completed (status 2 → 3); none when completion is deferred. */
+  completed: number[];
+  /** The starts that were marked (the others are no longer this worker's: not to be sent). */
+  started: Set<number>;
+  /** Single sends whose rows this moved. */
+  sends: number[];
+}
+
+/** Writes a set of outcomes (see writeLedger); returns the single sends this completed. */
+export async function recordOutcomes(db: Knex, outcomes: Outcome[], policy: OutcomePolicy): Promise<number[]> {
+  return (await writeLedger(db, { outcomes }, policy)).completed;
+}
+
+/**
+ * Writes a set of outcomes in one transaction, together with the counters they move, so the
+ * statistics always agree with the ledger, and marks the rows whose transmission starts next
+ * (so a crash leaves a trace on exactly the messages that may have gone out). Only rows still
+ * leased by this worker change: a row whose lease expired and was taken over is left to its
+ * new owner (and is neither counted twice nor sent by this worker).
+ */
+export async function writeLedger(db: Knex, write: LedgerWrite, policy: OutcomePolicy): Promise<LedgerWritten> {
+  const { outcomes, starts = [] } = write;
+  if (!outcomes.length && !starts.length) return { completed: [], started: new Set(), sends: [] };
+  const now = policy.now.toISOString();
+  return db.transaction(async (trx) => {
+    // Rows still leased by this worker; every outcome moves them on from sending.
+    const mine = () => trx('send_messages').where({ lease_owner: policy.owner });
+    const done = { available_at: null, lease_owner: null, updated_at: now, unconfirmed: 0 };
+    const end = (query: Knex.QueryBuilder, name: MessageTransition, patch: Record<string, unknown>) => transitionMessages(query, name, { ...done, ...patch });
+    const delivered: Touched[] = [];
+    const bounced: Array<Touched & { extra?: Record<string, unknown> }> = [];
+    const failed: Touched[] = [];
+    const refusedByPolicy: Touched[] = [];
+    const unrendered: Touched[] = [];
+    const touched: Touched[] = [];
+    const returning = ['id', 'user_id', 'single_send_id', 'automation_id'];
+
+    // The sends of every row this write touches are locked first, in id order (PostgreSQL), so
+    // a pause or resume (which locks the send, then its rows) waits for this write or this write
+    // for it, never both for each other, and the statuses read below stay true until commit.
+    const touchedIds = [...outcomes.map((o) => o.id), ...starts];
+    const sends: { id: number; status: number }[] = [];
+    for (let i = 0; i < touchedIds.length; i += CHUNK) {
+      const ofRows = trx('send_messages').whereIn('id', touchedIds.slice(i, i + CHUNK)).whereNotNull('single_send_id').select('single_send_id');
+      sends.push(...(await forUpdate(trx, trx('single_sends').whereIn('id', ofRows).orderBy('id').select('id', 'status'))));
+    }
+
+    // Messages sent through the same relay without a provider's id are written together; a
+    // provider's id is the message's own.
+    const sentOutcomes = outcomes.filter((o): o is Extract<Outcome, { result: 'sent' }> => o.result === 'sent');
+    const byRelay = new Map<number | null, number[]>();
+    for (const o of sentOutcomes) {
+      if (o.providerMessageId) continue;
+      const relay = o.relayId ?? null;
+      byRelay.set(relay, [...(byRelay.get(relay) ?? []), o.id]);
+    }
+    for (const [relayId, sentIds] of byRelay) {
+      for (let i = 0; i < sentIds.length; i += CHUNK) {
+        const rows = await end(mine().whereIn('id', sentIds.slice(i, i + CHUNK)), 'deliver', { sent_at: now, smtp_code: null, last_error: null, relay_id: relayId }).returning(returning);
+        delivered.push(...rows);
+      }
+    }
+    for (const o of sentOutcomes.filter((x) => x.providerMessageId)) {
+      const patch = { sent_at: now, smtp_code: null, last_error: null, relay_id: o.relayId ?? null, provider_message_id: String(o.providerMessageId).slice(0, 255) };
+      delivered.push(...(await end(mine().where({ id: o.id }), 'deliver', patch).returning(returning)));
+    }
+    const suppressedIds = outcomes.filter((o) => o.result === 'suppressed').map((o) => o.id);
+    for (let i = 0; i < suppressedIds.length; i += CHUNK) {
+      touched.push(
+        ...(await end(mine().whereIn('id', suppressedIds.slice(i, i + CHUNK)), 'suppress', { last_error: 'unsubscribed, bounced or deleted before sending' }).returning(returning)),
+      );
+    }
+    for (const o of outcomes) {
+      if (o.result === 'bounce') {
+        const rows = await end(mine().where({ id: o.id }), 'bounce', { smtp_code: o.code, last_error: o.error.slice(0, 500) }).returning([...returning, 'email']);
+        if (!rows.length) continue;
+        bounced.push(...rows.map((row) => ({ ...row, extra: { permanent: true, smtp_code: o.code, diagnostic: o.error.slice(0, 500) } })));
+        const email = String(rows[0].email);
+        await suppressAddress(trx, { userId: o.userId, email, emailKey: o.emailKey, category: 'hard_bounce', diagnostic: o.error, source: 'smtp', now });
+      } else if (o.result === 'retry') {
+        const final = o.attempts >= policy.maxAttempts;
+        const rows = await end(mine().where({ id: o.id }), final ? 'fail' : 'retry', {
+          available_at: final ? null : new Date(policy.now.getTime() + policy.retryDelayMs(o.attempts)).toISOString(),
+          smtp_code: o.code,
+          last_error: o.error.slice(0, 500),
+        }).returning(returning);
+        (final ? failed : touched).push(...rows);
+      } else if (o.result === 'failed') {
+        failed.push(...(await end(mine().where({ id: o.id }), 'fail', { last_error: o.error.slice(0, 500) }).returning(returning)));
+      } else if (o.result === 'policy') {
+        const patch = { smtp_code: o.code, last_error: o.error.slice(0, 500), failure_reason: 'policy', relay_id: o.relayId ?? null };
+        const rows = await end(mine().where({ id: o.id }), 'fail', patch).returning(returning);
+        failed.push(...rows);
+        refusedByPolicy.push(...rows);
+      } else if (o.result === 'unconfirmed') {
+        const patch = { smtp_code: null, last_error: o.error.slice(0, 500), failure_reason: 'unconfirmed', relay_id: o.relayId ?? null };
+        failed.push(...(await end(mine().where({ id: o.id }), 'fail', patch).returning(returning)));
+      } else if (o.result === 'template_error') {
+        // A send paused since the claim (by earlier template errors, or by hand) keeps the rest
+        // of its messages for after a fix instead of failing them too.
+        const pausedSend = mine().where({ id: o.id }).whereIn('single_send_id', sends.filter((send) => Number(send.status) === SINGLE_SEND_STATUS.paused).map((send) => send.id));
+        if (await transitionMessages(pausedSend, 'pauseClaimed', { lease_owner: null, available_at: now, updated_at: now, attempts: trx.raw('?? - 1', ['attempts']) })) continue;
+        const patch = { smtp_code: null, last_error: `template_error: ${o.error}`.slice(0, 500), failure_reason: 'template_error' };
+        const rows = await end(mine().where({ id: o.id }), 'fail', patch).returning(returning);
+        failed.push(...rows);
+        unrendered.push(...rows);
+      }
+    }
+
+    // Claimed rows of a send paused or cancelled since the claim do not start: parked or dropped
+    // (the claim's attempt is given back: nothing was attempted).
+    for (const [status, name] of [[SINGLE_SEND_STATUS.paused, 'pauseClaimed'], [SINGLE_SEND_STATUS.cancelled, 'cancelClaimed']] as const) {
+      const halted = sends.filter((send) => Number(send.status) === status).map((send) => Number(send.id));
+      if (!halted.length || !starts.length) continue;
+      for (let i = 0; i < starts.length; i += CHUNK) {
+        const claimed = mine().whereIn('id', starts.slice(i, i + CHUNK)).whereIn('single_send_id', halted);
+        await transitionMessages(claimed, name, { lease_owner: null, available_at: now, updated_at: now, attempts: trx.raw('?? - 1', ['attempts']) });
+      }
+    }
+    const started = new Set<number>();
+    for (let i = 0; i < starts.length; i += CHUNK) {
+      const rows = await mine()
+        .where({ state: MESSAGE_STATE.sending })
+        .whereIn('id', starts.slice(i, i + CHUNK))
+        .update({ unconfirmed: trx.raw('?? + 1', ['unconfirmed']) })
+        .returning(['id']);
+      for (const row of rows) started.add(Number(row.id));
+    }
+
+    // Every send and automation row this moves is locked first, in id order, so two workers
+    // never wait on each other in a circle; then counters, then completion.
+    const all = [...delivered, ...bounced, ...failed, ...touched];
+    const sendIds = ids(all.map((r) => r.single_send_id));
+    const automationIds = ids(all.map((r) => r.automation_id));
+    if (sendIds.length) await lockRows(trx, trx('single_sends').whereIn('id', sendIds).orderBy('id').select('id'));
+    if (automationIds.length) await lockRows(trx, trx('automations').whereIn('id', automationIds).orderBy('id').select('id'));
+    await countEach(trx, delivered, 'delivered');
+    const withTemplateErrors = new Set(outcomes.filter((o) => o.result === 'sent' && o.templateErrors).map((o) => o.id));
+    if (withTemplateErrors.size) await countEach(trx, delivered.filter((r) => withTemplateErrors.has(Number(r.id))), 'templateErrors');
+    await countEach(trx, bounced, 'bounced');
+    await countEach(trx, failed, 'failed');
+    // Outgoing webhooks: written with the outcomes, so each is reported once and never lost.
+    await emitMessageEvents(trx, 'message.delivered', delivered.map((r) => ({ messageId: Number(r.id), userId: Number(r.user_id) })), now);
+    await emitMessageEvents(trx, 'message.bounced', bounced.map((r) => ({ messageId: Number(r.id), userId: Number(r.user_id), extra: r.extra })), now);
+    const policySends = ids(refusedByPolicy.map((r) => r.single_send_id));
+    if (policySends.length) await pauseForPolicy(trx, policySends, now, policy.onPolicyPause);
+    const unrenderedSends = ids(unrendered.map((r) => r.single_send_id));
+    if (unrenderedSends.length) await pauseForTemplateErrors(trx, unrenderedSends, now, policy.onTemplateErrorPause);
+    if (policy.deferCompletion) return { completed: [], started, sends: sendIds };
+    const completed = await completeSingleSends(trx, sendIds, now);
+    for (const id of completed) await policy.onCompleted?.(id, trx);
+    return { completed, started, sends: sendIds };
+  });
+}
+
+/**
+ * Completes those of the sends none of whose rows is queued or sending any more, each in its
+ * own short transaction with its completion hook. Run after the outcomes were committed: of
+ * two workers writing a send's last outcomes, the one that commits last then sees them all.
+ */
+export async function completeSends(db: Knex, sendIds: number[], now: Date, onCompleted?: OutcomePolicy['onCompleted']): Promise<number[]> {
+  const completed: number[] = [];
+  for (const id of sendIds) {
+    const done = await db.transaction(async (trx) => {
+      const [sendId] = await completeSingleSends(trx, [id], now.toISOString());
+      if (sendId !== undefined) await onCompleted?.(sendId, trx);
+      return sendId;
+    });
+    if (done !== undefined) completed.push(done);
+  }
+  return completed;
+}
+
+/** Distinct non-null ids, ascending. */
+function ids(values: Array<number | null | undefined>): number[] {
+  return [...new Set(values.filter((v): v is number => v !== null && v !== undefined).map(Number))].sort((a, b) => a - b);
+}
+
+/** Running sends none of whose ledger rows is still queued, sending or held become completed. */
+export async function completeSingleSends(trx: Knex.Transaction, sendIds: number[], now: string): Promise<number[]> {
+  const completed: number[] = [];
+  if (!sendIds.length) return completed;
+  // Two workers finishing a send's last rows at once: the one that gets the send's row lock
+  // second checks after the first committed (a new snapshot per statement), so one of them
+  // always sees every row final. (recordOutcomes took the locks already, in id order.)
+  await lockRows(trx, trx('single_sends').whereIn('id', sendIds).orderBy('id').select('id'));
+  for (const id of sendIds) {
+    const unfinished = trx('send_messages')
+      .select(trx.raw('1'))
+      .where({ single_send_id: id })
+      // Held: an A/B test's rest, waiting for its winner.
+      .whereIn('state', [MESSAGE_STATE.queued, MESSAGE_STATE.sending, MESSAGE_STATE.held]);
+    const query = trx('single_sends').where({ id }).whereNotExists(unfinished);
+    if (await transitionSingleSends(query, 'complete', { updated_at: now })) completed.push(id);
+  }
+  return completed;
+}

@@ -1,0 +1,130 @@
+import type { Knex } from 'knex';
+import { idChunks, listPage, ListResult, Paging } from '../../../db/paging';
+import { csvLines } from '../../../lib/csv';
+import { FEEDBACK_EVENT, MESSAGE_STATE as M, RecipientStatus } from '../../../lib/constants';
+import { NotFoundError } from '../../../lib/errors';
+import { plainDateTime, zonedDateTime } from '../../../lib/time';
+import { isUtr } from '../../../lib/utr';
+import type { Ctx, ServiceDeps } from '../../context';
+import { recordAudit } from '../../shared/audit-writer';
+
+/** One recipient of a send or an automation step, and what became of the message to them. */
+export interface RecipientReportRecord {
+  contact_id: number | null;
+  email: string;
+  status: RecipientStatus;
+  /** Why it bounced, failed, was skipped, or the last refusal of one still queued for a retry. */
+  reason: string | null;
+  /** `YYYY-MM-DD HH:MM:SS` UTC, as the other `sent_at` fields. */
+  sent_at: string | null;
+  /** The first open by a person (automated opens are not counted). */
+  opened_at: string | null;
+  clicked_at: string | null;
+}
+
+/** Whose recipients: a single send or an automation step, by its utr. */
+export type ReportOf = { singleSend: string } | { step: string };
+
+/**
+ * The status of a ledger message, in order: the first rule that holds is its status. `states`
+ * are the ledger states a status can have, so a filter reads the (send, state) index first.
+ * A complaint leaves the message delivered; it is known from the feedback recorded for it.
+ */
+const RULES: ReadonlyArray<{ status: RecipientStatus; states: number[]; when: string }> = [
+  { status: 'queued', states: [M.queued, M.sending, M.paused, M.held], when: `m.state in (${M.queued}, ${M.sending}, ${M.paused}, ${M.held})` },
+  { status: 'failed', states: [M.failed], when: `m.state = ${M.failed}` },
+  { status: 'bounced', states: [M.bounced], when: `m.state = ${M.bounced}` },
+  { status: 'skipped', states: [M.suppressed, M.cancelled], when: `m.state in (${M.suppressed}, ${M.cancelled})` },
+  {
+    status: 'complained',
+    states: [M.sent],
+    when: `exists (select 1 from message_feedback f where f.message_id = m.id and f.event = '${FEEDBACK_EVENT.complaint}')`,
+  },
+  { status: 'unsubscribed', states: [M.sent], when: 'm.unsubscribed_at is not null' },
+  { status: 'clicked', states: [M.sent], when: 'm.clicked_at is not null' },
+  { status: 'opened', states: [M.sent], when: 'm.human_opened_at is not null' },
+];
+const STATUS_SQL = `case ${RULES.map((r) => `when ${r.when} then '${r.status}'`).join(' ')} else 'delivered' end`;
+const statesOf = (status: RecipientStatus) => RULES.find((r) => r.status === status)?.states ?? [M.sent];
+
+const CSV_HEADER = ['contact_id', 'email', 'status', 'reason', 'sent_at', 'opened_at', 'clicked_at'] as const;
+
+function reportRecord(row: Record<string, unknown>): RecipientReportRecord {
+  return {
+    contact_id: row.contact_id === null || row.contact_id === undefined ? null : Number(row.contact_id),
+    email: String(row.email),
+    status: String(row.status) as RecipientStatus,
+    reason: row.last_error === null || row.last_error === undefined ? null : String(row.last_error),
+    sent_at: plainDateTime(row.sent_at),
+    opened_at: plainDateTime(row.human_opened_at),
+    clicked_at: plainDateTime(row.clicked_at),
+  };
+}
+
+/**
+ * Who a single send or an automation step went to, one row per ledger message with its status
+ * (RECIPIENT_STATUSES), read straight from the ledger: a page, every row in chunks (a streamed
+ * list), or CSV. The send or step is looked up first, so a wrong utr is a 404 before anything is sent.
+ */
+export function createRecipientReportService({ db }: Pick<ServiceDeps, 'db'>) {
+  async function ownerOf(ctx: Ctx, of: ReportOf): Promise<Record<string, number>> {
+    if ('singleSend' in of) {
+      const send = isUtr(of.singleSend) ? await db('single_sends').where({ user_id: ctx.userId, utr: of.singleSend }).whereNull('deleted_at').first('id') : undefined;
+      if (!send) throw new NotFoundError();
+      return { 'm.single_send_id': Number(send.id) };
+    }
+    const step = isUtr(of.step)
+      ? await db('automation_schedules as s')
+          .join('automations as a', 'a.id', 's.automation_id')
+          .where({ 's.user_id': ctx.userId, 's.utr': of.step })
+          .whereNull('a.deleted_at')
+          .first('s.id')
+      : undefined;
+    if (!step) throw new NotFoundError();
+    return { 'm.automation_schedule_id': Number(step.id) };
+  }
+
+  /** The report's query, wrapped: a query builder is a thenable, which an async function would run. */
+  async function query(ctx: Ctx, of: ReportOf, status: RecipientStatus | undefined): Promise<{ q: Knex.QueryBuilder }> {
+    const q = db('send_messages as m')
+      .where('m.user_id', ctx.userId)
+      .where(await ownerOf(ctx, of))
+      .select('m.id', 'm.contact_id', 'm.email', db.raw(`${STATUS_SQL} as status`), 'm.last_error', 'm.sent_at', 'm.human_opened_at', 'm.clicked_at');
+    if (status) q.whereIn('m.state', statesOf(status)).whereRaw(`(${STATUS_SQL}) = ?`, [status]);
+    return { q };
+  }
+
+  return {
+    /** One page of the recipients, newest message first. */
+    async page(ctx: Ctx, of: ReportOf, status: RecipientStatus | undefined, paging: Paging): Promise<ListResult<RecipientReportRecord>> {
+      return listPage((await query(ctx, of, status)).q.orderBy('m.id', 'desc'), paging, reportRecord);
+    },
+
+    /** Every recipient in chunks keyed on the message id: memory holds one chunk. */
+    async *chunks(ctx: Ctx, of: ReportOf, status?: RecipientStatus): AsyncGenerator<RecipientReportRecord[]> {
+      const { q } = await query(ctx, of, status);
+      for await (const rows of idChunks(q, 'm.id')) yield rows.map(reportRecord);
+    },
+
+    /** The same rows as CSV, a header line first. */
+    async *csv(ctx: Ctx, of: ReportOf, status?: RecipientStatus, options: { timeZone?: string } = {}): AsyncGenerator<string> {
+      const { q } = await query(ctx, of, status);
+      await recordAudit(db, ctx, {
+        action: 'recipient_report.exported',
+        recordType: 'singleSend' in of ? 'single_send' : 'automation_step',
+        recordId: 'singleSend' in of ? of.singleSend : of.step,
+        summary: `Recipients${status ? ` (${status})` : ''}, as CSV`,
+      });
+      yield csvLines([[...CSV_HEADER]]);
+      // The dashboard's download: times on the account's clock, with their offset.
+      const zone = options.timeZone;
+      const shown = (r: RecipientReportRecord): RecipientReportRecord =>
+        zone ? { ...r, sent_at: zonedDateTime(r.sent_at, zone), opened_at: zonedDateTime(r.opened_at, zone), clicked_at: zonedDateTime(r.clicked_at, zone) } : r;
+      for await (const rows of idChunks(q, 'm.id')) {
+        yield csvLines(rows.map(reportRecord).map(shown).map((r) => CSV_HEADER.map((name) => r[name] ?? '')));
+      }
+    },
+  };
+}
+
+export type RecipientReportService = ReturnType<typeof createRecipientReportService>;

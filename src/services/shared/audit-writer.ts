@@ -1,0 +1,57 @@
+import type { Knex } from 'knex';
+import { nowValue, rowsPerInsert } from '../../db/dialect';
+import { AuditAction, LIMITS } from '../../lib/constants';
+import { Ctx, SYSTEM_ACTOR } from '../context';
+
+/** What a change says about itself in the log. */
+export interface AuditEntry {
+  action: AuditAction;
+  /** The kind of record changed (`single_send`, `contact`, …), when the change has one. */
+  recordType?: string | null;
+  /** Its id or utr. */
+  recordId?: string | number | null;
+  /** One line a person reads: the record's name, what changed. */
+  summary?: string;
+}
+
+const SUMMARY_MAX = 500;
+
+function entryRows(ctx: Ctx, entries: AuditEntry[], at: string): Record<string, unknown>[] {
+  const actor = ctx.actor ?? SYSTEM_ACTOR;
+  return entries.map((e) => ({
+    user_id: ctx.userId,
+    actor_type: actor.type,
+    actor_id: actor.id,
+    actor_name: actor.name.slice(0, LIMITS.string),
+    action: e.action,
+    record_type: e.recordType ?? null,
+    record_id: e.recordId === null || e.recordId === undefined ? null : String(e.recordId),
+    summary: (e.summary ?? '').slice(0, SUMMARY_MAX),
+    ip: ctx.ip ? ctx.ip.slice(0, 64) : null,
+    created_at: at,
+  }));
+}
+
+/**
+ * Writes what `ctx`'s actor did, in the caller's transaction: the entry exists exactly when the
+ * change it records was committed. A context without an actor is the service itself.
+ */
+export async function recordAudit(trx: Knex | Knex.Transaction, ctx: Ctx, entries: AuditEntry | AuditEntry[], at: string = nowValue()): Promise<void> {
+  const list = Array.isArray(entries) ? entries : [entries];
+  if (!list.length) return;
+  const rows = entryRows(ctx, list, at);
+  const chunk = rowsPerInsert(trx as Knex, 10);
+  for (let i = 0; i < rows.length; i += chunk) await trx('audit_log').insert(rows.slice(i, i + chunk));
+}
+
+/**
+ * Runs a change in a transaction of its own and records it there: `entries` sees what the change
+ * answered (a new id, a count) and may answer no entry when nothing changed.
+ */
+export async function audited<T>(db: Knex, ctx: Ctx, change: (trx: Knex.Transaction) => Promise<T>, entries: (result: T) => AuditEntry | AuditEntry[]): Promise<T> {
+  return db.transaction(async (trx) => {
+    const result = await change(trx);
+    await recordAudit(trx, ctx, entries(result));
+    return result;
+  });
+}
