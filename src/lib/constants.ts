@@ -379,11 +379,12 @@ export const LIQUID_LIMITS = {
   tags: 2_000,
   /**
    * Milliseconds of rendering for all the Liquid of one message (liquidjs `renderLimit`, what is
-   * left of it for each part in turn); a usual message takes well under one.
+   * left of it for each part in turn); a usual message takes well under one. A message out of
+   * time is rendered once more afresh before it fails, so the costliest costs twice this.
    */
-  messageRenderMs: 30,
-  /** The same for everything one preview or test-send request renders. */
-  requestRenderMs: 25,
+  messageRenderMs: 24,
+  /** The same for one preview or test send. */
+  requestRenderMs: 20,
   /**
    * Characters one render may build through filters (`append`, `join`, `split`, …) and ranges
    * (liquidjs `memoryLimit`): a range `(a..b)` counts its size each time it is evaluated, so this

@@ -94,7 +94,7 @@ export function liquidSyntaxError(source: string): string | undefined {
     engines.text().parse(source);
     return undefined;
   } catch (err) {
-    return withLine(err);
+    return withLine(err, (reason) => (reason.startsWith('parse length limit exceeded') ? `it is longer than the ${LIQUID_LIMITS.parseChars} characters a template with Liquid may have` : reason));
   }
 }
 
@@ -139,7 +139,7 @@ export function renderBudget(ms: number = LIQUID_LIMITS.messageRenderMs): Render
 function timeUp(part: MessagePart, budget: RenderBudget, err: unknown): TemplateRenderError {
   const cpu = process.cpuUsage(budget.cpu);
   if ((cpu.user + cpu.system) / 1000 < budget.ms / 2) return new TemplateRenderError(part, 'the server was too busy to render it in time', true);
-  return new TemplateRenderError(part, withLine(err, limitWords(budget)));
+  return new TemplateRenderError(part, withLine(err, limitWords(budget)), false, true);
 }
 
 /** Which part of a message a template is, in the words of a template error. */
@@ -155,6 +155,8 @@ export class TemplateRenderError extends Error {
     readonly reason: string,
     /** The time ran out while the process got little CPU (a busy machine): the template is not to blame, a later try may render it. */
     readonly busy = false,
+    /** The time ran out (busy or not), as opposed to the text the render may build. */
+    readonly timedOut = busy,
   ) {
     super(`The ${part} could not be rendered: ${reason}.`);
     this.name = 'TemplateRenderError';

@@ -149,6 +149,15 @@ describe('templates whose Liquid does not render', () => {
     expect(page.text).toContain('The body could not be rendered');
   });
 
+  test('when a template has more Liquid than a template may have then saving it is refused with 422 saying the bound', async () => {
+    const body = singleSendBody(audience, { template_id: 1, single_send_name: 'Too much' });
+    const many = '<p>{{ first_name }}</p>'.repeat(LIQUID_LIMITS.tags + 1);
+    expect((await h.api(alice).post('/single/send/create').send({ ...body, template_html: many }).expect(422)).body).toEqual({
+      status: 'failed',
+      errors: { template_html: [`The template html has a Liquid error: it has more than ${LIQUID_LIMITS.tags} Liquid tags and outputs.`] },
+    });
+  });
+
   test('when five previews of the heaviest template run at once then /healthz keeps answering within 200 ms', async () => {
     const utr = await create('Heavy', {
       subject: `Hi ${ENDLESS_LOOPS}`,

@@ -125,8 +125,9 @@ export class MessageSources {
     try {
       rendered = render(budget);
     } catch (err) {
-      // Out of time while the process hardly ran (see TemplateRenderError.busy): once more, afresh.
-      if (!(err instanceof TemplateRenderError && err.busy)) throw err;
+      // Out of time once may be a pause to collect garbage or a busy machine: once more, afresh.
+      // Twice is the template's (so the costliest template costs two budgets of CPU, no more).
+      if (!(err instanceof TemplateRenderError && err.timedOut)) throw err;
       rendered = render(budget && renderBudget(budget.ms));
     }
     return {
