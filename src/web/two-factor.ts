@@ -95,8 +95,12 @@ export function mountSecondStep(routes: WebRoutes, { twoFactor, teamUsers, audit
   };
 }
 
-/** The person's own two-step sign-in: turn it on with a QR code, see how many recovery codes are left, renew them, turn it off. */
-export function mountTwoFactor(routes: WebRoutes, { twoFactor }: Services, views: Views): void {
+/**
+ * The person's own two-step sign-in: turn it on with a QR code, see how many recovery codes are
+ * left, renew them, turn it off. `sessionToken` reads the browser's session cookie: turning it on
+ * keeps that session and ends the others.
+ */
+export function mountTwoFactor(routes: WebRoutes, { twoFactor }: Services, views: Views, sessionToken: (req: Request) => string): void {
   const member = (res: Response) => res.locals.member as TeamMember;
 
   const pageData = async (_req: Request, res: Response) => {
@@ -115,7 +119,7 @@ export function mountTwoFactor(routes: WebRoutes, { twoFactor }: Services, views
   });
 
   routes.post('/two-factor/confirm', onInvalid('two-factor/index.njk', async (req) => pageData(req, req.res!)), async (req, res) => {
-    const codes = await twoFactor.confirm(ctxOf(req), member(res).id, req.body?.code);
+    const codes = await twoFactor.confirm(ctxOf(req), member(res).id, req.body?.code, sessionToken(req));
     views.page(req, res, 'two-factor/recovery-codes.njk', { title: 'Your recovery codes', codes, first: true });
   });
 

@@ -18,7 +18,7 @@ import { suppressedRowIds } from '../services/delivery/ledger';
 import { VOID_SYSTEM_MAIL } from '../services/delivery/notices';
 import type { MailTransport } from '../mail/transport';
 import { classifyRelayError, RelayFailure } from '../mail/relay-transports';
-import { RelayRefusal, RelayRouter, RelaysDown } from '../services/delivery/relays';
+import { PinnedRelayMissing, RelayRefusal, RelayRouter, RelaysDown } from '../services/delivery/relays';
 import type { PolicyPause } from '../services/delivery/ledger';
 import { feedbackStamp } from '../mail/feedback-stamp';
 import { TemplateRenderError } from '../mail/liquid';
@@ -89,7 +89,7 @@ export function createSendingWorker(deps: WorkerDeps, options: WorkerOptions = {
   const sources = new MessageSources(db, createSigner(deps.secret), deps.config.baseUrl, undefined, deps.secret);
   const stamp = feedbackStamp(deps.secret, deps.config.bounceDomain, deps.config.smtpUrl);
   // Accounts' own relays; mail of accounts without one serving its From domain (and system mail) leaves through `transport`.
-  const relays = new RelayRouter(db, deps.secret, deps.config, transport, (ms) => sleeper.sleep(ms));
+  const relays = new RelayRouter(db, deps.secret, deps.config, transport, (ms) => sleeper.sleep(ms), now);
   let running = false;
   let loops: Promise<void>[] = [];
   // Rows claimed and not yet recorded: their lease is renewed while this worker lives.
@@ -225,7 +225,7 @@ export function createSendingWorker(deps: WorkerDeps, options: WorkerOptions = {
             const routed = row.kind === MESSAGE_KIND.system
               ? (await transport.send(stamped), { relayId: null, providerMessageId: null })
               : await relays.send(Number(row.user_id), source?.relayId, stamped);
-            record({ id, result: 'sent', ...routed, ...(message.templateErrors ? { templateErrors: true } : {}) });
+            record({ id, result: 'sent', ...routed, linkVersion: source?.linkVersion ?? null, ...(message.templateErrors ? { templateErrors: true } : {}) });
           } catch (err) {
             if (err instanceof TemplateRenderError && err.busy) {
               record({ id, result: 'retry', attempts: Number(row.attempts), code: null, error: err.message });
@@ -237,9 +237,11 @@ export function createSendingWorker(deps: WorkerDeps, options: WorkerOptions = {
               record({ id, result: 'template_error', error: err.message });
               continue;
             }
+            // Its send or step is read again before the next attempt: deleting a relay clears it there.
+            if (err instanceof PinnedRelayMissing) sources.forget(row);
             const failure: RelayFailure = err instanceof RelayRefusal
               ? err.failure
-              : err instanceof RelaysDown
+              : err instanceof RelaysDown || err instanceof PinnedRelayMissing
                 ? { relayDown: true, outcome: 'retry', code: null, message: err.message }
                 : classifyRelayError('smtp', err);
             const relayId = err instanceof RelayRefusal ? err.relayId : null;
@@ -248,7 +250,7 @@ export function createSendingWorker(deps: WorkerDeps, options: WorkerOptions = {
             } else if (failure.outcome === 'policy') {
               record({ id, result: 'policy', code: failure.code, error: failure.message, relayId });
             } else if (failure.outcome === 'unconfirmed') {
-              record({ id, result: 'unconfirmed', error: failure.message, relayId });
+              record({ id, result: 'unconfirmed', error: failure.message, relayId, linkVersion: bySource.get(sourceKey(row) ?? '')?.linkVersion ?? null });
             } else if (failure.outcome === 'failed') {
               record({ id, result: 'failed', error: failure.message });
             } else {

@@ -11,7 +11,8 @@ import { pauseForPolicy, pauseForTemplateErrors, PolicyPause } from './policy-re
 /** How one claimed ledger row ended this attempt. */
 export type Outcome =
   /** templateErrors: a Liquid value of the message failed and was left empty (counted on its send). */
-  | { id: number; result: 'sent'; templateErrors?: boolean; relayId?: number | null; providerMessageId?: string | null }
+  /** linkVersion: the automation step's link numbers the message carried (link_versions). */
+  | { id: number; result: 'sent'; templateErrors?: boolean; relayId?: number | null; providerMessageId?: string | null; linkVersion?: number | null }
   | { id: number; result: 'retry'; attempts: number; code: number | null; error: string }
   | { id: number; result: 'bounce'; userId: number; emailKey: string; code: number | null; error: string }
   | { id: number; result: 'suppressed'; error: string }
@@ -23,7 +24,7 @@ export type Outcome =
    * The relay went silent after taking the whole message: it may have been delivered, so it is
    * failed (reason `unconfirmed`, the address untouched) and never sent again.
    */
-  | { id: number; result: 'unconfirmed'; error: string; relayId?: number | null }
+  | { id: number; result: 'unconfirmed'; error: string; relayId?: number | null; linkVersion?: number | null }
   /**
    * Its subject or body did not render (Liquid past its bounds): never sent, failed with reason
    * `template_error`; a retry of the failed sends it again once the template is fixed.
@@ -117,23 +118,25 @@ export async function writeLedger(db: Knex, write: LedgerWrite, policy: OutcomeP
       sends.push(...(await forUpdate(trx, trx('single_sends').whereIn('id', ofRows).orderBy('id').select('id', 'status'))));
     }
 
-    // Messages sent through the same relay without a provider's id are written together; a
-    // provider's id is the message's own.
+    // Messages sent through the same relay with the same links and without a provider's id are
+    // written together; a provider's id is the message's own.
     const sentOutcomes = outcomes.filter((o): o is Extract<Outcome, { result: 'sent' }> => o.result === 'sent');
-    const byRelay = new Map<number | null, number[]>();
+    const alike = new Map<string, { relayId: number | null; linkVersion: number | null; ids: number[] }>();
     for (const o of sentOutcomes) {
       if (o.providerMessageId) continue;
-      const relay = o.relayId ?? null;
-      byRelay.set(relay, [...(byRelay.get(relay) ?? []), o.id]);
+      const group = { relayId: o.relayId ?? null, linkVersion: o.linkVersion ?? null };
+      const key = `${group.relayId}:${group.linkVersion}`;
+      if (!alike.has(key)) alike.set(key, { ...group, ids: [] });
+      alike.get(key)!.ids.push(o.id);
     }
-    for (const [relayId, sentIds] of byRelay) {
+    for (const { relayId, linkVersion, ids: sentIds } of alike.values()) {
       for (let i = 0; i < sentIds.length; i += CHUNK) {
-        const rows = await end(mine().whereIn('id', sentIds.slice(i, i + CHUNK)), 'deliver', { sent_at: now, smtp_code: null, last_error: null, relay_id: relayId }).returning(returning);
-        delivered.push(...rows);
+        const patch = { sent_at: now, smtp_code: null, last_error: null, relay_id: relayId, link_version_id: linkVersion };
+        delivered.push(...(await end(mine().whereIn('id', sentIds.slice(i, i + CHUNK)), 'deliver', patch).returning(returning)));
       }
     }
     for (const o of sentOutcomes.filter((x) => x.providerMessageId)) {
-      const patch = { sent_at: now, smtp_code: null, last_error: null, relay_id: o.relayId ?? null, provider_message_id: String(o.providerMessageId).slice(0, 255) };
+      const patch = { sent_at: now, smtp_code: null, last_error: null, relay_id: o.relayId ?? null, link_version_id: o.linkVersion ?? null, provider_message_id: String(o.providerMessageId).slice(0, 255) };
       delivered.push(...(await end(mine().where({ id: o.id }), 'deliver', patch).returning(returning)));
     }
     const suppressedIds = outcomes.filter((o) => o.result === 'suppressed').map((o) => o.id);
@@ -165,7 +168,7 @@ export async function writeLedger(db: Knex, write: LedgerWrite, policy: OutcomeP
         failed.push(...rows);
         refusedByPolicy.push(...rows);
       } else if (o.result === 'unconfirmed') {
-        const patch = { smtp_code: null, last_error: o.error.slice(0, 500), failure_reason: 'unconfirmed', relay_id: o.relayId ?? null };
+        const patch = { smtp_code: null, last_error: o.error.slice(0, 500), failure_reason: 'unconfirmed', relay_id: o.relayId ?? null, link_version_id: o.linkVersion ?? null };
         failed.push(...(await end(mine().where({ id: o.id }), 'fail', patch).returning(returning)));
       } else if (o.result === 'template_error') {
         // A send paused since the claim (by earlier template errors, or by hand) keeps the rest
