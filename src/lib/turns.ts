@@ -5,7 +5,7 @@
  * them at once delay a request such as /healthz by about one piece, not by all of them.
  */
 export class Turns {
-  constructor(private readonly gapMs = 10) {}
+  constructor(private readonly gapMs = 25) {}
 
   private last: Promise<unknown> = Promise.resolve();
 
