@@ -136,6 +136,26 @@ describe('templates whose Liquid does not render', () => {
     for (const r of failed) expect([timedOut, 'The subject could not be rendered: the server was too busy to render it in time.']).toContain(r.reason);
   });
 
+  test('when an automation step\'s body does not render then its message is not sent and the step\'s recipients report says template_error', async () => {
+    const sender = await f.sender(alice.user_id);
+    const group = await f.group(alice.user_id);
+    const type = await addContactType(h, alice, 'Journey');
+    await f.contact(alice.user_id, type, 'walker@example.org', { first_name: 'Walker' });
+    const automation = await f.automation(alice.user_id, { type: 'custom', contactType: type, groupId: group, status: 1 });
+    const step = await f.schedule(alice.user_id, automation, { senderId: sender, subject: 'Step one', waitingPeriod: 0, waitingType: 'instantly', html: `<p>Hi</p>${HUGE_RANGE}` });
+    const { utr } = await h.runtime.db('automation_schedules').where({ id: step }).first('utr');
+    const stepSender = String((await h.runtime.db('senders').where({ id: sender }).first('from_email')).from_email);
+    await run();
+    await run();
+    expect(sink.messages.filter((m) => m.from === stepSender)).toEqual([]);
+    const listed = (await h.api(alice).get(`/automations/schedule/recipients?utr=${utr}`).expect(200)).body.message.recipients;
+    expect(listed).toMatchObject([{
+      email: 'walker@example.org',
+      status: 'failed',
+      reason: `template_error: The body could not be rendered: line 1: its Liquid built more than the ${LIQUID_LIMITS.memory} characters a render may build (a range or a filter too large).`,
+    }]);
+  });
+
   test('when a test send or a preview has a template that does not render then it answers 422 naming the field and the error, and nothing is mailed', async () => {
     const utr = await create('Tested', { template_html: `<p>Hi</p>${HUGE_RANGE}`, schedule_type: 1, schedule_date: '2099-01-01', schedule_time: '09:00' });
     expect((await h.api(alice).post('/single/send/test').send({ utr, email_address: 'me@example.org' }).expect(422)).body).toEqual({
