@@ -41,6 +41,16 @@ export class PinnedRelayMissing extends Error {
   }
 }
 
+/**
+ * What a hand-over threw (RelayRouter.send, or the instance's transport), in the mail layer's
+ * words, with the relay that refused it: read here once, where those errors are made.
+ */
+export function handOverFailure(err: unknown): { failure: RelayFailure; relayId: number | null } {
+  if (err instanceof RelayRefusal) return { failure: err.failure, relayId: err.relayId };
+  if (err instanceof RelaysDown || err instanceof PinnedRelayMissing) return { failure: { relayDown: true, outcome: 'retry', code: null, message: err.message }, relayId: null };
+  return { failure: classifyRelayError('smtp', err), relayId: null };
+}
+
 interface Cached {
   at: number;
   rows: RelayRow[];
