@@ -49,7 +49,7 @@ export function mountSendFollowUps(routes: WebRoutes, services: Services, views:
   });
 
   // Everyone the send went to with what became of each message, or only those of one status.
-  routes.get('/single-sends/:utr/recipients.csv', async (req, res) => {
+  routes.download('/single-sends/:utr/recipients.csv', async (req, res) => {
     const utr = String(req.params.utr);
     const asked = typeof req.query.status === 'string' ? req.query.status : '';
     const status = (RECIPIENT_STATUSES as readonly string[]).includes(asked) ? (asked as RecipientStatus) : undefined;
