@@ -50,6 +50,7 @@ import * as automationPauseReason from './20261127_0530_automation-pause-reason'
 import * as segmentCityIndex from './20261127_0540_segment-city-index';
 import * as keyMakers from './20261129_0800_key-makers';
 import * as keyMakersFromLog from './20261129_0801_key-makers-from-log';
+import * as oneResend from './20261129_0820_one-resend';
 import * as linkVersions from './20261129_0830_link-versions';
 import * as relayTlsVerify from './20261129_0831_relay-tls-verify';
 
@@ -110,6 +111,7 @@ export const migrations: ReadonlyArray<[name: string, migration: Knex.Migration]
   ['20261127_0540_segment-city-index', segmentCityIndex],
   ['20261129_0800_key-makers', keyMakers],
   ['20261129_0801_key-makers-from-log', keyMakersFromLog],
+  ['20261129_0820_one-resend', oneResend],
   ['20261129_0830_link-versions', linkVersions],
   ['20261129_0831_relay-tls-verify', relayTlsVerify],
 ];

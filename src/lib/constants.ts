@@ -367,6 +367,51 @@ export const POLICY_REFUSALS = {
   share: 0.01,
 } as const;
 
+/**
+ * A message whose subject or body does not render (its Liquid ran past LIQUID_LIMITS) is never
+ * sent: it fails with reason `template_error`. Once `sample` messages of a send were attempted,
+ * more than `share` of them failing so pauses it: a template that fails everyone stops after its
+ * first 20 messages, one recipient's odd value does not stop the rest.
+ */
+export const TEMPLATE_ERRORS = {
+  sample: 20,
+  share: 0.05,
+} as const;
+
+/**
+ * The bounds of Liquid in subjects and bodies (docs/sending-and-tracking.md, "Liquid"), set so
+ * that the costliest template a user can write costs at most about 50 ms of CPU per message
+ * (and per preview or test send) and nothing holds the event loop longer.
+ */
+export const LIQUID_LIMITS = {
+  /** Characters of one subject, preheader or body that uses Liquid (liquidjs `parseLimit`); longer is refused when saved. */
+  parseChars: 200_000,
+  /** Tags and outputs in one source: parsing costs per tag (a send parses once, a save or preview each time). */
+  tags: 2_000,
+  /**
+   * Milliseconds of rendering for all the Liquid of one message (liquidjs `renderLimit`, what is
+   * left of it for each part in turn); a usual message takes well under one. A message out of
+   * time is rendered once more afresh before it fails, so the costliest costs twice this.
+   */
+  messageRenderMs: 24,
+  /** The same for one preview or test send. */
+  requestRenderMs: 20,
+  /**
+   * Characters one render may build through filters (`append`, `join`, `split`, …) and ranges
+   * (liquidjs `memoryLimit`): a range `(a..b)` counts its size each time it is evaluated, so this
+   * also bounds the loops over ranges, nested or not, and keeps any single step between two
+   * time checks short.
+   */
+  memory: 200_000,
+  /** Characters one rendered part may have: what follows a render (placeholders, encoding) stays linear and small. */
+  outputChars: 500_000,
+  /**
+   * Characters of a rendered body made text per recipient, which happens only when its text part
+   * could not be made once per send (HTML-to-text costs microseconds per character).
+   */
+  textOfHtmlChars: 20_000,
+} as const;
+
 /** Roles of the people and API keys of an account, most powerful first (docs/team-and-roles.md). */
 /**
  * What a route does: reads, changes something (one audit entry), or exports data (one audit

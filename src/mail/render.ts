@@ -1,7 +1,8 @@
 import { UNSUBSCRIBE_PLACEHOLDER as UNSUBSCRIBE, WEBVIEW_PLACEHOLDER as WEBVIEW } from '../lib/constants';
 import { lazy } from '../lib/lazy';
 import { LINK_PLACEHOLDER_PREFIX, trackLinks } from './links';
-import { hasLiquid, LiquidTemplate, parseLiquid, renderLiquid } from './liquid';
+import { LIQUID_LIMITS } from '../lib/constants';
+import { hasLiquid, LiquidTemplate, parseLiquid, renderBudget, RenderBudget, renderLiquid, TemplateRenderError } from './liquid';
 import { encodeParts, encodePiece } from './quoted-printable';
 import { escapeHtml, parseTemplate, Part, Placeholder, renderParts } from './template';
 
@@ -26,7 +27,12 @@ export interface LiquidParts {
   preheader?: LiquidTemplate;
   /** The HTML with its markers and tracked links (`href="((__link_n))"`), as `html` is. */
   html?: LiquidTemplate;
-  /** The HTML as written, whose rendering gives the recipient's text part. */
+  /**
+   * The text part as a template: the HTML as written made text once per send, its Liquid kept,
+   * so a recipient's text costs a render, not an HTML-to-text conversion of their HTML.
+   */
+  text?: LiquidTemplate;
+  /** Only when `text` does not parse (the conversion split a tag): the HTML as written, whose rendering is made text per recipient. */
   source?: LiquidTemplate;
   /** What link n of the template is stored as, when not n (an automation step's links: see renumberLinks). */
   linkNumbers?: number[];
@@ -47,19 +53,32 @@ const htmlToText = lazy(() => require('html-to-text') as typeof import('html-to-
 const PREHEADER = '((__preheader))';
 const PIXEL = '((__pixel))';
 
-/** The text part of an HTML body. */
-function textOf(html: string): string {
-  return htmlToText().convert(html, {
+const TEXT_SELECTORS = [
+  { selector: 'img', format: 'skip' },
+  { selector: 'a', options: { hideLinkHrefIfSameAsText: true } },
+  // Upper-casing would turn ((first_name)) into an unknown name.
+  ...['h1', 'h2', 'h3', 'h4', 'h5', 'h6'].map((selector) => ({ selector, options: { uppercase: false } })),
+];
+
+/** The text part of an HTML body (the converter is compiled once: compiling its options costs more than a small conversion). */
+const textOf = lazy(() =>
+  htmlToText().compile({
     wordwrap: false,
-    selectors: [
-      { selector: 'img', format: 'skip' },
-      { selector: 'a', options: { hideLinkHrefIfSameAsText: true } },
-      // Upper-casing would turn ((first_name)) into an unknown name.
-      ...['h1', 'h2', 'h3', 'h4', 'h5', 'h6'].map((selector) => ({ selector, options: { uppercase: false } })),
-      { selector: 'table', format: 'dataTable', options: { uppercaseHeaderCells: false } },
-    ],
-  });
-}
+    selectors: [...TEXT_SELECTORS, { selector: 'table', format: 'dataTable', options: { uppercaseHeaderCells: false } }],
+  }),
+);
+
+/**
+ * The text of an HTML body whose Liquid runs after: tables are read as blocks, cell after cell,
+ * because a table layout drops what stands between its rows, where `{% if %}` and `{% for %}`
+ * around a row stand.
+ */
+const liquidTextOf = lazy(() =>
+  htmlToText().compile({
+    wordwrap: false,
+    selectors: [...TEXT_SELECTORS, ...['table', 'thead', 'tbody', 'tfoot', 'tr', 'td', 'th'].map((selector) => ({ selector, format: 'block' }))],
+  }),
+);
 
 /** The HTML's parts, each tracked link's placeholder (`href="((__link_n))"`) knowing its number. */
 function htmlParts(html: string): Part[] {
@@ -80,18 +99,22 @@ export function compileMessage(
     subject: parseTemplate(source.subject),
     preheader: parseTemplate(source.preheader),
     html: htmlParts(marked),
-    text: parseTemplate(textOf(source.html)),
+    text: [],
     links: tracked.urls,
   };
   if (hasLiquid(source.subject) || hasLiquid(source.preheader) || hasLiquid(source.html)) {
-    const body = { html: parseLiquid(marked, true), source: parseLiquid(source.html, true) };
+    const html = parseLiquid(marked, true);
+    const text = html && parseLiquid(liquidTextOf()(source.html), false);
+    const asWritten = html && !text ? parseLiquid(source.html, true) : undefined;
     const liquid: LiquidParts = {
       subject: parseLiquid(source.subject, false),
       preheader: parseLiquid(source.preheader, false),
-      ...(body.html && body.source ? body : {}),
+      ...(html && text ? { html, text } : html && asWritten ? { html, source: asWritten } : {}),
     };
     if (liquid.subject || liquid.preheader || liquid.html) compiled.liquid = liquid;
   }
+  // A body with Liquid makes its text per recipient (see LiquidParts.text).
+  if (!compiled.liquid?.html) compiled.text = parseTemplate(textOf()(source.html));
   return compiled;
 }
 
@@ -131,8 +154,12 @@ export interface RenderedMessage {
   templateErrors?: number;
 }
 
-export function renderMessage(compiled: CompiledMessage, input: RenderInput): RenderedMessage {
-  const value = placeholderValues(compiled, input);
+/**
+ * One recipient's message. Its Liquid shares `budget` (one message's by default); a part whose
+ * Liquid does not render throws a TemplateRenderError: such a message is never sent.
+ */
+export function renderMessage(compiled: CompiledMessage, input: RenderInput, budget: RenderBudget = renderBudget()): RenderedMessage {
+  const value = placeholderValues(compiled, input, budget);
   const body = value.liquid?.body();
   if (body) {
     const rendered = { subject: value.subject, html: renderParts(body.html, value.html), text: renderParts(body.text, value.plain) };
@@ -146,8 +173,8 @@ export function renderMessage(compiled: CompiledMessage, input: RenderInput): Re
  * transport to send as is: the template's literal parts are encoded once per send, so one
  * message costs the encoding of its personal values only.
  */
-export function renderEncoded(compiled: CompiledMessage, input: RenderInput): RenderedMessage {
-  const value = placeholderValues(compiled, input);
+export function renderEncoded(compiled: CompiledMessage, input: RenderInput, budget: RenderBudget = renderBudget()): RenderedMessage {
+  const value = placeholderValues(compiled, input, budget);
   const body = value.liquid?.body();
   if (body) {
     // Parts made for one recipient are encoded whole: there is nothing to reuse.
@@ -168,7 +195,7 @@ function withErrors(rendered: RenderedMessage, errors: number | undefined): Rend
  * preference page's URL. A part's Liquid renders first; its output's `((name))` placeholders
  * are then filled as in any other message.
  */
-function liquidOf(liquid: LiquidParts, input: RenderInput) {
+function liquidOf(liquid: LiquidParts, input: RenderInput, budget: RenderBudget) {
   const variables: Record<string, string> = {};
   for (const [name, value] of Object.entries(input.values)) if (value) variables[name] = value;
   variables[UNSUBSCRIBE] = input.unsubscribeUrl;
@@ -177,25 +204,37 @@ function liquidOf(liquid: LiquidParts, input: RenderInput) {
   return {
     tally,
     /** The part's placeholders after its Liquid ran; `fallback` when the part has no Liquid. */
-    parts: (template: LiquidTemplate | undefined, fallback: Part[]): Part[] => (template ? parseTemplate(renderLiquid(template, variables, tally)) : fallback),
+    parts: (template: LiquidTemplate | undefined, fallback: Part[], part: 'subject' | 'preheader'): Part[] =>
+      template ? parseTemplate(renderLiquid(template, variables, tally, budget, part)) : fallback,
     /** The HTML and text parts of the body, or undefined when the body has no Liquid. */
     body: (): { html: Part[]; text: Part[] } | undefined => {
-      if (!liquid.html || !liquid.source) return undefined;
-      const html = htmlParts(renderLiquid(liquid.html, variables, tally));
+      if (!liquid.html) return undefined;
+      const html = htmlParts(renderLiquid(liquid.html, variables, tally, budget, 'body'));
       return {
         html: numbers ? html.map((part) => (typeof part !== 'string' && part.link !== undefined ? { ...part, link: numbers[part.link - 1] } : part)) : html,
-        text: parseTemplate(textOf(renderLiquid(liquid.source, variables, tally))),
+        text: parseTemplate(liquid.text ? renderLiquid(liquid.text, variables, tally, budget, 'body') : textOfRendered(renderLiquid(liquid.source!, variables, tally, budget, 'body'))),
       };
     },
   };
 }
 
+/**
+ * A rendered body made text for one recipient (the rare body whose text could not be made once
+ * per send): only a small one, since the conversion costs far more per character than a render.
+ */
+function textOfRendered(html: string): string {
+  if (html.length > LIQUID_LIMITS.textOfHtmlChars) {
+    throw new TemplateRenderError('body', `its text part is made per recipient and its HTML is longer than the ${LIQUID_LIMITS.textOfHtmlChars} characters that allows`);
+  }
+  return textOf()(html);
+}
+
 /** What each placeholder of one recipient's message stands for, in text and in HTML. */
-function placeholderValues(compiled: CompiledMessage, input: RenderInput) {
+function placeholderValues(compiled: CompiledMessage, input: RenderInput, budget: RenderBudget) {
   const plain = (p: Placeholder) => (p.name === UNSUBSCRIBE ? input.unsubscribeUrl : (input.values[p.name] ?? ''));
-  const liquid = compiled.liquid && liquidOf(compiled.liquid, input);
-  const subject = oneLine(renderParts(liquid ? liquid.parts(compiled.liquid!.subject, compiled.subject) : compiled.subject, plain));
-  const preheader = oneLine(renderParts(liquid ? liquid.parts(compiled.liquid!.preheader, compiled.preheader) : compiled.preheader, plain));
+  const liquid = compiled.liquid && liquidOf(compiled.liquid, input, budget);
+  const subject = oneLine(renderParts(liquid ? liquid.parts(compiled.liquid!.subject, compiled.subject, 'subject') : compiled.subject, plain));
+  const preheader = oneLine(renderParts(liquid ? liquid.parts(compiled.liquid!.preheader, compiled.preheader, 'preheader') : compiled.preheader, plain));
   let clickUrl: string | undefined;
   const html = (p: Placeholder): string => {
     if (p.name === '__preheader') return preheaderHtml(preheader);

@@ -10,6 +10,7 @@ import { createSegmentMemberships, wallClock } from './audience/segment-membersh
 import { createImportJobsService } from './audience/import-jobs';
 import { createSendInsightsService } from './campaigns/send-insights';
 import type { ServiceDeps } from './context';
+import { Turns } from '../lib/turns';
 import { createDesignTemplatesService } from './campaigns/design-templates';
 import { createFieldsService } from './audience/fields';
 import { createGeographyService } from './reference/geography';
@@ -80,6 +81,8 @@ export function createWorkerLedger(
 
 /** The composition root of the domain: every service, built once from its dependencies. */
 export function createServices(deps: ServiceDeps) {
+  // Previews and test sends render one at a time, each after the event loop had a turn.
+  const renderTurns = new Turns();
   // Opens and clicks keep engagement segments current (memberships is built below, before any event).
   const tracking = createTrackingService({ ...deps, engaged: (ctx, emailKey, trx) => memberships.refreshEngaged(ctx, emailKey, trx) });
   const events = createEventsService(deps);
@@ -114,7 +117,7 @@ export function createServices(deps: ServiceDeps) {
     senders,
     singleSends,
     sendControls: createSendControlsService(deps),
-    testSends: createTestSendsService({ ...deps, singleSends }),
+    testSends: createTestSendsService({ ...deps, singleSends, renderTurns }),
     automations,
     automationSchedules: createAutomationSchedulesService({ ...deps, refs, automations, senders }),
     sessions: createSessionsService(deps),
@@ -127,7 +130,7 @@ export function createServices(deps: ServiceDeps) {
     contactImport,
     importJobs: createImportJobsService({ ...deps, contactImport, contactTypes }),
     segments,
-    sendInsights: createSendInsightsService({ ...deps, singleSends, contacts, fields }),
+    sendInsights: createSendInsightsService({ ...deps, singleSends, contacts, fields, renderTurns }),
     suppressions: createSuppressionsService(deps),
     feedback,
     webhooks: createWebhooksService({ ...deps, feedback }),
@@ -139,7 +142,7 @@ export function createServices(deps: ServiceDeps) {
     signups: createSignupsService({ ...deps, forms: signupForms, contacts, fields }),
     outgoingWebhooks: createOutgoingWebhooksService(deps),
     relays: createRelaysService(deps),
-    designEditor: createDesignEditorService({ ...deps, fields, contacts }),
+    designEditor: createDesignEditorService({ ...deps, fields, contacts, renderTurns }),
     ownTemplates: createOwnTemplatesService(deps),
     preferences: createPreferencesService(deps),
     recipientReport: createRecipientReportService(deps),

@@ -40,6 +40,9 @@ export function eventHooks(events: EventsService): WorkerHooks {
     sendPausedForPolicy: async (pause, trx) => {
       await events.sendPausedForPolicy(pause, trx);
     },
+    sendPausedForTemplateErrors: async (pause, trx) => {
+      await events.sendPausedForTemplateErrors(pause, trx);
+    },
     automationLive: async (a, trx) => {
       await events.automationLive(Number(a.user_id), a.automation_name, trx);
       await automationEvent(trx, 'automation.live', a);

@@ -150,6 +150,13 @@ describe('a single send\'s recipients: the report, a retry of the failed and a r
     });
     expect(first.resend_of).toBeNull();
 
+    // One resend per send: another is refused while the draft lives, and allowed once it is deleted.
+    expect((await h.api(alice).post('/single/send/resend').send({ utr: original.utr, schedule_type: 0 }).expect(409)).body).toEqual({
+      status: 'failed',
+      errors: `This single send already has a resend to those who did not open it: ${draftUtr}.`,
+    });
+    await h.api(alice).delete(`/single/send/delete?utr=${draftUtr}`).expect(200);
+
     // Sent at once: the quiet one and the one only a machine opened.
     sink.messages.splice(0);
     const nowUtr = (await h.api(alice).post('/single/send/resend').send({ utr: original.utr, schedule_type: 0 }).expect(200)).body.message.utr;
@@ -157,9 +164,28 @@ describe('a single send\'s recipients: the report, a retry of the failed and a r
     await run();
     expect(sink.messages.map((m) => m.to[0]).sort()).toEqual(['quiet@example.org', 'scanned@example.org']);
     expect(await details(nowUtr)).toMatchObject({ status: 3, triggered: 2, delivered: 2 });
-    // The draft's audience is read when it starts, not when it was made.
+    // The deleted draft never started: nothing of it was sent.
     const resend = await h.runtime.db('single_sends').where({ utr: draftUtr }).first('id');
     expect(await f.ledger(Number(resend.id))).toEqual([]);
+  });
+
+  test('when five resends of one send are asked for at once then one is made and the others answer 409 naming it', async () => {
+    mailboxesFull = false;
+    const original = await sendTo(['one@example.org', 'two@example.org'], 'Asked five times');
+    await run();
+    const answers = await Promise.all(Array.from({ length: 5 }, () => h.api(alice).post('/single/send/resend').send({ utr: original.utr, schedule_type: 0 })));
+    expect(answers.map((res) => res.status).sort()).toEqual([200, 409, 409, 409, 409]);
+    const utr = answers.find((res) => res.status === 200)!.body.message.utr as string;
+    for (const res of answers.filter((r) => r.status === 409)) {
+      expect(res.body).toEqual({ status: 'failed', errors: `This single send already has a resend to those who did not open it: ${utr}.` });
+    }
+    expect(await h.runtime.db('single_sends').where({ user_id: alice.user_id, resend_of: original.id }).pluck('utr')).toEqual([utr]);
+
+    // It goes out once: each non-opener gets one copy.
+    sink.messages.splice(0);
+    await run();
+    expect(sink.messages.map((m) => m.to[0]).sort()).toEqual(['one@example.org', 'two@example.org']);
+    expect((await h.api(alice).post('/single/send/resend').send({ utr: original.utr }).expect(409)).body.errors).toContain(utr);
   });
 
   test('when a resend is scheduled then its date is checked as a send\'s: required, well-formed and not past', async () => {

@@ -3,6 +3,7 @@ import { toCount } from '../../db/dialect';
 import { jsonText, SqlFragment } from '../../db/expressions';
 import { FULL_NAME_PLACEHOLDER, LIQUID_SNIPPETS, RESERVED_FIELD_NAMES, SEND_PLACEHOLDERS } from '../../lib/constants';
 import { NotFoundError } from '../../lib/errors';
+import type { Turns } from '../../lib/turns';
 import { isUtr } from '../../lib/utr';
 import { recipientsOf } from '../delivery/ledger';
 import { previewDraft, samplePerson } from '../delivery/messages';
@@ -59,6 +60,8 @@ export interface DraftPreview {
 interface Deps extends Pick<ServiceDeps, 'db' | 'config' | 'secret'> {
   fields: Pick<FieldsService, 'listCustom'>;
   contacts: Pick<ContactsService, 'listPage'>;
+  /** Whose turn it is to render (see Turns). */
+  renderTurns: Turns;
 }
 
 /** `(X is null or trim(X) = '')` for one value expression. */
@@ -71,7 +74,7 @@ function isEmpty(value: SqlFragment): SqlFragment {
  * names, the empty-placeholder warning before a send, and the live preview of a design not
  * saved yet, rendered for one contact by the sending engine's own renderer.
  */
-export function createDesignEditorService({ db, config, secret, fields, contacts }: Deps) {
+export function createDesignEditorService({ db, config, secret, fields, contacts, renderTurns }: Deps) {
   /** The value a recipient row `r` (contact `pc`, hand-added segment recipient `ps`) gives a placeholder. */
   function valueOf(name: string, customNames: Set<string>): SqlFragment | undefined {
     const column = (c: string): SqlFragment =>
@@ -167,7 +170,7 @@ export function createDesignEditorService({ db, config, secret, fields, contacts
       const template = !input.html.trim() && input.templateId ? await db('design_templates').where({ id: input.templateId }).first('html_code') : undefined;
       const html = template ? String(template.html_code) : input.html;
       const sample = contact ? undefined : samplePerson((await fields.listCustom(ctx)).map((f) => f.field_name));
-      const message = await previewDraft(db, secret, config.baseUrl, { userId: ctx.userId, contact, sample }, { ...input, html });
+      const message = await previewDraft(db, secret, config.baseUrl, { userId: ctx.userId, contact, sample }, { ...input, html }, renderTurns);
       return { message, contact, unmatched };
     },
   };

@@ -1,3 +1,4 @@
+import type { Knex } from 'knex';
 import { insertId, jsonValue, nowValue, parseJson } from '../../db/dialect';
 import { LIMITS, SINGLE_SEND_STATUS as S } from '../../lib/constants';
 import { ConflictError, NotFoundError, ValidationError } from '../../lib/errors';
@@ -31,6 +32,29 @@ const ONLY_COMPLETED = 'Only a sent single send can be resent to those who did n
  * nonOpenersOf), so it is exact at that moment and never held as a list.
  */
 export function createResendsService({ db }: Pick<ServiceDeps, 'db'>) {
+  /**
+   * Makes `resendId` the send's one resend, in the UPDATE itself: only while it has none, or the
+   * one it has was deleted (a send resent before `resent_as` existed counts its live resend).
+   * A concurrent request's resend, committed or not, makes this match nothing (PostgreSQL waits
+   * for its row lock and reads the row again; SQLite has one writer at a time).
+   */
+  async function claimResend(trx: Knex.Transaction, originalId: number, resendId: number): Promise<boolean> {
+    const deleted = trx('single_sends').whereNotNull('deleted_at').select('id');
+    const otherLive = trx('single_sends as r').where('r.resend_of', originalId).whereNot('r.id', resendId).whereNull('r.deleted_at').select(trx.raw('1'));
+    const changed = await trx('single_sends')
+      .where({ id: originalId })
+      .where((q) => q.whereNull('resent_as').orWhereIn('resent_as', deleted))
+      .whereNotExists(otherLive)
+      .update({ resent_as: resendId });
+    return Number(changed) === 1;
+  }
+
+  /** The utr of the send's live resend other than `ownId` (the newest, should an old database hold several). */
+  async function liveResendUtr(trx: Knex.Transaction, originalId: number, ownId: number): Promise<string> {
+    const row = await trx('single_sends').where({ resend_of: originalId }).whereNot('id', ownId).whereNull('deleted_at').orderBy('id', 'desc').first('utr');
+    return String(row?.utr ?? '');
+  }
+
   async function completedOriginal(ctx: Ctx, utr: string): Promise<Record<string, unknown>> {
     const row = isUtr(utr) ? await db('single_sends').where({ user_id: ctx.userId, utr }).whereNull('deleted_at').first() : undefined;
     if (!row) throw new NotFoundError();
@@ -70,7 +94,7 @@ export function createResendsService({ db }: Pick<ServiceDeps, 'db'>) {
       const copyUtr = newUtr();
       const copyName = `Resend of ${original.single_send_name}`.slice(0, LIMITS.string);
       await db.transaction(async (trx) => {
-        await insertId(trx, 'single_sends', {
+        const copyId = await insertId(trx, 'single_sends', {
           ...Object.fromEntries(COPIED.map((name) => [name, original[name]])),
           ...schedule,
           recipient_id: jsonValue(parseJson(original.recipient_id, [])),
@@ -83,6 +107,9 @@ export function createResendsService({ db }: Pick<ServiceDeps, 'db'>) {
           created_at: now,
           updated_at: now,
         });
+        if (!(await claimResend(trx, Number(original.id), copyId))) {
+          throw new ConflictError(`This single send already has a resend to those who did not open it: ${await liveResendUtr(trx, Number(original.id), copyId)}.`);
+        }
         const when = input.schedule_type === 0 ? 'sent now' : input.schedule_type === 1 ? 'scheduled' : 'saved as a draft';
         await recordAudit(trx, ctx, { action: 'single_send.resent', recordType: 'single_send', recordId: copyUtr, summary: `${copyName} (to non-openers of ${utr}, ${when})` }, now);
       });

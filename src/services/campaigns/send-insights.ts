@@ -1,6 +1,7 @@
 import { toCount } from '../../db/dialect';
 import { utcHour } from '../../db/time-buckets';
 import { MESSAGE_STATE } from '../../lib/constants';
+import type { Turns } from '../../lib/turns';
 import { previewSingleSend, samplePerson } from '../delivery/messages';
 import type { RenderedMessage } from '../../mail/render';
 import type { ContactsService } from '../audience/contacts';
@@ -28,10 +29,12 @@ interface Deps extends Pick<ServiceDeps, 'db' | 'config' | 'secret'> {
   singleSends: Pick<SingleSendsService, 'get'>;
   contacts: Pick<ContactsService, 'get'>;
   fields: Pick<FieldsService, 'listCustom'>;
+  /** Whose turn it is to render (see Turns). */
+  renderTurns: Turns;
 }
 
 /** What the dashboard shows about a send beyond its record: its message for one contact, its opens over time. */
-export function createSendInsightsService({ db, config, secret, singleSends, contacts, fields }: Deps) {
+export function createSendInsightsService({ db, config, secret, singleSends, contacts, fields, renderTurns }: Deps) {
   return {
     /**
      * The send's message as the worker would build it for a contact of the account: the one
@@ -43,7 +46,7 @@ export function createSendInsightsService({ db, config, secret, singleSends, con
       const contact = chosen ? { id: chosen.id, email: chosen.email } : await firstContactOf(db, ctx, send.recipient_id);
       const sample = contact ? undefined : samplePerson((await fields.listCustom(ctx)).map((f) => f.field_name));
       const target = { userId: ctx.userId, singleSendId: send.id, contact, sample };
-      const message = await previewSingleSend(db, secret, config.baseUrl, target);
+      const message = await previewSingleSend(db, secret, config.baseUrl, target, renderTurns);
       return { ...(message ?? { subject: send.subject, html: '', text: '' }), to: contact?.email ?? '', sample: !contact };
     },
 

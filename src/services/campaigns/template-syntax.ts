@@ -9,6 +9,9 @@ export function liquidErrors(fields: Partial<Record<'subject' | 'preheader' | 't
   for (const [name, source] of Object.entries(fields)) {
     if (!source || errors[name]) continue;
     const problem = liquidSyntaxError(source);
-    if (problem) errors[name] = [`The ${name.replace(/_/g, ' ')} has a Liquid error on ${problem}.`];
+    if (!problem) continue;
+    // "on line 3: …" when the parser named a line; a bound of the whole source has none.
+    const where = /^line \d+:/.test(problem) ? ` on ${problem}` : `: ${problem}`;
+    errors[name] = [`The ${name.replace(/_/g, ' ')} has a Liquid error${where}.`];
   }
 }

@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import { previewMessage } from '../delivery/messages';
 import { queueSystemMail } from '../delivery/notices';
 import { NotFoundError, ValidationError } from '../../lib/errors';
+import type { Turns } from '../../lib/turns';
 import { isUtr } from '../../lib/utr';
 import { messages } from '../../lib/validation';
 import type { Ctx, ServiceDeps } from '../context';
@@ -33,9 +34,11 @@ export async function firstContactOf(db: Knex, ctx: Ctx, audience: RecipientRef[
 
 interface Deps extends Pick<ServiceDeps, 'db' | 'config' | 'secret'> {
   singleSends: Pick<SingleSendsService, 'get'>;
+  /** Whose turn it is to render (see Turns). */
+  renderTurns: Turns;
 }
 
-export function createTestSendsService({ db, config, secret, singleSends }: Deps) {
+export function createTestSendsService({ db, config, secret, singleSends, renderTurns }: Deps) {
   /** The chosen contact (422 when it is not the account's), or the first contact of the refs. */
   async function contactFor(ctx: Ctx, contactId: number | undefined, audience: RecipientRef[]): Promise<{ id: number; email: string } | undefined> {
     if (contactId !== undefined) {
@@ -58,7 +61,7 @@ export function createTestSendsService({ db, config, secret, singleSends }: Deps
     async singleSend(ctx: Ctx, utr: string, addresses: string[], contactId?: number): Promise<void> {
       const send = await singleSends.get(ctx, utr);
       const contact = await contactFor(ctx, contactId, send.recipient_id);
-      const message = await previewMessage(db, secret, config.baseUrl, { userId: ctx.userId, singleSendId: send.id, contact }, { untracked: true });
+      const message = await previewMessage(db, secret, config.baseUrl, { userId: ctx.userId, singleSendId: send.id, contact }, { untracked: true, turns: renderTurns });
       if (!message) throw new NotFoundError();
       await queue(ctx, addresses, message, { name: send.sender_name ?? '', address: send.from_sender }, send.reply_to || send.from_sender);
     },
@@ -75,7 +78,7 @@ export function createTestSendsService({ db, config, secret, singleSends }: Deps
       if (!step) throw new NotFoundError();
       const audience: RecipientRef[] = step.automation_for && step.automation_for_table ? [{ id: String(step.automation_for), table: step.automation_for_table }] : [];
       const contact = await contactFor(ctx, contactId, audience);
-      const message = await previewMessage(db, secret, config.baseUrl, { userId: ctx.userId, scheduleId: Number(step.id), contact }, { untracked: true });
+      const message = await previewMessage(db, secret, config.baseUrl, { userId: ctx.userId, scheduleId: Number(step.id), contact }, { untracked: true, turns: renderTurns });
       if (!message) throw new NotFoundError();
       const from = { name: String(step.from_name ?? ''), address: String(step.from_email ?? config.mailFrom) };
       await queue(ctx, addresses, message, from, String(step.reply_to_email || from.address));

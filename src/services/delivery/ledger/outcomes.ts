@@ -6,7 +6,7 @@ import { countEach } from './counters';
 import { MessageTransition, transitionMessages } from '../../shared/message-state';
 import { suppressAddress } from './suppression-list';
 import { emitMessageEvents } from '../../integrations/hook-outbox';
-import { pauseForPolicy, PolicyPause } from './policy-refusals';
+import { pauseForPolicy, pauseForTemplateErrors, PolicyPause } from './policy-refusals';
 import type { LedgerRow } from './ledger-row';
 import type { RelayFailure } from '../../../mail/relay-transports';
 
@@ -26,7 +26,12 @@ export type Outcome =
    * The relay went silent after taking the whole message: it may have been delivered, so it is
    * failed (reason `unconfirmed`, the address untouched) and never sent again.
    */
-  | { id: number; result: 'unconfirmed'; error: string; relayId?: number | null; linkVersion?: number | null };
+  | { id: number; result: 'unconfirmed'; error: string; relayId?: number | null; linkVersion?: number | null }
+  /**
+   * Its subject or body did not render (Liquid past its bounds): never sent, failed with reason
+   * `template_error`; a retry of the failed sends it again once the template is fixed.
+   */
+  | { id: number; result: 'template_error'; error: string };
 
 /** Why a message that was in flight at two crashes is not sent a third time. */
 export const IN_DOUBT_TWICE =
@@ -69,6 +74,8 @@ export interface OutcomePolicy {
   onCompleted?(sendId: number, trx: Knex.Transaction): Promise<void>;
   /** Called inside the transaction that paused a send for its policy refusals (once per send). */
   onPolicyPause?(pause: PolicyPause, trx: Knex.Transaction): Promise<void>;
+  /** Called inside the transaction that paused a send for its template errors (once per send). */
+  onTemplateErrorPause?(pause: PolicyPause, trx: Knex.Transaction): Promise<void>;
   /**
    * Leave completion to the caller (completeSends, after its queue ran dry) instead of looking
    * in every write: a worker writing every few milliseconds would look hundreds of times a second.
@@ -112,7 +119,7 @@ export async function writeLedger(db: Knex, write: LedgerWrite, policy: OutcomeP
   return db.transaction(async (trx) => {
     const w = writing(trx, policy);
     const sends = await lockSendsOf(w, [...outcomes.map((o) => o.id), ...starts]);
-    const moved = await moveRows(w, outcomes);
+    const moved = await moveRows(w, outcomes, sends);
     await parkHalted(w, sends, starts);
     const started = await markStarts(w, starts);
     const sendIds = await countMoved(w, outcomes, moved);
@@ -152,6 +159,8 @@ interface Moved {
   bounced: Array<Touched & { extra?: Record<string, unknown> }>;
   failed: Touched[];
   refusedByPolicy: Touched[];
+  /** Failed because their template did not render. */
+  unrendered: Touched[];
   /** Moved and counted as nothing (suppressed, to retry). */
   other: Touched[];
 }
@@ -173,9 +182,10 @@ async function lockSendsOf({ trx }: Writing, touchedIds: number[]): Promise<{ id
 }
 
 /** Phase 2. Each outcome moves its row to its next state (a hard bounce also suppresses the address). */
-async function moveRows(w: Writing, outcomes: Outcome[]): Promise<Moved> {
+async function moveRows(w: Writing, outcomes: Outcome[], sends: { id: number; status: number }[]): Promise<Moved> {
   const { trx, mine, end, now, policy } = w;
-  const moved: Moved = { delivered: await moveDelivered(w, outcomes), bounced: [], failed: [], refusedByPolicy: [], other: [] };
+  const moved: Moved = { delivered: await moveDelivered(w, outcomes), bounced: [], failed: [], refusedByPolicy: [], unrendered: [], other: [] };
+  const pausedSends = sends.filter((send) => Number(send.status) === SINGLE_SEND_STATUS.paused).map((send) => Number(send.id));
   const suppressedIds = outcomes.filter((o) => o.result === 'suppressed').map((o) => o.id);
   for (let i = 0; i < suppressedIds.length; i += CHUNK) {
     moved.other.push(
@@ -207,6 +217,15 @@ async function moveRows(w: Writing, outcomes: Outcome[]): Promise<Moved> {
     } else if (o.result === 'unconfirmed') {
       const patch = { smtp_code: null, last_error: o.error.slice(0, 500), failure_reason: 'unconfirmed', relay_id: o.relayId ?? null, link_version_id: o.linkVersion ?? null };
       moved.failed.push(...(await end(mine().where({ id: o.id }), 'fail', patch).returning(RETURNING)));
+    } else if (o.result === 'template_error') {
+      // A send paused since the claim (by earlier template errors, or by hand) keeps the rest
+      // of its messages for after a fix instead of failing them too.
+      const ofPausedSend = mine().where({ id: o.id }).whereIn('single_send_id', pausedSends);
+      if (await transitionMessages(ofPausedSend, 'pauseClaimed', { lease_owner: null, available_at: now, updated_at: now, attempts: trx.raw('?? - 1', ['attempts']) })) continue;
+      const patch = { smtp_code: null, last_error: `template_error: ${o.error}`.slice(0, 500), failure_reason: 'template_error' };
+      const rows = await end(mine().where({ id: o.id }), 'fail', patch).returning(RETURNING);
+      moved.failed.push(...rows);
+      moved.unrendered.push(...rows);
     }
   }
   return moved;
@@ -272,10 +291,10 @@ async function markStarts({ trx, mine }: Writing, starts: number[]): Promise<Set
 /**
  * Phase 5. Every send and automation row this moves is locked first, in id order, so two
  * workers never wait on each other in a circle; then the counters, the outgoing webhooks and
- * the pauses for policy refusals. Answers the single sends whose rows moved.
+ * the pauses for policy refusals and template errors. Answers the single sends whose rows moved.
  */
 async function countMoved({ trx, now, policy }: Writing, outcomes: Outcome[], moved: Moved): Promise<number[]> {
-  const { delivered, bounced, failed, refusedByPolicy, other } = moved;
+  const { delivered, bounced, failed, refusedByPolicy, unrendered, other } = moved;
   const all = [...delivered, ...bounced, ...failed, ...other];
   const sendIds = ids(all.map((r) => r.single_send_id));
   const automationIds = ids(all.map((r) => r.automation_id));
@@ -291,6 +310,8 @@ async function countMoved({ trx, now, policy }: Writing, outcomes: Outcome[], mo
   await emitMessageEvents(trx, 'message.bounced', bounced.map((r) => ({ messageId: Number(r.id), userId: Number(r.user_id), extra: r.extra })), now);
   const policySends = ids(refusedByPolicy.map((r) => r.single_send_id));
   if (policySends.length) await pauseForPolicy(trx, policySends, now, policy.onPolicyPause);
+  const unrenderedSends = ids(unrendered.map((r) => r.single_send_id));
+  if (unrenderedSends.length) await pauseForTemplateErrors(trx, unrenderedSends, now, policy.onTemplateErrorPause);
   return sendIds;
 }
 

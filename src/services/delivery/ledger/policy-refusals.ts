@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { MESSAGE_STATE, POLICY_REFUSALS } from '../../../lib/constants';
+import { MESSAGE_STATE, POLICY_REFUSALS, TEMPLATE_ERRORS } from '../../../lib/constants';
 import { transitionSingleSends } from '../../shared/single-send-state';
 import { transitionMessages } from '../../shared/message-state';
 
@@ -11,8 +11,14 @@ export interface PolicyPause {
   /** Messages refused so, and those attempted (delivered, bounced or failed). */
   refused: number;
   attempted: number;
-  /** One of the refusals, as the receiving server or provider worded it. */
+  /** One of the refusals, as the receiving server or provider worded it (a template error: as the renderer did). */
   example: string;
+}
+
+/** The failures that pause a send: the messages' failure_reason (also its send_alerts kind), and how many of those attempted. */
+interface PauseRule {
+  reason: 'policy' | 'template_error';
+  pauses(failed: number, attempted: number): boolean;
 }
 
 /**
@@ -22,20 +28,35 @@ export interface PolicyPause {
  * is written to send_alerts (kind `policy`) and handed to `onPause`, so its notification goes
  * out once, however often the send is resumed and paused again.
  */
-export async function pauseForPolicy(trx: Knex.Transaction, sendIds: number[], now: string, onPause?: (pause: PolicyPause, trx: Knex.Transaction) => Promise<void>): Promise<void> {
+export function pauseForPolicy(trx: Knex.Transaction, sendIds: number[], now: string, onPause?: (pause: PolicyPause, trx: Knex.Transaction) => Promise<void>): Promise<void> {
+  const pauses = (refused: number, attempted: number) => refused >= POLICY_REFUSALS.minCount || refused >= POLICY_REFUSALS.share * attempted;
+  return pauseForFailures(trx, sendIds, now, { reason: 'policy', pauses }, onPause);
+}
+
+/**
+ * The same for messages whose subject or body did not render (TEMPLATE_ERRORS: more than 5% of
+ * at least 20 attempted): the send pauses before its template fails everyone, and its first
+ * such pause is told once (send_alerts kind `template_error`).
+ */
+export function pauseForTemplateErrors(trx: Knex.Transaction, sendIds: number[], now: string, onPause?: (pause: PolicyPause, trx: Knex.Transaction) => Promise<void>): Promise<void> {
+  const pauses = (failed: number, attempted: number) => attempted >= TEMPLATE_ERRORS.sample && failed > TEMPLATE_ERRORS.share * attempted;
+  return pauseForFailures(trx, sendIds, now, { reason: 'template_error', pauses }, onPause);
+}
+
+async function pauseForFailures(trx: Knex.Transaction, sendIds: number[], now: string, rule: PauseRule, onPause?: (pause: PolicyPause, trx: Knex.Transaction) => Promise<void>): Promise<void> {
   for (const sendId of sendIds) {
     const send = await trx('single_sends').where({ id: sendId }).first('user_id', 'single_send_name', 'delivered', 'bounces', 'failed', 'status');
     if (!send) continue;
     // Failed ones only: a refused message retried since ("retry failed") counts again only if refused again.
-    const [{ n }] = await trx('send_messages').where({ single_send_id: sendId, state: MESSAGE_STATE.failed, failure_reason: 'policy' }).count({ n: '*' });
+    const [{ n }] = await trx('send_messages').where({ single_send_id: sendId, state: MESSAGE_STATE.failed, failure_reason: rule.reason }).count({ n: '*' });
     const refused = Number(n);
     const attempted = Number(send.delivered) + Number(send.bounces) + Number(send.failed);
-    if (refused < POLICY_REFUSALS.minCount && refused < POLICY_REFUSALS.share * attempted) continue;
+    if (!rule.pauses(refused, attempted)) continue;
     if (!(await transitionSingleSends(trx('single_sends').where({ id: sendId }), 'pause', { updated_at: now }))) continue;
     await transitionMessages(trx('send_messages').where({ single_send_id: sendId }), 'pause', { updated_at: now });
-    const inserted = await trx('send_alerts').insert({ single_send_id: sendId, kind: 'policy', created_at: now }).onConflict(['single_send_id', 'kind']).ignore().returning('id');
+    const inserted = await trx('send_alerts').insert({ single_send_id: sendId, kind: rule.reason, created_at: now }).onConflict(['single_send_id', 'kind']).ignore().returning('id');
     if (!inserted.length || !onPause) continue;
-    const example = await trx('send_messages').where({ single_send_id: sendId, failure_reason: 'policy' }).orderBy('id', 'desc').first('last_error');
+    const example = await trx('send_messages').where({ single_send_id: sendId, failure_reason: rule.reason }).orderBy('id', 'desc').first('last_error');
     await onPause({ userId: Number(send.user_id), sendId, sendName: String(send.single_send_name), refused, attempted, example: String(example?.last_error ?? '') }, trx);
   }
 }

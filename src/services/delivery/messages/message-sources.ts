@@ -3,7 +3,8 @@ import type { Knex } from 'knex';
 import { nowValue, parseJson } from '../../../db/dialect';
 import { WEBVIEW_PLACEHOLDER } from '../../../lib/constants';
 import { Signer, TOKEN_PURPOSE } from '../../../lib/signed-token';
-import { compileMessage, CompiledMessage, renderEncoded, renderMessage, renumberLinks, TrackingOptions } from '../../../mail/render';
+import { compileMessage, CompiledMessage, renderEncoded, renderMessage, RenderedMessage, renumberLinks, TrackingOptions } from '../../../mail/render';
+import { renderBudget, RenderBudget, TemplateRenderError } from '../../../mail/liquid';
 import { personalValues, SenderValues } from '../../../mail/personal-values';
 import { systemMessage } from '../notices';
 import type { OutgoingMessage } from '../../../mail/outgoing-message';
@@ -113,17 +114,22 @@ export class MessageSources {
    * The message for one ledger row of a send or automation step; `encoded`: its HTML and text
    * come quoted-printable encoded, for the transport to send as built (the worker).
    */
-  build(row: LedgerRow, source: MessageSource, person: Record<string, unknown>, encoded = false): OutgoingMessage {
+  build(row: LedgerRow, source: MessageSource, person: Record<string, unknown>, encoded = false, budget?: RenderBudget): OutgoingMessage {
     const token = this.signer.sign(TOKEN_PURPOSE.message, Number(row.id));
     const unsubscribeUrl = `${this.baseUrl}/unsubscribe/${token}`;
     const values = personalValues(person, parseJson<Record<string, unknown>>(person.custom_fields, {}), (id) => this.countries?.get(id), source.sender);
     values[WEBVIEW_PLACEHOLDER] = webViewUrl(this.baseUrl, this.signer, Number(row.id));
-    const rendered = (encoded ? renderEncoded : renderMessage)(source.compiled, {
-      values,
-      unsubscribeUrl,
-      pixelUrl: `${this.baseUrl}/open/${token}.gif`,
-      clickUrl: `${this.baseUrl}/c/${token}`,
-    });
+    const input = { values, unsubscribeUrl, pixelUrl: `${this.baseUrl}/open/${token}.gif`, clickUrl: `${this.baseUrl}/c/${token}` };
+    const render = (given?: RenderBudget) => (encoded ? renderEncoded : renderMessage)(source.compiled, input, given);
+    let rendered: RenderedMessage;
+    try {
+      rendered = render(budget);
+    } catch (err) {
+      // Out of time once may be a pause to collect garbage or a busy machine: once more, afresh.
+      // Twice is the template's (so the costliest template costs two budgets of CPU, no more).
+      if (!(err instanceof TemplateRenderError && err.timedOut)) throw err;
+      rendered = render(budget && renderBudget(budget.ms));
+    }
     return {
       from: source.from,
       to: row.email,
@@ -151,9 +157,9 @@ export class MessageSources {
    * A message not saved yet (the editor's live preview) for one row: compiled from the given
    * content with the same renderer and personal values as a send, never tracked (no pixel,
    * links as written). The sender, when given, must be the row's account's; a row without a
-   * contact is rendered for `sample` when given.
+   * contact is rendered for `sample` when given. Its Liquid has `budget`.
    */
-  async buildDraft(row: LedgerRow, draft: { subject: string; preheader: string; html: string; senderId?: number }, sample?: Record<string, unknown>): Promise<OutgoingMessage> {
+  async buildDraft(row: LedgerRow, draft: { subject: string; preheader: string; html: string; senderId?: number }, sample: Record<string, unknown> | undefined, budget: RenderBudget): Promise<OutgoingMessage> {
     await this.loadCountries();
     const sender = draft.senderId ? await this.db('senders').where({ id: draft.senderId, user_id: row.user_id }).whereNull('deleted_at').first() : undefined;
     const compiled = compileMessage({ subject: draft.subject, preheader: draft.preheader, html: draft.html }, { trackOpens: false, trackClicks: false });
@@ -165,7 +171,7 @@ export class MessageSources {
       groupId: null,
     };
     const person = row.contact_id ? await this.db('contacts').where({ id: row.contact_id }).first(CONTACT_COLUMNS) : undefined;
-    return this.build(row, source, person ?? sample ?? { email: row.email });
+    return this.build(row, source, person ?? sample ?? { email: row.email }, false, budget);
   }
 
   /** System mail (verification, notifications) carries its whole message in the row. */

@@ -1,5 +1,8 @@
 import type { Knex } from 'knex';
-import { MESSAGE_KIND, SAMPLE_CONTACT } from '../../../lib/constants';
+import { LIQUID_LIMITS, MESSAGE_KIND, SAMPLE_CONTACT } from '../../../lib/constants';
+import { ValidationError } from '../../../lib/errors';
+import type { Turns } from '../../../lib/turns';
+import { MessagePart, renderBudget, TemplateRenderError } from '../../../mail/liquid';
 import { emailKey } from '../../../lib/email-key';
 import { createSigner } from '../../../lib/signed-token';
 import type { RenderedMessage } from '../../../mail/render';
@@ -29,7 +32,7 @@ export function samplePerson(customFieldNames: readonly string[]): Record<string
  * not exist (id 0), so its unsubscribe links answer 404 and record nothing; the open pixel is
  * left out. `untracked` (a test send, a preview): no pixel, and links as written instead of click links.
  */
-export async function previewMessage(db: Knex, secret: string, baseUrl: string, target: PreviewTarget, options: { untracked?: boolean } = {}): Promise<RenderedMessage | undefined> {
+export async function previewMessage(db: Knex, secret: string, baseUrl: string, target: PreviewTarget, options: { untracked?: boolean; turns: Turns }): Promise<RenderedMessage | undefined> {
   const email = target.contact?.email ?? String(target.sample?.email ?? '');
   const row: LedgerRow = {
     id: 0,
@@ -48,10 +51,12 @@ export async function previewMessage(db: Knex, secret: string, baseUrl: string, 
   };
   const signer = createSigner(secret);
   const sources = new MessageSources(db, signer, baseUrl, { recordLinks: false, untracked: options.untracked });
-  const { sources: loaded, people } = await sources.prepare([row]);
+  // Compiling and rendering are a turn each (see Turns).
+  const { sources: loaded, people } = await options.turns.run(() => sources.prepare([row]));
   const source = loaded.get(sourceKey(row)!);
   if (!source) return undefined;
-  const message = sources.build(row, source, !target.contact && target.sample ? target.sample : people(row));
+  const person = !target.contact && target.sample ? target.sample : people(row);
+  const message = await options.turns.run(async () => sayingTemplateErrors(() => sources.build(row, source, person, false, renderBudget(LIQUID_LIMITS.requestRenderMs))));
   return { subject: message.subject, html: blankOpenPixels(message.html ?? '', baseUrl), text: message.text ?? '' };
 }
 
@@ -65,6 +70,17 @@ export async function previewDraft(
   baseUrl: string,
   target: { userId: number; contact?: { id: number; email: string }; sample?: Record<string, unknown> },
   draft: { subject: string; preheader: string; html: string; senderId?: number },
+  turns: Turns,
+): Promise<RenderedMessage> {
+  return turns.run(() => buildDraftPreview(db, secret, baseUrl, target, draft));
+}
+
+async function buildDraftPreview(
+  db: Knex,
+  secret: string,
+  baseUrl: string,
+  target: { userId: number; contact?: { id: number; email: string }; sample?: Record<string, unknown> },
+  draft: { subject: string; preheader: string; html: string; senderId?: number },
 ): Promise<RenderedMessage> {
   const email = target.contact?.email ?? String(target.sample?.email ?? '');
   const row: LedgerRow = {
@@ -72,16 +88,34 @@ export async function previewDraft(
     contact_id: target.contact?.id ?? null, segment_recipient_id: null, email, email_key: emailKey(email), attempts: 0, unconfirmed: 0, payload: null,
   };
   const sources = new MessageSources(db, createSigner(secret), baseUrl, { recordLinks: false, untracked: true });
-  const message = await sources.buildDraft(row, draft, target.contact ? undefined : target.sample);
+  const message = await sources.buildDraft(row, draft, target.contact ? undefined : target.sample, renderBudget(LIQUID_LIMITS.requestRenderMs)).catch((err) => {
+    throw err instanceof TemplateRenderError ? templateErrorOf(err) : err;
+  });
   return { subject: message.subject, html: message.html ?? '', text: message.text ?? '' };
+}
+
+/** The field a part of a message is saved as. */
+const PART_FIELDS: Record<MessagePart, string> = { subject: 'subject', preheader: 'preheader', body: 'template_html' };
+
+/** A preview or test send whose Liquid does not render is refused (422) with the reason under the field it comes from. */
+function templateErrorOf(err: TemplateRenderError): ValidationError {
+  return ValidationError.of(PART_FIELDS[err.part], err.message);
+}
+
+function sayingTemplateErrors<T>(build: () => T): T {
+  try {
+    return build();
+  } catch (err) {
+    throw err instanceof TemplateRenderError ? templateErrorOf(err) : err;
+  }
 }
 
 /**
  * A single send's message for one contact (see previewMessage), with its links as written:
  * click links of a message that does not exist would lead nowhere from the preview.
  */
-export function previewSingleSend(db: Knex, secret: string, baseUrl: string, target: PreviewTarget & { singleSendId: number }): Promise<RenderedMessage | undefined> {
-  return previewMessage(db, secret, baseUrl, target, { untracked: true });
+export function previewSingleSend(db: Knex, secret: string, baseUrl: string, target: PreviewTarget & { singleSendId: number }, turns: Turns): Promise<RenderedMessage | undefined> {
+  return previewMessage(db, secret, baseUrl, target, { untracked: true, turns });
 }
 
 const BLANK_GIF = 'data:image/gif;base64,R0lGODlhAQABAAAAACH5BAEKAAEALAAAAAABAAEAAAICTAEAOw==';

@@ -120,6 +120,21 @@ export function createEventsService({ db, config }: Pick<ServiceDeps, 'db' | 'co
         trx,
       ),
 
+    /** A send was paused because the subject or body of its messages did not render (once per send). */
+    sendPausedForTemplateErrors: (p: PolicyPause, trx: Knex = db) =>
+      notify(
+        p.userId,
+        {
+          subject: `Single send paused: ${p.sendName} has a template that does not render`,
+          text: pauseNotice(
+            `Your single send "${p.sendName}" was paused at ${at()} UTC: ${p.refused} of the ${p.attempted} messages attempted so far could not be rendered, so they were not sent. Nobody received a blank or broken message.`,
+            `The error: ${p.example.replace(/^template_error: /, '')}`,
+            whatToFix(`simplify the Liquid of the subject or body the error names (a loop over a large range, or text built up in a loop, runs past the limits every message has). If the send uses a design template, fix that template; a send that has started keeps its own content otherwise, so duplicate it to send a fixed copy. Then resume the send, and retry the failed messages with "retry failed".`),
+          ),
+        },
+        trx,
+      ),
+
     /** A due send was paused at its start: REQUIRE_DOMAIN_AUTH and its From domain is no longer (or not yet) verified. */
     sendPausedUnauthenticated: (send: { userId: number; name: string; fromEmail: string }, trx: Knex = db) =>
       notify(

@@ -6,6 +6,7 @@ import { MESSAGE_KIND, MESSAGE_STATE } from '../../../lib/constants';
 import { randomToken } from '../../../lib/crypto';
 import { createSigner } from '../../../lib/signed-token';
 import { feedbackStamp } from '../../../mail/feedback-stamp';
+import { TemplateRenderError } from '../../../mail/liquid';
 import type { OutgoingMessage } from '../../../mail/outgoing-message';
 import type { MailTransport } from '../../../mail/transport';
 import {
@@ -32,6 +33,8 @@ import { decideClaim, type ClaimFacts, type Verdict } from './decide';
 export interface SendHooks extends StartHooks {
   /** A send was paused for its policy refusals (in the ledger write's transaction, once per send). */
   sendPausedForPolicy?(pause: PolicyPause, trx: Knex.Transaction): Promise<void>;
+  /** A send was paused for messages whose template did not render (in the ledger write's transaction, once per send). */
+  sendPausedForTemplateErrors?(pause: PolicyPause, trx: Knex.Transaction): Promise<void>;
 }
 
 /**
@@ -184,6 +187,7 @@ export function createSendLedger(deps: SendLedgerDeps, options: SendLedgerOption
         retryDelayMs: (attempts) => Math.min(retryMaxMs, retryBaseMs * 2 ** Math.max(0, attempts - 1)),
         deferCompletion: true,
         onPolicyPause: hooks.sendPausedForPolicy,
+        onTemplateErrorPause: hooks.sendPausedForTemplateErrors,
       });
       for (const id of written.sends) unchecked.add(id);
       return written.started;
@@ -264,6 +268,13 @@ export function createSendLedger(deps: SendLedgerDeps, options: SendLedgerOption
         const routed = await kind.send(claimed, stamp(message, id));
         return { id, result: 'sent', ...routed, linkVersion: claimed.source?.linkVersion ?? null, ...(message.templateErrors ? { templateErrors: true } : {}) };
       } catch (err) {
+        // Out of time while the machine was busy: the template is not to blame, a later try may render it.
+        if (err instanceof TemplateRenderError && err.busy) return { id, result: 'retry', attempts: Number(row.attempts), code: null, error: err.message };
+        if (err instanceof TemplateRenderError) {
+          // Compiled again for the next message: its template may be fixed before a retry.
+          sources.forget(row);
+          return { id, result: 'template_error', error: err.message };
+        }
         // Its send or step is read again before the next attempt: deleting a relay clears it there.
         if (err instanceof PinnedRelayMissing) sources.forget(row);
         const { failure, relayId } = handOverFailure(err);
