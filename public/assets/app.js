@@ -145,16 +145,19 @@ window.addEventListener('pagehide', () => {
 if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', keepDrafts);
 else keepDrafts();
 document.addEventListener('htmx:after:swap', keepDrafts);
-// Copy buttons (sending domains' DNS records): copy the named field's value and say so.
+// Copy buttons (sending domains' DNS records, recovery codes): copy the named field's value and say so.
 document.addEventListener('click', async (event) => {
   const button = event.target.closest?.('[data-copy]');
   if (!button) return;
   const field = document.getElementById(button.dataset.copy);
   if (!field) return;
-  field.select();
+  // A field's value, or the text of a list (recovery codes: one per line).
+  const isField = typeof field.select === 'function';
+  if (isField) field.select();
+  else window.getSelection()?.selectAllChildren(field);
   let copied = false;
   try {
-    await navigator.clipboard.writeText(field.value);
+    await navigator.clipboard.writeText(isField ? field.value : field.innerText);
     copied = true;
   } catch {
     copied = false;
