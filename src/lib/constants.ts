@@ -323,6 +323,7 @@ export const AUDIT_ACTIONS = [
   'engagement.exported',
   'unsubscribe_group.recipients_added',
   'unsubscribe_group.recipients_removed',
+  'single_send.failed_retried',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 /** Who an audit entry names: a person, an API key, or the service itself (a worker, a schedule). */

@@ -87,6 +87,7 @@ export const AUDIT_ACTION_LABELS: Record<AuditAction, string> = {
   'engagement.exported': 'Downloaded engagement',
   'unsubscribe_group.recipients_added': 'Added addresses to an unsubscribe group',
   'unsubscribe_group.recipients_removed': 'Removed addresses from an unsubscribe group',
+  'single_send.failed_retried': 'Retried the failed messages',
 };
 
 const ACTOR_KINDS = [
