@@ -5,6 +5,7 @@ import { migrateAndSeed, migrateOne, MIGRATION_NAMES } from './migrate';
 import { loadConfig } from './config';
 import { createAccountsService } from './services/accounts/accounts';
 import { ValidationError } from './lib/errors';
+import { existingAppSecret } from './services/accounts/app-secret';
 import { writeBackup } from './services/operations/backup';
 import { restoreBackup, RestoreRefused } from './services/operations/restore';
 
@@ -66,9 +67,15 @@ async function backup(args: string[]): Promise<number> {
     process.stderr.write(`${USAGE}\n`);
     return 2;
   }
-  const db = createDb(loadConfig());
+  const config = loadConfig();
+  const secret = existingAppSecret(config.appSecret, config.appSecretFile);
+  if (!secret) {
+    process.stderr.write(`backup refused: no app secret found (APP_SECRET is unset and ${config.appSecretFile} does not exist); the backup is signed with it. Run the backup with the service's settings (its APP_SECRET, or its DATA_DIR / SQLITE_FILE).\n`);
+    return 1;
+  }
+  const db = createDb(config);
   try {
-    const done = await writeBackup(db, path.resolve(values.out));
+    const done = await writeBackup(db, path.resolve(values.out), secret);
     process.stdout.write(`backup of ${done.tables} tables, ${done.rows} rows (schema ${done.schema}) written to ${values.out}\n`);
     return 0;
   } finally {
@@ -83,9 +90,15 @@ async function restore(args: string[]): Promise<number> {
     process.stderr.write(`${USAGE}\n`);
     return 2;
   }
-  const db = createDb(loadConfig());
+  const config = loadConfig();
+  const secret = existingAppSecret(config.appSecret, config.appSecretFile);
+  if (!secret) {
+    process.stderr.write(`restore refused: this install has no app secret (APP_SECRET is unset and ${config.appSecretFile} does not exist). The backup is signed with the app secret of the install that wrote it, and the secrets in it are sealed with it: set APP_SECRET to it, or copy that install's secret file to ${config.appSecretFile}.\n`);
+    return 1;
+  }
+  const db = createDb(config);
   try {
-    const done = await restoreBackup({ db, migrationNames: MIGRATION_NAMES, migrateOne, finish: migrateAndSeed }, path.resolve(values.in));
+    const done = await restoreBackup({ db, appSecret: secret, migrationNames: MIGRATION_NAMES, migrateOne, finish: migrateAndSeed }, path.resolve(values.in));
     process.stdout.write(`restored ${done.tables} tables, ${done.rows} rows (schema ${done.schema}) into ${done.target}; row counts checked\n`);
     return 0;
   } catch (err) {

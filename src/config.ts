@@ -23,6 +23,8 @@ export interface Config {
   smtpTlsVerify: boolean;
   /** From address of the service's own mail (sender verification, notifications). */
   mailFrom: string;
+  /** What the operator should fix though the service can start (printed at start, one line each). */
+  warnings: string[];
   outboxDir: string;
   /** Maximum CSV upload size in bytes. */
   maxCsvBytes: number;
@@ -106,9 +108,9 @@ export interface OidcConfig {
   issuer: string;
   clientId: string;
   clientSecret: string;
-  /** Email domains (lower case) allowed to sign in with the provider; empty: any domain. */
+  /** Email domains (lower case) allowed to sign in with the provider, and the only ones that join by domain; empty: invited people of any domain, nobody joins by domain. */
   allowedDomains: string[];
-  /** The role a first sign-in gets in the account whose owner's domain it shares; null: only invited people sign in. */
+  /** The role a first sign-in from a listed domain gets in the account whose owner's domain it is; null: only invited people sign in. */
   defaultRole: 'admin' | 'editor' | 'analyst' | null;
 }
 
@@ -256,6 +258,20 @@ function hostOf(baseUrl: string): string {
   }
 }
 
+/**
+ * The default MAIL_FROM is no-reply@ BASE_URL's host: with an IP address or a name without a dot
+ * (localhost) there, the service's own mail would go out from an address real mail servers refuse.
+ */
+function mailFromWarnings(env: NodeJS.ProcessEnv, baseUrl: string): string[] {
+  if (optional(env, 'MAIL_FROM') !== undefined) return [];
+  const host = hostOf(baseUrl).replace(/^\[|\]$/g, '');
+  if (isIP(host) === 0 && host.includes('.')) return [];
+  return [
+    `MAIL_FROM is not set, so the service's own mail (sender verification, notifications, sign-up confirmations) would come from no-reply@${host}, ` +
+      `which mail servers refuse (BASE_URL's host ${host} is not a domain name). Set MAIL_FROM to an address at your domain, for example MAIL_FROM="Campaigns <no-reply@example.com>".`,
+  ];
+}
+
 function bounceDomainOf(raw: string | undefined): string | undefined {
   if (raw === undefined) return undefined;
   const domain = raw.toLowerCase();
@@ -345,6 +361,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, kind: keyof typ
     smtpTls: smtpTlsOf(env, smtpUrl),
     smtpTlsVerify: flag(env, 'SMTP_TLS_VERIFY', true),
     mailFrom: optional(env, 'MAIL_FROM') ?? `Campaigns <no-reply@${hostOf(baseUrl)}>`,
+    warnings: mailFromWarnings(env, baseUrl),
     outboxDir: path.resolve(optional(env, 'OUTBOX_DIR') ?? path.join(dataDir, 'outbox')),
     maxCsvBytes: integer(env, 'MAX_CSV_MB', 100, 1) * 1024 * 1024,
     maxBodyBytes: integer(env, 'MAX_BODY_KB', 2048, 1) * 1024,

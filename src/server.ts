@@ -1,4 +1,5 @@
 import type { Server, ServerResponse } from 'node:http';
+import net from 'node:net';
 import { parseArgs } from 'node:util';
 import { boot, ensureDemoAccount, Runtime } from './boot';
 import { loadConfig } from './config';
@@ -17,6 +18,7 @@ async function main(): Promise<void> {
 
   const servesHttp = role === 'web' || role === 'both';
   const config = loadConfig(process.env, servesHttp ? 'server' : 'worker');
+  for (const warning of config.warnings) process.stderr.write(`Warning: ${warning}\n`);
   const runtime = await boot(config);
   const server = servesHttp ? await listen(runtime) : undefined;
   const sending = role === 'web' || role === 'inbound' ? undefined : createWorkerRuntime(runtime);
@@ -105,20 +107,25 @@ function handleSignals(runtime: Runtime, server: Server | undefined, sending: Wo
 }
 
 /**
- * Returns the server's stop: it closes the listening socket and the idle keep-alive
- * connections, and answers every request still in hand, or arriving on a connection that is
- * still open, with `Connection: close`, so that each connection ends after its answer. A client
- * then learns from an answer that it must reconnect, and no request the server has begun to
- * handle is reset. Resolves once the last connection has closed. (`server.close()` alone
- * keeps serving busy keep-alive connections for as long as their clients send.)
+ * Returns the server's stop: it stops accepting connections and answers every request still in
+ * hand, or arriving on a connection that is still open, with `Connection: close`, so that each
+ * connection ends after its answer. A client then learns from an answer that it must reconnect,
+ * and no request sent on an open connection is reset. A connection its client leaves idle ends
+ * at the keep-alive timeout, which Node announces in each answer (`Keep-Alive: timeout=5`) and its
+ * clients leave before. Resolves once the last connection has closed.
+ *
+ * Not `server.close()`: http.Server's also destroys the connections that look idle at that moment,
+ * and on a busy event loop (SQLite's queries hold it) one of them may carry a request the server
+ * has not read yet, whose client then sees the connection reset. net.Server's close only stops
+ * the listening. (`closeIdleConnections()` has the same flaw.)
  */
 function drainOnStop(server: Server): () => Promise<void> {
   let stopping = false;
   const inHand = new Set<ServerResponse>();
   const closeAfter = (res: ServerResponse) => {
+    // An answer whose headers left before the stop leaves its connection open: its next request
+    // gets the header, or the keep-alive timeout ends it.
     if (!res.headersSent) res.setHeader('Connection', 'close');
-    // An answer whose headers left before the stop leaves its connection open and idle.
-    res.once('finish', () => server.closeIdleConnections());
   };
   // First, so the header is set before the app can answer.
   server.prependListener('request', (_req, res: ServerResponse) => {
@@ -128,8 +135,7 @@ function drainOnStop(server: Server): () => Promise<void> {
   });
   return () => {
     stopping = true;
-    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-    server.closeIdleConnections();
+    const closed = new Promise<void>((resolve) => net.Server.prototype.close.call(server, () => resolve()));
     for (const res of inHand) closeAfter(res);
     return closed;
   };

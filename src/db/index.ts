@@ -35,6 +35,9 @@ export function createDb(options: DbOptions | Config): Db {
     pool: {
       min: 1,
       max: 1,
+      // A connection closed under the service (the file's volume went away, say) is replaced by a
+      // new one on the next query, which then says what is wrong, instead of failing for ever.
+      validate: (conn: { open: boolean }) => conn.open,
       afterCreate(conn: { pragma(sql: string): unknown }, done: (err: Error | null, conn: unknown) => void) {
         // Before the first table of a new file: freed pages can then be handed back in small steps (src/db/pruning.ts).
         conn.pragma('auto_vacuum = INCREMENTAL');

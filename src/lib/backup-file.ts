@@ -4,6 +4,7 @@ import fs from 'node:fs';
 import { pipeline } from 'node:stream/promises';
 import { StringDecoder } from 'node:string_decoder';
 import zlib from 'node:zlib';
+import { purposeKey } from './crypto';
 
 /**
  * The backup file: gzip-compressed JSON lines, written and read as a stream.
@@ -13,13 +14,22 @@ import zlib from 'node:zlib';
  *   [1,"owner@example.com",…]                                                        one line per row
  *   {"end":"accounts","rows":1,"sha256":"…"}                                         its row lines' checksum
  *   …
- *   {"done":true,"tables":40,"rows":1234,"sha256":"…"}                              every line above, hashed
+ *   {"done":true,"tables":40,"rows":1234,"hmac":"…"}                                every line above, signed
  *
  * A file cut short misses its last line (or its gzip trailer); a changed byte breaks the gzip
  * checksum, a line's JSON or a sha256 line: the reader says which, before anything is loaded.
+ * The last line signs every line above with a key derived from the app secret (HMAC-SHA256):
+ * checksums alone can be computed again by whoever edits a file, the signature only by an install
+ * holding the secret, which the restore needs anyway to open the secrets sealed in the rows.
  */
 export const BACKUP_FORMAT = 'campaign-service-backup';
-export const BACKUP_VERSION = 1;
+/** 2: signed (1 had a plain sha256 of the whole, which an edited file could carry again). */
+export const BACKUP_VERSION = 2;
+
+/** The signature of a backup's lines, keyed by the app secret for this one purpose. */
+export function backupSignature(appSecret: string): crypto.Hmac {
+  return crypto.createHmac('sha256', purposeKey(appSecret, 'backup-signature'));
+}
 
 export interface BackupHeader {
   format: typeof BACKUP_FORMAT;
@@ -43,6 +53,9 @@ export type BackupEntry =
 /** The file cannot be read as a whole, intact backup. */
 export class BackupFileError extends Error {}
 
+/** The file is whole but its signature is not this app secret's: changed after it was written, or from another install. */
+export class BackupSignatureError extends BackupFileError {}
+
 const sha256 = () => crypto.createHash('sha256');
 
 /** About 64 KiB of text per write to gzip. */
@@ -53,7 +66,7 @@ export class BackupWriter {
   private readonly partial: string;
   private readonly gzip = zlib.createGzip();
   private readonly written: Promise<void>;
-  private readonly whole = sha256();
+  private readonly whole: crypto.Hmac;
   private table: { name: string; rows: number; hash: crypto.Hash } | undefined;
   private tables = 0;
   private rows = 0;
@@ -61,7 +74,8 @@ export class BackupWriter {
   private pending: string[] = [];
   private pendingBytes = 0;
 
-  constructor(private readonly file: string) {
+  constructor(private readonly file: string, appSecret: string) {
+    this.whole = backupSignature(appSecret);
     this.partial = `${file}.partial-${process.pid}`;
     this.written = pipeline(this.gzip, fs.createWriteStream(this.partial, { flags: 'wx', mode: 0o600 }));
     // Seen by whoever awaits it; until then an early failure must not be an unhandled rejection.
@@ -110,7 +124,7 @@ export class BackupWriter {
 
   /** Writes the last line and publishes the file; answers what it holds. */
   async finish(): Promise<{ tables: number; rows: number }> {
-    await this.line(JSON.stringify({ done: true, tables: this.tables, rows: this.rows, sha256: this.whole.digest('hex') }), false);
+    await this.line(JSON.stringify({ done: true, tables: this.tables, rows: this.rows, hmac: this.whole.digest('hex') }), false);
     await this.flush();
     this.gzip.end();
     await this.written;
@@ -169,11 +183,12 @@ const isObject = (value: unknown): value is Record<string, unknown> => typeof va
 
 /**
  * Reads a backup entry by entry, checking as it goes: the header first, rows only inside a
- * table, each table's row count and checksum at its end, the whole file's checksum on the last
- * line, and nothing after it. A file that ends before its last line is reported as truncated.
+ * table, each table's row count and checksum at its end, the signature of every line with
+ * `appSecret` on the last line, and nothing after it. A file that ends before its last line is
+ * reported as truncated.
  */
-export async function* readBackup(file: string): AsyncGenerator<BackupEntry> {
-  const whole = sha256();
+export async function* readBackup(file: string, appSecret: string): AsyncGenerator<BackupEntry> {
+  const whole = backupSignature(appSecret);
   let at = 0;
   let header: BackupHeader | undefined;
   let table: { name: string; columns: number; rows: number; hash: crypto.Hash } | undefined;
@@ -186,6 +201,9 @@ export async function* readBackup(file: string): AsyncGenerator<BackupEntry> {
     const value = parse(line, at);
     if (!header) {
       if (!isObject(value) || value.format !== BACKUP_FORMAT) throw new BackupFileError('it is not a backup of this service');
+      if (value.version === 1) {
+        throw new BackupSignatureError('it is an unsigned backup of an older version (format 1), which this version does not trust: restore it with the version that wrote it, then upgrade');
+      }
       if (value.version !== BACKUP_VERSION) throw new BackupFileError(`its format version ${String(value.version)} is not ${BACKUP_VERSION}`);
       if (typeof value.schema !== 'string' || !Array.isArray(value.migrations)) throw new BackupFileError('its header has no schema');
       header = value as unknown as BackupHeader;
@@ -217,7 +235,11 @@ export async function* readBackup(file: string): AsyncGenerator<BackupEntry> {
       table = undefined;
     } else if (value.done === true && !table) {
       if (value.tables !== tables || value.rows !== rows) throw new BackupFileError('the table and row counts of its last line do not match');
-      if (value.sha256 !== whole.digest('hex')) throw new BackupFileError('the file does not match its checksum');
+      const expected = Buffer.from(whole.digest('hex'));
+      const given = Buffer.from(typeof value.hmac === 'string' ? value.hmac : '');
+      if (given.length !== expected.length || !crypto.timingSafeEqual(given, expected)) {
+        throw new BackupSignatureError('its signature does not match this install\'s app secret: the file was changed after it was written, or it was written by an install with another app secret (set APP_SECRET, or the secret file, to that install\'s)');
+      }
       done = true;
       yield { kind: 'done', tables, rows };
     } else {

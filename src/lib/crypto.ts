@@ -50,7 +50,7 @@ export function hmac(secret: string, value: string): string {
 }
 
 /** A key of its own for one purpose, derived from the app secret (so one leak does not open the others). */
-function purposeKey(appSecret: string, purpose: string): Buffer {
+export function purposeKey(appSecret: string, purpose: string): Buffer {
   return Buffer.from(crypto.hkdfSync('sha256', appSecret, Buffer.alloc(0), purpose, 32));
 }
 

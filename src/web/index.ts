@@ -8,7 +8,7 @@ import { vendorAssets } from './assets';
 import { dashboardDirectives } from './csp';
 import { mountAutomations } from './automations';
 import { mountApiKeys } from './api-keys';
-import { mountAuth, requireSession } from './auth';
+import { mountAuth, requireSession, SESSION_COOKIE } from './auth';
 import { mountContactImport } from './contact-import';
 import { mountContactTypes } from './contact-types';
 import { mountContacts } from './contacts';
@@ -79,7 +79,6 @@ const PAGE_GROUPS: PageGroup[] = [
   mountDomains,
   mountTeam,
   mountAuditLog,
-  mountTwoFactor,
 ];
 
 export interface Dashboard {
@@ -127,6 +126,7 @@ export function createDashboard(config: Config, services: Services, logger: Logg
   mountAuth(routes, services, views, cookies, config);
   mountTeamAccess(routes, services, views, cookies, config);
   mountProfile(routes, services, views, cookies);
+  mountTwoFactor(routes, services, views, (req) => cookies.read(req, SESSION_COOKIE) ?? '');
   for (const mount of PAGE_GROUPS) mount(routes, services, views, config);
 
   const router = express.Router();

@@ -14,6 +14,9 @@ export const UNMATCHED_ROUTE = 'unmatched';
 /** How long a probe waits for the database before it answers without it. */
 const HEALTH_WAIT_MS = 1000;
 const READY_WAIT_MS = 5000;
+/** How long a scrape waits for the database: its answer, then its figures (Prometheus gives a scrape 10 s). */
+const SCRAPE_PING_WAIT_MS = 2000;
+const SCRAPE_READING_WAIT_MS = 4000;
 
 /** Resolves to `fallback` when `work` takes longer than `ms`; leaves no timer behind. */
 async function within<T>(work: Promise<T>, ms: number, fallback: T): Promise<T> {
@@ -48,9 +51,19 @@ export function createOperations(config: Config, services: Services): { timing: 
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
   const counts = services.operationalCounts;
-  // A failed reading (the database is down) leaves the metrics at their last values; /readyz tells why.
-  const reading = () => counts.read().catch(() => undefined);
+  // A failed or late reading (the database is down) leaves the figures at their last values:
+  // campaign_database_up says so, and the heartbeat's age goes on growing from the last beat seen.
+  const reading = () => within(counts.read().catch(() => undefined), SCRAPE_READING_WAIT_MS, undefined);
+  let newestBeat: Date | null = null;
 
+  new Gauge({
+    name: 'campaign_database_up',
+    help: 'Whether the database answered a trivial query at this scrape within 2 s (1) or not (0)',
+    registers: [registry],
+    async collect() {
+      this.set(await within(services.health.ping().then(() => 1, () => 0), SCRAPE_PING_WAIT_MS, 0));
+    },
+  });
   new Counter({
     name: 'campaign_messages_total',
     help: 'Messages of all single sends and automations by outcome, as their statistics count them (read from the database at most every few seconds)',
@@ -83,16 +96,27 @@ export function createOperations(config: Config, services: Services): { timing: 
   });
   new Gauge({
     name: 'campaign_worker_heartbeat_age_seconds',
-    help: 'Seconds since the newest heartbeat of any sending worker (absent until a worker has run)',
+    help: 'Seconds since the newest heartbeat of any sending worker this process has seen (absent until a worker has run); grows while the database cannot be read',
     registers: [registry],
     async collect() {
-      const now = await reading();
-      const age = now ? ageSeconds(now.lastHeartbeat, new Date()) : null;
+      const beat = (await reading())?.lastHeartbeat ?? null;
+      if (beat && (!newestBeat || beat > newestBeat)) newestBeat = beat;
+      const age = ageSeconds(newestBeat, new Date());
       if (age !== null) this.set(age);
     },
   });
-  // Declared for dashboards built ahead: the service has one SMTP relay and no per-relay state yet, so no series.
-  new Gauge({ name: 'campaign_relay_up', help: 'Whether each SMTP relay answers (1) or not (0)', labelNames: ['relay'], registers: [registry] });
+  new Gauge({
+    name: 'campaign_relay_up',
+    help: 'Whether each relay is taking mail (1) or marked down after failures and skipped until its backoff ends (0)',
+    labelNames: ['relay', 'name'],
+    registers: [registry],
+    async collect() {
+      const now = await reading();
+      if (!now) return;
+      this.reset();
+      for (const relay of now.relays) this.set({ relay: String(relay.id), name: relay.name }, relay.up);
+    },
+  });
   const duration = new Histogram({
     name: 'http_request_duration_seconds',
     help: 'Time to answer HTTP requests, by route pattern',

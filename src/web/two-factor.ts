@@ -101,8 +101,12 @@ function recoveryCodesPage(codes: string[], first: boolean, res: Response) {
   return { title: 'Your recovery codes', codes, first, download: `data:text/plain;charset=utf-8,${encodeURIComponent(text)}` };
 }
 
-/** The person's own two-step sign-in: turn it on with a QR code, see how many recovery codes are left, renew them, turn it off. */
-export function mountTwoFactor(routes: WebRoutes, { twoFactor }: Services, views: Views): void {
+/**
+ * The person's own two-step sign-in: turn it on with a QR code, see how many recovery codes are
+ * left, renew them, turn it off. `sessionToken` reads the browser's session cookie: turning it on
+ * keeps that session and ends the others.
+ */
+export function mountTwoFactor(routes: WebRoutes, { twoFactor }: Services, views: Views, sessionToken: (req: Request) => string): void {
   const member = (res: Response) => res.locals.member as TeamMember;
 
   const pageData = async (_req: Request, res: Response) => {
@@ -121,7 +125,7 @@ export function mountTwoFactor(routes: WebRoutes, { twoFactor }: Services, views
   });
 
   routes.post('/two-factor/confirm', onInvalid('two-factor/index.njk', async (req) => pageData(req, req.res!)), async (req, res) => {
-    const codes = await twoFactor.confirm(ctxOf(req), member(res).id, req.body?.code);
+    const codes = await twoFactor.confirm(ctxOf(req), member(res).id, req.body?.code, sessionToken(req));
     views.page(req, res, 'two-factor/recovery-codes.njk', recoveryCodesPage(codes, true, res));
   });
 

@@ -13,6 +13,7 @@ import { startSmtpSink, SmtpSink } from '../support/smtp';
 import { runTs } from '../support/spawn-ts';
 import { until } from '../support/processes';
 import { adminDb, runId, TMP_DIR, withDatabase } from '../support/test-db';
+import { backupSignature } from '../../src/lib/backup-file';
 
 /*
  * The operator's backup: `cli backup` while a send is under way, `cli restore` into an empty
@@ -101,15 +102,29 @@ async function lists(app: Runtime['app'], account: TestAccount): Promise<Record<
   return answers;
 }
 
-/** Rewrites a backup's lines with `change` and writes it gzipped again, its checksums made to match or not. */
-function rewrite(from: string, to: string, change: (lines: string[]) => string[], fixChecksums: boolean): void {
+/**
+ * How a rewritten backup's last lines are made to match: `none` leaves them; `rehashed` computes
+ * every table's sha256 and the whole file's again, as anyone editing a file can; `signed` also
+ * signs it with an app secret, as only an install holding that secret can.
+ */
+type Seal = 'none' | 'rehashed' | { signedWith: string };
+
+/** Rewrites a backup's lines with `change` and writes it gzipped again, sealed as `seal` says. */
+function rewrite(from: string, to: string, change: (lines: string[]) => string[], seal: Seal): void {
   let lines = zlib.gunzipSync(fs.readFileSync(from)).toString('utf8').split('\n').filter(Boolean);
   lines = change(lines);
-  if (fixChecksums) {
-    const whole = crypto.createHash('sha256');
+  if (seal !== 'none') {
+    let table: crypto.Hash | undefined;
+    for (let i = 1; i < lines.length - 1; i += 1) {
+      const value = JSON.parse(lines[i]);
+      if (Array.isArray(value)) table!.update(`${lines[i]}\n`);
+      else if (value.table) table = crypto.createHash('sha256');
+      else if (value.end) lines[i] = JSON.stringify({ ...value, sha256: table!.digest('hex') });
+    }
+    const whole = seal === 'rehashed' ? crypto.createHash('sha256') : backupSignature(seal.signedWith);
     for (const line of lines.slice(0, -1)) whole.update(`${line}\n`);
     const last = JSON.parse(lines[lines.length - 1]);
-    lines[lines.length - 1] = JSON.stringify({ ...last, sha256: whole.digest('hex') });
+    lines[lines.length - 1] = JSON.stringify({ ...last, [seal === 'rehashed' ? 'sha256' : 'hmac']: whole.digest('hex') });
   }
   fs.writeFileSync(to, zlib.gzipSync(lines.map((l) => `${l}\n`).join('')));
 }
@@ -178,7 +193,7 @@ describe('backup and restore', () => {
       await first.close();
     }
     const header = JSON.parse(zlib.gunzipSync(fs.readFileSync(backupFile())).toString('utf8').split('\n')[0]);
-    expect(header).toMatchObject({ format: 'campaign-service-backup', version: 1, schema: expect.any(String), source: h.runtime.config.databaseUrl ? 'postgres' : 'sqlite' });
+    expect(header).toMatchObject({ format: 'campaign-service-backup', version: 2, schema: expect.any(String), source: h.runtime.config.databaseUrl ? 'postgres' : 'sqlite' });
     expect(firstSink.messages.filter((m) => m.to[0].endsWith('@backup.test'))).toHaveLength(ACCEPTED_BEFORE_BACKUP);
   }, 120_000);
 
@@ -234,8 +249,15 @@ describe('backup and restore', () => {
 
   test.each([
     ['cut in half', (file: string, bad: string) => fs.writeFileSync(bad, fs.readFileSync(file).subarray(0, Math.floor(fs.statSync(file).size / 2))), /not an intact backup: the compressed data is truncated or corrupted/],
-    ['missing its last line', (file: string, bad: string) => rewrite(file, bad, (lines) => lines.slice(0, -1), false), /not an intact backup: it is truncated/],
-    ['with a changed row', (file: string, bad: string) => rewrite(file, bad, (lines) => lines.map((l) => l.replace('reader3@backup.test', 'mallory@backup.test')), true), /not an intact backup: the rows of table \w+ do not match their checksum/],
+    ['missing its last line', (file: string, bad: string) => rewrite(file, bad, (lines) => lines.slice(0, -1), 'none'), /not an intact backup: it is truncated/],
+    ['with a changed row', (file: string, bad: string) => rewrite(file, bad, (lines) => lines.map((l) => l.replace('reader3@backup.test', 'mallory@backup.test')), 'none'), /not an intact backup: the rows of table \w+ do not match their checksum/],
+    ['with a changed row and every checksum computed again', (file: string, bad: string) => rewrite(file, bad, (lines) => lines.map((l) => l.replace('reader3@backup.test', 'mallory@backup.test')), 'rehashed'), /cannot be trusted: its signature does not match this install's app secret: the file was changed after it was written, or it was written by an install with another app secret/],
+    ['signed with another install\'s app secret', (file: string, bad: string) => rewrite(file, bad, (lines) => lines, { signedWith: 'another-install-secret-0123456789abcdef' }), /cannot be trusted: its signature does not match this install's app secret/],
+    ['claiming an older schema than its rows have', (file: string, bad: string) => rewrite(file, bad, (lines) => {
+      const header = JSON.parse(lines[0]);
+      lines[0] = JSON.stringify({ ...header, schema: header.migrations[0], migrations: header.migrations.slice(0, 1) });
+      return lines;
+    }, { signedWith: SECRET }), /^restore refused: the backup says its schema is \d{8}_\d{4}_[\w-]+, but (its table \w+ has a column \w+|it has a table \w+) that this schema does not have: its rows do not fit the schema it names, so it cannot be loaded\. Nothing was written\.\n$/],
     ['with a changed byte in its compressed data', (file: string, bad: string) => {
       const bytes = Buffer.from(fs.readFileSync(file));
       bytes[Math.floor(bytes.length / 3)] ^= 0xff;
@@ -245,7 +267,7 @@ describe('backup and restore', () => {
       const header = JSON.parse(lines[0]);
       lines[0] = JSON.stringify({ ...header, schema: '20991231_0000_from-the-future', migrations: [...header.migrations, '20991231_0000_from-the-future'] });
       return lines;
-    }, true), /the backup's schema \(20991231_0000_from-the-future\) is newer than this build's/],
+    }, { signedWith: SECRET }), /the backup's schema \(20991231_0000_from-the-future\) is newer than this build's/],
   ])('when the file is %s then the restore is refused in one line and writes nothing', async (_what, spoil, message) => {
     const bad = `${backupFile()}.bad`;
     spoil(backupFile(), bad);

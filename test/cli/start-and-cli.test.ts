@@ -47,6 +47,23 @@ describe('server start and account CLI', () => {
     }
   });
 
+  test('when BASE_URL is an IP address and MAIL_FROM is not set then the server starts with a warning naming MAIL_FROM; with MAIL_FROM set, none', async () => {
+    const start = async (extra: NodeJS.ProcessEnv) => {
+      const child = spawnTs('src/server.ts', ['--role=web'], { env: { ...env, PORT: '0', HOST: '127.0.0.1', BASE_URL: 'http://127.0.0.1:8080', ...extra } });
+      let stderr = '';
+      child.stderr.on('data', (d) => (stderr += d));
+      try {
+        await waitForOutput(child, /listening on/);
+        return stderr;
+      } finally {
+        await stop(child);
+      }
+    };
+    const warned = await start({});
+    expect(warned).toMatch(/^Warning: MAIL_FROM is not set, so the service's own mail .* would come from no-reply@127\.0\.0\.1, which mail servers refuse .* Set MAIL_FROM to an address at your domain/m);
+    expect(await start({ MAIL_FROM: 'Shop <news@shop.example>' })).not.toContain('Warning');
+  });
+
   test('when account:create runs with --json then it prints one JSON line whose keys work', async () => {
     const result = await runTs('src/cli.ts', ['account:create', '--email', 'ops@example.com', '--name', 'Ops', '--json'], env);
     expect(result.code).toBe(0);

@@ -2,7 +2,8 @@
 // ES module only, so it runs in its own process (startOidcProvider in oidc.ts). The person who
 // signs in next is set with POST /test/login; POST /test/tamper makes the next token answer carry
 // an ID token signed with the provider's own key but for another audience, or already expired
-// (what a token from elsewhere, or a replayed old one, looks like).
+// (what a token from elsewhere, or a replayed old one, looks like), or one with the right claims
+// signed by a key the provider never published, under the published key's id (a forgery).
 import http from 'node:http';
 import Provider from 'oidc-provider';
 import { decodeJwt, exportJWK, generateKeyPair, SignJWT } from 'jose';
@@ -10,6 +11,7 @@ import { decodeJwt, exportJWK, generateKeyPair, SignJWT } from 'jose';
 const { CLIENT_ID, CLIENT_SECRET, REDIRECT_URI } = process.env;
 const { privateKey } = await generateKeyPair('RS256', { extractable: true });
 const jwk = { ...(await exportJWK(privateKey)), kid: 'test-key', alg: 'RS256', use: 'sig' };
+const unpublished = (await generateKeyPair('RS256')).privateKey;
 
 const server = http.createServer();
 await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -58,7 +60,8 @@ provider.use(async (ctx, nextMiddleware) => {
     const now = Math.floor(Date.now() / 1000);
     if (tamper === 'audience') claims.aud = 'another-client';
     if (tamper === 'expired') Object.assign(claims, { iat: now - 7200, exp: now - 3600 });
-    ctx.body = { ...ctx.body, id_token: await new SignJWT(claims).setProtectedHeader({ alg: 'RS256', kid: 'test-key' }).sign(privateKey) };
+    const key = tamper === 'unpublished-key' ? unpublished : privateKey;
+    ctx.body = { ...ctx.body, id_token: await new SignJWT(claims).setProtectedHeader({ alg: 'RS256', kid: 'test-key' }).sign(key) };
     tamper = null;
   }
 });

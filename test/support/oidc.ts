@@ -8,8 +8,8 @@ export interface OidcProvider {
   clientSecret: string;
   /** Who signs in at the provider next. */
   nextLogin(person: { sub: string; email: string; email_verified?: boolean; name?: string }): Promise<void>;
-  /** The next ID token is re-signed with the provider's key for another audience, or expired. */
-  tamper(mode: 'audience' | 'expired'): Promise<void>;
+  /** The next ID token is re-signed with the provider's key for another audience, or expired; or signed with a key it never published. */
+  tamper(mode: 'audience' | 'expired' | 'unpublished-key'): Promise<void>;
 }
 
 /** Starts the provider before the file's tests and stops it after them; `redirectUri` is the app's callback. */

@@ -55,6 +55,22 @@ describe('two-step sign-in (TOTP)', () => {
     expect(entry).toMatchObject({ actor_type: 'user', actor_id: owner.id });
   });
 
+  test('when a person turns it on then their sessions opened before end, and the browser that turned it on stays signed in', async () => {
+    const bob = await h.account();
+    const before = await signIn(h, bob);
+    const elsewhere = await signIn(h, bob);
+    await before.get('/contacts').expect(200);
+    await elsewhere.post('/two-factor/begin').expect(303);
+    const key = /<code class="secret-key">([A-Z2-7]+)<\/code>/.exec((await elsewhere.get('/two-factor')).text)![1];
+    const shown = await elsewhere.post('/two-factor/confirm', { code: await codeAt(key) }).expect(200);
+    expect(shown.text).toContain('your other browsers were signed out');
+
+    await before.get('/contacts').expect(303).expect('Location', '/login?next=%2Fcontacts');
+    await elsewhere.get('/contacts').expect(200);
+    const member = await h.runtime.db('team_users').where({ user_id: bob.user_id, role: 'owner' }).first();
+    expect(Number((await h.runtime.db('sessions').where({ team_user_id: member.id }).count({ n: '*' }).first())?.n)).toBe(1);
+  });
+
   test('when the password is right then no session opens until the code: a wrong code is refused, a right one signs in, and the same code again is refused', async () => {
     const s = await password(alice.email);
     expect(s.res.status).toBe(303);

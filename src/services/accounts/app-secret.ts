@@ -25,6 +25,11 @@ export async function ensureAppSecret(db: Knex, configured: string | undefined, 
   return secret;
 }
 
+/** The install's secret if it has one (APP_SECRET, or the file a start wrote); never makes one. */
+export function existingAppSecret(configured: string | undefined, file: string): string | undefined {
+  return configured || readSecret(file);
+}
+
 function readSecret(file: string): string | undefined {
   try {
     const text = fs.readFileSync(file, 'utf8').trim();

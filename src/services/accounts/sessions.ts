@@ -1,3 +1,4 @@
+import type { Knex } from 'knex';
 import { nowValue } from '../../db/dialect';
 import { SESSION, TeamRole } from '../../lib/constants';
 import { randomToken, sha256 } from '../../lib/crypto';
@@ -43,6 +44,11 @@ export interface SessionListed {
   created_at: string;
   expires_at: string;
   current: boolean;
+}
+
+/** Ends every session of a person but the one of `keepToken` (the browser that asked), inside the caller's transaction. */
+export async function endOtherSessions(trx: Knex, teamUserId: number, keepToken: string): Promise<void> {
+  await trx('sessions').where({ team_user_id: teamUserId }).whereNot({ id: sha256(keepToken) }).delete();
 }
 
 /** The public handle of a session: derived from its stored hash, useless as a cookie. */

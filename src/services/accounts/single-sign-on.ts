@@ -33,9 +33,10 @@ export const SSO_NOT_ALLOWED = 'Your address cannot sign in here. Ask your accou
  * Single sign-on with one OpenID Connect provider (OIDC_*), through openid-client: the
  * authorization code flow with PKCE, state and nonce; the ID token's signature, issuer,
  * audience and expiry are checked by openid-client against the provider's discovery document
- * and keys. A person is found by the provider's subject, else by a verified address (an invited
- * person is activated); a first sign-in from an allowed domain joins the account whose owner
- * has that domain, with OIDC_DEFAULT_ROLE, when one is set.
+ * and keys (the signature always: see `configuration`). A person is found by the provider's
+ * subject, stored at their first sign-in; else by a verified address not yet linked to a subject
+ * (an invited person is activated); a first sign-in from a domain listed in OIDC_ALLOWED_DOMAINS
+ * joins the account whose owner has that domain, with OIDC_DEFAULT_ROLE, when one is set.
  */
 export function createSingleSignOnService({ db, config, secret: appSecret }: Pick<ServiceDeps, 'db' | 'config' | 'secret'>) {
   const settings = config.oidc;
@@ -45,7 +46,11 @@ export function createSingleSignOnService({ db, config, secret: appSecret }: Pic
     discovered ??= (async () => {
       const client = oidc();
       const local = new URL(s.issuer).protocol === 'http:';
-      return client.discovery(new URL(s.issuer), s.clientId, s.clientSecret, undefined, local ? { execute: [client.allowInsecureRequests] } : undefined);
+      // openid-client trusts an ID token from the token endpoint on the strength of TLS alone;
+      // the non-repudiation checks verify its signature against the provider's published keys,
+      // so a token signed with any other key is refused.
+      const execute = [client.enableNonRepudiationChecks, ...(local ? [client.allowInsecureRequests] : [])];
+      return client.discovery(new URL(s.issuer), s.clientId, s.clientSecret, undefined, { execute });
     })().catch((err) => {
       discovered = undefined;
       throw err;
@@ -77,7 +82,9 @@ export function createSingleSignOnService({ db, config, secret: appSecret }: Pic
         await trx('team_users').where({ id: known.id }).update({ sso_issuer: issuer, sso_subject: subject, status: 'active', updated_at: now });
         return teamMemberOf({ ...known, status: 'active' });
       }
-      if (!s.defaultRole) throw new SingleSignOnRefused(SSO_NOT_ALLOWED);
+      // Joining by domain is the operator's decision, domain by domain: an owner's address at a
+      // domain (gmail.com, say) never lets its other people in by itself.
+      if (!s.defaultRole || !s.allowedDomains.includes(domain)) throw new SingleSignOnRefused(SSO_NOT_ALLOWED);
       // The account whose owner has this domain; none, or several, and nobody is added.
       const owners = await trx('team_users as t')
         .join('accounts as a', 'a.id', 't.user_id')

@@ -6,6 +6,7 @@ import { ConflictError, ValidationError } from '../../lib/errors';
 import { lazy } from '../../lib/lazy';
 import type { Ctx, ServiceDeps } from '../context';
 import { recordAudit } from '../shared/audit-writer';
+import { endOtherSessions } from './sessions';
 
 // Loaded on first use: workers never sign anyone in.
 const otplib = lazy(() => require('otplib') as typeof import('otplib'));
@@ -124,9 +125,11 @@ export function createTwoFactorService({ db, secret: appSecret, config }: Pick<S
 
     /**
      * Turns two-step sign-in on when `code` is right for the pending secret; answers the ten
-     * recovery codes, shown once.
+     * recovery codes, shown once. Every other session of the person ends with it: one opened
+     * with the password alone (a stolen one, say) must not outlive the second step. The session
+     * of `keepSession`, which has just given a right code, stays.
      */
-    async confirm(ctx: Ctx, memberId: number, code: unknown): Promise<string[]> {
+    async confirm(ctx: Ctx, memberId: number, code: unknown, keepSession: string): Promise<string[]> {
       const row = await db('team_users').where({ id: memberId }).first('totp_pending_sealed', 'totp_enabled_at');
       if (row?.totp_enabled_at) throw new ConflictError('Two-step sign-in is already on.');
       if (!row?.totp_pending_sealed) throw ValidationError.of('code', 'Start again: scan the new code first.');
@@ -139,8 +142,9 @@ export function createTwoFactorService({ db, secret: appSecret, config }: Pick<S
           .whereNull('totp_enabled_at')
           .update({ totp_secret_sealed: row.totp_pending_sealed, totp_pending_sealed: null, totp_enabled_at: now, totp_last_step: step, updated_at: now });
         if (!changed) throw new ConflictError('Two-step sign-in is already on.');
+        await endOtherSessions(trx, memberId, keepSession);
         const codes = await writeRecoveryCodes(trx, memberId);
-        await recordAudit(trx, ctx, { action: 'user.two_factor_enabled', recordType: 'user', recordId: memberId }, now);
+        await recordAudit(trx, ctx, { action: 'user.two_factor_enabled', recordType: 'user', recordId: memberId, summary: 'Other browsers were signed out' }, now);
         return codes;
       });
     },

@@ -15,10 +15,10 @@ export interface BackupSummary {
 /**
  * Writes every table of the database to `file` (lib/backup-file.ts), as one consistent
  * snapshot taken while the service goes on working: one read transaction, each table read in
- * primary-key pages and written through gzip as it is read.
+ * primary-key pages and written through gzip as it is read; signed with the app secret.
  */
-export async function writeBackup(db: Knex, file: string): Promise<BackupSummary> {
-  const writer = new BackupWriter(file);
+export async function writeBackup(db: Knex, file: string, appSecret: string): Promise<BackupSummary> {
+  const writer = new BackupWriter(file, appSecret);
   try {
     const schema = await db.transaction(async (trx) => {
       await beginSnapshot(trx);

@@ -47,6 +47,14 @@ export function createHealthService(deps: Pick<ServiceDeps, 'db' | 'migrationNam
 
     lastHeartbeat: () => lastHeartbeat(db),
 
+    /**
+     * Resolves once the database answers a query that reads it (SQLite answers `select 1`
+     * without its file); rejects when it cannot be reached.
+     */
+    async ping(): Promise<void> {
+      await db('knex_migrations').first('id');
+    },
+
     async readiness(now = new Date()): Promise<Readiness> {
       let applied: string[];
       try {

@@ -23,6 +23,8 @@ export interface OperationalCounts {
   /** Outgoing webhook events not yet delivered. */
   webhookBacklog: number;
   lastHeartbeat: Date | null;
+  /** Every relay of every account, up (1) unless it is marked down now. */
+  relays: Array<{ id: number; name: string; up: 0 | 1 }>;
 }
 
 /** How long one reading serves every scrape (and every process's /healthz). */
@@ -50,17 +52,29 @@ export function createOperationalCounts(deps: Pick<ServiceDeps, 'db'>, options: 
 
   async function read(): Promise<OperationalCounts> {
     const at = now().toISOString();
-    const [sends, automations, queue, backlog, heartbeat] = await Promise.all([
+    const [sends, automations, queue, backlog, heartbeat, relays] = await Promise.all([
       sums('single_sends', 'send'),
       sums('automations', 'automation'),
       db('send_messages').whereIn('state', [MESSAGE_STATE.queued, MESSAGE_STATE.sending]).where('available_at', '<=', at).count({ n: '*' }).first(),
       db('webhook_deliveries').where({ state: HOOK_DELIVERY_STATE.pending }).count({ n: '*' }).first(),
       lastHeartbeat(db),
+      db('relays').orderBy('id').select('id', 'name', 'down_until'),
     ]);
     const messages = Object.fromEntries(
       (Object.keys(sends) as MessageCountState[]).map((state) => [state, sends[state] + automations[state]]),
     ) as Record<MessageCountState, number>;
-    return { messages, queue: toCount(queue?.n), webhookBacklog: toCount(backlog?.n), lastHeartbeat: heartbeat };
+    const nowMs = Date.parse(at);
+    return {
+      messages,
+      queue: toCount(queue?.n),
+      webhookBacklog: toCount(backlog?.n),
+      lastHeartbeat: heartbeat,
+      relays: relays.map((r: { id: number; name: string; down_until: unknown }) => ({
+        id: Number(r.id),
+        name: String(r.name),
+        up: r.down_until && new Date(String(r.down_until)).getTime() > nowMs ? 0 : 1,
+      })),
+    };
   }
 
   return {
