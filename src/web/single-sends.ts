@@ -138,7 +138,7 @@ export function mountSingleSends(routes: WebRoutes, services: Services, views: V
 
   const recipientLists = [listFields('recipient_id', 'exclude_specific_recipient_id'), checkboxFields('archive')];
 
-  routes.post('/single-sends/new', editor, onInvalid('single-sends/form.njk', newForm), ...recipientLists, validate(...singleSendFields()), async (req, res) => {
+  routes.post('/single-sends/new', editor, onInvalid('single-sends/form.njk', newForm), ...recipientLists, validate(...singleSendFields({ preheader: 'optional' })), async (req, res) => {
     const utr = await singleSends.create(ctxOf(req), singleSendInput(req.body), { draft: true, editorDesign: true });
     views.redirect(res, `/single-sends/${utr}`, DRAFT_SAVED);
   });
@@ -255,7 +255,7 @@ export function mountSingleSends(routes: WebRoutes, services: Services, views: V
     views.page(req, res, 'single-sends/form.njk', { ...form, values: formValues(form.send) });
   });
 
-  routes.post('/single-sends/:utr/edit', editor, onInvalid('single-sends/form.njk', editForm), ...recipientLists, validate(...singleSendFields()), async (req, res) => {
+  routes.post('/single-sends/:utr/edit', editor, onInvalid('single-sends/form.njk', editForm), ...recipientLists, validate(...singleSendFields({ preheader: 'optional' })), async (req, res) => {
     const utr = await singleSends.update(ctxOf(req), String(req.params.utr), singleSendInput(req.body), { draft: true, editorDesign: true });
     views.redirect(res, `/single-sends/${utr}`, DRAFT_SAVED);
   });
