@@ -48,6 +48,8 @@ import * as signupFormFields from './20261127_0329_signup-form-fields';
 import * as sqliteContactSearch from './20261127_0520_sqlite-contact-search';
 import * as automationPauseReason from './20261127_0530_automation-pause-reason';
 import * as segmentCityIndex from './20261127_0540_segment-city-index';
+import * as linkVersions from './20261129_0830_link-versions';
+import * as relayTlsVerify from './20261129_0831_relay-tls-verify';
 
 /**
  * The ordered list of migrations. A static list (instead of a directory scan) makes the
@@ -104,6 +106,8 @@ export const migrations: ReadonlyArray<[name: string, migration: Knex.Migration]
   ['20261127_0520_sqlite-contact-search', sqliteContactSearch],
   ['20261127_0530_automation-pause-reason', automationPauseReason],
   ['20261127_0540_segment-city-index', segmentCityIndex],
+  ['20261129_0830_link-versions', linkVersions],
+  ['20261129_0831_relay-tls-verify', relayTlsVerify],
 ];
 
 export const migrationSource: Knex.MigrationSource<[string, Knex.Migration]> = {

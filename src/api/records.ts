@@ -440,6 +440,7 @@ export const RECORDS = {
     max_rate: { type: 'number', description: 'messages per second; 0: no limit of its own' },
     priority: int,
     domains: strings,
+    tls_verify: { type: 'boolean', description: 'SMTP: whether the server certificate must verify (false: a self-signed one is taken)' },
     has_secret: { type: 'boolean' },
     health: { type: 'string', enum: ['up', 'down'] },
     down_until: nullable(timestamp),

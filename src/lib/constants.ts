@@ -178,8 +178,12 @@ export const IMPORT_JOB = {
 /** Why an address is on an account's suppression list (the `reason` of a suppression record). */
 export const SUPPRESSION_REASONS = ['hard_bounce', 'soft_bounce', 'complaint', 'manual'] as const;
 export type SuppressionReason = (typeof SUPPRESSION_REASONS)[number];
-/** What came back about a sent message: a bounce (permanent or not) or a complaint. */
-export const FEEDBACK_EVENT = { bounce: 'bounce', complaint: 'complaint' } as const;
+/**
+ * What came back about a sent message: a bounce (permanent or not), a complaint, or a bounce
+ * that is a policy refusal (the sender's authentication or reputation: see POLICY_REFUSALS),
+ * recorded under its own name so that it never counts as the address's bounce.
+ */
+export const FEEDBACK_EVENT = { bounce: 'bounce', complaint: 'complaint', policy: 'policy' } as const;
 /** Soft bounces are counted over this window before they suppress (SOFT_BOUNCE_LIMIT). */
 export const SOFT_BOUNCE_WINDOW_MS = 30 * 24 * 3_600_000;
 /** A send's bounce and complaint rates past which its notification recipients are told (what mailbox providers act on). */

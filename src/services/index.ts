@@ -55,6 +55,28 @@ import { createSingleSignOnService } from './accounts/single-sign-on';
 import { createTeamUsersService } from './accounts/team-users';
 import { createSendingDomainsService } from './accounts/sending-domains';
 import { createApiKeysService } from './accounts/api-keys';
+import { AutomationHooks, runAutomations } from './campaigns/enrolment';
+import { createSendLedger, SendHooks, SendLedger, SendLedgerDeps, SendLedgerOptions } from './delivery/sending';
+
+/** What a sending worker's ledger tells the rest of the service about. */
+export type WorkerHooks = SendHooks & AutomationHooks;
+
+/**
+ * The send ledger a worker runs on, with its own way out, clock and hooks. Due single sends and
+ * A/B tests feed it; automation steps do too, asked every `automationsEveryMs` at most
+ * (enrolment compares whole targets).
+ */
+export function createWorkerLedger(
+  deps: Omit<SendLedgerDeps, 'feeds' | 'hooks'> & { hooks?: WorkerHooks },
+  options: SendLedgerOptions & { automationsEveryMs?: number } = {},
+): SendLedger {
+  const { db, config, hooks = {} } = deps;
+  const automations = {
+    startDue: (at: Date) => runAutomations(db, at, hooks, { requireDomainAuth: config.domains?.requireDomainAuth }),
+    everyMs: options.automationsEveryMs ?? 5000,
+  };
+  return createSendLedger({ ...deps, feeds: [automations] }, options);
+}
 
 /** The composition root of the domain: every service, built once from its dependencies. */
 export function createServices(deps: ServiceDeps) {

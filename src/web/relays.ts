@@ -19,6 +19,11 @@ const KIND_LABELS: Record<(typeof RELAY_KINDS)[number], string> = {
   mailgun: 'Mailgun (API)',
 };
 const KINDS = RELAY_KINDS.map((value) => ({ value, label: KIND_LABELS[value] }));
+/** `tls_verify`: a server with a self-signed certificate (a Postfix of one's own) is trusted only when asked. */
+const CERTIFICATE_CHECKS = [
+  { value: '1', label: 'Check the server\u2019s certificate' },
+  { value: '0', label: 'Accept a self-signed certificate (the connection is still encrypted)' },
+];
 
 /**
  * The choice of relay on a send's or step's form: the account's usual choice first (empty), then
@@ -50,8 +55,8 @@ export function mountRelays(routes: WebRoutes, { relays }: Services, views: View
     const ctx = ctxOf(req);
     const [result, sent] = await Promise.all([relays.list(ctx, pagingOf(req)), relays.sentLastHour(ctx)]);
     const rows = result.rows.map((r) => ({ ...r, kindLabel: KIND_LABELS[r.kind], sentLastHour: sent.get(r.id) ?? 0 }));
-    const values = req.method === 'POST' ? { ...req.body, domains: Array.isArray(req.body.domains) ? req.body.domains.join(', ') : req.body.domains, api_key: '' } : { kind: 'smtp' };
-    return { title: 'Relays', rows, pager: pagerOf(req, result, '/relays'), kinds: KINDS, values };
+    const values = req.method === 'POST' ? { ...req.body, domains: Array.isArray(req.body.domains) ? req.body.domains.join(', ') : req.body.domains, api_key: '' } : { kind: 'smtp', tls_verify: '1' };
+    return { title: 'Relays', rows, pager: pagerOf(req, result, '/relays'), kinds: KINDS, certificateChecks: CERTIFICATE_CHECKS, values };
   };
 
   routes.get('/relays', async (req, res) => views.page(req, res, 'relays/index.njk', await listData(req)));

@@ -46,13 +46,16 @@ function smtpError(code: number, message: string): Error {
 export async function startBounceListener(deps: Deps, port = deps.config.bounceSmtpPort ?? 0): Promise<BounceListener> {
   const { config, feedback, logger } = deps;
   const counts = { recorded: 0, duplicate: 0, ignored: 0, unrecognised: 0, failed: 0 };
-  // BOUNCE_DOMAIN, or a sending domain's bounce subdomain that is a CNAME of it (its mail
-  // arrives here through BOUNCE_DOMAIN's MX); the token's signature decides either way.
-  const tokenOf = (address: string) => {
+  // BOUNCE_DOMAIN exactly, or the bounce subdomain of one of the sending domains of the account
+  // whose message the token names (a CNAME of BOUNCE_DOMAIN: its mail arrives here through
+  // BOUNCE_DOMAIN's MX); never a host that merely starts like one.
+  const messageOf = async (address: string): Promise<number | undefined> => {
+    const atBounceDomain = feedback.messageOfToken(verpToken(address, config.bounceDomain));
+    if (atBounceDomain !== undefined) return atBounceDomain;
     const returnPath = returnPathHost(address);
-    return verpToken(address, config.bounceDomain) ?? (returnPath ? verpToken(address, returnPath) : undefined);
+    const id = returnPath ? feedback.messageOfToken(verpToken(address, returnPath)) : undefined;
+    return id !== undefined && returnPath && (await feedback.isReturnPathOf(id, returnPath)) ? id : undefined;
   };
-  const messageOf = (address: string) => feedback.messageOfToken(tokenOf(address));
 
   const server = new SMTPServer({
     disableReverseLookup: true,
@@ -66,8 +69,13 @@ export async function startBounceListener(deps: Deps, port = deps.config.bounceS
     banner: 'bounce processing only',
     onRcptTo(address: SMTPServerAddress, session: SMTPServerSession, callback: (err?: Error | null) => void) {
       if (session.envelope.rcptTo.length >= 10) return callback(smtpError(452, '4.5.3 Too many recipients'));
-      if (messageOf(address.address) === undefined) return callback(smtpError(550, '5.1.1 No such mailbox here: this server only takes bounces'));
-      callback();
+      messageOf(address.address).then(
+        (id) => callback(id === undefined ? smtpError(550, '5.1.1 No such mailbox here: this server only takes bounces') : null),
+        (err) => {
+          logger.error({ err }, 'checking a bounce address failed');
+          callback(smtpError(451, '4.3.0 Could not check this address now, try again later'));
+        },
+      );
     },
     onData(stream: SMTPServerDataStream, session: SMTPServerSession, callback: (err?: Error | null, message?: string) => void) {
       const chunks: Buffer[] = [];
@@ -78,8 +86,9 @@ export async function startBounceListener(deps: Deps, port = deps.config.bounceS
           return;
         }
         const raw = Buffer.concat(chunks);
-        const ids = session.envelope.rcptTo.map((r) => messageOf(r.address)).filter((id): id is number => id !== undefined);
-        handle(raw, ids).then(
+        Promise.all(session.envelope.rcptTo.map((r) => messageOf(r.address)))
+          .then((found) => handle(raw, found.filter((id): id is number => id !== undefined)))
+          .then(
           () => callback(null, 'Report received'),
           (err) => {
             counts.failed += 1;

@@ -1,60 +1,23 @@
-import type { Knex } from 'knex';
-import type { Logger } from 'pino';
-import type { Config } from '../config';
-import { claimMessages } from '../db/locking';
-import { MESSAGE_KIND, MESSAGE_STATE } from '../lib/constants';
-import { randomToken } from '../lib/crypto';
-import { createSigner } from '../lib/signed-token';
-import { AutomationHooks, runAutomations } from '../services/campaigns/enrolment';
-import { LedgerWriter, Permits } from '../services/delivery/ledger';
-import { completeSends, IN_DOUBT_TWICE, Outcome, writeLedger } from '../services/delivery/ledger';
-import { AccountRateLimiter } from '../services/delivery/relays';
+import { createWorkerLedger, WorkerHooks } from '../services';
+import type { Claimed, SendLedgerDeps, SendLedgerOptions } from '../services/delivery/sending';
 import { Sleeper } from './sleeper';
-import { LEDGER_COLUMNS, LedgerRow } from '../services/delivery/ledger';
-import { MessageSources, sourceKey } from '../services/delivery/messages';
-import { startDueSingleSends, StartHooks } from '../services/delivery/ledger';
-import { decideDueAbTests } from '../services/delivery/ledger';
-import { suppressedRowIds } from '../services/delivery/ledger';
-import { VOID_SYSTEM_MAIL } from '../services/delivery/notices';
-import type { MailTransport } from '../mail/transport';
-import { classifyRelayError, RelayFailure } from '../mail/relay-transports';
-import { RelayRefusal, RelayRouter, RelaysDown } from '../services/delivery/relays';
-import type { PolicyPause } from '../services/delivery/ledger';
-import { feedbackStamp } from '../mail/feedback-stamp';
 
-/** Things the worker tells the rest of the service about (events become notification mail). */
-export interface WorkerHooks extends AutomationHooks, StartHooks {
-  /** A send was paused for its policy refusals (in the ledger write's transaction, once per send). */
-  sendPausedForPolicy?(pause: PolicyPause, trx: Knex.Transaction): Promise<void>;
-}
+export type { WorkerHooks };
 
-export interface WorkerDeps {
-  db: Knex;
-  config: Pick<Config, 'baseUrl' | 'mailRate' | 'bounceDomain' | 'smtpUrl' | 'sendMaxAttempts' | 'sendRetryMs' | 'relayAllowPrivate' | 'dkim'> & { domains?: Pick<Config['domains'], 'requireDomainAuth'> };
-  logger: Logger;
-  secret: string;
-  transport: MailTransport;
+/** What a worker's ledger is built from (services' createWorkerLedger builds it). */
+export interface WorkerDeps extends Omit<SendLedgerDeps, 'feeds' | 'hooks' | 'sleep'> {
   hooks?: WorkerHooks;
 }
 
-export interface WorkerOptions {
+export interface WorkerOptions extends SendLedgerOptions {
   /** Ledger rows per claim. */
   batchSize?: number;
   /** Batches in flight at once, so one batch's tail overlaps the next one's head. */
   lanes?: number;
-  /** How long a claimed row stays with this worker before others may take it. */
-  leaseMs?: number;
-  /** Attempts before a message that keeps failing with 4xx is given up (default: SEND_MAX_ATTEMPTS). */
-  maxAttempts?: number;
-  /** First retry delay; doubles with every attempt up to retryMaxMs (default: SEND_RETRY_SECONDS). */
-  retryBaseMs?: number;
-  retryMaxMs?: number;
   /** Idle wait between looks for work. */
   pollMs?: number;
   /** How often the background loop looks at automations (enrolment compares whole targets). */
   automationsEveryMs?: number;
-  /** The clock (tests move it instead of waiting). */
-  now?: () => Date;
 }
 
 export interface SendingWorker {
@@ -67,206 +30,58 @@ export interface SendingWorker {
   stop(): Promise<void>;
 }
 
+/**
+ * The sending loop: lanes claim batches and send them, a heartbeat renews the leases of the
+ * rows in hand, a ticker asks for due work. What is sent, how, and what is written is the
+ * ledger's (services/delivery/sending); this file only keeps it turning.
+ */
 export function createSendingWorker(deps: WorkerDeps, options: WorkerOptions = {}): SendingWorker {
-  const { db, logger, transport, hooks = {} } = deps;
+  const { logger } = deps;
   const batchSize = options.batchSize ?? 200;
   const lanes = options.lanes ?? 2;
-  const leaseMs = options.leaseMs ?? 5 * 60_000;
-  const maxAttempts = options.maxAttempts ?? deps.config.sendMaxAttempts;
-  const retryBaseMs = options.retryBaseMs ?? deps.config.sendRetryMs;
-  const retryMaxMs = options.retryMaxMs ?? 3_600_000;
   const pollMs = options.pollMs ?? 1000;
-  const automationsEveryMs = options.automationsEveryMs ?? 5000;
-  let automationsRanAt = 0;
-  const now = options.now ?? (() => new Date());
-  const owner = `${process.pid}-${randomToken(6)}`;
-
+  // Rate-limit waits sleep here too, so stopping the worker ends them.
   const sleeper = new Sleeper();
-  const limiter = new AccountRateLimiter(db, deps.config.mailRate, (ms) => sleeper.sleep(ms));
-  const sources = new MessageSources(db, createSigner(deps.secret), deps.config.baseUrl, undefined, deps.secret);
-  const stamp = feedbackStamp(deps.secret, deps.config.bounceDomain, deps.config.smtpUrl);
-  // Accounts' own relays; mail of accounts without one serving its From domain (and system mail) leaves through `transport`.
-  const relays = new RelayRouter(db, deps.secret, deps.config, transport, (ms) => sleeper.sleep(ms));
+  const ledger = createWorkerLedger({ ...deps, sleep: (ms) => sleeper.sleep(ms) }, options);
   let running = false;
   let loops: Promise<void>[] = [];
-  // Rows claimed and not yet recorded: their lease is renewed while this worker lives.
-  const inHand = new Set<number>();
 
-  // Sends this worker recorded outcomes of since it last looked whether they are complete.
-  const unchecked = new Set<number>();
-  // Outcomes and the starts of transmissions are written by group commit, a small
-  // transaction every few milliseconds while sending goes on.
-  const writer = new LedgerWriter(
-    async (batch) => {
-      const written = await writeLedger(db, batch, {
-        owner,
-        now: now(),
-        maxAttempts,
-        retryDelayMs: (attempts) => Math.min(retryMaxMs, retryBaseMs * 2 ** Math.max(0, attempts - 1)),
-        deferCompletion: true,
-        onPolicyPause: hooks.sendPausedForPolicy,
-      });
-      for (const id of written.sends) unchecked.add(id);
-      return written.started;
-    },
-    (err, batch) => {
-      // The rows stay leased until it expires and are then taken over: sent at most twice, never lost.
-      for (const id of batch.starts) inHand.delete(id);
-      logger.error({ err }, 'recording send outcomes failed');
-    },
-  );
-  const record = (outcome: Outcome) => {
-    inHand.delete(outcome.id);
-    writer.record(outcome);
-  };
-  // One permit per message in flight, shared by the lanes: however many batches overlap, no
-  // more than the transport's concurrency are being sent and not yet recorded at any moment,
-  // which bounds what a crash can send twice.
-  const permits = new Permits(transport.concurrency);
-
-  /**
-   * Completes the sends whose last outcomes this worker wrote. Called when a claim came back
-   * short (the queue is empty for now) and after the batch it got was recorded.
-   */
-  async function completeChecked(): Promise<void> {
-    if (!unchecked.size) return;
-    const sendIds = [...unchecked].sort((a, b) => a - b);
-    unchecked.clear();
-    try {
-      await completeSends(db, sendIds, now(), hooks.singleSendCompleted);
-    } catch (err) {
-      for (const id of sendIds) unchecked.add(id);
-      logger.error({ err }, 'completing sends failed');
-    }
+  /** One claimed message: it goes or not, and whatever happened is recorded. */
+  async function sendOne(claimed: Claimed): Promise<void> {
+    const verdict = ledger.decide(claimed);
+    const outcome = verdict.verdict === 'go' ? await ledger.send(claimed) : verdict.outcome;
+    if (outcome) ledger.record(outcome);
   }
 
-  async function tick(always: boolean): Promise<number> {
-    const started = (await startDueSingleSends(db, now(), hooks, { requireDomainAuth: deps.config.domains?.requireDomainAuth })).length + (await decideDueAbTests(db, now()));
-    if (!always && Date.now() - automationsRanAt < automationsEveryMs) return started;
-    automationsRanAt = Date.now();
-    return started + (await runAutomations(db, now(), hooks, { requireDomainAuth: deps.config.domains?.requireDomainAuth }));
-  }
-
-  async function claim(): Promise<LedgerRow[]> {
-    const at = now();
-    const rows = await claimMessages(db, {
-      limit: batchSize,
-      now: at.toISOString(),
-      leaseUntil: new Date(at.getTime() + leaseMs).toISOString(),
-      owner,
-      columns: LEDGER_COLUMNS,
-    });
-    for (const row of rows) inHand.add(Number(row.id));
-    return rows as unknown as LedgerRow[];
-  }
-
-  /** Extends the lease of the rows in hand, so only a dead worker's rows are taken over. */
-  async function renewLeases(): Promise<void> {
-    const ids = [...inHand];
-    const leaseUntil = new Date(now().getTime() + leaseMs).toISOString();
-    for (let i = 0; i < ids.length; i += 500) {
-      await db('send_messages')
-        .whereIn('id', ids.slice(i, i + 500))
-        .where({ state: MESSAGE_STATE.sending, lease_owner: owner })
-        .update({ available_at: leaseUntil });
-    }
-  }
-
-  async function sendBatch(rows: LedgerRow[]): Promise<void> {
-    const { sources: bySource, people } = await sources.prepare(rows);
-    const groupOf = (row: LedgerRow) => {
-      const key = sourceKey(row);
-      return key ? (bySource.get(key)?.groupId ?? null) : null;
-    };
-    const suppressed = await suppressedRowIds(db, rows, groupOf);
-
+  async function sendBatch(claims: Claimed[]): Promise<void> {
     let next = 0;
     // A slot sends one message at a time: the start of its next message is written together
     // with the outcome of its last one, and nothing goes out before that write is durable.
     const slot = async (): Promise<void> => {
-      await permits.acquire();
+      await ledger.permits.acquire();
       try {
-        while (next < rows.length) {
-          const row = rows[next++];
-          const id = Number(row.id);
-          const person = people(row);
-          if (suppressed.has(id) || person.deleted_at) {
-            record({ id, result: 'suppressed', error: 'unsubscribed, bounced or deleted before sending' });
-            continue;
-          }
-          if (row.attempts > maxAttempts) {
-            record({ id, result: 'retry', attempts: row.attempts, code: null, error: 'too many attempts (the worker stopped while sending)' });
-            continue;
-          }
-          if (Number(row.unconfirmed) >= 2) {
-            // In flight at two crashes already: it may have gone out twice; never a third time.
-            record({ id, result: 'failed', error: IN_DOUBT_TWICE });
-            continue;
-          }
-          try {
-            const key = sourceKey(row);
-            const source = key ? bySource.get(key) : undefined;
-            if (row.kind !== MESSAGE_KIND.system && !source) throw new Error('the message has no source');
-            const message = source ? sources.build(row, source, person, true) : await sources.buildSystem(row);
-            if (!message) {
-              record({ id, result: 'suppressed', error: VOID_SYSTEM_MAIL });
-              continue;
-            }
-            await limiter.take(Number(row.user_id));
-            if (!(await writer.start(id))) {
-              inHand.delete(id);
-              continue;
-            }
-            const stamped = stamp(message, id);
-            const routed = row.kind === MESSAGE_KIND.system
-              ? (await transport.send(stamped), { relayId: null, providerMessageId: null })
-              : await relays.send(Number(row.user_id), source?.relayId, stamped);
-            record({ id, result: 'sent', ...routed, ...(message.templateErrors ? { templateErrors: true } : {}) });
-          } catch (err) {
-            const failure: RelayFailure = err instanceof RelayRefusal
-              ? err.failure
-              : err instanceof RelaysDown
-                ? { relayDown: true, outcome: 'retry', code: null, message: err.message }
-                : classifyRelayError('smtp', err);
-            const relayId = err instanceof RelayRefusal ? err.relayId : null;
-            if (failure.outcome === 'bounce') {
-              record({ id, result: 'bounce', userId: Number(row.user_id), emailKey: row.email_key, code: failure.code, error: failure.message });
-            } else if (failure.outcome === 'policy') {
-              record({ id, result: 'policy', code: failure.code, error: failure.message, relayId });
-            } else if (failure.outcome === 'unconfirmed') {
-              record({ id, result: 'unconfirmed', error: failure.message, relayId });
-            } else if (failure.outcome === 'failed') {
-              record({ id, result: 'failed', error: failure.message });
-            } else {
-              record({ id, result: 'retry', attempts: Number(row.attempts), code: failure.code, error: failure.message });
-            }
-          }
-        }
-        await writer.flush();
+        while (next < claims.length) await sendOne(claims[next++]);
+        await ledger.flush();
       } finally {
-        permits.release();
+        ledger.permits.release();
       }
     };
-    await Promise.all(Array.from({ length: Math.min(transport.concurrency, rows.length) }, slot));
-    await writer.flush();
+    await Promise.all(Array.from({ length: Math.min(ledger.concurrency, claims.length) }, slot));
+    await ledger.flush();
   }
 
-  async function drain(): Promise<void> {
-    for (;;) {
-      const rows = await claim();
-      if (rows.length) await sendBatch(rows);
-      if (rows.length < batchSize) await completeChecked();
-      if (!rows.length) return;
-    }
+  /** Claims a batch and sends it; a short claim (the queue is empty for now) completes what this worker finished. */
+  async function turn(): Promise<number> {
+    const rows = await ledger.claim(batchSize);
+    if (rows.length) await sendBatch(await ledger.prepare(rows));
+    if (rows.length < batchSize) await ledger.completeSends();
+    return rows.length;
   }
 
   async function lane(): Promise<void> {
     while (running) {
       try {
-        const rows = await claim();
-        if (rows.length) await sendBatch(rows);
-        if (rows.length < batchSize) await completeChecked();
-        if (!rows.length) await sleeper.sleep(pollMs);
+        if (!(await turn())) await sleeper.sleep(pollMs);
       } catch (err) {
         logger.error({ err }, 'sending failed; trying again shortly');
         await sleeper.sleep(pollMs);
@@ -276,9 +91,8 @@ export function createSendingWorker(deps: WorkerDeps, options: WorkerOptions = {
 
   async function heartbeat(): Promise<void> {
     while (running) {
-      await sleeper.sleep(Math.max(100, Math.floor(leaseMs / 3)));
-      // In turn with the outcome writes, so the two never wait on each other's rows.
-      await writer.between(() => renewLeases().catch((err) => logger.error({ err }, 'renewing leases failed')));
+      await sleeper.sleep(Math.max(100, Math.floor(ledger.leaseMs / 3)));
+      await ledger.renewLeases();
     }
   }
 
@@ -286,7 +100,7 @@ export function createSendingWorker(deps: WorkerDeps, options: WorkerOptions = {
     while (running) {
       try {
         // New work wakes the lanes at once instead of after their idle wait.
-        if ((await tick(false)) > 0) sleeper.wakeAll();
+        if ((await ledger.startDue(false)) > 0) sleeper.wakeAll();
       } catch (err) {
         logger.error({ err }, 'starting due sends failed');
       }
@@ -295,31 +109,31 @@ export function createSendingWorker(deps: WorkerDeps, options: WorkerOptions = {
   }
 
   return {
-    owner,
+    owner: ledger.owner,
     async runOnce() {
-      await tick(true);
-      await drain();
-      await writer.flush();
-      await completeChecked();
+      await ledger.startDue(true);
+      while (await turn());
+      await ledger.flush();
+      await ledger.completeSends();
     },
     start() {
       if (running) return;
       running = true;
       loops = [ticker(), heartbeat(), ...Array.from({ length: lanes }, lane)];
-      logger.info({ owner, lanes, batchSize }, 'sending worker started');
+      logger.info({ owner: ledger.owner, lanes, batchSize }, 'sending worker started');
     },
     async stop() {
       if (!running) {
-        relays.close();
+        ledger.close();
         return;
       }
       running = false;
       sleeper.wakeAll();
       await Promise.all(loops);
-      await writer.flush();
-      await completeChecked();
-      relays.close();
-      logger.info({ owner }, 'sending worker stopped');
+      await ledger.flush();
+      await ledger.completeSends();
+      ledger.close();
+      logger.info({ owner: ledger.owner }, 'sending worker stopped');
     },
   };
 }

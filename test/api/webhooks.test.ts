@@ -221,6 +221,20 @@ describe('provider webhooks', () => {
     expect(await suppression('sg-spam@example.org')).toMatchObject({ reason: 'complaint', source: 'sendgrid' });
   });
 
+  test('when SendGrid reports a message blocked for the sender\'s authentication (5.7.26) then it fails as policy and nobody is suppressed', async () => {
+    const m = await sent('sg-dmarc@gmail.test');
+    const events = [{
+      email: 'sg-dmarc@gmail.test', timestamp: 1795425500, 'smtp-id': m.messageId, event: 'bounce', type: 'blocked', status: '5.7.26', campaign_message: m.token,
+      reason: '550 5.7.26 This mail has been blocked because the sender is unauthenticated. Gmail requires all senders to authenticate with either SPF or DKIM.',
+      sg_event_id: 'YmxvY2tlZC0xNzk1NDI1NTAw', sg_message_id: '14c5d75ce93.dfd.64b469.filter0001.16648.5515E0B88.9', bounce_classification: 'Reputation',
+    }];
+    const res = await sendgridPost(events).req.send(JSON.stringify(events)).expect(200);
+    expect(res.body.message.received).toEqual({ recorded: 1, duplicate: 0, ignored: 0, unmatched: 0 });
+    expect(await suppression('sg-dmarc@gmail.test')).toBeUndefined();
+    expect((await f.ledger(m.sendId))[0]).toMatchObject({ state: 3, failure_reason: 'policy' });
+    expect(await f.send(m.sendId)).toMatchObject({ delivered: 0, bounces: 0, failed: 1 });
+  });
+
   test('when a SendGrid signature is forged or missing then the request is refused and nothing is recorded', async () => {
     const m = await sent('sg-forged@example.org');
     const events = [{ email: 'sg-forged@example.org', timestamp: 1795425360, 'smtp-id': m.messageId, event: 'bounce', type: 'bounce', reason: '550 5.1.1 unknown', status: '5.1.1' }];

@@ -146,6 +146,18 @@ describe('the inbound bounce listener', () => {
     expect(await reasons()).not.toHaveProperty('probe@example.org');
   });
 
+  test('when a valid token is addressed to a host that only starts like BOUNCE_DOMAIN or like a bounce subdomain then it is refused at RCPT with 550 and nothing is recorded', async () => {
+    const { sendId, accepted } = await send(['lookalike@example.org']);
+    const good = accepted('lookalike@example.org');
+    const [local] = good.verp.split('@');
+    for (const host of ['bounces.campaigns.test.evil.test', 'bounces.evil.test']) {
+      await expect(deliverRaw(listener.port, `${local}@${host}`, bounceFixture('postfix-user-unknown.eml', good)))
+        .rejects.toMatchObject({ responseCode: 550, response: '550 5.1.1 No such mailbox here: this server only takes bounces' });
+    }
+    expect(await f.send(sendId)).toMatchObject({ delivered: 1, bounces: 0 });
+    expect(await reasons()).not.toHaveProperty('lookalike@example.org');
+  });
+
   test('when a message is larger than the limit then it is refused with 552 and nothing is recorded', async () => {
     const { accepted } = await send(['big@example.org']);
     const message = accepted('big@example.org');

@@ -67,6 +67,8 @@ describe('relays through the providers\' APIs', () => {
       const { rows } = await send(`${kind}-ok`, 3);
       expect(emulator.messages.map((m) => m.to).sort()).toEqual([0, 1, 2].map((i) => `r${i}@${kind}-ok.example`).sort());
       expect(emulator.messages.every((m) => m.subject.startsWith('Hello Name') && m.html.includes('Dear Name'))).toBe(true);
+      // The display name as recipients see it, without quotes of its own.
+      expect(emulator.messages.map((m) => m.fromName)).toEqual(['Acme News', 'Acme News', 'Acme News']);
       expect(instance.messages).toHaveLength(0);
       expect(rows.map((r) => [Number(r.state), Number(r.relay_id)])).toEqual(rows.map(() => [2, relayId]));
       expect(rows.map((r) => r.provider_message_id).sort()).toEqual(emulator.messages.map((m) => m.providerId).sort());

@@ -118,6 +118,57 @@ describe('editing an automation step', () => {
     }
   });
 
+  test('when a step\'s links are edited between two messages then each message\'s link numbers resolve only to the links of the content it was sent with', async () => {
+    const clock = manualClock(new Date(Date.now() + 3 * 86_400_000));
+    const type = await addContactType(h, alice, 'Versions');
+    const automation = await f.automation(alice.user_id, { type: 'welcome', contactType: type, groupId: group });
+    const step = await f.schedule(alice.user_id, automation, {
+      senderId: sender, subject: 'Links ((first_name))', waitingPeriod: 1, waitingType: 'instantly',
+      html: '<html><body><a href="https://shop.example/v1-a">A</a> <a href="https://shop.example/v1-b">B</a></body></html>',
+    });
+    await f.setAutomationStatus(automation, 1);
+    const already = sink.messages.length;
+    const linksTo = (address: string) => links(String(sink.messages.slice(already).find((m) => m.to[0] === address)!.parsed.html));
+    const click = (path: string) => request(h.runtime.app).get(path);
+    const numbered = (path: string, n: number) => path.replace(/\/\d+$/, `/${n}`);
+    const { worker, close } = testWorker(h, sink.url, { now: clock.now });
+    try {
+      await worker.runOnce();
+      await f.contact(alice.user_id, type, 'old@example.org', { first_name: 'Old' });
+      clock.advance(60_000);
+      await worker.runOnce();
+      await sink.waitFor(already + 1);
+
+      await h.api(alice)
+        .post(`/automations/schedule/update?utr=${await stepUtr(step)}`)
+        .send(params('Links ((first_name))', '<html><body><a href="https://shop.example/v2-c">C</a></body></html>'))
+        .expect(200);
+      await f.contact(alice.user_id, type, 'new@example.org', { first_name: 'New' });
+      clock.advance(60_000);
+      await worker.runOnce();
+      await sink.waitFor(already + 2);
+
+      const old = linksTo('old@example.org');
+      const [fresh] = linksTo('new@example.org');
+      expect((await click(old[0]).expect(302)).headers.location).toBe('https://shop.example/v1-a');
+      expect((await click(old[1]).expect(302)).headers.location).toBe('https://shop.example/v1-b');
+      expect((await click(fresh).expect(302)).headers.location).toBe('https://shop.example/v2-c');
+      // The same numbers on the other message name links it never carried.
+      const freshNumber = Number(fresh.split('/').pop());
+      await click(numbered(old[0], freshNumber)).expect(404);
+      for (const path of old) await click(numbered(fresh, Number(path.split('/').pop()))).expect(404);
+
+      const report = await h.runtime.services.engagement.links({ userId: alice.user_id }, { automationId: automation });
+      expect(report).toEqual([
+        { url: 'https://shop.example/v1-a', unique_clicks: 1, total_clicks: 1 },
+        { url: 'https://shop.example/v1-b', unique_clicks: 1, total_clicks: 1 },
+        { url: 'https://shop.example/v2-c', unique_clicks: 1, total_clicks: 1 },
+      ]);
+    } finally {
+      await close();
+    }
+  });
+
   test('when the step is unknown, another account\'s, or the parameters are invalid then 404 or 422 and nothing changes', async () => {
     const type = await addContactType(h, alice, 'Others');
     const automation = await f.automation(alice.user_id, { type: 'welcome', contactType: type, groupId: group });

@@ -1,61 +1,20 @@
-import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
-import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { SMTPServer } from 'smtp-server';
 import { ConfigError, loadConfig } from '../../src/config';
 import { classifySendError, createMailTransport } from '../../src/mail/transport';
-
-/** What an SMTP server with its own self-signed certificate received, and whether over TLS. */
-interface Received {
-  to: string;
-  secure: boolean;
-}
-
-/**
- * An SMTP server on 127.0.0.1 with a self-signed certificate made by the openssl command line
- * for this run (Debian's Postfix default: STARTTLS offered with a snakeoil certificate), or
- * one that speaks TLS from the first byte (`secure`).
- */
-async function startTlsServer(cert: { key: Buffer; cert: Buffer }, secure: boolean) {
-  const received: Received[] = [];
-  const server = new SMTPServer({
-    ...cert,
-    secure,
-    disableReverseLookup: true,
-    authOptional: true,
-    logger: false,
-    onData(stream, session, callback) {
-      stream.resume();
-      stream.on('end', () => {
-        received.push({ to: session.envelope.rcptTo.map((r) => r.address).join(','), secure: Boolean(session.secure) });
-        callback();
-      });
-    },
-  });
-  // A failed handshake is the client's to report; the server only notes it.
-  server.on('error', () => undefined);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.server.address() as AddressInfo).port;
-  return { received, url: `smtp://127.0.0.1:${port}`, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
-}
+import { selfSignedCertificate, startTlsSmtpServer } from '../support/tls-smtp';
 
 describe('SMTP_TLS and SMTP_TLS_VERIFY against a server with a self-signed certificate', () => {
   let dir: string;
-  let cert: { key: Buffer; cert: Buffer };
-  let starttls: Awaited<ReturnType<typeof startTlsServer>>;
-  let implicit: Awaited<ReturnType<typeof startTlsServer>>;
+  let starttls: Awaited<ReturnType<typeof startTlsSmtpServer>>;
+  let implicit: Awaited<ReturnType<typeof startTlsSmtpServer>>;
 
   beforeAll(async () => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'smtp-tls-'));
-    execFileSync('openssl', [
-      'req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '1',
-      '-subj', '/CN=mail.local.test', '-keyout', path.join(dir, 'key.pem'), '-out', path.join(dir, 'cert.pem'),
-    ], { stdio: 'ignore' });
-    cert = { key: fs.readFileSync(path.join(dir, 'key.pem')), cert: fs.readFileSync(path.join(dir, 'cert.pem')) };
-    starttls = await startTlsServer(cert, false);
-    implicit = await startTlsServer(cert, true);
+    const cert = selfSignedCertificate(dir, 'mail.local.test');
+    starttls = await startTlsSmtpServer(cert);
+    implicit = await startTlsSmtpServer(cert, { secure: true });
   });
   afterAll(async () => {
     await Promise.all([starttls?.close(), implicit?.close()]);

@@ -2,6 +2,7 @@ import crypto from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { simpleParser, ParsedMail } from 'mailparser';
+import addressparser from 'nodemailer/lib/addressparser';
 
 /**
  * In-process emulators of the providers' sending APIs, answering as each documents: the paths,
@@ -11,7 +12,9 @@ import { simpleParser, ParsedMail } from 'mailparser';
  * - SES v2: `POST /v2/email/outbound-emails` (SigV4, service `ses`) → 200 `{"MessageId"}`;
  *   errors as REST-JSON with `x-amzn-ErrorType` (TooManyRequestsException 429, MessageRejected 400).
  * - SendGrid v3: `POST /v3/mail/send` (Bearer key) → 202, empty body, `X-Message-Id`;
- *   errors `{"errors":[{"message","field","help"}]}`.
+ *   errors `{"errors":[{"message","field","help"}]}`; `from` is `{"email", "name"}` and the name
+ *   is shown as given (a 400 without `from.email`).
+ * - Postmark: `From` is an RFC 5322 address (`"Name" <address>`), so its name is parsed.
  * - Postmark: `POST /email` (`X-Postmark-Server-Token`) → 200 `{To, SubmittedAt, MessageID, ErrorCode: 0, Message: "OK"}`;
  *   errors `{"ErrorCode", "Message"}` (10 bad token 401, 300 invalid request 422, 429 rate limit).
  * - Mailgun: `POST /v3/<domain>/messages.mime` (basic `api:<key>`, multipart `to` and `message`)
@@ -29,6 +32,8 @@ export interface ReceivedApiMessage {
   to: string;
   subject: string;
   html: string;
+  /** The From's display name as the provider puts it in the mail it sends. */
+  fromName: string;
   /** The MIME message (SES, Mailgun) parsed, or the JSON parts' headers (SendGrid, Postmark). */
   headers: Record<string, string>;
   providerId: string;
@@ -123,7 +128,7 @@ export async function startProviderEmulator(kind: ProviderKind): Promise<Provide
       const raw = Buffer.from(input.Content.Raw.Data, 'base64');
       const parsed = await simpleParser(raw);
       const providerId = `0100019${crypto.randomBytes(12).toString('hex')}-000000`;
-      emulator.messages.push({ to: input.Destination?.ToAddresses?.[0], subject: parsed.subject ?? '', html: String(parsed.html || ''), headers: headerMap(parsed), providerId, parsed, raw });
+      emulator.messages.push({ fromName: parsed.from?.value[0]?.name ?? '', to: input.Destination?.ToAddresses?.[0], subject: parsed.subject ?? '', html: String(parsed.html || ''), headers: headerMap(parsed), providerId, parsed, raw });
       return json(res, 200, { MessageId: providerId });
     }
     if (kind === 'sendgrid') {
@@ -134,8 +139,12 @@ export async function startProviderEmulator(kind: ProviderKind): Promise<Provide
       if (b === 'server-error') return refuse(res, path, 500, { errors: [{ field: null, message: 'internal server error' }] });
       if (b === 'policy') return refuse(res, path, 403, { errors: [{ field: 'from', message: 'The from address does not match a verified Sender Identity. Mail cannot be sent until this error is resolved.', help: 'https://sendgrid.com/docs/for-developers/sending-email/sender-identity/' }] });
       const input = JSON.parse(body.toString('utf8'));
+      if (typeof input.from?.email !== 'string' || !input.from.email) {
+        return refuse(res, path, 400, { errors: [{ field: 'from.email', message: 'The from object must be provided for every email send. It is an object that requires the email parameter, but may also contain a name parameter.', help: 'http://sendgrid.com/docs/API_Reference/Web_API_v3/Mail/errors.html#message.from' }] });
+      }
       const providerId = crypto.randomBytes(11).toString('base64url');
       emulator.messages.push({
+        fromName: String(input.from.name ?? ''),
         to: input.personalizations?.[0]?.to?.[0]?.email,
         subject: input.subject,
         html: input.content?.find((c: { type: string }) => c.type === 'text/html')?.value ?? '',
@@ -155,7 +164,7 @@ export async function startProviderEmulator(kind: ProviderKind): Promise<Provide
       if (b === 'policy') return refuse(res, path, 422, { ErrorCode: 400, Message: `The 'From' address you supplied (${input.From}) is not a Sender Signature on your account. Please add and confirm this address in order to be able to use it in the 'From' field of your messages.` });
       const providerId = crypto.randomUUID();
       const headers = Object.fromEntries((input.Headers ?? []).map((h: { Name: string; Value: string }) => [h.Name, h.Value]));
-      emulator.messages.push({ to: input.To, subject: input.Subject, html: input.HtmlBody, headers: { ...headers, Metadata: JSON.stringify(input.Metadata ?? {}), MessageStream: input.MessageStream }, providerId });
+      emulator.messages.push({ fromName: addressparser(String(input.From ?? ''))[0]?.name ?? '', to: input.To, subject: input.Subject, html: input.HtmlBody, headers: { ...headers, Metadata: JSON.stringify(input.Metadata ?? {}), MessageStream: input.MessageStream }, providerId });
       return json(res, 200, { To: input.To, SubmittedAt: new Date().toISOString(), MessageID: providerId, ErrorCode: 0, Message: 'OK' });
     }
     // Mailgun
@@ -170,7 +179,7 @@ export async function startProviderEmulator(kind: ProviderKind): Promise<Provide
     const raw = fields.get('message')?.[0] ?? Buffer.alloc(0);
     const parsed = await simpleParser(raw);
     const providerId = `<${new Date().toISOString().replace(/\D/g, '').slice(0, 14)}.${crypto.randomBytes(8).toString('hex')}@${send[1]}>`;
-    emulator.messages.push({ to: String(fields.get('to')?.[0] ?? ''), subject: parsed.subject ?? '', html: String(parsed.html || ''), headers: headerMap(parsed), providerId, parsed, raw });
+    emulator.messages.push({ fromName: parsed.from?.value[0]?.name ?? '', to: String(fields.get('to')?.[0] ?? ''), subject: parsed.subject ?? '', html: String(parsed.html || ''), headers: headerMap(parsed), providerId, parsed, raw });
     return json(res, 200, { id: providerId, message: 'Queued. Thank you.' });
   }
 

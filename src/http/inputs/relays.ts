@@ -2,6 +2,7 @@ import type { Request } from 'express';
 import { RELAY_KINDS, RelayKind } from '../../lib/constants';
 import { asArray, toId } from '../../lib/http';
 import type { RelayInput } from '../../services/delivery/relays';
+import { toFlag } from '../../lib/validation';
 import { field } from '../validation';
 import { isHttpUrl } from './outgoing-webhooks';
 
@@ -22,7 +23,7 @@ const blank = (v: unknown) => v === undefined || v === null || String(v).trim() 
 
 /**
  * `name`*, `kind`*, `url` (smtp: `smtp://user:password@host:587` or `smtps://…`), `api_key`,
- * `region`, `endpoint`, `max_rate`, `priority`, `domains[]`: POST /relays/save and /relays/update.
+ * `region`, `endpoint`, `max_rate`, `priority`, `domains[]`, `tls_verify`: POST /relays/save and /relays/update.
  * Whether a host is public is the service's check (it needs DNS).
  */
 export const relayRules = () => [
@@ -34,6 +35,7 @@ export const relayRules = () => [
   field('endpoint').optional().string().maxLength(2000).check(isHttpUrl, 'The endpoint must be a valid URL starting with http:// or https://.'),
   field('max_rate').optional().numeric().check((v) => Number(v) >= 0 && Number(v) <= 100_000, 'The max rate must be between 0 and 100000.'),
   field('priority').optional().integer().check((v) => Math.abs(Number(v)) <= 1_000_000, 'The priority must be between -1000000 and 1000000.'),
+  field('tls_verify').optional().boolean().describe({}, 'SMTP only: 0 takes a server certificate that does not verify (self-signed); the connection is still encrypted. Default 1; absent on update: unchanged.'),
   field('domains')
     .optional()
     .array({ type: 'string', format: 'hostname' }, 100)
@@ -55,6 +57,7 @@ export function relayInputOf(req: Request): RelayInput {
     max_rate: blank(b.max_rate) ? 0 : Number(b.max_rate),
     priority: blank(b.priority) ? 0 : Number(b.priority),
     domains: [...new Set(asArray(b.domains).map((d) => String(d).trim().toLowerCase()).filter(Boolean))],
+    tls_verify: blank(b.tls_verify) ? null : toFlag(b.tls_verify) === 1,
   };
 }
 

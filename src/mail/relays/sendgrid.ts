@@ -1,9 +1,19 @@
 import { lazy } from '../../lib/lazy';
+import type { OutgoingMessage } from '../outgoing-message';
 import { ApiProvider, httpStatus, jsonParts, overHttp } from './shared';
 
 // Both packages export a default instance with the class beside it.
 const sendgridMail = lazy(() => require('@sendgrid/mail') as { MailService: new () => import('@sendgrid/mail').MailService });
 const sendgridClient = lazy(() => require('@sendgrid/client') as { Client: new () => import('@sendgrid/client').Client });
+
+/**
+ * The From as SendGrid's v3 API takes it, `{ email, name }`: its library splits a string at `<`
+ * and keeps the quotes of a quoted name, which recipients would then see.
+ */
+function sendgridFrom(from: OutgoingMessage['from']): string | { email: string; name?: string } {
+  if (typeof from === 'string') return from;
+  return { email: from.address, ...(from.name ? { name: from.name } : {}) };
+}
 
 /** SendGrid (v3 mail send): the message's parts as JSON, the feedback token as a custom argument. */
 export const sendgrid: ApiProvider = {
@@ -24,7 +34,7 @@ export const sendgrid: ApiProvider = {
         await checkOnce();
         const p = jsonParts(message);
         const [response] = await overHttp(() => mail().service.send({
-          from: p.from,
+          from: sendgridFrom(message.from),
           to: message.to,
           ...(message.replyTo ? { replyTo: message.replyTo } : {}),
           subject: message.subject,

@@ -22,6 +22,8 @@ export interface RelaySettings {
   region: string | null;
   /** The API's base URL instead of the provider's (EU regions, emulators). */
   endpoint: string | null;
+  /** SMTP: false takes a certificate that does not verify (a self-signed one); the connection is still encrypted. */
+  tlsVerify: boolean;
 }
 
 export interface RelaySendResult {
@@ -114,7 +116,9 @@ const POLICY_WORDS = /\b(dmarc|spf|dkim|policy|authenticat\w*|reputation|sender 
 
 /**
  * Whether a refusal is about the sender's authentication or reputation rather than the
- * address: the enhanced codes that mean it, or 5.7.1 with such wording.
+ * address: the enhanced codes that mean it, or 5.7.1 with such wording. The one reading of it,
+ * whoever says it: an SMTP answer (the instance's or a relay's), a provider's API error, or a
+ * delivery status notification that comes back later (record-feedback.ts).
  */
 export function isPolicyRefusal(text: string): boolean {
   if (POLICY_CODES.test(text)) return true;

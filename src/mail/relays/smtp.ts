@@ -5,7 +5,7 @@ import { dkimOption, isPolicyRefusal, RelayContext, RelayFailure, RelayTransport
 /** A relay that is an SMTP server: a nodemailer pool, DKIM-signed like the instance's own mail. */
 export function smtpTransport({ settings, options, checkOnce, checkNow }: RelayContext): RelayTransport {
   const url = settings.url ?? '';
-  const server = smtpTlsOptions(url, url.startsWith('smtps://') ? 'tls' : 'starttls', true);
+  const server = smtpTlsOptions(url, url.startsWith('smtps://') ? 'tls' : 'starttls', settings.tlsVerify);
   const transporter = onFirstUse(() => trackHandOver(createTransport({
     ...server,
     pool: true,

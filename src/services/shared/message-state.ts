@@ -19,6 +19,8 @@ export const MESSAGE_TRANSITIONS = {
   bounce: { from: [M.sending], to: M.bounced },
   /** a bounce came back after the server had accepted it */
   bounceAfterDelivery: { from: [M.sent], to: M.bounced },
+  /** a report came back after the server had accepted it: refused for the sender's authentication or reputation (reason `policy`) */
+  refuseAfterDelivery: { from: [M.sent], to: M.failed },
   /** unsubscribed or suppressed after it was queued: not sent */
   suppress: { from: [M.sending], to: M.suppressed },
   /** a temporary failure: queued again for a later attempt */

@@ -1,6 +1,7 @@
 import { createSigner, TOKEN_PURPOSE } from '../../../lib/signed-token';
 import type { Reading } from '../../../mail/bounce-reader';
 import { createBounceTokens } from '../../../lib/verp';
+import { RETURN_PATH_LABEL } from '../../../lib/constants';
 import { Feedback, FeedbackResult, recordFeedback } from './record-feedback';
 import type { ServiceDeps } from '../../context';
 import { checkSendRates } from '../notices';
@@ -29,6 +30,7 @@ export function createFeedbackService({ db, config, secret, logger, events }: Pi
       now,
       softBounceLimit: config.softBounceLimit,
       onRecorded: (sendId, trx) => checkSendRates(trx, sendId, now.toISOString(), async (alert) => void (await events.sendRateAlert(alert, trx))),
+      onPolicyPause: async (pause, trx) => void (await events.sendPausedForPolicy(pause, trx)),
     });
     logger.info({ messageId, event: report.event, source: report.source, result: result.result }, 'delivery feedback');
     return result;
@@ -40,6 +42,21 @@ export function createFeedbackService({ db, config, secret, logger, events }: Pi
 
     /** The ledger id named by a Message-ID the service wrote (`<token@host>`), or undefined. */
     messageOfMessageId,
+
+    /**
+     * Whether `host` is the bounce subdomain (`bounces.<domain>`) of one of the sending domains
+     * of the account that sent message `messageId`: the other host, besides BOUNCE_DOMAIN, that
+     * its VERP address may be at (see feedbackStamp).
+     */
+    async isReturnPathOf(messageId: number, host: string): Promise<boolean> {
+      const domain = host.toLowerCase().slice(`${RETURN_PATH_LABEL}.`.length);
+      if (!host.toLowerCase().startsWith(`${RETURN_PATH_LABEL}.`) || !domain) return false;
+      const row = await db('sending_domains as d')
+        .join('send_messages as m', 'm.user_id', 'd.user_id')
+        .where({ 'm.id': messageId, 'd.domain': domain })
+        .first('d.id');
+      return Boolean(row);
+    },
 
     /**
      * The ledger id of the message a provider's API answered this id for (its relays store it), or

@@ -6,6 +6,8 @@ import { transitionMessages } from '../../shared/message-state';
 import { suppressAddress } from '../ledger';
 import { addUnsubscribers } from '../../shared/unsubscribers';
 import { emitMessageEvents } from '../../integrations/hook-outbox';
+import { isPolicyRefusal } from '../../../mail/relay-transports';
+import { pauseForPolicy, type PolicyPause } from '../ledger';
 
 /** What came back about one sent message, from whichever channel (DSN, ARF, a provider's webhook). */
 export type Feedback =
@@ -27,6 +29,8 @@ export interface FeedbackPolicy {
   softBounceLimit: number;
   /** Called inside the transaction after an event of a single send's message was recorded (rate alerts). */
   onRecorded?(sendId: number, trx: Knex.Transaction): Promise<void>;
+  /** Called inside the transaction that paused a send for its policy refusals (once per send). */
+  onPolicyPause?(pause: PolicyPause, trx: Knex.Transaction): Promise<void>;
 }
 
 /** `recorded`; `duplicate`: this event of this message was recorded before; `unknown`: no such message. */
@@ -46,6 +50,9 @@ interface MessageRow {
  * Records a bounce or complaint of a ledger message in one transaction with everything it moves:
  * - a bounce of a message counted as delivered moves it to bounced (`delivered` − 1, `bounces` + 1,
  *   and the automation's totals); a message already refused at SMTP time is not counted again;
+ * - a bounce that is a policy refusal (isPolicyRefusal, the reading SMTP answers get) is the
+ *   sender's problem, not the address's: the message fails with reason `policy` (`delivered` − 1,
+ *   `failed` + 1), nobody is suppressed, and its send pauses as it would at SMTP time;
  * - a hard bounce suppresses the address for the account at once, a soft one once the address
  *   has SOFT_BOUNCE_LIMIT soft bounces within 30 days;
  * - a complaint puts the address on the global unsubscribe list, counts once in the send's
@@ -54,6 +61,8 @@ interface MessageRow {
  */
 export async function recordFeedback(db: Knex, f: Feedback, policy: FeedbackPolicy): Promise<FeedbackResult> {
   const now = policy.now.toISOString();
+  const refusedByPolicy = f.event === FEEDBACK_EVENT.bounce && isPolicyRefusal(`${f.status ?? ''} ${f.diagnostic}`);
+  const event = refusedByPolicy ? FEEDBACK_EVENT.policy : f.event;
   return db.transaction(async (trx) => {
     const message: MessageRow | undefined = await trx('send_messages')
       .where({ id: f.messageId })
@@ -65,7 +74,7 @@ export async function recordFeedback(db: Knex, f: Feedback, policy: FeedbackPoli
         user_id: userId,
         message_id: message.id,
         email_key: message.email_key,
-        event: f.event,
+        event,
         permanent: f.event === FEEDBACK_EVENT.complaint || f.permanent ? 1 : 0,
         status: f.event === FEEDBACK_EVENT.bounce ? (f.status ?? null) : null,
         diagnostic: f.diagnostic.slice(0, 500),
@@ -84,7 +93,13 @@ export async function recordFeedback(db: Knex, f: Feedback, policy: FeedbackPoli
     if (automationId) await forUpdate(trx, trx('automations').where({ id: automationId }).select('id'));
     const suppression = { userId, email: message.email, emailKey: message.email_key, diagnostic: f.diagnostic, source: f.source, now };
 
-    if (f.event === FEEDBACK_EVENT.bounce) {
+    if (refusedByPolicy) {
+      const patch = { failure_reason: 'policy', last_error: f.diagnostic.slice(0, 500), updated_at: now };
+      if (await transitionMessages(trx('send_messages').where({ id: message.id }), 'refuseAfterDelivery', patch)) {
+        await moveCounters(trx, message, { delivered: -1, failed: 1 });
+        if (sendId) await pauseForPolicy(trx, [sendId], now, policy.onPolicyPause);
+      }
+    } else if (f.event === FEEDBACK_EVENT.bounce) {
       const moved = await transitionMessages(trx('send_messages').where({ id: message.id }), 'bounceAfterDelivery', { last_error: f.diagnostic.slice(0, 500), updated_at: now });
       if (moved) {
         // Reported once: a message refused at SMTP time was reported then (outcomes.ts).

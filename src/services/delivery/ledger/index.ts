@@ -5,8 +5,8 @@ export { suppressedRowIds, unsubscribedOrSuppressed, withoutUnsubscribed, type A
 export { countRecipients, membersOf, recipientsOf } from './expand';
 export { LEDGER_COLUMNS, type LedgerRow } from './ledger-row';
 export { LedgerWriter, Permits } from './ledger-writer';
-export { completeSends, IN_DOUBT_TWICE, recordOutcomes, writeLedger, type Outcome } from './outcomes';
-export { type PolicyPause } from './policy-refusals';
+export { completeSends, failedOutcome, IN_DOUBT_TWICE, recordOutcomes, writeLedger, type Outcome } from './outcomes';
+export { pauseForPolicy, type PolicyPause } from './policy-refusals';
 export { type Targets } from './recipient-refs';
 export { startDueSingleSends, type StartHooks } from './start-sends';
 export { suppressAddress } from './suppression-list';

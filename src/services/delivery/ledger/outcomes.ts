@@ -7,11 +7,14 @@ import { MessageTransition, transitionMessages } from '../../shared/message-stat
 import { suppressAddress } from './suppression-list';
 import { emitMessageEvents } from '../../integrations/hook-outbox';
 import { pauseForPolicy, PolicyPause } from './policy-refusals';
+import type { LedgerRow } from './ledger-row';
+import type { RelayFailure } from '../../../mail/relay-transports';
 
 /** How one claimed ledger row ended this attempt. */
 export type Outcome =
   /** templateErrors: a Liquid value of the message failed and was left empty (counted on its send). */
-  | { id: number; result: 'sent'; templateErrors?: boolean; relayId?: number | null; providerMessageId?: string | null }
+  /** linkVersion: the automation step's link numbers the message carried (link_versions). */
+  | { id: number; result: 'sent'; templateErrors?: boolean; relayId?: number | null; providerMessageId?: string | null; linkVersion?: number | null }
   | { id: number; result: 'retry'; attempts: number; code: number | null; error: string }
   | { id: number; result: 'bounce'; userId: number; emailKey: string; code: number | null; error: string }
   | { id: number; result: 'suppressed'; error: string }
@@ -23,11 +26,31 @@ export type Outcome =
    * The relay went silent after taking the whole message: it may have been delivered, so it is
    * failed (reason `unconfirmed`, the address untouched) and never sent again.
    */
-  | { id: number; result: 'unconfirmed'; error: string; relayId?: number | null };
+  | { id: number; result: 'unconfirmed'; error: string; relayId?: number | null; linkVersion?: number | null };
 
 /** Why a message that was in flight at two crashes is not sent a third time. */
 export const IN_DOUBT_TWICE =
   'the sending worker stopped twice while handing this message to the mail server; it may have been delivered, so it was not sent a third time';
+
+/**
+ * The outcome of a message whose hand-over failed, from the mail layer's verdict on the failure:
+ * the one place its words become the ledger's (the worker and deliverNow both ask here).
+ */
+export function failedOutcome(row: Pick<LedgerRow, 'id' | 'user_id' | 'email_key' | 'attempts'>, failure: Pick<RelayFailure, 'outcome' | 'code' | 'message'>, relayId: number | null = null): Outcome {
+  const id = Number(row.id);
+  switch (failure.outcome) {
+    case 'bounce':
+      return { id, result: 'bounce', userId: Number(row.user_id), emailKey: row.email_key, code: failure.code, error: failure.message };
+    case 'policy':
+      return { id, result: 'policy', code: failure.code, error: failure.message, relayId };
+    case 'unconfirmed':
+      return { id, result: 'unconfirmed', error: failure.message, relayId };
+    case 'failed':
+      return { id, result: 'failed', error: failure.message };
+    default:
+      return { id, result: 'retry', attempts: Number(row.attempts), code: failure.code, error: failure.message };
+  }
+}
 
 /** What one ledger write records: outcomes, and the messages about to be handed to the server. */
 export interface LedgerWrite {
@@ -86,124 +109,189 @@ export async function recordOutcomes(db: Knex, outcomes: Outcome[], policy: Outc
 export async function writeLedger(db: Knex, write: LedgerWrite, policy: OutcomePolicy): Promise<LedgerWritten> {
   const { outcomes, starts = [] } = write;
   if (!outcomes.length && !starts.length) return { completed: [], started: new Set(), sends: [] };
-  const now = policy.now.toISOString();
   return db.transaction(async (trx) => {
-    // Rows still leased by this worker; every outcome moves them on from sending.
-    const mine = () => trx('send_messages').where({ lease_owner: policy.owner });
-    const done = { available_at: null, lease_owner: null, updated_at: now, unconfirmed: 0 };
-    const end = (query: Knex.QueryBuilder, name: MessageTransition, patch: Record<string, unknown>) => transitionMessages(query, name, { ...done, ...patch });
-    const delivered: Touched[] = [];
-    const bounced: Array<Touched & { extra?: Record<string, unknown> }> = [];
-    const failed: Touched[] = [];
-    const refusedByPolicy: Touched[] = [];
-    const touched: Touched[] = [];
-    const returning = ['id', 'user_id', 'single_send_id', 'automation_id'];
-
-    // The sends of every row this write touches are locked first, in id order (PostgreSQL), so
-    // a pause or resume (which locks the send, then its rows) waits for this write or this write
-    // for it, never both for each other, and the statuses read below stay true until commit.
-    const touchedIds = [...outcomes.map((o) => o.id), ...starts];
-    const sends: { id: number; status: number }[] = [];
-    for (let i = 0; i < touchedIds.length; i += CHUNK) {
-      const ofRows = trx('send_messages').whereIn('id', touchedIds.slice(i, i + CHUNK)).whereNotNull('single_send_id').select('single_send_id');
-      sends.push(...(await forUpdate(trx, trx('single_sends').whereIn('id', ofRows).orderBy('id').select('id', 'status'))));
-    }
-
-    // Messages sent through the same relay without a provider's id are written together; a
-    // provider's id is the message's own.
-    const sentOutcomes = outcomes.filter((o): o is Extract<Outcome, { result: 'sent' }> => o.result === 'sent');
-    const byRelay = new Map<number | null, number[]>();
-    for (const o of sentOutcomes) {
-      if (o.providerMessageId) continue;
-      const relay = o.relayId ?? null;
-      byRelay.set(relay, [...(byRelay.get(relay) ?? []), o.id]);
-    }
-    for (const [relayId, sentIds] of byRelay) {
-      for (let i = 0; i < sentIds.length; i += CHUNK) {
-        const rows = await end(mine().whereIn('id', sentIds.slice(i, i + CHUNK)), 'deliver', { sent_at: now, smtp_code: null, last_error: null, relay_id: relayId }).returning(returning);
-        delivered.push(...rows);
-      }
-    }
-    for (const o of sentOutcomes.filter((x) => x.providerMessageId)) {
-      const patch = { sent_at: now, smtp_code: null, last_error: null, relay_id: o.relayId ?? null, provider_message_id: String(o.providerMessageId).slice(0, 255) };
-      delivered.push(...(await end(mine().where({ id: o.id }), 'deliver', patch).returning(returning)));
-    }
-    const suppressedIds = outcomes.filter((o) => o.result === 'suppressed').map((o) => o.id);
-    for (let i = 0; i < suppressedIds.length; i += CHUNK) {
-      touched.push(
-        ...(await end(mine().whereIn('id', suppressedIds.slice(i, i + CHUNK)), 'suppress', { last_error: 'unsubscribed, bounced or deleted before sending' }).returning(returning)),
-      );
-    }
-    for (const o of outcomes) {
-      if (o.result === 'bounce') {
-        const rows = await end(mine().where({ id: o.id }), 'bounce', { smtp_code: o.code, last_error: o.error.slice(0, 500) }).returning([...returning, 'email']);
-        if (!rows.length) continue;
-        bounced.push(...rows.map((row) => ({ ...row, extra: { permanent: true, smtp_code: o.code, diagnostic: o.error.slice(0, 500) } })));
-        const email = String(rows[0].email);
-        await suppressAddress(trx, { userId: o.userId, email, emailKey: o.emailKey, category: 'hard_bounce', diagnostic: o.error, source: 'smtp', now });
-      } else if (o.result === 'retry') {
-        const final = o.attempts >= policy.maxAttempts;
-        const rows = await end(mine().where({ id: o.id }), final ? 'fail' : 'retry', {
-          available_at: final ? null : new Date(policy.now.getTime() + policy.retryDelayMs(o.attempts)).toISOString(),
-          smtp_code: o.code,
-          last_error: o.error.slice(0, 500),
-        }).returning(returning);
-        (final ? failed : touched).push(...rows);
-      } else if (o.result === 'failed') {
-        failed.push(...(await end(mine().where({ id: o.id }), 'fail', { last_error: o.error.slice(0, 500) }).returning(returning)));
-      } else if (o.result === 'policy') {
-        const patch = { smtp_code: o.code, last_error: o.error.slice(0, 500), failure_reason: 'policy', relay_id: o.relayId ?? null };
-        const rows = await end(mine().where({ id: o.id }), 'fail', patch).returning(returning);
-        failed.push(...rows);
-        refusedByPolicy.push(...rows);
-      } else if (o.result === 'unconfirmed') {
-        const patch = { smtp_code: null, last_error: o.error.slice(0, 500), failure_reason: 'unconfirmed', relay_id: o.relayId ?? null };
-        failed.push(...(await end(mine().where({ id: o.id }), 'fail', patch).returning(returning)));
-      }
-    }
-
-    // Claimed rows of a send paused or cancelled since the claim do not start: parked or dropped
-    // (the claim's attempt is given back: nothing was attempted).
-    for (const [status, name] of [[SINGLE_SEND_STATUS.paused, 'pauseClaimed'], [SINGLE_SEND_STATUS.cancelled, 'cancelClaimed']] as const) {
-      const halted = sends.filter((send) => Number(send.status) === status).map((send) => Number(send.id));
-      if (!halted.length || !starts.length) continue;
-      for (let i = 0; i < starts.length; i += CHUNK) {
-        const claimed = mine().whereIn('id', starts.slice(i, i + CHUNK)).whereIn('single_send_id', halted);
-        await transitionMessages(claimed, name, { lease_owner: null, available_at: now, updated_at: now, attempts: trx.raw('?? - 1', ['attempts']) });
-      }
-    }
-    const started = new Set<number>();
-    for (let i = 0; i < starts.length; i += CHUNK) {
-      const rows = await mine()
-        .where({ state: MESSAGE_STATE.sending })
-        .whereIn('id', starts.slice(i, i + CHUNK))
-        .update({ unconfirmed: trx.raw('?? + 1', ['unconfirmed']) })
-        .returning(['id']);
-      for (const row of rows) started.add(Number(row.id));
-    }
-
-    // Every send and automation row this moves is locked first, in id order, so two workers
-    // never wait on each other in a circle; then counters, then completion.
-    const all = [...delivered, ...bounced, ...failed, ...touched];
-    const sendIds = ids(all.map((r) => r.single_send_id));
-    const automationIds = ids(all.map((r) => r.automation_id));
-    if (sendIds.length) await lockRows(trx, trx('single_sends').whereIn('id', sendIds).orderBy('id').select('id'));
-    if (automationIds.length) await lockRows(trx, trx('automations').whereIn('id', automationIds).orderBy('id').select('id'));
-    await countEach(trx, delivered, 'delivered');
-    const withTemplateErrors = new Set(outcomes.filter((o) => o.result === 'sent' && o.templateErrors).map((o) => o.id));
-    if (withTemplateErrors.size) await countEach(trx, delivered.filter((r) => withTemplateErrors.has(Number(r.id))), 'templateErrors');
-    await countEach(trx, bounced, 'bounced');
-    await countEach(trx, failed, 'failed');
-    // Outgoing webhooks: written with the outcomes, so each is reported once and never lost.
-    await emitMessageEvents(trx, 'message.delivered', delivered.map((r) => ({ messageId: Number(r.id), userId: Number(r.user_id) })), now);
-    await emitMessageEvents(trx, 'message.bounced', bounced.map((r) => ({ messageId: Number(r.id), userId: Number(r.user_id), extra: r.extra })), now);
-    const policySends = ids(refusedByPolicy.map((r) => r.single_send_id));
-    if (policySends.length) await pauseForPolicy(trx, policySends, now, policy.onPolicyPause);
+    const w = writing(trx, policy);
+    const sends = await lockSendsOf(w, [...outcomes.map((o) => o.id), ...starts]);
+    const moved = await moveRows(w, outcomes);
+    await parkHalted(w, sends, starts);
+    const started = await markStarts(w, starts);
+    const sendIds = await countMoved(w, outcomes, moved);
     if (policy.deferCompletion) return { completed: [], started, sends: sendIds };
-    const completed = await completeSingleSends(trx, sendIds, now);
+    const completed = await completeSingleSends(trx, sendIds, w.now);
     for (const id of completed) await policy.onCompleted?.(id, trx);
     return { completed, started, sends: sendIds };
   });
+}
+
+/** One ledger write in progress: its transaction, its instant, and the rows it may change. */
+interface Writing {
+  trx: Knex.Transaction;
+  policy: OutcomePolicy;
+  now: string;
+  /** Rows still leased by this worker. */
+  mine(): Knex.QueryBuilder;
+  /** Moves rows on from sending (every outcome does), releasing their lease. */
+  end(query: Knex.QueryBuilder, name: MessageTransition, patch: Record<string, unknown>): Knex.QueryBuilder;
+}
+
+function writing(trx: Knex.Transaction, policy: OutcomePolicy): Writing {
+  const now = policy.now.toISOString();
+  const done = { available_at: null, lease_owner: null, updated_at: now, unconfirmed: 0 };
+  return {
+    trx,
+    policy,
+    now,
+    mine: () => trx('send_messages').where({ lease_owner: policy.owner }),
+    end: (query, name, patch) => transitionMessages(query, name, { ...done, ...patch }),
+  };
+}
+
+/** The rows an outcome moved, by what the counters and webhooks make of them. */
+interface Moved {
+  delivered: Touched[];
+  bounced: Array<Touched & { extra?: Record<string, unknown> }>;
+  failed: Touched[];
+  refusedByPolicy: Touched[];
+  /** Moved and counted as nothing (suppressed, to retry). */
+  other: Touched[];
+}
+
+const RETURNING = ['id', 'user_id', 'single_send_id', 'automation_id'];
+
+/**
+ * Phase 1. The sends of every row this write touches are locked first, in id order (PostgreSQL),
+ * so a pause or resume (which locks the send, then its rows) waits for this write or this write
+ * for it, never both for each other, and the statuses read stay true until commit.
+ */
+async function lockSendsOf({ trx }: Writing, touchedIds: number[]): Promise<{ id: number; status: number }[]> {
+  const sends: { id: number; status: number }[] = [];
+  for (let i = 0; i < touchedIds.length; i += CHUNK) {
+    const ofRows = trx('send_messages').whereIn('id', touchedIds.slice(i, i + CHUNK)).whereNotNull('single_send_id').select('single_send_id');
+    sends.push(...(await forUpdate(trx, trx('single_sends').whereIn('id', ofRows).orderBy('id').select('id', 'status'))));
+  }
+  return sends;
+}
+
+/** Phase 2. Each outcome moves its row to its next state (a hard bounce also suppresses the address). */
+async function moveRows(w: Writing, outcomes: Outcome[]): Promise<Moved> {
+  const { trx, mine, end, now, policy } = w;
+  const moved: Moved = { delivered: await moveDelivered(w, outcomes), bounced: [], failed: [], refusedByPolicy: [], other: [] };
+  const suppressedIds = outcomes.filter((o) => o.result === 'suppressed').map((o) => o.id);
+  for (let i = 0; i < suppressedIds.length; i += CHUNK) {
+    moved.other.push(
+      ...(await end(mine().whereIn('id', suppressedIds.slice(i, i + CHUNK)), 'suppress', { last_error: 'unsubscribed, bounced or deleted before sending' }).returning(RETURNING)),
+    );
+  }
+  for (const o of outcomes) {
+    if (o.result === 'bounce') {
+      const rows = await end(mine().where({ id: o.id }), 'bounce', { smtp_code: o.code, last_error: o.error.slice(0, 500) }).returning([...RETURNING, 'email']);
+      if (!rows.length) continue;
+      moved.bounced.push(...rows.map((row) => ({ ...row, extra: { permanent: true, smtp_code: o.code, diagnostic: o.error.slice(0, 500) } })));
+      const email = String(rows[0].email);
+      await suppressAddress(trx, { userId: o.userId, email, emailKey: o.emailKey, category: 'hard_bounce', diagnostic: o.error, source: 'smtp', now });
+    } else if (o.result === 'retry') {
+      const final = o.attempts >= policy.maxAttempts;
+      const rows = await end(mine().where({ id: o.id }), final ? 'fail' : 'retry', {
+        available_at: final ? null : new Date(policy.now.getTime() + policy.retryDelayMs(o.attempts)).toISOString(),
+        smtp_code: o.code,
+        last_error: o.error.slice(0, 500),
+      }).returning(RETURNING);
+      (final ? moved.failed : moved.other).push(...rows);
+    } else if (o.result === 'failed') {
+      moved.failed.push(...(await end(mine().where({ id: o.id }), 'fail', { last_error: o.error.slice(0, 500) }).returning(RETURNING)));
+    } else if (o.result === 'policy') {
+      const patch = { smtp_code: o.code, last_error: o.error.slice(0, 500), failure_reason: 'policy', relay_id: o.relayId ?? null };
+      const rows = await end(mine().where({ id: o.id }), 'fail', patch).returning(RETURNING);
+      moved.failed.push(...rows);
+      moved.refusedByPolicy.push(...rows);
+    } else if (o.result === 'unconfirmed') {
+      const patch = { smtp_code: null, last_error: o.error.slice(0, 500), failure_reason: 'unconfirmed', relay_id: o.relayId ?? null, link_version_id: o.linkVersion ?? null };
+      moved.failed.push(...(await end(mine().where({ id: o.id }), 'fail', patch).returning(RETURNING)));
+    }
+  }
+  return moved;
+}
+
+/**
+ * Messages sent through the same relay with the same links and without a provider's id are
+ * written together; a provider's id is the message's own.
+ */
+async function moveDelivered({ mine, end, now }: Writing, outcomes: Outcome[]): Promise<Touched[]> {
+  const delivered: Touched[] = [];
+  const sentOutcomes = outcomes.filter((o): o is Extract<Outcome, { result: 'sent' }> => o.result === 'sent');
+  const alike = new Map<string, { relayId: number | null; linkVersion: number | null; ids: number[] }>();
+  for (const o of sentOutcomes) {
+    if (o.providerMessageId) continue;
+    const group = { relayId: o.relayId ?? null, linkVersion: o.linkVersion ?? null };
+    const key = `${group.relayId}:${group.linkVersion}`;
+    if (!alike.has(key)) alike.set(key, { ...group, ids: [] });
+    alike.get(key)!.ids.push(o.id);
+  }
+  for (const { relayId, linkVersion, ids: sentIds } of alike.values()) {
+    for (let i = 0; i < sentIds.length; i += CHUNK) {
+      const patch = { sent_at: now, smtp_code: null, last_error: null, relay_id: relayId, link_version_id: linkVersion };
+      delivered.push(...(await end(mine().whereIn('id', sentIds.slice(i, i + CHUNK)), 'deliver', patch).returning(RETURNING)));
+    }
+  }
+  for (const o of sentOutcomes.filter((x) => x.providerMessageId)) {
+    const patch = { sent_at: now, smtp_code: null, last_error: null, relay_id: o.relayId ?? null, link_version_id: o.linkVersion ?? null, provider_message_id: String(o.providerMessageId).slice(0, 255) };
+    delivered.push(...(await end(mine().where({ id: o.id }), 'deliver', patch).returning(RETURNING)));
+  }
+  return delivered;
+}
+
+/**
+ * Phase 3. Claimed rows of a send paused or cancelled since the claim do not start: parked or
+ * dropped (the claim's attempt is given back: nothing was attempted).
+ */
+async function parkHalted({ trx, mine, now }: Writing, sends: { id: number; status: number }[], starts: number[]): Promise<void> {
+  for (const [status, name] of [[SINGLE_SEND_STATUS.paused, 'pauseClaimed'], [SINGLE_SEND_STATUS.cancelled, 'cancelClaimed']] as const) {
+    const halted = sends.filter((send) => Number(send.status) === status).map((send) => Number(send.id));
+    if (!halted.length || !starts.length) continue;
+    for (let i = 0; i < starts.length; i += CHUNK) {
+      const claimed = mine().whereIn('id', starts.slice(i, i + CHUNK)).whereIn('single_send_id', halted);
+      await transitionMessages(claimed, name, { lease_owner: null, available_at: now, updated_at: now, attempts: trx.raw('?? - 1', ['attempts']) });
+    }
+  }
+}
+
+/** Phase 4. The rows whose transmission starts now carry the trace a crash would leave (`unconfirmed` + 1). */
+async function markStarts({ trx, mine }: Writing, starts: number[]): Promise<Set<number>> {
+  const started = new Set<number>();
+  for (let i = 0; i < starts.length; i += CHUNK) {
+    const rows = await mine()
+      .where({ state: MESSAGE_STATE.sending })
+      .whereIn('id', starts.slice(i, i + CHUNK))
+      .update({ unconfirmed: trx.raw('?? + 1', ['unconfirmed']) })
+      .returning(['id']);
+    for (const row of rows) started.add(Number(row.id));
+  }
+  return started;
+}
+
+/**
+ * Phase 5. Every send and automation row this moves is locked first, in id order, so two
+ * workers never wait on each other in a circle; then the counters, the outgoing webhooks and
+ * the pauses for policy refusals. Answers the single sends whose rows moved.
+ */
+async function countMoved({ trx, now, policy }: Writing, outcomes: Outcome[], moved: Moved): Promise<number[]> {
+  const { delivered, bounced, failed, refusedByPolicy, other } = moved;
+  const all = [...delivered, ...bounced, ...failed, ...other];
+  const sendIds = ids(all.map((r) => r.single_send_id));
+  const automationIds = ids(all.map((r) => r.automation_id));
+  if (sendIds.length) await lockRows(trx, trx('single_sends').whereIn('id', sendIds).orderBy('id').select('id'));
+  if (automationIds.length) await lockRows(trx, trx('automations').whereIn('id', automationIds).orderBy('id').select('id'));
+  await countEach(trx, delivered, 'delivered');
+  const withTemplateErrors = new Set(outcomes.filter((o) => o.result === 'sent' && o.templateErrors).map((o) => o.id));
+  if (withTemplateErrors.size) await countEach(trx, delivered.filter((r) => withTemplateErrors.has(Number(r.id))), 'templateErrors');
+  await countEach(trx, bounced, 'bounced');
+  await countEach(trx, failed, 'failed');
+  // Outgoing webhooks: written with the outcomes, so each is reported once and never lost.
+  await emitMessageEvents(trx, 'message.delivered', delivered.map((r) => ({ messageId: Number(r.id), userId: Number(r.user_id) })), now);
+  await emitMessageEvents(trx, 'message.bounced', bounced.map((r) => ({ messageId: Number(r.id), userId: Number(r.user_id), extra: r.extra })), now);
+  const policySends = ids(refusedByPolicy.map((r) => r.single_send_id));
+  if (policySends.length) await pauseForPolicy(trx, policySends, now, policy.onPolicyPause);
+  return sendIds;
 }
 
 /**

@@ -1,3 +1,4 @@
+import crypto from 'node:crypto';
 import type { Knex } from 'knex';
 import { nowValue, parseJson } from '../../../db/dialect';
 import { WEBVIEW_PLACEHOLDER } from '../../../lib/constants';
@@ -23,6 +24,8 @@ export interface MessageSource {
   relayId?: number | null;
   /** Its verified sending domain's key and bounce subdomain, when the worker signs (see signingKeyOf). */
   signing?: SigningDomain;
+  /** An automation step's: the stored version of its link numbers (link_versions) its messages are sent with. */
+  linkVersion?: number;
 }
 
 /** Whose links a compiled message's links are numbered among: an automation step's, or a single send's. */
@@ -59,6 +62,8 @@ export class MessageSources {
   private readonly cache = new Map<string, MessageSource>();
   /** When each cached automation step was last saved: a step can be edited while it runs. */
   private readonly versions = new Map<string, string>();
+  /** Sources to read again at the next batch (see forget). */
+  private readonly stale = new Set<string>();
   private countries?: Map<number, string>;
   private readonly host: string;
   private readonly listHeaders: ReturnType<typeof createListHeaders>;
@@ -79,6 +84,8 @@ export class MessageSources {
 
   async prepare(rows: LedgerRow[]): Promise<{ sources: Map<string, MessageSource>; people: (row: LedgerRow) => Record<string, unknown> }> {
     await this.loadCountries();
+    for (const key of this.stale) this.cache.delete(key);
+    this.stale.clear();
     await this.dropEditedSteps(rows);
     for (const row of rows) {
       const key = sourceKey(row);
@@ -215,8 +222,11 @@ export class MessageSources {
       },
       this.tracking(schedule),
     );
+    const numbers = await this.linkNumbers({ user_id: schedule.user_id, automation_id: schedule.automation_id, automation_schedule_id: schedule.id }, compiled.links);
+    const linkVersion = await this.linkVersion(Number(schedule.id), numbers);
     return {
-      compiled: await this.numberedByUrl(compiled, { user_id: schedule.user_id, automation_id: schedule.automation_id, automation_schedule_id: schedule.id }),
+      compiled: renumberLinks(compiled, numbers),
+      ...(linkVersion !== undefined ? { linkVersion } : {}),
       from: { name: String(sender?.from_name ?? ''), address: String(sender?.from_email ?? '') },
       replyTo: String(sender?.reply_to_email || sender?.from_email || ''),
       sender: { sender_name: String(sender?.from_name ?? ''), sender_address: await this.senderAddress(sender) },
@@ -290,6 +300,22 @@ export class MessageSources {
     }
   }
 
+  /**
+   * The stored version of a step's content, as the set of link numbers it carries (numbers are
+   * kept by URL across the step's versions, so a message's numbers alone would resolve links of
+   * other versions too): its messages record it, and a click resolves only among its numbers.
+   * Undefined when nothing is stored (a preview).
+   */
+  private async linkVersion(scheduleId: number, numbers: number[]): Promise<number | undefined> {
+    if (!this.options.recordLinks) return undefined;
+    const set = JSON.stringify([...new Set(numbers)].sort((a, b) => a - b));
+    const digest = crypto.createHash('sha256').update(set).digest('hex');
+    const key = { automation_schedule_id: scheduleId, digest };
+    await this.db('link_versions').insert({ ...key, numbers: set, created_at: nowValue() }).onConflict(['automation_schedule_id', 'digest']).ignore();
+    const row = await this.db('link_versions').where(key).first('id');
+    return Number(row.id);
+  }
+
   /** Forgets the cached automation steps of these rows that were saved since they were compiled. */
   private async dropEditedSteps(rows: LedgerRow[]): Promise<void> {
     const ids = [...new Set(rows.filter((row) => !row.single_send_id && row.automation_schedule_id && this.cache.has(`a${row.automation_schedule_id}`)).map((row) => Number(row.automation_schedule_id)))];
@@ -322,6 +348,12 @@ export class MessageSources {
     if (this.countries) return;
     const rows = await this.db('countries').select('id', 'name');
     this.countries = new Map(rows.map((r) => [Number(r.id), String(r.name)]));
+  }
+
+  /** Forgets the cached source of a row at the next batch: its send or step is read again then. */
+  forget(row: LedgerRow): void {
+    const key = sourceKey(row);
+    if (key) this.stale.add(key);
   }
 
   /** Keeps the sources of the current batch; the rest are compiled again when next needed. */

@@ -6,7 +6,7 @@ import { MESSAGE_KIND, MESSAGE_STATE } from '../../../lib/constants';
 import { randomToken } from '../../../lib/crypto';
 import { createSigner, TOKEN_PURPOSE } from '../../../lib/signed-token';
 import { transitionMessages } from '../../shared/message-state';
-import { recordOutcomes } from '../ledger';
+import { failedOutcome, recordOutcomes } from '../ledger';
 import { feedbackStamp } from '../../../mail/feedback-stamp';
 import { createListHeaders } from '../../../mail/list-headers';
 import { signingKeyOf } from '../relays';
@@ -132,17 +132,7 @@ export async function deliverNow(deps: DeliverNowDeps, id: number): Promise<Deli
   } catch (err) {
     const failure = classifySendError(err);
     deps.logger.warn({ err: failure.message, code: failure.code, messageId: row.id }, 'system mail not delivered now');
-    await recordOutcomes(
-      deps.db,
-      [
-        failure.outcome === 'bounce'
-          ? { id: Number(row.id), result: 'bounce', userId: Number(row.user_id), emailKey: row.email_key, code: failure.code, error: failure.message }
-          : failure.outcome === 'unconfirmed'
-            ? { id: Number(row.id), result: 'unconfirmed', error: failure.message }
-            : { id: Number(row.id), result: 'retry', attempts: Number(row.attempts), code: failure.code, error: failure.message },
-      ],
-      policy,
-    );
+    await recordOutcomes(deps.db, [failedOutcome(row, failure)], policy);
     return failure.outcome;
   }
 }

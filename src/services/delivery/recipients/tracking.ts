@@ -52,6 +52,12 @@ export function createTrackingService({ db, secret, engaged }: Deps) {
     if (!Number.isSafeInteger(n) || n < 1 || n > 2147483647) return undefined;
     const owner = message.single_send_id ? { single_send_id: message.single_send_id } : message.automation_schedule_id ? { automation_schedule_id: message.automation_schedule_id } : undefined;
     if (!owner) return undefined;
+    // A step's message resolves only the numbers of the content it was sent with: its step's
+    // links of other versions (earlier or later edits) are not its links.
+    if (message.link_version_id !== null && message.link_version_id !== undefined) {
+      const version = await trx('link_versions').where({ id: message.link_version_id }).first('numbers');
+      if (!version || !(JSON.parse(String(version.numbers)) as number[]).includes(n)) return undefined;
+    }
     const row = await trx('send_links').where({ ...owner, n }).first('id', 'url');
     return row ? { id: Number(row.id), url: String(row.url) } : undefined;
   }

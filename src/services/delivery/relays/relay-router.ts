@@ -31,6 +31,26 @@ export class RelaysDown extends Error {
   }
 }
 
+/**
+ * The send or step names a relay the account does not have, even read afresh (it was deleted
+ * since the message's content was loaded): the message waits rather than leave another way.
+ */
+export class PinnedRelayMissing extends Error {
+  constructor(readonly relayId: number) {
+    super(`the relay this message is to go through (id ${relayId}) is not one of the account's relays any more; the message waits and is tried again with the send's current choice`);
+  }
+}
+
+/**
+ * What a hand-over threw (RelayRouter.send, or the instance's transport), in the mail layer's
+ * words, with the relay that refused it: read here once, where those errors are made.
+ */
+export function handOverFailure(err: unknown): { failure: RelayFailure; relayId: number | null } {
+  if (err instanceof RelayRefusal) return { failure: err.failure, relayId: err.relayId };
+  if (err instanceof RelaysDown || err instanceof PinnedRelayMissing) return { failure: { relayDown: true, outcome: 'retry', code: null, message: err.message }, relayId: null };
+  return { failure: classifyRelayError('smtp', err), relayId: null };
+}
+
 interface Cached {
   at: number;
   rows: RelayRow[];
@@ -44,8 +64,9 @@ interface Cached {
  * goes on to the next relay at once, unless the relay failed after the whole message was handed
  * to it (it may have accepted it: the message fails `unconfirmed`); a refusal of the message
  * itself is never handed to another relay, and a message a relay accepted is never sent again.
- * An account's relays are read at most every RELAY_LIMITS.cacheMs, and again after any of them
- * failed.
+ * An account's relays are read at most every RELAY_LIMITS.cacheMs, again after any of them
+ * failed, and again when a message names a relay not among those read (one made since): a
+ * pinned message never leaves through another relay because the list was old.
  */
 export class RelayRouter {
   private readonly accounts = new Map<number, Cached>();
@@ -57,13 +78,17 @@ export class RelayRouter {
     private readonly config: Pick<Config, 'relayAllowPrivate' | 'dkim'>,
     private readonly instance: MailTransport,
     private readonly sleep: (ms: number) => Promise<void>,
+    /** The worker's clock: how old a read of the relays is, and whether a relay is down now. */
+    private readonly now: () => Date = () => new Date(),
   ) {}
 
-  private async relaysOf(userId: number): Promise<RelayRow[]> {
+  private async relaysOf(userId: number, pinned: number | null | undefined): Promise<RelayRow[]> {
     const cached = this.accounts.get(userId);
-    if (cached && Date.now() - cached.at < RELAY_LIMITS.cacheMs) return cached.rows;
+    const known = (rows: RelayRow[]) => !pinned || rows.some((r) => r.id === pinned);
+    if (cached && this.now().getTime() - cached.at < RELAY_LIMITS.cacheMs && known(cached.rows)) return cached.rows;
     const rows = (await this.db('relays').where({ user_id: userId }).orderBy('priority', 'desc').orderBy('id')) as RelayRow[];
-    this.accounts.set(userId, { at: Date.now(), rows });
+    this.accounts.set(userId, { at: this.now().getTime(), rows });
+    if (!known(rows)) throw new PinnedRelayMissing(Number(pinned));
     return rows;
   }
 
@@ -77,10 +102,10 @@ export class RelayRouter {
     return transport;
   }
 
-  /** Sends through the chosen relay, failing over on relay failures; throws RelayRefusal, RelaysDown or the instance transport's error. */
+  /** Sends through the chosen relay, failing over on relay failures; throws RelayRefusal, RelaysDown, PinnedRelayMissing or the instance transport's error. */
   async send(userId: number, pinned: number | null | undefined, message: OutgoingMessage): Promise<Routed> {
     const domain = fromDomain(message.from);
-    const rows = await this.relaysOf(userId);
+    const rows = await this.relaysOf(userId, pinned);
     const serving = rows.filter((r) => r.id === pinned || servesDomain(parseJson<string[]>(r.domains, []), domain));
     if (!serving.length) {
       await this.instance.send(message);
@@ -89,7 +114,7 @@ export class RelayRouter {
     const ordered = pinned ? [...serving.filter((r) => r.id === pinned), ...serving.filter((r) => r.id !== pinned)] : serving;
     let last: RelayFailure | undefined;
     for (const relay of ordered) {
-      if (relay.down_until && new Date(String(relay.down_until)).getTime() > Date.now()) continue;
+      if (relay.down_until && new Date(String(relay.down_until)).getTime() > this.now().getTime()) continue;
       const maxRate = Number(relay.max_rate);
       if (maxRate > 0) {
         const wait = await reserveRelaySlot(this.db, relay.id, 1000 / maxRate);
@@ -106,9 +131,9 @@ export class RelayRouter {
         const failure = classifyRelayError(relay.kind, err);
         if (!failure.relayDown) throw new RelayRefusal(failure, relay.id);
         last = failure;
-        await markRelayDown(this.db, relay.id, failure.message);
+        await markRelayDown(this.db, relay.id, failure.message, this.now());
         // Skipped by this worker's next messages at once; the stored backoff is read with the account's relays.
-        relay.down_until = new Date(Date.now() + RELAY_LIMITS.firstBackoffMs).toISOString();
+        relay.down_until = new Date(this.now().getTime() + RELAY_LIMITS.firstBackoffMs).toISOString();
         this.accounts.delete(userId);
         this.transports.get(relay.id)?.transport.close();
         this.transports.delete(relay.id);

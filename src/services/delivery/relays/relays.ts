@@ -23,6 +23,8 @@ export interface RelayInput {
   max_rate: number;
   priority: number;
   domains: string[];
+  /** SMTP: whether the server's certificate must verify; absent or null: true when saved, unchanged on update. */
+  tls_verify?: boolean | null;
 }
 
 export type RelayHealth = 'up' | 'down';
@@ -39,6 +41,8 @@ export interface RelayRecord {
   max_rate: number;
   priority: number;
   domains: string[];
+  /** SMTP: whether the server's certificate must verify (false: a self-signed one is taken). */
+  tls_verify: boolean;
   /** Whether a password or API key is stored (it is never shown). */
   has_secret: boolean;
   health: RelayHealth;
@@ -66,6 +70,7 @@ export function relayRecord(row: Record<string, unknown>, now = Date.now()): Rel
     max_rate: Number(row.max_rate),
     priority: Number(row.priority),
     domains: parseJson<string[]>(row.domains, []),
+    tls_verify: Number(row.tls_verify ?? 1) === 1,
     has_secret: Boolean(row.secret_sealed),
     health: downUntil > now ? 'down' : 'up',
     down_until: downUntil > now ? timestamp(row.down_until) : null,
@@ -94,7 +99,14 @@ export function relaySettings(row: Record<string, unknown>, appSecret: string): 
     parsed.password = encodeURIComponent(secret);
     url = parsed.toString();
   }
-  return { kind, url, apiKey: kind === 'smtp' ? null : secret, region: row.region ? String(row.region) : null, endpoint: row.endpoint ? String(row.endpoint) : null };
+  return {
+    kind,
+    url,
+    apiKey: kind === 'smtp' ? null : secret,
+    region: row.region ? String(row.region) : null,
+    endpoint: row.endpoint ? String(row.endpoint) : null,
+    tlsVerify: Number(row.tls_verify ?? 1) === 1,
+  };
 }
 
 /** Whether a relay serves mail from `domain`: it lists none, or the domain or a parent of it. */
@@ -177,6 +189,7 @@ export function createRelaysService({ db, config, secret: appSecret }: Pick<Serv
       max_rate: input.max_rate,
       priority: input.priority,
       domains: JSON.stringify(input.domains),
+      tls_verify: (input.tls_verify ?? (previous ? Number(previous.tls_verify ?? 1) === 1 : true)) ? 1 : 0,
     };
   }
 

@@ -1,0 +1,299 @@
+import type { Knex } from 'knex';
+import type { Logger } from 'pino';
+import type { Config } from '../../../config';
+import { claimMessages } from '../../../db/locking';
+import { MESSAGE_KIND, MESSAGE_STATE } from '../../../lib/constants';
+import { randomToken } from '../../../lib/crypto';
+import { createSigner } from '../../../lib/signed-token';
+import { feedbackStamp } from '../../../mail/feedback-stamp';
+import type { OutgoingMessage } from '../../../mail/outgoing-message';
+import type { MailTransport } from '../../../mail/transport';
+import {
+  completeSends,
+  decideDueAbTests,
+  failedOutcome,
+  LEDGER_COLUMNS,
+  LedgerWriter,
+  Permits,
+  startDueSingleSends,
+  suppressedRowIds,
+  writeLedger,
+  type LedgerRow,
+  type Outcome,
+  type PolicyPause,
+  type StartHooks,
+} from '../ledger';
+import { MessageSources, sourceKey, type MessageSource } from '../messages';
+import { VOID_SYSTEM_MAIL } from '../notices';
+import { AccountRateLimiter, handOverFailure, PinnedRelayMissing, RelayRouter, type Routed } from '../relays';
+import { decideClaim, type ClaimFacts, type Verdict } from './decide';
+
+/** What the ledger tells the rest of the service about (events become notification mail). */
+export interface SendHooks extends StartHooks {
+  /** A send was paused for its policy refusals (in the ledger write's transaction, once per send). */
+  sendPausedForPolicy?(pause: PolicyPause, trx: Knex.Transaction): Promise<void>;
+}
+
+/**
+ * Something that writes due messages into the ledger: due single sends and A/B tests' winners
+ * (built in), automation steps (the composition root adds them); journeys and transactional
+ * mail come in the same way.
+ */
+export interface LedgerFeed {
+  /** Writes what is due at `now`; answers how many sends or steps began (new work wakes the worker). */
+  startDue(now: Date): Promise<number>;
+  /** Asked at most this often (by the wall clock) unless everything is asked for; unset: every time. */
+  everyMs?: number;
+}
+
+/** A claimed row with what its batch loaded for it. */
+export interface Claimed extends ClaimFacts {
+  row: LedgerRow;
+  person: Record<string, unknown>;
+  /** What a campaign message is built from (its send's or step's content); none for system mail. */
+  source?: MessageSource;
+}
+
+/**
+ * One kind of ledger message: how it is built from its claimed row and which way it leaves. A
+ * new kind (transactional mail, a journey's step) is one more entry in the ledger's table.
+ */
+export interface MessageKind {
+  /** The message; undefined when it is void and must not be sent. Throws when it cannot be built. */
+  build(claimed: Claimed): Promise<OutgoingMessage | undefined>;
+  /** Hands the stamped message over; throws what the way out throws (see handOverFailure). */
+  send(claimed: Claimed, message: OutgoingMessage): Promise<Routed>;
+}
+
+export interface SendLedgerDeps {
+  db: Knex;
+  config: Pick<Config, 'baseUrl' | 'mailRate' | 'bounceDomain' | 'smtpUrl' | 'sendMaxAttempts' | 'sendRetryMs' | 'relayAllowPrivate' | 'dkim'> & { domains?: Pick<Config['domains'], 'requireDomainAuth'> };
+  logger: Logger;
+  secret: string;
+  /** The instance's own way out: system mail, and campaign mail of accounts without a relay for its domain. */
+  transport: MailTransport;
+  hooks?: SendHooks;
+  /** Feeds beyond the built-in ones, asked after them. */
+  feeds?: LedgerFeed[];
+  /** The waits rate limits ask for (the worker's, so stopping it ends them). */
+  sleep(ms: number): Promise<void>;
+}
+
+export interface SendLedgerOptions {
+  /** How long a claimed row stays with this worker before others may take it. */
+  leaseMs?: number;
+  /** Attempts before a message that keeps failing with 4xx is given up (default: SEND_MAX_ATTEMPTS). */
+  maxAttempts?: number;
+  /** First retry delay; doubles with every attempt up to retryMaxMs (default: SEND_RETRY_SECONDS). */
+  retryBaseMs?: number;
+  retryMaxMs?: number;
+  /** The clock (tests move it instead of waiting). */
+  now?: () => Date;
+}
+
+/** The ledger as a sending worker sees it: everything but the loop. */
+export interface SendLedger {
+  /** This worker's name on the rows it leases. */
+  readonly owner: string;
+  /** How long a claimed row stays with this worker before others may take it. */
+  readonly leaseMs: number;
+  /** One per message in flight, shared by all batches: bounds what a crash can send twice. */
+  readonly permits: Permits;
+  /** Messages the way out takes at once. */
+  readonly concurrency: number;
+  /** Asks the feeds for due work (`everything`: the throttled ones too); answers how much began. */
+  startDue(everything: boolean): Promise<number>;
+  /** Leases up to `limit` rows due now to this worker. */
+  claim(limit: number): Promise<LedgerRow[]>;
+  /** Loads what a claimed batch needs, a few queries per batch: sources, people, who must not be written to. */
+  prepare(rows: LedgerRow[]): Promise<Claimed[]>;
+  /** Whether a claimed message goes now (pure: see decideClaim). */
+  decide(claimed: Claimed): Verdict;
+  /**
+   * Builds the message, marks its start durable, hands it over and answers its outcome;
+   * undefined when the row is no longer this worker's (it must not be recorded either).
+   */
+  send(claimed: Claimed): Promise<Outcome | undefined>;
+  /** Hands in an outcome; it is written with the next group commit. */
+  record(outcome: Outcome): void;
+  /** Resolves once every outcome handed in is written. */
+  flush(): Promise<void>;
+  /** Extends the lease of the rows in hand (between two writes), so only a dead worker's rows are taken over. */
+  renewLeases(): Promise<void>;
+  /** Completes the sends whose last outcomes this worker wrote. */
+  completeSends(): Promise<void>;
+  /** Closes the relays' connections. */
+  close(): void;
+}
+
+const NO_ROUTE: Routed = { relayId: null, providerMessageId: null };
+
+export function createSendLedger(deps: SendLedgerDeps, options: SendLedgerOptions = {}): SendLedger {
+  const { db, logger, transport, hooks = {} } = deps;
+  const sleep = (ms: number) => deps.sleep(ms);
+  const leaseMs = options.leaseMs ?? 5 * 60_000;
+  const maxAttempts = options.maxAttempts ?? deps.config.sendMaxAttempts;
+  const retryBaseMs = options.retryBaseMs ?? deps.config.sendRetryMs;
+  const retryMaxMs = options.retryMaxMs ?? 3_600_000;
+  const now = options.now ?? (() => new Date());
+  const owner = `${process.pid}-${randomToken(6)}`;
+  const requireDomainAuth = deps.config.domains?.requireDomainAuth;
+
+  const limiter = new AccountRateLimiter(db, deps.config.mailRate, sleep);
+  const sources = new MessageSources(db, createSigner(deps.secret), deps.config.baseUrl, undefined, deps.secret);
+  const stamp = feedbackStamp(deps.secret, deps.config.bounceDomain, deps.config.smtpUrl);
+  // Accounts' own relays; mail of accounts without one serving its From domain (and system mail) leaves through `transport`.
+  const relays = new RelayRouter(db, deps.secret, deps.config, transport, sleep, now);
+
+  const campaign: MessageKind = {
+    async build({ row, source, person }) {
+      if (!source) throw new Error('the message has no source');
+      return sources.build(row, source, person, true);
+    },
+    send: ({ row, source }, message) => relays.send(Number(row.user_id), source?.relayId, message),
+  };
+  const system: MessageKind = {
+    build: ({ row }) => sources.buildSystem(row),
+    send: async (_, message) => (await transport.send(message), NO_ROUTE),
+  };
+  const kinds = new Map<number, MessageKind>([
+    [MESSAGE_KIND.single, campaign],
+    [MESSAGE_KIND.automation, campaign],
+    [MESSAGE_KIND.system, system],
+  ]);
+
+  const feeds: LedgerFeed[] = [
+    { startDue: async (at) => (await startDueSingleSends(db, at, hooks, { requireDomainAuth })).length },
+    { startDue: (at) => decideDueAbTests(db, at) },
+    ...(deps.feeds ?? []),
+  ];
+  const askedAt = new Map<LedgerFeed, number>();
+
+  // Rows claimed and not yet recorded: their lease is renewed while this worker lives.
+  const inHand = new Set<number>();
+  // Sends this worker recorded outcomes of since it last looked whether they are complete.
+  const unchecked = new Set<number>();
+  // Outcomes and the starts of transmissions are written by group commit, a small
+  // transaction every few milliseconds while sending goes on.
+  const writer = new LedgerWriter(
+    async (batch) => {
+      const written = await writeLedger(db, batch, {
+        owner,
+        now: now(),
+        maxAttempts,
+        retryDelayMs: (attempts) => Math.min(retryMaxMs, retryBaseMs * 2 ** Math.max(0, attempts - 1)),
+        deferCompletion: true,
+        onPolicyPause: hooks.sendPausedForPolicy,
+      });
+      for (const id of written.sends) unchecked.add(id);
+      return written.started;
+    },
+    (err, batch) => {
+      // The rows stay leased until it expires and are then taken over: sent at most twice, never lost.
+      for (const id of batch.starts) inHand.delete(id);
+      logger.error({ err }, 'recording send outcomes failed');
+    },
+  );
+
+  async function renew(): Promise<void> {
+    const ids = [...inHand];
+    const leaseUntil = new Date(now().getTime() + leaseMs).toISOString();
+    for (let i = 0; i < ids.length; i += 500) {
+      await db('send_messages')
+        .whereIn('id', ids.slice(i, i + 500))
+        .where({ state: MESSAGE_STATE.sending, lease_owner: owner })
+        .update({ available_at: leaseUntil });
+    }
+  }
+
+  return {
+    owner,
+    leaseMs,
+    // One permit per message in flight, shared by the lanes: however many batches overlap, no
+    // more than the transport's concurrency are being sent and not yet recorded at any moment.
+    permits: new Permits(transport.concurrency),
+    concurrency: transport.concurrency,
+
+    async startDue(everything) {
+      let started = 0;
+      for (const feed of feeds) {
+        if (feed.everyMs !== undefined) {
+          if (!everything && Date.now() - (askedAt.get(feed) ?? 0) < feed.everyMs) continue;
+          askedAt.set(feed, Date.now());
+        }
+        started += await feed.startDue(now());
+      }
+      return started;
+    },
+
+    async claim(limit) {
+      const at = now();
+      const rows = await claimMessages(db, { limit, now: at.toISOString(), leaseUntil: new Date(at.getTime() + leaseMs).toISOString(), owner, columns: LEDGER_COLUMNS });
+      for (const row of rows) inHand.add(Number(row.id));
+      return rows as unknown as LedgerRow[];
+    },
+
+    async prepare(rows) {
+      const { sources: bySource, people } = await sources.prepare(rows);
+      const sourceOf = (row: LedgerRow) => {
+        const key = sourceKey(row);
+        return key ? bySource.get(key) : undefined;
+      };
+      const suppressed = await suppressedRowIds(db, rows, (row) => sourceOf(row)?.groupId ?? null);
+      return rows.map((row) => {
+        const person = people(row);
+        return { row, person, source: sourceOf(row), unmailable: suppressed.has(Number(row.id)) || !!person.deleted_at };
+      });
+    },
+
+    decide: (claimed) => decideClaim(claimed, maxAttempts),
+
+    async send(claimed) {
+      const { row } = claimed;
+      const id = Number(row.id);
+      const kind = kinds.get(row.kind) ?? campaign;
+      try {
+        const message = await kind.build(claimed);
+        if (!message) return { id, result: 'suppressed', error: VOID_SYSTEM_MAIL };
+        await limiter.take(Number(row.user_id));
+        // Nothing goes out before its start is durable: a crash then leaves a trace on it.
+        if (!(await writer.start(id))) {
+          inHand.delete(id);
+          return undefined;
+        }
+        const routed = await kind.send(claimed, stamp(message, id));
+        return { id, result: 'sent', ...routed, linkVersion: claimed.source?.linkVersion ?? null, ...(message.templateErrors ? { templateErrors: true } : {}) };
+      } catch (err) {
+        // Its send or step is read again before the next attempt: deleting a relay clears it there.
+        if (err instanceof PinnedRelayMissing) sources.forget(row);
+        const { failure, relayId } = handOverFailure(err);
+        const outcome = failedOutcome(row, failure, relayId);
+        return outcome.result === 'unconfirmed' ? { ...outcome, linkVersion: claimed.source?.linkVersion ?? null } : outcome;
+      }
+    },
+
+    record(outcome) {
+      inHand.delete(outcome.id);
+      writer.record(outcome);
+    },
+
+    flush: () => writer.flush(),
+
+    // In turn with the outcome writes, so the two never wait on each other's rows.
+    renewLeases: () => writer.between(() => renew().catch((err) => logger.error({ err }, 'renewing leases failed'))),
+
+    async completeSends() {
+      if (!unchecked.size) return;
+      const sendIds = [...unchecked].sort((a, b) => a - b);
+      unchecked.clear();
+      try {
+        await completeSends(db, sendIds, now(), hooks.singleSendCompleted);
+      } catch (err) {
+        for (const id of sendIds) unchecked.add(id);
+        logger.error({ err }, 'completing sends failed');
+      }
+    },
+
+    close: () => relays.close(),
+  };
+}
