@@ -48,6 +48,8 @@ import * as signupFormFields from './20261127_0329_signup-form-fields';
 import * as sqliteContactSearch from './20261127_0520_sqlite-contact-search';
 import * as automationPauseReason from './20261127_0530_automation-pause-reason';
 import * as segmentCityIndex from './20261127_0540_segment-city-index';
+import * as keyMakers from './20261129_0800_key-makers';
+import * as keyMakersFromLog from './20261129_0801_key-makers-from-log';
 import * as linkVersions from './20261129_0830_link-versions';
 import * as relayTlsVerify from './20261129_0831_relay-tls-verify';
 
@@ -106,6 +108,8 @@ export const migrations: ReadonlyArray<[name: string, migration: Knex.Migration]
   ['20261127_0520_sqlite-contact-search', sqliteContactSearch],
   ['20261127_0530_automation-pause-reason', automationPauseReason],
   ['20261127_0540_segment-city-index', segmentCityIndex],
+  ['20261129_0800_key-makers', keyMakers],
+  ['20261129_0801_key-makers-from-log', keyMakersFromLog],
   ['20261129_0830_link-versions', linkVersions],
   ['20261129_0831_relay-tls-verify', relayTlsVerify],
 ];

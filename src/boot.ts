@@ -51,8 +51,13 @@ export async function boot(config: Config, logger: Logger = createLogger(config.
   };
 }
 
-/** On an empty database, creates the demo account and returns its credentials (once). */
-export async function ensureDemoAccount(services: Services): Promise<CreatedAccount | undefined> {
+/**
+ * On an empty database, creates the first account and returns its credentials (once): the
+ * operator's own when ADMIN_EMAIL and ADMIN_PASSWORD are set (no password in the answer, they
+ * chose it), else the demo account with a generated password.
+ */
+export async function ensureFirstAccount(services: Services, admin: Config['admin']): Promise<CreatedAccount | undefined> {
   if ((await services.accounts.count()) > 0) return undefined;
+  if (admin) return services.accounts.create({ email: admin.email, password: admin.password, starter: true });
   return services.accounts.create({ email: DEMO_ACCOUNT_EMAIL, name: 'Demo', starter: true });
 }

@@ -1,5 +1,8 @@
+import fs from 'node:fs';
 import { isIP } from 'node:net';
 import path from 'node:path';
+import { PASSWORD_MIN } from './lib/constants';
+import { isEmail } from './lib/validation';
 
 /** Every environment variable the service reads, parsed once and typed. */
 export interface Config {
@@ -102,6 +105,8 @@ export interface Config {
   auditRetentionDays: number;
   /** Single sign-on through an OpenID Connect provider (OIDC_*); undefined: password sign-in only. */
   oidc: OidcConfig | undefined;
+  /** The first account of an empty database (ADMIN_EMAIL, ADMIN_PASSWORD); undefined: the demo account. */
+  admin: { email: string; password: string } | undefined;
 }
 
 export interface OidcConfig {
@@ -218,6 +223,52 @@ function retentionDays(env: NodeJS.ProcessEnv): RetentionDays {
   };
 }
 
+/**
+ * The settings that hold a secret. Each may instead be read from the file named by `<NAME>_FILE`
+ * (what Docker and Kubernetes secrets mount), so the value never sits in the environment that
+ * `docker inspect` and /proc show. APP_SECRET has its own: APP_SECRET_FILE is read when it
+ * exists and written with a generated secret when it does not.
+ */
+export const FILE_SETTINGS = [
+  'DATABASE_URL',
+  'SMTP_URL',
+  'DKIM_PRIVATE_KEY',
+  'BOUNCE_IMAP_URL',
+  'METRICS_TOKEN',
+  'SENDGRID_WEBHOOK_PUBLIC_KEY',
+  'POSTMARK_WEBHOOK_AUTH',
+  'MAILGUN_WEBHOOK_SIGNING_KEY',
+  'OIDC_CLIENT_SECRET',
+  'ADMIN_PASSWORD',
+] as const;
+
+/** `env` with each `<NAME>_FILE` of FILE_SETTINGS replaced by the file's content as `<NAME>`. */
+function withSettingFiles(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  const read: NodeJS.ProcessEnv = {};
+  for (const name of FILE_SETTINGS) {
+    const file = optional(env, `${name}_FILE`);
+    if (file === undefined) continue;
+    if (optional(env, name) !== undefined) throw new ConfigError(`${name} and ${name}_FILE are both set; keep one`);
+    try {
+      read[name] = fs.readFileSync(file, 'utf8');
+    } catch (err) {
+      throw new ConfigError(`${name}_FILE names a file that cannot be read: ${file} (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
+    }
+  }
+  return { ...env, ...read };
+}
+
+/** ADMIN_EMAIL with ADMIN_PASSWORD, both or neither; the password as long as any other. */
+function adminOf(env: NodeJS.ProcessEnv): Config['admin'] {
+  const email = optional(env, 'ADMIN_EMAIL');
+  const password = optional(env, 'ADMIN_PASSWORD');
+  if (email === undefined && password === undefined) return undefined;
+  if (email === undefined || password === undefined) throw new ConfigError('ADMIN_EMAIL and ADMIN_PASSWORD are set together');
+  if (!isEmail(email)) throw new ConfigError(`ADMIN_EMAIL must be an email address, got "${email}"`);
+  if (password.length < PASSWORD_MIN) throw new ConfigError(`ADMIN_PASSWORD must be at least ${PASSWORD_MIN} characters`);
+  return { email, password };
+}
+
 function optional(env: NodeJS.ProcessEnv, name: string): string | undefined {
   const raw = env[name];
   return raw === undefined || raw.trim() === '' ? undefined : raw.trim();
@@ -325,7 +376,8 @@ function postmarkAuthOf(raw: string | undefined): string | undefined {
 const SQLITE_CACHE_MB = { server: 16, worker: 4 } as const;
 
 /** `kind`: `worker` for a process that does not serve HTTP (`--role=worker` or `inbound`). */
-export function loadConfig(env: NodeJS.ProcessEnv = process.env, kind: keyof typeof SQLITE_CACHE_MB = 'server'): Config {
+export function loadConfig(given: NodeJS.ProcessEnv = process.env, kind: keyof typeof SQLITE_CACHE_MB = 'server'): Config {
+  const env = withSettingFiles(given);
   const dataDir = path.resolve(optional(env, 'DATA_DIR') ?? 'data');
   const port = integer(env, 'PORT', 3000, 0);
   const databaseUrl = optional(env, 'DATABASE_URL');
@@ -409,5 +461,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, kind: keyof typ
     },
     auditRetentionDays: integer(env, 'AUDIT_RETENTION_DAYS', 365, 0),
     oidc: oidcOf(env),
+    admin: adminOf(env),
   };
 }

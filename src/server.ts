@@ -1,7 +1,7 @@
 import type { Server, ServerResponse } from 'node:http';
 import net from 'node:net';
 import { parseArgs } from 'node:util';
-import { boot, ensureDemoAccount, Runtime } from './boot';
+import { boot, ensureFirstAccount, Runtime } from './boot';
 import { loadConfig } from './config';
 import { createWorkerRuntime, WorkerRuntime } from './workers/worker-runtime';
 
@@ -35,22 +35,22 @@ async function main(): Promise<void> {
 
 async function listen(runtime: Runtime): Promise<Server> {
   const { config } = runtime;
-  const demo = await ensureDemoAccount(runtime.services);
+  const first = await ensureFirstAccount(runtime.services, config.admin);
   const server = runtime.app.listen(config.port, config.host, () => {
     const address = server.address();
     const port = typeof address === 'object' && address ? address.port : config.port;
     const lines = [`Campaign service listening on http://${config.host}:${port} (dashboard ${config.baseUrl}/, API ${config.baseUrl}/api/v1)`];
-    if (demo) {
+    if (first) {
       lines.push(
         '',
-        'A demo account was created (shown only this once):',
+        first.password ? 'A demo account was created (shown only this once):' : 'The first account was created from ADMIN_EMAIL (keys shown only this once):',
         `  dashboard   ${config.baseUrl}/`,
-        `  email       ${demo.email}`,
-        `  password    ${demo.password}`,
-        `  PublicKey   ${demo.public_key}`,
-        `  SecretKey   ${demo.secret_key}`,
+        `  email       ${first.email}`,
+        `  password    ${first.password ?? '(ADMIN_PASSWORD)'}`,
+        `  PublicKey   ${first.public_key}`,
+        `  SecretKey   ${first.secret_key}`,
         '',
-        `  try: curl -H 'PublicKey: ${demo.public_key}' -H 'SecretKey: ${demo.secret_key}' ${config.baseUrl}/api/v1/contacts-type`,
+        `  try: curl -H 'PublicKey: ${first.public_key}' -H 'SecretKey: ${first.secret_key}' ${config.baseUrl}/api/v1/contacts-type`,
       );
     }
     process.stdout.write(lines.join('\n') + '\n');

@@ -19,6 +19,7 @@ export function mountAbTests(routes: ApiRoutes, { abTests }: Services): void {
   });
 
   routes.get('/single/send/ab/choose', {
+    effect: 'changes',
     summary: 'Send a chosen A/B test variant to the rest of the audience at once (extension)',
     description: 'Only while the test is running (its `ab.status` is `testing`) and its send is sending; a 409 otherwise.',
     response: says('Winner Sent'),

@@ -28,7 +28,7 @@ export function mountAutomations(routes: ApiRoutes, { automations, automationSch
     sendSuccess(res, { utr: utrOf(req) });
   });
 
-  routes.get('/automations/duplicate', { summary: 'Duplicate an automation with its emails', response: holds({ utr: uuid }, '`message.utr`: the copy\'s.') }, validate(utrField()), async (req, res) => {
+  routes.get('/automations/duplicate', { effect: 'changes', summary: 'Duplicate an automation with its emails', response: holds({ utr: uuid }, '`message.utr`: the copy\'s.') }, validate(utrField()), async (req, res) => {
     sendSuccess(res, { utr: await automations.duplicate(ctxOf(req), utrOf(req)) });
   });
 
@@ -36,12 +36,12 @@ export function mountAutomations(routes: ApiRoutes, { automations, automationSch
     sendSuccess(res, { automation: await automations.get(ctxOf(req), utrOf(req)) });
   });
 
-  routes.get('/automations/pause', { summary: 'Pause a live automation', response: says('Automation Paused Successfully') }, validate(utrField()), async (req, res) => {
+  routes.get('/automations/pause', { effect: 'changes', summary: 'Pause a live automation', response: says('Automation Paused Successfully') }, validate(utrField()), async (req, res) => {
     await automations.pause(ctxOf(req), utrOf(req));
     sendSuccess(res, 'Automation Paused Successfully');
   });
 
-  routes.get('/automations/set-live', { summary: 'Set an automation live', response: says('Automation has been set live') }, validate(utrField()), async (req, res) => {
+  routes.get('/automations/set-live', { effect: 'changes', summary: 'Set an automation live', response: says('Automation has been set live') }, validate(utrField()), async (req, res) => {
     await automations.setLive(ctxOf(req), utrOf(req));
     sendSuccess(res, 'Automation has been set live');
   });

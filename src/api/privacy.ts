@@ -7,7 +7,7 @@ import { sendSuccess } from '../lib/envelope';
 
 /** Extensions (privacy requests): everything held about an address, and its erasure. */
 export function mountPrivacy(routes: ApiRoutes, { privacy }: Services): void {
-  routes.get('/contacts/privacy-export', { summary: 'Everything held about an address (extension)', response: holds({ privacy: ref('PrivacyExport') }) }, validate(field('email', 'query').required().email()), async (req, res) => {
+  routes.get('/contacts/privacy-export', { effect: 'exports', summary: 'Everything held about an address (extension)', response: holds({ privacy: ref('PrivacyExport') }) }, validate(field('email', 'query').required().email()), async (req, res) => {
     sendSuccess(res, { privacy: await privacy.export(ctxOf(req), String(req.query.email).trim()) });
   });
 

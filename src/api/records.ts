@@ -40,6 +40,10 @@ const describe = (schema: JsonSchema, description: string): JsonSchema => ({ des
 const record = <T>(description: string, members: Members<T>, optional: readonly (keyof T & string)[] = []) =>
   describe(object(members, optional), description);
 const stamps = { created_at: timestamp, updated_at: timestamp };
+const keyMaker = nullable({
+  ...object({ id: nullable(int), name: str }),
+  description: 'Extension: who made the key (the person responsible for it; `id` null for the original key pair); null when not recorded. Removing that person deletes the key; a new role for them lowers it to that role.',
+});
 const statuses = (values: Record<string, number>) => ({
   type: 'integer',
   enum: Object.values(values),
@@ -289,6 +293,7 @@ export const RECORDS = {
     public_key: str,
     last_used_at: nullable(timestamp),
     created_at: timestamp,
+    made_by: keyMaker,
   }),
   CreatedApiKey: record<CreatedApiKey>('A new API key pair: the only answer with its secret key.', {
     id: int,
@@ -298,6 +303,7 @@ export const RECORDS = {
     secret_key: str,
     last_used_at: nullable(timestamp),
     created_at: timestamp,
+    made_by: keyMaker,
   }),
   AuditEntry: record<AuditRecord>('One entry of the audit log: who did what to which record, from where.', {
     id: int,

@@ -3,7 +3,7 @@ import multer from 'multer';
 import type { Config } from '../config';
 import { formObject, guarded, plainMultipartOnly } from '../http/body';
 import type { ParamDoc } from '../http/param-doc';
-import { checkPermission, Permission, permissionOf } from '../http/permissions';
+import { checkPermission, Effect, effectOf, Permission, permissionOf } from '../http/permissions';
 import { refuseMisshapen, rulesOf } from '../http/validation';
 import { sendFailure } from '../lib/envelope';
 import type { SuccessDoc } from './describe';
@@ -23,6 +23,11 @@ export interface RouteDoc {
   params?: readonly ParamDoc[];
   /** Answers without API keys (the document itself); every other route needs them. */
   public?: boolean;
+  /**
+   * What the route does when its method does not say it: a GET that `changes` something (the
+   * write permission, one audit entry) or `exports` data (the read permission, one audit entry).
+   */
+  effect?: Effect;
 }
 
 /** A registered route as the document describes it. */
@@ -37,12 +42,18 @@ export interface DescribedRoute {
   upload: boolean;
   /** Who may call it (src/http/permissions.ts); public routes need no key and have none. */
   permission?: Permission;
+  /** What it does: as declared (`doc.effect`), else as its method says. */
+  effect: Effect;
 }
 
-/** The first handler of every keyed route: a role the permission does not list is a 403 before the body is read. */
-function permitted(permission: Permission): RequestHandler {
+/**
+ * The first handler of every keyed route: a role the permission does not list is a 403 before
+ * the body is read; the request then carries what its route declares it does (ctxOf passes it on).
+ */
+function permitted(name: string, permission: Permission, effect: Effect): RequestHandler {
   return (req, _res, next) => {
     checkPermission(req.actor?.role, permission);
+    req.routeScope = { name, effect, recorded: [] };
     next();
   };
 }
@@ -140,7 +151,8 @@ export class ApiRoutes {
 
   private mount(method: Method, path: string, doc: RouteDoc, routeHandlers: RequestHandler[]): void {
     const router = doc.public ? this.publicRouter : this.router;
-    const handlers = doc.public ? routeHandlers : [permitted(permissionOf('api', method, path)), ...routeHandlers];
+    const effect = effectOf('api', method, path, doc.effect);
+    const handlers = doc.public ? routeHandlers : [permitted(`${method} ${path}`, permissionOf('api', method, path, effect), effect), ...routeHandlers];
     if (method === 'GET') router.get(path, ...handlers);
     else if (method === 'POST') router.post(path, ...handlers);
     else router.delete(path, ...handlers);
@@ -155,7 +167,8 @@ export class ApiRoutes {
     set.add(method);
     this.methods.set(path, set);
     const params = [...handlers.flatMap((h) => rulesOf(h).map((rule) => rule.doc)), ...(doc.params ?? [])];
-    const permission = doc.public ? undefined : permissionOf('api', method, path);
-    this.described.push({ method, path, tag: this.tag, doc, params, upload, permission });
+    const effect = effectOf('api', method, path, doc.effect);
+    const permission = doc.public ? undefined : permissionOf('api', method, path, effect);
+    this.described.push({ method, path, tag: this.tag, doc, params, upload, permission, effect });
   }
 }

@@ -39,11 +39,11 @@ async function answerRecipients(services: Services, req: Request, res: Response,
 export function mountSendFollowUps(routes: ApiRoutes, services: Services): void {
   const { sendControls, resends } = services;
 
-  routes.get('/single-send/recipients', { summary: 'List a single send\'s recipients with what became of each message (extension)', response: recipientsDoc(), params: PAGING_PARAMS }, validate(...recipientReportFields()), async (req, res) => {
+  routes.get('/single-send/recipients', { effect: 'exports', summary: 'List a single send\'s recipients with what became of each message (extension)', response: recipientsDoc(), params: PAGING_PARAMS }, validate(...recipientReportFields()), async (req, res) => {
     await answerRecipients(services, req, res, { singleSend: utrOf(req) }, `single-send-recipients-${utrOf(req)}.csv`);
   });
 
-  routes.get('/single/send/retry-failed', { summary: 'Queue a single send\'s failed messages again (extension)', response: holds({ retried: int }, '`message.retried`: how many failed messages were queued again.') }, validate(utrField()), async (req, res) => {
+  routes.get('/single/send/retry-failed', { effect: 'changes', summary: 'Queue a single send\'s failed messages again (extension)', response: holds({ retried: int }, '`message.retried`: how many failed messages were queued again.') }, validate(utrField()), async (req, res) => {
     sendSuccess(res, { retried: await sendControls.retryFailed(ctxOf(req), utrOf(req)) });
   });
 
@@ -54,7 +54,7 @@ export function mountSendFollowUps(routes: ApiRoutes, services: Services): void 
 
 /** Extension: the recipients of one automation email (step), by the email's utr. */
 export function mountStepRecipients(routes: ApiRoutes, services: Services): void {
-  routes.get('/automations/schedule/recipients', { summary: 'List an automation email\'s recipients with what became of each message (extension; utr is the email\'s)', response: recipientsDoc(), params: PAGING_PARAMS }, validate(...recipientReportFields()), async (req, res) => {
+  routes.get('/automations/schedule/recipients', { effect: 'exports', summary: 'List an automation email\'s recipients with what became of each message (extension; utr is the email\'s)', response: recipientsDoc(), params: PAGING_PARAMS }, validate(...recipientReportFields()), async (req, res) => {
     await answerRecipients(services, req, res, { step: utrOf(req) }, `automation-email-recipients-${utrOf(req)}.csv`);
   });
 }

@@ -35,7 +35,7 @@ export function mountSenders(routes: ApiRoutes, { senders }: Services): void {
     sendSuccessUnderErrors(res, 'Deleted Successfully');
   });
 
-  routes.get('/sender/resend-mail', { summary: 'Mail a new verification link', response: says('Verification Mail Send') }, validate(senderIdInQuery()), async (req, res) => {
+  routes.get('/sender/resend-mail', { effect: 'changes', summary: 'Mail a new verification link', response: says('Verification Mail Send') }, validate(senderIdInQuery()), async (req, res) => {
     await senders.resendMail(ctxOf(req), senderIdOf(req, 'query'));
     sendSuccess(res, 'Verification Mail Send');
   });

@@ -29,7 +29,7 @@ export function mountSingleSends(routes: ApiRoutes, { singleSends, sendControls,
       sendSuccess(res, 'Duplicated Successfully');
     },
   ];
-  const duplicateDoc = { summary: 'Duplicate a single send (a draft copy)', response: says('Duplicated Successfully') };
+  const duplicateDoc = { effect: 'changes', summary: 'Duplicate a single send (a draft copy)', response: says('Duplicated Successfully') } as const;
   routes.get('/single/send/duplicate', duplicateDoc, ...duplicate);
   routes.post('/single/send/duplicate', duplicateDoc, ...duplicate);
 
@@ -44,7 +44,7 @@ export function mountSingleSends(routes: ApiRoutes, { singleSends, sendControls,
   // Extensions: pause, resume and cancel a scheduled or running send.
   const controls = { pause: 'Single Send Paused', resume: 'Single Send Resumed', cancel: 'Single Send Cancelled' } as const;
   for (const [action, answer] of Object.entries(controls) as Array<[keyof typeof controls, string]>) {
-    routes.get(`/single/send/${action}`, { summary: `${action[0].toUpperCase()}${action.slice(1)} a single send (extension)`, response: says(answer) }, validate(utrField()), async (req, res) => {
+    routes.get(`/single/send/${action}`, { effect: 'changes', summary: `${action[0].toUpperCase()}${action.slice(1)} a single send (extension)`, response: says(answer) }, validate(utrField()), async (req, res) => {
       await sendControls[action](ctxOf(req), utrOf(req));
       sendSuccess(res, answer);
     });

@@ -1,6 +1,6 @@
 import type { Request } from 'express';
 import type { Account } from '../services/accounts/accounts';
-import type { Actor, Ctx } from '../services/context';
+import type { Actor, Ctx, RouteScope } from '../services/context';
 
 declare global {
   // eslint-disable-next-line @typescript-eslint/no-namespace
@@ -10,6 +10,8 @@ declare global {
       account?: Account;
       /** Which person or key of the account made the request, with its role; set with `account`. */
       actor?: Actor;
+      /** The route that answers the request, set by its route table after the permission check. */
+      routeScope?: RouteScope;
     }
   }
 }
@@ -18,7 +20,9 @@ declare global {
 export function ctxOf(req: Request): Ctx {
   if (!req.account) throw new Error('ctxOf called on a request without an account');
   // The client's address goes with the actor: the audit log records both.
-  return req.actor ? { userId: req.account.id, actor: req.actor, ip: req.ip ?? null } : { userId: req.account.id, ip: req.ip ?? null };
+  const ctx: Ctx = req.actor ? { userId: req.account.id, actor: req.actor, ip: req.ip ?? null } : { userId: req.account.id, ip: req.ip ?? null };
+  if (req.routeScope) ctx.route = req.routeScope;
+  return ctx;
 }
 
 /** Who made an authenticated request. */

@@ -1,4 +1,4 @@
-import { TEAM_ROLES, TeamRole } from '../lib/constants';
+import { RouteEffect, TEAM_ROLES, TeamRole } from '../lib/constants';
 import { ForbiddenError } from '../lib/errors';
 
 /**
@@ -7,14 +7,20 @@ import { ForbiddenError } from '../lib/errors';
  *
  * The service is cut into areas. Each area names the roles that may read it and the roles
  * that may change it, and the path prefixes it covers on each face (the longest matching
- * prefix wins, at a `/` boundary). A GET reads and any other method changes, except for the
- * routes listed in READS_BY_POST and CHANGES_BY_GET. Both route tables look every route up
+ * prefix wins, at a `/` boundary). A GET reads and any other method changes, unless the route
+ * says otherwise where it is registered (its `effect`: a GET that changes or exports, a POST that
+ * only reads; READS_BY_POST lists the older POST reads). Both route tables look every route up
  * when it is registered, so a route no area covers stops the start with its path.
+ *
+ * What a route declares is also held to: a route registered as a read that records a change in
+ * the audit log fails (src/services/accounts/audit-log.ts), so a GET that changes something
+ * cannot be served as a read, and the permission test walks every route by its declaration.
  */
 
 const EVERYONE: readonly TeamRole[] = TEAM_ROLES;
 const EDITORS: readonly TeamRole[] = ['owner', 'admin', 'editor'];
 const ADMINS: readonly TeamRole[] = ['owner', 'admin'];
+const OWNER: readonly TeamRole[] = ['owner'];
 
 export interface AreaRule {
   /** How the dashboard and the documentation name the area. */
@@ -49,6 +55,8 @@ export const PERMISSIONS = {
   webhooks: { title: 'Webhooks', read: ADMINS, write: ADMINS, api: ['/webhooks'], web: ['/webhook-endpoints'] },
   team: { title: 'Team', read: ADMINS, write: ADMINS, api: ['/users'], web: ['/team'] },
   apiKeys: { title: 'API keys', read: ADMINS, write: ADMINS, api: ['/api-keys'], web: ['/api-keys'] },
+  /** The account's original key pair acts as the owner: only the owner may have a new secret of it. */
+  accountKey: { title: "The account's original key pair", read: ADMINS, write: OWNER, api: [], web: ['/api-keys/rotate'] },
   domains: { title: 'Sending domains', read: ADMINS, write: ADMINS, api: ['/domains'], web: ['/domains'] },
   relays: { title: 'Relays', read: ADMINS, write: ADMINS, api: ['/relays'], web: ['/relays'] },
   settings: {
@@ -65,6 +73,8 @@ export const PERMISSIONS = {
 export type Area = keyof typeof PERMISSIONS;
 export type Ability = 'read' | 'write';
 export type Face = 'api' | 'web';
+/** What a route does (`reads`, `changes`, `exports`), declared where it is registered when its method does not say it. */
+export type Effect = RouteEffect;
 
 /** Routes that only read although they are POSTs (a list with a body, a preview). */
 export const READS_BY_POST: Readonly<Record<Face, readonly string[]>> = {
@@ -73,13 +83,14 @@ export const READS_BY_POST: Readonly<Record<Face, readonly string[]>> = {
 };
 
 /**
- * Routes that change something although they are GETs (the reference's names), and the
- * dashboard's forms for a new or changed record: a role that may not change the area is not
- * shown the form either.
+ * GETs that need the right to change the area without changing anything themselves: the
+ * dashboard's forms for a new or changed record and its checks before a deletion (a role that
+ * may not change the area is not shown the form either). A GET that changes something is not
+ * listed here: it says `effect: 'changes'` where it is registered.
  */
 export const CHANGES_BY_GET: Readonly<Record<Face, readonly (string | RegExp)[]>> = {
-  api: ['/automations/duplicate', '/automations/pause', '/automations/set-live', '/sender/resend-mail', '/single/send/duplicate', '/single/send/retry-failed', '/single/send/ab/choose'],
-  web: [/\/(new|edit|import|columns|confirm|resend|ab-test)$/, '/maintenance/contacts', '/maintenance/engagement', '/api-keys/rotate'],
+  api: [],
+  web: [/\/(new|edit|import|columns|confirm|resend|ab-test)$/, '/maintenance/contacts', '/maintenance/engagement'],
 };
 
 /** What a route needs: the area it belongs to, read or write, and the roles allowed. */
@@ -98,8 +109,19 @@ function listed(list: readonly (string | RegExp)[], path: string): boolean {
   return list.some((entry) => (typeof entry === 'string' ? entry === path : entry.test(path)));
 }
 
-/** The permission of a route as registered (its path pattern); throws for a path no area covers. */
-export function permissionOf(face: Face, method: string, path: string): Permission {
+/** What a route does: as declared where it is registered, else as its method (and READS_BY_POST) says. */
+export function effectOf(face: Face, method: string, path: string, declared?: Effect): Effect {
+  if (declared) return declared;
+  if (method === 'GET' || method === 'HEAD') return 'reads';
+  return listed(READS_BY_POST[face], path) ? 'reads' : 'changes';
+}
+
+/**
+ * The permission of a route as registered (its path pattern and what it declares it does);
+ * throws for a path no area covers. A route that changes needs the right to write its area,
+ * as does a form listed in CHANGES_BY_GET; reads and exports need the right to read it.
+ */
+export function permissionOf(face: Face, method: string, path: string, declared?: Effect): Permission {
   let best: { area: Area; length: number } | undefined;
   for (const [area, rule] of Object.entries(PERMISSIONS) as [Area, AreaRule][]) {
     for (const prefix of rule[face]) {
@@ -107,8 +129,9 @@ export function permissionOf(face: Face, method: string, path: string): Permissi
     }
   }
   if (!best) throw new Error(`${method} ${path} (${face}) belongs to no area of src/http/permissions.ts: add its prefix to one.`);
-  const reads = method === 'GET' || method === 'HEAD' ? !listed(CHANGES_BY_GET[face], path) : listed(READS_BY_POST[face], path);
-  const ability: Ability = reads ? 'read' : 'write';
+  const effect = effectOf(face, method, path, declared);
+  const form = (method === 'GET' || method === 'HEAD') && listed(CHANGES_BY_GET[face], path);
+  const ability: Ability = effect === 'changes' || form ? 'write' : 'read';
   return { area: best.area, ability, roles: PERMISSIONS[best.area][ability] };
 }
 

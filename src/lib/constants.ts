@@ -327,6 +327,13 @@ export const AUDIT_ACTIONS = [
   'engagement.exported',
   'unsubscribe_group.recipients_added',
   'unsubscribe_group.recipients_removed',
+  // Privacy requests name the address only by its keyed hash (record_id), so the log can say
+  // whether an address was erased without keeping it.
+  'contact.erased',
+  'contact.privacy_exported',
+  'single_send.resent',
+  'single_send.ab_test_saved',
+  'single_send.ab_winner_chosen',
   'single_send.failed_retried',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
@@ -362,6 +369,12 @@ export const POLICY_REFUSALS = {
 } as const;
 
 /** Roles of the people and API keys of an account, most powerful first (docs/team-and-roles.md). */
+/**
+ * What a route does: reads, changes something (one audit entry), or exports data (one audit
+ * entry, with the right to read). A route's method says it unless it is declared.
+ */
+export const ROUTE_EFFECTS = ['reads', 'changes', 'exports'] as const;
+export type RouteEffect = (typeof ROUTE_EFFECTS)[number];
 export const TEAM_ROLES = ['owner', 'admin', 'editor', 'analyst'] as const;
 export type TeamRole = (typeof TEAM_ROLES)[number];
 /** Statuses of a person of an account: invited (no password yet), active, disabled (cannot sign in). */

@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { Config } from '../config';
 import type { Db } from '../db';
-import type { TeamRole } from '../lib/constants';
+import type { RouteEffect, TeamRole } from '../lib/constants';
 import type { MailTransport } from '../mail/transport';
 
 /**
@@ -29,6 +29,19 @@ export interface Ctx {
   actor?: Actor;
   /** The client's address as TRUST_PROXY lets Express read it, for the audit log. */
   ip?: string | null;
+  /** The route the request came through, when it came through one (the audit log holds the route to what it declares). */
+  route?: RouteScope;
+}
+
+/**
+ * A request's route as its route table registered it: what it declares it does, and the audit
+ * entries recorded while it ran (a read records none; a change or an export one).
+ */
+export interface RouteScope {
+  /** `METHOD /path` as registered. */
+  name: string;
+  effect: RouteEffect;
+  recorded: string[];
 }
 
 /** The actor of work the service does by itself. */

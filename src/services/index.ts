@@ -154,7 +154,7 @@ export function createServices(deps: ServiceDeps) {
     auditLog: createAuditLogService(deps),
     twoFactor: createTwoFactorService(deps),
     singleSignOn: createSingleSignOnService(deps),
-    teamUsers: createTeamUsersService(deps),
+    teamUsers: createTeamUsersService({ ...deps, forgetKey: accounts.forgetKey }),
     // Sending domains.
     sendingDomains: createSendingDomainsService({ ...deps, events }),
     apiKeys: createApiKeysService({ ...deps, accounts }),

@@ -16,11 +16,12 @@ const SECRET = { 'secret-key': 'api-keys/macros.njk#secretKey' } as const;
  * The account's original key pair (it acts as the owner; a new secret is shown once, only its
  * hash is stored), and key pairs with roles, made and deleted here.
  */
-export function mountApiKeys(routes: WebRoutes, { accounts, apiKeys, auditLog }: Services, views: Views): void {
+export function mountApiKeys(routes: WebRoutes, { accounts, apiKeys }: Services, views: Views): void {
   const data = async (req: Request) => ({
     title: 'API keys',
     keys: (await apiKeys.list(ctxOf(req))).rows.map((key) => ({ ...key, roleLabel: ROLE_LABELS[key.role] })),
-    roles: TEAM_ROLES.map((role) => ({ value: role, label: ROLE_LABELS[role] })),
+    // Only roles up to the maker's own: a key never outranks who made it.
+    roles: TEAM_ROLES.slice(TEAM_ROLES.indexOf(req.actor?.role ?? 'analyst')).map((role) => ({ value: role, label: ROLE_LABELS[role] })),
     values: { role: 'analyst' },
   });
 
@@ -29,8 +30,7 @@ export function mountApiKeys(routes: WebRoutes, { accounts, apiKeys, auditLog }:
   });
 
   routes.post('/api-keys/rotate', async (req, res) => {
-    const newSecret = await accounts.rotateSecret(ctxOf(req).userId);
-    await auditLog.record(ctxOf(req), { action: 'api_key.created', recordType: 'api_key', summary: 'New secret key for the account\'s original key pair' });
+    const newSecret = await accounts.rotateSecret(ctxOf(req));
     views.page(req, res, 'api-keys/index.njk', { ...(await data(req)), newSecret }, { fragments: SECRET });
   });
 

@@ -87,6 +87,11 @@ export const AUDIT_ACTION_LABELS: Record<AuditAction, string> = {
   'engagement.exported': 'Downloaded engagement',
   'unsubscribe_group.recipients_added': 'Added addresses to an unsubscribe group',
   'unsubscribe_group.recipients_removed': 'Removed addresses from an unsubscribe group',
+  'contact.erased': 'Erased an address',
+  'contact.privacy_exported': 'Downloaded everything held about an address',
+  'single_send.resent': 'Resent a single send to non-openers',
+  'single_send.ab_test_saved': 'Saved an A/B test',
+  'single_send.ab_winner_chosen': 'Chose an A/B test winner',
   'single_send.failed_retried': 'Retried the failed messages',
 };
 

@@ -115,7 +115,7 @@ export function mountEngagement(routes: WebRoutes, services: Services, views: Vi
       });
     });
 
-    routes.get(`/${base}/:utr/people.csv`, async (req, res) => {
+    routes.download(`/${base}/:utr/people.csv`, async (req, res) => {
       const { owner, utr } = await find(req);
       const kind = kindOf(req);
       await sendCsv(res, `${kind}-${utr}.csv`, engagement.allPeople(ctxOf(req), owner, kind));

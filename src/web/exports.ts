@@ -13,15 +13,15 @@ import type { Views } from './views';
  * times on the account's clock with the offset (the API keeps UTC).
  */
 export function mountExports(routes: WebRoutes, { contactExport }: Services, _views: Views, _config: Config): void {
-  routes.get('/contacts/export.csv', validate(...contactExportFields()), async (req, res) => {
+  routes.download('/contacts/export.csv', validate(...contactExportFields()), async (req, res) => {
     await streamCsv(res, 'contacts.csv', contactExport.contactsCsv(ctxOf(req), contactExportFilter(req)));
   });
 
-  routes.get('/global-unsubscribes/export.csv', async (req, res) => {
+  routes.download('/global-unsubscribes/export.csv', async (req, res) => {
     await streamCsv(res, 'global-unsubscribes.csv', contactExport.globalUnsubscribesCsv(ctxOf(req), { timeZone: req.account!.time_zone }));
   });
 
-  routes.get('/unsubscribe-groups/:id/export.csv', async (req, res) => {
+  routes.download('/unsubscribe-groups/:id/export.csv', async (req, res) => {
     const id = toId(req.params.id) ?? 0;
     await streamCsv(res, `unsubscribe-group-${id}.csv`, contactExport.groupRecipientsCsv(ctxOf(req), id, { timeZone: req.account!.time_zone }));
   });

@@ -24,7 +24,7 @@ import { webErrorHandler, webNotFound } from './errors';
 import { mountHome } from './home';
 import { mountNotificationRecipients } from './notification-recipients';
 import { mountOutbox } from './outbox';
-import { WebRoutes } from './routes';
+import { WebRoute, WebRoutes } from './routes';
 import { mountSegments } from './segments';
 import { mountSenders } from './senders';
 import { mountSettings } from './settings';
@@ -92,6 +92,8 @@ export interface Dashboard {
   routes: readonly (readonly [string, string])[];
   /** The routes answered without a session, as `[method, path]`. */
   publicRoutes: readonly (readonly [string, string])[];
+  /** Every route with what it does (reads, changes, exports). */
+  described: readonly WebRoute[];
 }
 
 /**
@@ -133,5 +135,5 @@ export function createDashboard(config: Config, services: Services, logger: Logg
   router.use(...vendorAssets());
   router.use(routes.router);
   router.use(webErrorHandler(views, logger));
-  return { router, notFound: express.Router().use(headers, webNotFound(views)), stateChanging: routes.stateChanging, routes: routes.all, publicRoutes: routes.open };
+  return { router, notFound: express.Router().use(headers, webNotFound(views)), stateChanging: routes.stateChanging, routes: routes.all, publicRoutes: routes.open, described: routes.described };
 }

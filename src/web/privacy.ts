@@ -17,7 +17,7 @@ export function mountPrivacy(routes: WebRoutes, { privacy }: Services, views: Vi
     views.page(req, res, 'contacts/privacy.njk', await pageData(req));
   });
 
-  routes.get('/contacts/privacy/export.json', onInvalid('contacts/privacy.njk', pageData), validate(field('email', 'query').required().email()), async (req, res) => {
+  routes.download('/contacts/privacy/export.json', onInvalid('contacts/privacy.njk', pageData), validate(field('email', 'query').required().email()), async (req, res) => {
     const email = String(req.query.email).trim();
     const data = await privacy.export(ctxOf(req), email);
     res.status(200).attachment('privacy-export.json').type('application/json; charset=utf-8').send(JSON.stringify(data, null, 2));

@@ -55,7 +55,7 @@ export function mountSendFollowUps(routes: WebRoutes, services: Services, views:
   });
 
   // Everyone the send went to with what became of each message, or only those of one status.
-  routes.get('/single-sends/:utr/recipients.csv', async (req, res) => {
+  routes.download('/single-sends/:utr/recipients.csv', async (req, res) => {
     const utr = String(req.params.utr);
     const status = recipientFilterOf(req);
     await streamCsv(res, `recipients-${utr}${status ? `-${status}` : ''}.csv`, recipientReport.csv(ctxOf(req), { singleSend: utr }, status, { timeZone: req.account!.time_zone }));

@@ -120,7 +120,7 @@ export function mountTwoFactor(routes: WebRoutes, { twoFactor }: Services, views
   });
 
   routes.post('/two-factor/begin', async (req, res) => {
-    await twoFactor.begin(member(res).id, member(res).email);
+    await twoFactor.begin(member(res).id, member(res).email, ctxOf(req));
     views.redirect(res, TWO_FACTOR_SETUP, 'Scan the new code with your app, then enter the code it shows.');
   });
 

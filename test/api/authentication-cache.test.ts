@@ -36,7 +36,7 @@ describe('API keys authenticated from a short-lived in-process cache', () => {
   test('when a cached pair\'s secret is rotated in this process then the old secret is refused at once', async () => {
     const carol = await h.account();
     await h.api(carol).get('/contacts-type').expect(200);
-    const secret = await h.runtime.services.accounts.rotateSecret(carol.user_id);
+    const secret = await h.runtime.services.accounts.rotateSecret({ userId: carol.user_id });
     const res = await h.api(carol).get('/contacts-type').expect(401);
     expect(res.body).toEqual({ status: 'failed', errors: 'Invalid API keys' });
     await h.api().get('/contacts-type').set({ PublicKey: carol.public_key, SecretKey: secret }).expect(200);

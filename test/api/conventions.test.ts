@@ -31,7 +31,7 @@ describe('HTTP conventions of the API', () => {
 
   test('when the secret is rotated then the old secret is refused and the new one works', async () => {
     const carol = await h.account();
-    const secret = await h.runtime.services.accounts.rotateSecret(carol.user_id);
+    const secret = await h.runtime.services.accounts.rotateSecret({ userId: carol.user_id });
     await h.api(carol).get('/contacts-type').expect(401);
     await h.api().get('/contacts-type').set({ PublicKey: carol.public_key, SecretKey: secret }).expect(200);
   });

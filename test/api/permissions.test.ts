@@ -5,6 +5,7 @@ import { TEAM_ROLES, TeamRole } from '../../src/lib/constants';
 import { createDashboard } from '../../src/web';
 import { addContactType } from '../support/fixtures';
 import { TestAccount, useHarness } from '../support/harness';
+import { databaseSnapshot } from '../support/db-snapshot';
 import { useSmtpSink } from '../support/smtp';
 import { addMember, addRoleKey, signInMember } from '../support/team';
 import { signIn, WebClient } from '../support/web';
@@ -37,23 +38,7 @@ describe('permissions by role', () => {
   });
 
   /** Every row of every table, but the key's last use (which a refused request still records). */
-  async function snapshot(): Promise<string> {
-    const { db } = h.runtime;
-    const tables: string[] =
-      db.client.config.client === 'pg'
-        ? (await db.raw("select tablename as name from pg_tables where schemaname = current_schema() order by 1")).rows.map((r: { name: string }) => r.name)
-        : (await db.raw("select name from sqlite_master where type = 'table' and name not like 'sqlite_%' order by 1")).map((r: { name: string }) => r.name);
-    const parts: string[] = [];
-    for (const table of tables.filter((t) => !['countries', 'states', 'cities', 'knex_migrations'].includes(t))) {
-      const rows = (await db(table).select('*')) as Record<string, unknown>[];
-      const plain = rows.map((row) => {
-        const { last_used_at: _lastUsed, ...rest } = row;
-        return JSON.stringify(rest, (_k, v) => (v instanceof Date ? v.toISOString() : v));
-      });
-      parts.push(`${table}:${plain.sort().join('\n')}`);
-    }
-    return parts.join('\n\n');
-  }
+  const snapshot = () => databaseSnapshot(h.runtime.db, { skipColumns: ['last_used_at'] });
 
   /** A path pattern with its parameters filled (the permission is checked before any of them is read). */
   const filled = (path: string) => path.replace(/:utr\b/g, 'UTR1').replace(/:\w+/g, '1');
@@ -129,6 +114,30 @@ describe('permissions by role', () => {
 
   const webRoutes = () => createDashboard(h.runtime.config, h.runtime.services, h.runtime.logger);
 
+  test('when every registered route of both faces is walked then each that changes something, by its method or by its own declaration, is refused to an analyst and nothing changes', async () => {
+    // What changes is read from the route tables themselves (the method, or `effect` where the
+    // route is registered), the same declaration the permission check reads: no list here.
+    // Everyone changes their own profile (password, sessions, two-step sign-in): nothing of the account's.
+    const api = apiRoutes().filter((r) => r.effect === 'changes' && r.permission!.area !== 'self');
+    const dashboard = webRoutes().described.filter((r) => !r.open && r.effect === 'changes' && permissionOf('web', r.method, r.path, r.effect).area !== 'self');
+    const changingGets = api.filter((r) => r.method === 'GET').map((r) => r.path);
+    // The GETs of the reference that change state are among them (one declaration each, where registered).
+    expect(changingGets).toEqual(expect.arrayContaining(['/single/send/pause', '/single/send/resume', '/single/send/cancel', '/automations/pause', '/single/send/duplicate']));
+    expect(api.length).toBeGreaterThan(changingGets.length);
+    expect(dashboard.length).toBeGreaterThan(0);
+    const before = await snapshot();
+    for (const route of api) {
+      expect(route.permission!.roles).not.toContain('analyst');
+      const res = await callApi(route, keys.analyst);
+      expect([route.method, route.path, res.status, res.body]).toEqual([route.method, route.path, 403, REFUSED]);
+    }
+    for (const route of dashboard) {
+      const res = route.method === 'GET' ? await web.analyst.get(filled(route.path)) : await web.analyst.post(filled(route.path), { name: 'Changed', email: 'someone@else.example', role: 'admin' });
+      expect([route.method, route.path, res.status]).toEqual([route.method, route.path, 403]);
+    }
+    expect(await snapshot()).toBe(before);
+  });
+
   test.each(TEAM_ROLES)('when a %s signed in to the dashboard opens or posts to every page then each one the role may not use is refused with 403 and nothing changes', async (role) => {
     const dashboard = webRoutes();
     const open = new Set(dashboard.publicRoutes.map(([m, p]) => `${m} ${p}`));
@@ -141,7 +150,9 @@ describe('permissions by role', () => {
       expect(res.text).toContain('You do not have permission to do this.');
     }
     expect(await snapshot()).toBe(before);
-    if (role === 'owner' || role === 'admin') expect(refused).toEqual([]);
+    if (role === 'owner') expect(refused).toEqual([]);
+    // The original key pair acts as the owner: only the owner may be shown a new secret of it.
+    if (role === 'admin') expect(refused).toEqual([['POST', '/api-keys/rotate']]);
     if (role === 'editor') expect(refused.map(([, p]) => p)).toEqual(expect.arrayContaining(['/team', '/api-keys', '/webhook-endpoints', '/settings']));
   });
 

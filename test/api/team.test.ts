@@ -123,14 +123,14 @@ describe('team users and API keys', () => {
   test('when an API key is made then its secret shows once, it works with its role, is listed without the secret, and stops working when deleted', async () => {
     const res = await h.api(alice).post('/api-keys/save').send({ name: 'Reports', role: 'analyst' }).expect(200);
     const key = res.body.message.apiKey;
-    expect(key).toEqual({ id: expect.any(Number), name: 'Reports', role: 'analyst', public_key: expect.stringMatching(/^pk_/), secret_key: expect.stringMatching(/^sk_/), last_used_at: null, created_at: expect.stringMatching(TIMESTAMP) });
+    expect(key).toEqual({ id: expect.any(Number), name: 'Reports', role: 'analyst', public_key: expect.stringMatching(/^pk_/), secret_key: expect.stringMatching(/^sk_/), last_used_at: null, created_at: expect.stringMatching(TIMESTAMP), made_by: { id: null, name: 'Original key' } });
     expect((await h.runtime.db('api_keys').where({ id: key.id }).first()).secret_key_hash).toBe(sha256(key.secret_key));
     const headers = { PublicKey: key.public_key, SecretKey: key.secret_key };
     await h.api().get('/contacts-type').set(headers).expect(200);
     const wrong = await h.api().get('/contacts-type').set({ ...headers, SecretKey: 'sk_wrong' }).expect(401);
     expect(wrong.body).toEqual({ status: 'failed', errors: 'Invalid API keys' });
     const listed = (await h.api(alice).get('/api-keys').expect(200)).body.message.apiKeys;
-    expect(listed).toEqual([{ id: key.id, name: 'Reports', role: 'analyst', public_key: key.public_key, last_used_at: expect.stringMatching(TIMESTAMP), created_at: key.created_at }]);
+    expect(listed).toEqual([{ id: key.id, name: 'Reports', role: 'analyst', public_key: key.public_key, last_used_at: expect.stringMatching(TIMESTAMP), created_at: key.created_at, made_by: { id: null, name: 'Original key' } }]);
     await h.api(alice).delete(`/api-keys/delete?id=${key.id}`).expect(200);
     expect((await h.api().get('/contacts-type').set(headers).expect(401)).body).toEqual({ status: 'failed', errors: 'Invalid API keys' });
     expect((await h.api(bob).get('/api-keys').expect(200)).body.message.apiKeys).toEqual([]);

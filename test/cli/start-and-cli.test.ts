@@ -1,6 +1,6 @@
 import request from 'supertest';
 import { createTestDatabase, TestDatabase } from '../support/test-db';
-import { runTs, spawnTs, waitForOutput } from '../support/spawn-ts';
+import { runTs, spawnTs, stopChild, waitForOutput } from '../support/spawn-ts';
 
 /** The two ways an operator meets the service: the first `npm start` and the account CLI. */
 describe('server start and account CLI', () => {
@@ -15,13 +15,6 @@ describe('server start and account CLI', () => {
   });
   afterAll(() => database.drop());
 
-  async function stop(child: ReturnType<typeof spawnTs>): Promise<void> {
-    if (child.exitCode !== null) return;
-    const closed = new Promise((resolve) => child.on('close', resolve));
-    child.kill('SIGTERM');
-    await closed;
-  }
-
   test('when the server first starts then it prints a working demo account, and only the first time', async () => {
     const first = spawnTs('src/server.ts', [], { env: { ...env, PORT: '0', HOST: '127.0.0.1' } });
     try {
@@ -35,7 +28,7 @@ describe('server start and account CLI', () => {
       // A new account starts with one contact type, as listmonk ships default lists.
       expect(res.body.message.contactTypes.map((t: { name: string }) => t.name)).toEqual(['Subscribers']);
     } finally {
-      await stop(first);
+      await stopChild(first);
     }
 
     const second = spawnTs('src/server.ts', [], { env: { ...env, PORT: '0', HOST: '127.0.0.1' } });
@@ -43,7 +36,7 @@ describe('server start and account CLI', () => {
       const out = await waitForOutput(second, /listening on/);
       expect(out).not.toMatch(/demo account/);
     } finally {
-      await stop(second);
+      await stopChild(second);
     }
   });
 
@@ -56,7 +49,7 @@ describe('server start and account CLI', () => {
         await waitForOutput(child, /listening on/);
         return stderr;
       } finally {
-        await stop(child);
+        await stopChild(child);
       }
     };
     const warned = await start({});
@@ -89,7 +82,7 @@ describe('server start and account CLI', () => {
       const types = await request(url).get('/api/v1/contacts-type').set({ PublicKey: created.public_key, SecretKey: created.secret_key }).expect(200);
       expect(types.body.message.contactTypes.map((t: { name: string }) => t.name)).toEqual(['Subscribers']);
     } finally {
-      await stop(server);
+      await stopChild(server);
     }
   });
 

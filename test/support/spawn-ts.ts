@@ -47,3 +47,11 @@ export function waitForOutput(child: ChildProcessWithoutNullStreams, pattern: Re
     });
   });
 }
+
+/** Stops a spawned server with SIGTERM and resolves once it has exited. */
+export async function stopChild(child: ChildProcessWithoutNullStreams): Promise<void> {
+  if (child.exitCode !== null) return;
+  const closed = new Promise((resolve) => child.on('close', resolve));
+  child.kill('SIGTERM');
+  await closed;
+}

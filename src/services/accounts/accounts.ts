@@ -3,10 +3,11 @@ import { insertId, nowValue } from '../../db/dialect';
 import { emailKey } from '../../lib/email-key';
 import { FIRST_CONTACT_TYPE, LIMITS, PASSWORD_MIN } from '../../lib/constants';
 import { hashPassword, randomToken, safeEqual, sha256, verifyPassword } from '../../lib/crypto';
-import { FieldErrors, ValidationError } from '../../lib/errors';
+import { FieldErrors, ForbiddenError, ValidationError } from '../../lib/errors';
 import { currentTimeZone } from '../../lib/time-zones';
 import { isEmail, messages, throwIfAny, toFlag } from '../../lib/validation';
-import type { ServiceDeps } from '../context';
+import type { Ctx, ServiceDeps } from '../context';
+import { recordAudit } from '../shared/audit-writer';
 import { KeyCache } from './key-cache';
 import { insertOwner, ORIGINAL_KEY_ACTOR } from './team-identity';
 import type { Actor } from '../context';
@@ -140,11 +141,20 @@ export function createAccountsService({ db, config }: Pick<ServiceDeps, 'db' | '
       return db('accounts').where({ id }).whereNull('deleted_at').first(ACCOUNT_COLUMNS);
     },
 
-    /** Replaces the secret key; the new one is returned once and stored only hashed. */
-    async rotateSecret(id: number): Promise<string> {
+    /**
+     * Replaces the secret key of the original pair; the new one is returned once and stored only
+     * hashed. The pair acts as the owner, so only the owner may have it: anyone else would be
+     * shown a key above their role.
+     */
+    async rotateSecret(ctx: Ctx): Promise<string> {
+      if ((ctx.actor?.role ?? 'owner') !== 'owner') throw new ForbiddenError();
       const secret = secretKey();
-      await db('accounts').where({ id }).update({ secret_key_hash: sha256(secret), updated_at: nowValue() });
-      keys.forgetAccount(id);
+      const now = nowValue();
+      await db.transaction(async (trx) => {
+        await trx('accounts').where({ id: ctx.userId }).update({ secret_key_hash: sha256(secret), updated_at: now });
+        await recordAudit(trx, ctx, { action: 'api_key.created', recordType: 'api_key', summary: 'New secret key for the account\'s original key pair' }, now);
+      });
+      keys.forgetAccount(ctx.userId);
       return secret;
     },
 

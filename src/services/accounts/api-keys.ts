@@ -1,3 +1,4 @@
+import type { Knex } from 'knex';
 import { insertId, nowValue } from '../../db/dialect';
 import { listPage, Paging } from '../../db/paging';
 import { TEAM_ROLES, TeamRole } from '../../lib/constants';
@@ -17,6 +18,8 @@ export interface ApiKeyRecord {
   public_key: string;
   last_used_at: string | null;
   created_at: string;
+  /** Who made it: the person responsible for it, or the original key; null when not recorded. */
+  made_by: { id: number | null; name: string } | null;
 }
 
 /** A new key pair: the only answer that carries its secret. */
@@ -32,12 +35,51 @@ function apiKeyRecord(row: Record<string, unknown>): ApiKeyRecord {
     public_key: String(row.public_key),
     last_used_at: timestamp(row.last_used_at),
     created_at: timestamp(row.created_at) as string,
+    made_by: row.made_by_name === null || row.made_by_name === undefined ? null : { id: row.made_by === null || row.made_by === undefined ? null : Number(row.made_by), name: String(row.made_by_name) },
   };
 }
 
 /** Nobody makes a key that could do more than they can: a role ranks below or equal to the maker's. */
 function outranks(role: TeamRole, maker: TeamRole): boolean {
   return TEAM_ROLES.indexOf(role) < TEAM_ROLES.indexOf(maker);
+}
+
+/**
+ * The person responsible for a key `ctx`'s actor makes: the person themself, or the maker of the
+ * key they use (so removing a person also ends what their keys made); the original pair has none.
+ */
+async function makerOf(trx: Knex, ctx: Ctx): Promise<{ made_by: number | null; made_by_name: string | null }> {
+  const actor = ctx.actor;
+  if (!actor || actor.type === 'system') return { made_by: null, made_by_name: null };
+  if (actor.type === 'user') return { made_by: actor.id, made_by_name: actor.name };
+  if (actor.id === null) return { made_by: null, made_by_name: actor.name };
+  const key = await trx('api_keys').where({ id: actor.id, user_id: ctx.userId }).first('made_by', 'made_by_name');
+  return { made_by: key?.made_by ?? null, made_by_name: key?.made_by_name ?? null };
+}
+
+/** A person's keys as one line of their audit entry: what their removal or new role did to them. */
+function keysLine(names: string[], what: string): string {
+  if (!names.length) return '';
+  return `; ${names.length === 1 ? '1 API key' : `${names.length} API keys`} ${what} (${names.join(', ')})`.slice(0, 300);
+}
+
+/**
+ * Deletes the keys a person made (they leave the account): answers their public keys, to forget
+ * from the cache after the commit, and the words their removal's audit entry adds.
+ */
+export async function revokeKeysOf(trx: Knex, accountId: number, teamUserId: number): Promise<{ publicKeys: string[]; summary: string }> {
+  const rows: { id: number; public_key: string; name: string }[] = await trx('api_keys').where({ user_id: accountId, made_by: teamUserId }).select('id', 'public_key', 'name');
+  if (rows.length) await trx('api_keys').whereIn('id', rows.map((r) => r.id)).delete();
+  return { publicKeys: rows.map((r) => r.public_key), summary: keysLine(rows.map((r) => r.name), 'revoked') };
+}
+
+/** Lowers the keys a person made to their new role, where they rank above it (a key never outranks its maker). */
+export async function capKeysOf(trx: Knex, accountId: number, teamUserId: number, role: TeamRole): Promise<{ publicKeys: string[]; summary: string }> {
+  const above = TEAM_ROLES.slice(0, TEAM_ROLES.indexOf(role));
+  if (!above.length) return { publicKeys: [], summary: '' };
+  const rows: { id: number; public_key: string; name: string }[] = await trx('api_keys').where({ user_id: accountId, made_by: teamUserId }).whereIn('role', above).select('id', 'public_key', 'name');
+  if (rows.length) await trx('api_keys').whereIn('id', rows.map((r) => r.id)).update({ role, updated_at: nowValue() });
+  return { publicKeys: rows.map((r) => r.public_key), summary: keysLine(rows.map((r) => r.name), `lowered to ${role}`) };
 }
 
 /** Key pairs with roles; the account's original pair stays on the account and acts as its owner. */
@@ -62,6 +104,7 @@ export function createApiKeysService({ db, accounts }: Pick<ServiceDeps, 'db'> &
           public_key: publicKey,
           secret_key_hash: sha256(secretKey),
           last_used_at: null,
+          ...(await makerOf(trx, ctx)),
           created_at: now,
           updated_at: now,
         });

@@ -11,6 +11,7 @@ import type { Ctx, ServiceDeps } from '../context';
 import { DeliveredNow, deliverNow, queueSystemMail } from '../delivery/notices';
 import { queuedTeamLink } from '../delivery/notices';
 import { AuditEntry, recordAudit } from '../shared/audit-writer';
+import { capKeysOf, revokeKeysOf } from './api-keys';
 import { TEAM_MEMBER_COLUMNS, TeamMember, teamMemberOf, userActor } from './team-identity';
 
 /** Hashed when the address is unknown, so the time taken does not tell whether it is. */
@@ -78,24 +79,32 @@ export function checkNewPassword(input: { password?: unknown; password_confirmat
   return next;
 }
 
-/** What a change of role or status says in the audit log: one entry for each. */
-function teamChangeEntries(member: TeamMember, change: TeamUserChange): AuditEntry[] {
-  const entries: AuditEntry[] = [];
+/**
+ * What a change of role or status says in the audit log: one entry for the request, named after
+ * the role change when there is one (a status changed with it is said in its summary), with what
+ * it did to the person's keys.
+ */
+function teamChangeEntry(member: TeamMember, change: TeamUserChange, keys: string): AuditEntry {
   const base = { recordType: 'user', recordId: member.id };
-  if (change.role && change.role !== member.role) entries.push({ ...base, action: 'user.role_changed', summary: `${member.email}: ${member.role} → ${change.role}` });
-  if (change.status && change.status !== member.status) {
-    entries.push({ ...base, action: change.status === 'disabled' ? 'user.disabled' : 'user.enabled', summary: member.email });
+  const roleChanged = !!change.role && change.role !== member.role;
+  const statusChanged = !!change.status && change.status !== member.status;
+  const statusAction = change.status === 'disabled' ? 'user.disabled' : 'user.enabled';
+  if (roleChanged) {
+    const status = statusChanged ? `, ${change.status === 'disabled' ? 'disabled' : 'enabled'}` : '';
+    return { ...base, action: 'user.role_changed', summary: `${member.email}: ${member.role} → ${change.role}${status}${keys}` };
   }
-  if (!entries.length) entries.push({ ...base, action: 'user.updated', summary: `${member.email}: unchanged` });
-  return entries;
+  if (statusChanged) return { ...base, action: statusAction, summary: `${member.email}${keys}` };
+  return { ...base, action: 'user.updated', summary: `${member.email}: unchanged` };
 }
 
 /** An actor-less call is the service itself, which may do what the owner may. */
 const roleOf = (ctx: Ctx): TeamRole => ctx.actor?.role ?? 'owner';
 
 /** The people of accounts: who they are, how they join, sign in, and leave. */
-export function createTeamUsersService(deps: Pick<ServiceDeps, 'db' | 'config' | 'mail' | 'logger' | 'secret'>) {
+export function createTeamUsersService(deps: Pick<ServiceDeps, 'db' | 'config' | 'mail' | 'logger' | 'secret'> & { forgetKey?: (publicKey: string) => void }) {
   const { db, config } = deps;
+  /** Keys revoked or lowered stop working as they were in this process at once (others within API_KEY_CACHE_SECONDS). */
+  const forgetKeys = (publicKeys: string[]) => publicKeys.forEach((key) => deps.forgetKey?.(key));
   const ofAccount = (ctx: Ctx, trx: Knex = db) => trx('team_users').where({ user_id: ctx.userId });
 
   /** Mails an invitation or a reset link now; the worker retries a mail server that is away. */
@@ -234,12 +243,17 @@ export function createTeamUsersService(deps: Pick<ServiceDeps, 'db' | 'config' |
         if (member.role !== 'admin' || member.status !== 'active' || (change.status && change.status !== 'active')) {
           throw new ConflictError('Ownership can be handed only to an active admin.');
         }
-        await db.transaction(async (trx) => {
+        const capped = await db.transaction(async (trx) => {
           const now = nowValue();
+          const former = await ofAccount(ctx, trx).where({ role: 'owner' }).first('id');
           await ofAccount(ctx, trx).where({ role: 'owner' }).update({ role: 'admin', updated_at: now });
           await ofAccount(ctx, trx).where({ id }).update({ role: 'owner', updated_at: now });
-          await recordAudit(trx, ctx, { action: 'user.ownership_transferred', recordType: 'user', recordId: id, summary: `Ownership handed to ${member.email}` }, now);
+          // The former owner is an admin now: so are the keys they made.
+          const keys = former ? await capKeysOf(trx, ctx.userId, Number(former.id), 'admin') : { publicKeys: [], summary: '' };
+          await recordAudit(trx, ctx, { action: 'user.ownership_transferred', recordType: 'user', recordId: id, summary: `Ownership handed to ${member.email}${keys.summary}` }, now);
+          return keys.publicKeys;
         });
+        forgetKeys(capped);
         return;
       }
       if (member.role === 'owner' && (change.role || change.status === 'disabled')) {
@@ -252,24 +266,30 @@ export function createTeamUsersService(deps: Pick<ServiceDeps, 'db' | 'config' |
       if (change.role) patch.role = change.role;
       if (change.status) patch.status = change.status;
       if (Object.keys(patch).length === 0) return;
-      await db.transaction(async (trx) => {
+      const capped = await db.transaction(async (trx) => {
         const now = nowValue();
         await ofAccount(ctx, trx).where({ id }).update({ ...patch, updated_at: now });
         if (change.status === 'disabled') await trx('sessions').where({ team_user_id: id }).delete();
-        await recordAudit(trx, ctx, teamChangeEntries(member, change), now);
+        const keys = change.role ? await capKeysOf(trx, ctx.userId, id, change.role) : { publicKeys: [], summary: '' };
+        await recordAudit(trx, ctx, teamChangeEntry(member, change, keys.summary), now);
+        return keys.publicKeys;
       });
+      forgetKeys(capped);
     },
 
-    /** Removes a person (their sessions and links go with them); never the owner. */
+    /** Removes a person (their sessions, links and the API keys they made go with them); never the owner. */
     async remove(ctx: Ctx, ids: number[]): Promise<void> {
       const id = ids[0] ?? 0;
       const member = await found(ctx, id);
       if (member.role === 'owner') throw new ConflictError('The owner cannot be removed; hand ownership to an admin first.');
       if (ctx.actor?.type === 'user' && ctx.actor.id === id) throw new ConflictError('You cannot remove yourself; ask an admin or the owner.');
-      await db.transaction(async (trx) => {
+      const revoked = await db.transaction(async (trx) => {
         await ofAccount(ctx, trx).where({ id }).delete();
-        await recordAudit(trx, ctx, { action: 'user.deleted', recordType: 'user', recordId: id, summary: member.email });
+        const keys = await revokeKeysOf(trx, ctx.userId, id);
+        await recordAudit(trx, ctx, { action: 'user.deleted', recordType: 'user', recordId: id, summary: `${member.email}${keys.summary}` });
+        return keys.publicKeys;
       });
+      forgetKeys(revoked);
     },
 
     /** The invited person behind an invitation link, with the account's name; undefined when it does not work (any more). */

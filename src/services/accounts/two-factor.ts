@@ -101,12 +101,18 @@ export function createTwoFactorService({ db, secret: appSecret, config }: Pick<S
       return Boolean(row?.totp_enabled_at);
     },
 
-    /** A new secret for the person's authenticator app, kept pending until a first code confirms it. */
-    async begin(memberId: number, label: string): Promise<TwoFactorSetup> {
+    /**
+     * A new secret for the person's authenticator app, kept pending until a first code confirms
+     * it; with `ctx`, the audit log says the setup began (a new secret replaces any pending one).
+     */
+    async begin(memberId: number, label: string, ctx?: Ctx): Promise<TwoFactorSetup> {
       const row = await db('team_users').where({ id: memberId }).first('totp_enabled_at');
       if (row?.totp_enabled_at) throw new ConflictError('Two-step sign-in is already on.');
       const secret = otplib().generateSecret();
-      await db('team_users').where({ id: memberId }).update({ totp_pending_sealed: sealSecret(appSecret, TOTP_PURPOSE, secret), updated_at: nowValue() });
+      await db.transaction(async (trx) => {
+        await trx('team_users').where({ id: memberId }).update({ totp_pending_sealed: sealSecret(appSecret, TOTP_PURPOSE, secret), updated_at: nowValue() });
+        if (ctx) await recordAudit(trx, ctx, { action: 'user.updated', recordType: 'user', recordId: memberId, summary: 'Began setting up two-step sign-in' });
+      });
       return this.setupOf(secret, label);
     },
 

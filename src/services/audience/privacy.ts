@@ -6,6 +6,8 @@ import { hmac } from '../../lib/crypto';
 import { emailKey } from '../../lib/email-key';
 import { timestamp } from '../../lib/time';
 import type { Ctx, ServiceDeps } from '../context';
+import { AuditRecord, auditRecord } from '../accounts/audit-log';
+import { recordAudit } from '../shared/audit-writer';
 import { contactRecord, ContactRecord } from './contact-records';
 import { customFieldDefs, CustomFieldSource } from './custom-field-values';
 import { transitionMessages } from '../shared/message-state';
@@ -84,10 +86,16 @@ const num = (v: unknown) => (v === null || v === undefined ? null : Number(v));
 export function createPrivacyService({ db, secret, logger, fields }: Deps) {
   /** The address an erased one becomes: the same for the same account and address, so uniqueness holds. */
   const erasedAddress = (ctx: Ctx, key: string) => `erased-${hmac(secret, `${ctx.userId}:${key}`).slice(0, 32).toLowerCase()}@${ERASED_ADDRESS_DOMAIN}`;
+  /**
+   * How the audit log names an address of a privacy request: a keyed hash (the app secret), so
+   * "was this address erased, and by whom?" can be answered later without the log keeping it.
+   */
+  const loggedAddress = (ctx: Ctx, key: string) => hmac(secret, `audit:${ctx.userId}:${key}`);
 
   return {
     async export(ctx: Ctx, email: string): Promise<PrivacyExport> {
       const key = emailKey(email);
+      await recordAudit(db, ctx, { action: 'contact.privacy_exported', recordType: 'contact', recordId: loggedAddress(ctx, key), summary: 'Everything held about an address, as JSON' });
       // The lists of opt-outs keep an erased address under its hash: they are shown all the same.
       const keys = [key, hiddenKey(secret, key)];
       const mine = (table: string, q: Knex = db) => q(table).where({ [`${table}.user_id`]: ctx.userId }).whereIn(`${table}.email_key`, keys);
@@ -145,6 +153,12 @@ export function createPrivacyService({ db, secret, logger, fields }: Deps) {
       };
     },
 
+    /** The erasures of an address, oldest first: who erased it and when (the log holds only its keyed hash). */
+    async erasures(ctx: Ctx, email: string): Promise<AuditRecord[]> {
+      const rows = await db('audit_log').where({ user_id: ctx.userId, action: 'contact.erased', record_type: 'contact', record_id: loggedAddress(ctx, emailKey(email)) }).orderBy('id', 'asc').select('*');
+      return rows.map(auditRecord);
+    },
+
     /** Erases the address from the account in one transaction (see above); answers what changed. */
     async erase(ctx: Ctx, email: string): Promise<ErasureCount> {
       const key = emailKey(email);
@@ -176,7 +190,8 @@ export function createPrivacyService({ db, secret, logger, fields }: Deps) {
           .whereRaw("lower(cells) like ? escape '\\'", [likePattern(JSON.stringify(key).slice(1, -1), 'contains')])
           .del();
         const hooks = await trx('webhook_deliveries').where({ user_id: ctx.userId, contact_key: key }).del();
-        // The audit log keeps who changed what, not the address: entries that name it lose the name.
+        // The audit log keeps who changed what, not the address: entries that name it lose the name,
+        // and the erasure itself is an entry naming who erased it and the address's keyed hash.
         await trx('audit_log')
           .where({ user_id: ctx.userId })
           .whereRaw("lower(summary) like ? escape '\\'", [likePattern(key, 'contains')])
@@ -184,7 +199,10 @@ export function createPrivacyService({ db, secret, logger, fields }: Deps) {
         const contacts = await trx('contacts').where({ user_id: ctx.userId, email_key: key }).del();
         // Consent records and unconfirmed signups go with the address (their links stop working).
         const signups = await trx('signups').where({ user_id: ctx.userId, email_key: key }).del();
-        return { contacts, segment_recipients: segmentRows, messages, automation_enrolments: enrolments, skipped_import_rows: skipped, webhook_deliveries: hooks, signups };
+        const counts = { contacts, segment_recipients: segmentRows, messages, automation_enrolments: enrolments, skipped_import_rows: skipped, webhook_deliveries: hooks, signups };
+        const summary = `An address erased: ${contacts} contacts, ${messages} messages, ${enrolments} enrolments, ${signups} signups`;
+        await recordAudit(trx, ctx, { action: 'contact.erased', recordType: 'contact', recordId: loggedAddress(ctx, key), summary });
+        return counts;
       });
       try {
         await reclaimFreedSpace(db, ERASED_FROM);

@@ -10,6 +10,7 @@ import { chooseWinner, variantStats } from '../delivery/ledger';
 import type { Ctx, ServiceDeps } from '../context';
 import { AB_STATUS_NAMES, AbStatusName } from '../shared/ab-test-state';
 import { notEditableError, SINGLE_SEND_EDITABLE } from '../shared/single-send-state';
+import { recordAudit } from '../shared/audit-writer';
 
 export interface AbVariantInput {
   subject: string | null;
@@ -150,6 +151,8 @@ export function createAbTestsService({ db }: Pick<ServiceDeps, 'db'>) {
           .returning('id');
         const testId = Number(typeof inserted === 'object' ? inserted.id : inserted);
         await trx('ab_variants').insert(input.variants.map((v, variant) => ({ ab_test_id: testId, variant, ...v })));
+        const summary = `${input.variants.length} variants, ${input.test_percent}% tested, winner by ${input.winner_metric} after ${input.wait_minutes} minutes`;
+        await recordAudit(trx, ctx, { action: 'single_send.ab_test_saved', recordType: 'single_send', recordId: utr, summary }, now);
       });
     },
 
@@ -162,7 +165,10 @@ export function createAbTestsService({ db }: Pick<ServiceDeps, 'db'>) {
       const test = await db('ab_tests').where({ single_send_id: send.id }).first('state');
       if (!test) throw new ConflictError('This single send has no A/B test; save one first.');
       const result = await chooseWinner(db, send.id, variant, new Date());
-      if (result.chosen) return;
+      if (result.chosen) {
+        await recordAudit(db, ctx, { action: 'single_send.ab_winner_chosen', recordType: 'single_send', recordId: utr, summary: `Variant ${variant} sent to the rest` });
+        return;
+      }
       if (result.reason === 'no-variant') throw ValidationError.of('variant', 'The selected variant is invalid.');
       if (result.reason === 'not-running') throw new ConflictError('The A/B test\'s send is not sending (paused or cancelled); resume it first.');
       const state = Number((await db('ab_tests').where({ single_send_id: send.id }).first('state'))?.state);

@@ -6,6 +6,7 @@ import { isUtr, newUtr } from '../../lib/utr';
 import { zonedToUtc } from '../../lib/zoned-time';
 import { countRecipients } from '../delivery/ledger';
 import type { Ctx, ServiceDeps } from '../context';
+import { recordAudit } from '../shared/audit-writer';
 import { COPIED, PAST_SCHEDULE_GRACE_MS, SCHEDULE_IN_PAST } from './single-sends';
 import { SINGLE_SEND_TRANSITIONS } from '../shared/single-send-state';
 
@@ -67,18 +68,23 @@ export function createResendsService({ db }: Pick<ServiceDeps, 'db'>) {
         schedule = { status: SINGLE_SEND_TRANSITIONS.save.to, due_at: due.toISOString(), schedule_type: 1, schedule_date: date, schedule_time: time };
       }
       const copyUtr = newUtr();
-      await insertId(db, 'single_sends', {
-        ...Object.fromEntries(COPIED.map((name) => [name, original[name]])),
-        ...schedule,
-        recipient_id: jsonValue(parseJson(original.recipient_id, [])),
-        exclude_specific_recipient_id: jsonValue(parseJson(original.exclude_specific_recipient_id, [])),
-        subject: input.subject ?? original.subject,
-        single_send_name: `Resend of ${original.single_send_name}`.slice(0, LIMITS.string),
-        resend_of: original.id,
-        user_id: ctx.userId,
-        utr: copyUtr,
-        created_at: now,
-        updated_at: now,
+      const copyName = `Resend of ${original.single_send_name}`.slice(0, LIMITS.string);
+      await db.transaction(async (trx) => {
+        await insertId(trx, 'single_sends', {
+          ...Object.fromEntries(COPIED.map((name) => [name, original[name]])),
+          ...schedule,
+          recipient_id: jsonValue(parseJson(original.recipient_id, [])),
+          exclude_specific_recipient_id: jsonValue(parseJson(original.exclude_specific_recipient_id, [])),
+          subject: input.subject ?? original.subject,
+          single_send_name: copyName,
+          resend_of: original.id,
+          user_id: ctx.userId,
+          utr: copyUtr,
+          created_at: now,
+          updated_at: now,
+        });
+        const when = input.schedule_type === 0 ? 'sent now' : input.schedule_type === 1 ? 'scheduled' : 'saved as a draft';
+        await recordAudit(trx, ctx, { action: 'single_send.resent', recordType: 'single_send', recordId: copyUtr, summary: `${copyName} (to non-openers of ${utr}, ${when})` }, now);
       });
       return copyUtr;
     },

@@ -64,12 +64,27 @@ function entryRows(ctx: Ctx, entries: AuditEntry[], at: string): Record<string, 
 }
 
 /**
+ * Holds a request's route to what it declared: a route registered as a read that records a
+ * change or an export is a route that changes something unguarded (an analyst could call it), so
+ * the change fails with the transaction it is in, naming the route, instead of going through.
+ */
+function holdRouteToItsDeclaration(ctx: Ctx, list: AuditEntry[]): void {
+  const route = ctx.route;
+  if (!route) return;
+  if (route.effect === 'reads') {
+    throw new Error(`${route.name} is registered as a read but recorded ${list.map((e) => e.action).join(', ')}: declare what it does where it is registered (effect, src/http/permissions.ts).`);
+  }
+  route.recorded.push(...list.map((e) => e.action));
+}
+
+/**
  * Writes what `ctx`'s actor did, in the caller's transaction: the entry exists exactly when the
  * change it records was committed. A context without an actor is the service itself.
  */
 export async function recordAudit(trx: Knex | Knex.Transaction, ctx: Ctx, entries: AuditEntry | AuditEntry[], at: string = nowValue()): Promise<void> {
   const list = Array.isArray(entries) ? entries : [entries];
   if (!list.length) return;
+  holdRouteToItsDeclaration(ctx, list);
   const rows = entryRows(ctx, list, at);
   const chunk = rowsPerInsert(trx as Knex, 10);
   for (let i = 0; i < rows.length; i += chunk) await trx('audit_log').insert(rows.slice(i, i + chunk));
