@@ -78,7 +78,8 @@ const draftOf = (form) => {
 };
 const saveDraft = (form) => {
   // Sent: the page that answers shows either the saved record or the refused form's values.
-  if (form.dataset.sent) return;
+  // Untouched: there is nothing of the person's to keep, and nothing to announce on return.
+  if (form.dataset.sent || !form.dataset.typed) return;
   try {
     sessionStorage.setItem(draftKey(form), JSON.stringify({ at: Date.now(), values: draftOf(form) }));
   } catch {
@@ -97,15 +98,29 @@ const restoreDraft = (form) => {
   if (JSON.stringify(draft.values) === JSON.stringify(draftOf(form))) return;
   const byName = new Map();
   for (const [name, value] of draft.values) byName.set(name, [...(byName.get(name) ?? []), value]);
+  // The note says something came back only when a field really changed.
+  let restored = false;
   for (const el of form.elements) {
     if (!el.name || el.name === '_csrf' || el.type === 'file' || el.type === 'submit' || el.type === 'button' || el.getAttribute('form')) continue;
     const values = byName.get(el.name) ?? [];
-    if (el.type === 'checkbox' || el.type === 'radio') el.checked = values.includes(el.value);
-    else if (values.length) el.value = values[0];
+    if (el.type === 'checkbox' || el.type === 'radio') {
+      const checked = values.includes(el.value);
+      if (el.checked !== checked) restored = true;
+      el.checked = checked;
+    } else if (values.length && el.value !== values[0]) {
+      el.value = values[0];
+      restored = true;
+    }
   }
   // The editor's project travels in a field its script adds later: it starts from the kept one.
   const project = form.querySelector('[data-designer-project]');
-  if (project && byName.has('template_json')) project.value = byName.get('template_json')[0];
+  if (project && byName.has('template_json') && project.value !== byName.get('template_json')[0]) {
+    project.value = byName.get('template_json')[0];
+    restored = true;
+  }
+  // Kept typing goes on being kept, as if typed again here.
+  form.dataset.typed = 'yes';
+  if (!restored) return;
   const note = document.createElement('p');
   note.className = 'flash';
   note.setAttribute('role', 'status');
@@ -126,8 +141,12 @@ const keepDrafts = () => {
     if (form.dataset.keeping) continue;
     form.dataset.keeping = 'yes';
     restoreDraft(form);
-    form.addEventListener('input', () => saveDraft(form));
-    form.addEventListener('change', () => saveDraft(form));
+    const typed = () => {
+      form.dataset.typed = 'yes';
+      saveDraft(form);
+    };
+    form.addEventListener('input', typed);
+    form.addEventListener('change', typed);
     form.addEventListener('submit', () => {
       form.dataset.sent = 'yes';
       sessionStorage.removeItem(draftKey(form));
@@ -145,16 +164,19 @@ window.addEventListener('pagehide', () => {
 if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', keepDrafts);
 else keepDrafts();
 document.addEventListener('htmx:after:swap', keepDrafts);
-// Copy buttons (sending domains' DNS records): copy the named field's value and say so.
+// Copy buttons (sending domains' DNS records, recovery codes): copy the named field's value and say so.
 document.addEventListener('click', async (event) => {
   const button = event.target.closest?.('[data-copy]');
   if (!button) return;
   const field = document.getElementById(button.dataset.copy);
   if (!field) return;
-  field.select();
+  // A field's value, or the text of a list (recovery codes: one per line).
+  const isField = typeof field.select === 'function';
+  if (isField) field.select();
+  else window.getSelection()?.selectAllChildren(field);
   let copied = false;
   try {
-    await navigator.clipboard.writeText(field.value);
+    await navigator.clipboard.writeText(isField ? field.value : field.innerText);
     copied = true;
   } catch {
     copied = false;

@@ -334,6 +334,7 @@ export const AUDIT_ACTIONS = [
   'single_send.resent',
   'single_send.ab_test_saved',
   'single_send.ab_winner_chosen',
+  'single_send.failed_retried',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 /** Who an audit entry names: a person, an API key, or the service itself (a worker, a schedule). */

@@ -92,6 +92,7 @@ export const AUDIT_ACTION_LABELS: Record<AuditAction, string> = {
   'single_send.resent': 'Resent a single send to non-openers',
   'single_send.ab_test_saved': 'Saved an A/B test',
   'single_send.ab_winner_chosen': 'Chose an A/B test winner',
+  'single_send.failed_retried': 'Retried the failed messages',
 };
 
 const ACTOR_KINDS = [

@@ -42,6 +42,39 @@ function routeOf(req: Request): string {
   return `${req.baseUrl}${typeof path === 'string' ? path : String(path)}`;
 }
 
+/** What a probe answers: its HTTP status and JSON body (the Maintenance page shows the same). */
+export interface ProbeAnswer {
+  status: number;
+  body: Record<string, unknown>;
+}
+
+/** `/healthz`: the process runs, whatever the database does; the worker heartbeat's age when it can be read. */
+export async function healthAnswer(services: Pick<Services, 'health'>): Promise<ProbeAnswer> {
+  const heartbeat = await within(services.health.lastHeartbeat().catch(() => null), HEALTH_WAIT_MS, null);
+  return { status: 200, body: { status: 'ok', worker_heartbeat_age_seconds: ageSeconds(heartbeat, new Date()) } };
+}
+
+/** `/readyz`: whether this process can serve (database up, schema current), 503 with the reason when not. */
+export async function readinessAnswer(services: Pick<Services, 'health'>): Promise<ProbeAnswer> {
+  const ready = await within(services.health.readiness(), READY_WAIT_MS, {
+    ready: false,
+    reason: `database did not answer within ${READY_WAIT_MS / 1000} s`,
+    database: 'unreachable' as const,
+    schema: 'unknown' as const,
+    workerHeartbeatAgeSeconds: null,
+  });
+  return {
+    status: ready.ready ? 200 : 503,
+    body: {
+      status: ready.ready ? 'ready' : 'unavailable',
+      ...(ready.reason ? { reason: ready.reason } : {}),
+      database: ready.database,
+      schema: ready.schema,
+      worker_heartbeat_age_seconds: ready.workerHeartbeatAgeSeconds,
+    },
+  };
+}
+
 /**
  * The operator's endpoints, outside the API: `/healthz` (the process runs), `/readyz` (it can
  * serve: database up, schema current), `/metrics` (Prometheus). Each app has its own registry,
@@ -137,27 +170,12 @@ export function createOperations(config: Config, services: Services): { timing: 
 
   const router = express.Router();
   router.get('/healthz', async (_req, res) => {
-    const heartbeat = await within(services.health.lastHeartbeat().catch(() => null), HEALTH_WAIT_MS, null);
-    res.set('Cache-Control', 'no-store').json({ status: 'ok', worker_heartbeat_age_seconds: ageSeconds(heartbeat, new Date()) });
+    const answer = await healthAnswer(services);
+    res.status(answer.status).set('Cache-Control', 'no-store').json(answer.body);
   });
   router.get('/readyz', async (_req, res) => {
-    const ready = await within(services.health.readiness(), READY_WAIT_MS, {
-      ready: false,
-      reason: `database did not answer within ${READY_WAIT_MS / 1000} s`,
-      database: 'unreachable' as const,
-      schema: 'unknown' as const,
-      workerHeartbeatAgeSeconds: null,
-    });
-    res
-      .status(ready.ready ? 200 : 503)
-      .set('Cache-Control', 'no-store')
-      .json({
-        status: ready.ready ? 'ready' : 'unavailable',
-        ...(ready.reason ? { reason: ready.reason } : {}),
-        database: ready.database,
-        schema: ready.schema,
-        worker_heartbeat_age_seconds: ready.workerHeartbeatAgeSeconds,
-      });
+    const answer = await readinessAnswer(services);
+    res.status(answer.status).set('Cache-Control', 'no-store').json(answer.body);
   });
   router.get('/metrics', async (req, res) => {
     if (config.metricsToken) {

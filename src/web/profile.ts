@@ -18,16 +18,18 @@ function browserOf(userAgent: string | null): string {
 }
 
 /**
- * Your profile: who you are in this account, your password, and the browsers signed in as you,
- * each of which you can sign out (or all at once).
+ * Your profile: who you are in this account, your password, your two-step sign-in (every role
+ * has one, so it is here and not under Settings), and the browsers signed in as you, each of
+ * which you can sign out (or all at once).
  */
-export function mountProfile(routes: WebRoutes, { teamUsers, sessions }: Services, views: Views, cookies: Cookies): void {
+export function mountProfile(routes: WebRoutes, { teamUsers, sessions, twoFactor }: Services, views: Views, cookies: Cookies): void {
   const data = async (req: Request, res: Response) => {
     const me = res.locals.member as TeamMember;
-    const list = await sessions.list(me.id, cookies.read(req, SESSION_COOKIE) ?? '');
+    const [list, twoStep] = await Promise.all([sessions.list(me.id, cookies.read(req, SESSION_COOKIE) ?? ''), twoFactor.status(me.id)]);
     return {
       title: 'Your profile',
       me: { ...me, roleLabel: ROLE_LABELS[me.role] },
+      twoStep,
       sessions: list.map((s) => ({ ...s, browser: browserOf(s.user_agent) })),
     };
   };

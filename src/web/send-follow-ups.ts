@@ -9,6 +9,12 @@ import { onInvalid } from './errors';
 import type { WebRoutes } from './routes';
 import type { Views } from './views';
 
+/** A recipients filter of the dashboard (`?status=failed`); anything else is everyone. */
+export function recipientFilterOf(req: Request): RecipientStatus | undefined {
+  const asked = typeof req.query.status === 'string' ? req.query.status : '';
+  return (RECIPIENT_STATUSES as readonly string[]).includes(asked) ? (asked as RecipientStatus) : undefined;
+}
+
 /**
  * What a sent single send's page offers beyond its statistics: retry its failed messages, resend
  * it to those who did not open it (the count shown before anything is made), and download who it
@@ -51,8 +57,7 @@ export function mountSendFollowUps(routes: WebRoutes, services: Services, views:
   // Everyone the send went to with what became of each message, or only those of one status.
   routes.download('/single-sends/:utr/recipients.csv', async (req, res) => {
     const utr = String(req.params.utr);
-    const asked = typeof req.query.status === 'string' ? req.query.status : '';
-    const status = (RECIPIENT_STATUSES as readonly string[]).includes(asked) ? (asked as RecipientStatus) : undefined;
+    const status = recipientFilterOf(req);
     await streamCsv(res, `recipients-${utr}${status ? `-${status}` : ''}.csv`, recipientReport.csv(ctxOf(req), { singleSend: utr }, status, { timeZone: req.account!.time_zone }));
   });
 }

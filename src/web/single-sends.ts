@@ -1,7 +1,7 @@
 import type { Request, Response } from 'express';
 import { ctxOf } from '../http/context';
 import { singleSendFields, singleSendInput, testSendFields, testSendInput } from '../http/inputs/single-sends';
-import { SINGLE_SEND_STATUS } from '../lib/constants';
+import { RECIPIENT_STATUSES, RecipientStatus, SINGLE_SEND_STATUS } from '../lib/constants';
 import { SCHEDULE_LOCAL_TIME } from '../lib/zoned-time';
 import { toId } from '../lib/http';
 import { field, validate } from '../http/validation';
@@ -16,10 +16,11 @@ import { designerChoices, editorPage } from './editor';
 import { engagementOf } from './engagement';
 import { onInvalid } from './errors';
 import { presentAbTest } from './ab-tests';
+import { recipientFilterOf } from './send-follow-ups';
 import { relayChoices } from './relays';
 import { checkboxFields, listFields } from './forms';
 import { MESSAGE_CSP } from './outbox';
-import { pagerOf, pagingOf } from './paging';
+import { Pager, pagerOf, pagingOf } from './paging';
 import { TRACKING_SWITCHES } from './settings';
 import { withSendStatus } from './statuses';
 import type { WebRoutes } from './routes';
@@ -58,6 +59,26 @@ function opensChart({ unit, buckets }: { unit: 'hour' | 'day'; buckets: OpenBuck
 /** Single sends: a composer, a list, and a page with live counters, over the same service as `/single/send/*`. */
 /** How many bounced addresses a send's page lists (its CSV download has every one). */
 const BOUNCES_SHOWN = 20;
+const RECIPIENTS_PER_PAGE = 25;
+
+/** What each recipient status says on the send's page. */
+const RECIPIENT_STATUS_LABELS: Record<RecipientStatus, string> = {
+  queued: 'Waiting to be sent',
+  delivered: 'Delivered',
+  opened: 'Opened',
+  clicked: 'Clicked a link',
+  bounced: 'Bounced',
+  failed: 'Failed',
+  unsubscribed: 'Unsubscribed',
+  complained: 'Marked as spam',
+  skipped: 'Not sent',
+};
+
+/** The pager's links land on the recipients table, not the top of the send's page. */
+function atRecipients(pager: Pager): Pager {
+  const at = (href?: string) => (href ? `${href}#recipients` : undefined);
+  return { ...pager, prev: at(pager.prev), next: at(pager.next), first: at(pager.first), last: at(pager.last) };
+}
 
 export function mountSingleSends(routes: WebRoutes, services: Services, views: Views, config: Config): void {
   const { singleSends, senders, unsubscribeGroups, designTemplates, contactTypes, contacts, segments, sendInsights } = services;
@@ -117,7 +138,7 @@ export function mountSingleSends(routes: WebRoutes, services: Services, views: V
 
   const recipientLists = [listFields('recipient_id', 'exclude_specific_recipient_id'), checkboxFields('archive')];
 
-  routes.post('/single-sends/new', editor, onInvalid('single-sends/form.njk', newForm), ...recipientLists, validate(...singleSendFields()), async (req, res) => {
+  routes.post('/single-sends/new', editor, onInvalid('single-sends/form.njk', newForm), ...recipientLists, validate(...singleSendFields({ preheader: 'optional' })), async (req, res) => {
     const utr = await singleSends.create(ctxOf(req), singleSendInput(req.body), { draft: true, editorDesign: true });
     views.redirect(res, `/single-sends/${utr}`, DRAFT_SAVED);
   });
@@ -137,7 +158,8 @@ export function mountSingleSends(routes: WebRoutes, services: Services, views: V
     };
     const started = send.status >= SINGLE_SEND_STATUS.running;
     const onLocalClock = send.schedule_type === SCHEDULE_LOCAL_TIME && started;
-    const [types, segmentList, opens, failures, engagement, waiting, abTest, history, bounced] = await Promise.all([
+    const shown = recipientFilterOf(req);
+    const [types, segmentList, opens, failures, engagement, waiting, abTest, history, bounced, whoGot] = await Promise.all([
       contactTypes.list(ctx),
       segments.list(ctx),
       sendInsights.opensOverTime(ctx, send.id),
@@ -149,6 +171,8 @@ export function mountSingleSends(routes: WebRoutes, services: Services, views: V
       services.auditLog.ofRecord(ctx, 'single_send', send.utr, SEND_HISTORY),
       // The addresses that bounced with the mail system's reason, newest first (the CSV has all).
       send.bounces > 0 ? services.recipientReport.page(ctx, { singleSend: send.utr }, 'bounced', { page: 1, perPage: BOUNCES_SHOWN }).then((r) => r.rows) : [],
+      // Who it went to, one page, filtered as the API's recipients report: "who failed and why" without a file.
+      started ? services.recipientReport.page(ctx, { singleSend: send.utr }, shown, pagingOf(req, RECIPIENTS_PER_PAGE)) : undefined,
     ]);
     const names = new Map([
       ...types.rows.map((t): [string, string] => [`contacts_${t.id}`, t.name]),
@@ -165,6 +189,12 @@ export function mountSingleSends(routes: WebRoutes, services: Services, views: V
       waiting,
       abTest,
       who: whoOf(history),
+      recipientList: whoGot && {
+        rows: whoGot.rows.map((r) => ({ ...r, statusLabel: RECIPIENT_STATUS_LABELS[r.status] })),
+        status: shown ?? '',
+        statuses: RECIPIENT_STATUSES.map((value) => ({ value, label: RECIPIENT_STATUS_LABELS[value] })),
+        pager: atRecipients(pagerOf(req, whoGot, `/single-sends/${send.utr}`)),
+      },
       recipients: send.recipient_id.map(label),
       excluded: send.exclude_specific_recipient_id.map(label),
     };
@@ -225,7 +255,7 @@ export function mountSingleSends(routes: WebRoutes, services: Services, views: V
     views.page(req, res, 'single-sends/form.njk', { ...form, values: formValues(form.send) });
   });
 
-  routes.post('/single-sends/:utr/edit', editor, onInvalid('single-sends/form.njk', editForm), ...recipientLists, validate(...singleSendFields()), async (req, res) => {
+  routes.post('/single-sends/:utr/edit', editor, onInvalid('single-sends/form.njk', editForm), ...recipientLists, validate(...singleSendFields({ preheader: 'optional' })), async (req, res) => {
     const utr = await singleSends.update(ctxOf(req), String(req.params.utr), singleSendInput(req.body), { draft: true, editorDesign: true });
     views.redirect(res, `/single-sends/${utr}`, DRAFT_SAVED);
   });

@@ -95,6 +95,12 @@ export function mountSecondStep(routes: WebRoutes, { twoFactor, teamUsers, audit
   };
 }
 
+/** The new recovery codes, once, with the same codes as a text file to keep (a `data:` link: nothing is stored to serve it later). */
+function recoveryCodesPage(codes: string[], first: boolean, res: Response) {
+  const text = [`Recovery codes for ${(res.locals.member as TeamMember).email}`, 'Each signs you in once when you do not have your phone.', '', ...codes, ''].join('\n');
+  return { title: 'Your recovery codes', codes, first, download: `data:text/plain;charset=utf-8,${encodeURIComponent(text)}` };
+}
+
 /**
  * The person's own two-step sign-in: turn it on with a QR code, see how many recovery codes are
  * left, renew them, turn it off. `sessionToken` reads the browser's session cookie: turning it on
@@ -120,12 +126,12 @@ export function mountTwoFactor(routes: WebRoutes, { twoFactor }: Services, views
 
   routes.post('/two-factor/confirm', onInvalid('two-factor/index.njk', async (req) => pageData(req, req.res!)), async (req, res) => {
     const codes = await twoFactor.confirm(ctxOf(req), member(res).id, req.body?.code, sessionToken(req));
-    views.page(req, res, 'two-factor/recovery-codes.njk', { title: 'Your recovery codes', codes, first: true });
+    views.page(req, res, 'two-factor/recovery-codes.njk', recoveryCodesPage(codes, true, res));
   });
 
   routes.post('/two-factor/recovery-codes', onInvalid('two-factor/index.njk', async (req) => pageData(req, req.res!)), async (req, res) => {
     const codes = await twoFactor.renewRecoveryCodes(member(res).id, req.body?.code);
-    views.page(req, res, 'two-factor/recovery-codes.njk', { title: 'Your recovery codes', codes, first: false });
+    views.page(req, res, 'two-factor/recovery-codes.njk', recoveryCodesPage(codes, false, res));
   });
 
   routes.post('/two-factor/disable', onInvalid('two-factor/index.njk', async (req) => pageData(req, req.res!)), async (req, res) => {

@@ -21,7 +21,7 @@ describe('audit log: GET /audit-log', () => {
     const { auditLog } = await log('?action=single_send');
     const entries = auditLog.filter((e: { record_id: string }) => e.record_id === utr);
     expect(entries).toEqual([
-      { id: expect.any(Number), user_id: alice.user_id, actor: ORIGINAL_KEY, action: 'single_send.started', record_type: 'single_send', record_id: utr, summary: 'Sent now', ip: expect.stringMatching(/127\.0\.0\.1/), created_at: expect.stringMatching(TIMESTAMP) },
+      { id: expect.any(Number), user_id: alice.user_id, actor: ORIGINAL_KEY, action: 'single_send.started', record_type: 'single_send', record_id: utr, summary: 'Winter sale, sent at once', ip: expect.stringMatching(/127\.0\.0\.1/), created_at: expect.stringMatching(TIMESTAMP) },
       { id: expect.any(Number), user_id: alice.user_id, actor: ORIGINAL_KEY, action: 'single_send.created', record_type: 'single_send', record_id: utr, summary: 'Winter sale', ip: expect.stringMatching(/127\.0\.0\.1/), created_at: expect.stringMatching(TIMESTAMP) },
     ]);
     // Another account sees none of it.

@@ -1,5 +1,6 @@
 import { addContactType, sendingFixtures } from '../support/fixtures';
 import { useHarness } from '../support/harness';
+import { axeViolations } from './axe';
 import { eventually, useBrowser } from './browser';
 
 const DAY = 24 * 3600_000;
@@ -37,5 +38,34 @@ describe('dashboard in Chromium: the Maintenance page', () => {
     await eventually('the page is Maintenance again', async () => new URL(page.url()).pathname === '/maintenance');
     expect(await live()).toEqual(['stays@example.org']);
     expect(b.problems).toEqual([]);
+  });
+
+  test('when an owner on a phone looks for the service’s health and backup then Maintenance shows what /healthz and /readyz answer now and opens the operations guide by keyboard', async () => {
+    const account = await h.account();
+    const page = await b.page();
+    await page.setViewportSize({ width: 390, height: 844 });
+    await b.signIn(page, account);
+    await page.getByRole('button', { name: 'Menu' }).click();
+    await page.getByRole('link', { name: 'Maintenance' }).click();
+    const health = page.getByRole('region', { name: 'Service health' });
+    await health.getByText('Ready: the database answers', { exact: false }).waitFor();
+    // The page shows exactly what the probes answer.
+    for (const probe of ['/healthz', '/readyz']) {
+      const answer = await page.request.get(probe);
+      const shown = await health.locator('dd', { has: page.locator('code') }).nth(probe === '/healthz' ? 0 : 1).innerText();
+      const [status, ...json] = shown.trim().split(' ');
+      expect([Number(status), JSON.parse(json.join(' '))]).toEqual([answer.status(), await answer.json()]);
+    }
+    const operations = page.getByRole('region', { name: 'Backup, restore and metrics' });
+    await operations.getByText('npm run --silent cli -- backup --out campaigns.backup.gz').waitFor();
+    await operations.getByText('open to anyone who reaches them', { exact: false }).waitFor();
+    expect(await page.evaluate(() => (globalThis as unknown as { document: { documentElement: { scrollWidth: number } } }).document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+    expect(await axeViolations(page)).toEqual([]);
+    expect(b.problems).toEqual([]);
+
+    await operations.getByRole('link', { name: 'Read the operations guide' }).focus();
+    await page.keyboard.press('Enter');
+    await page.waitForURL(/\/maintenance\/operations\.md$/);
+    await page.getByText('## Backup and restore', { exact: false }).waitFor();
   });
 });

@@ -57,7 +57,7 @@ describe('dashboard round trips', () => {
     ['/outbox', 1],
     ['/api-keys', 2],
     ['/team', 2],
-    ['/profile', 2],
+    ['/profile', 3],
     ['/settings', 1],
     ['/design-templates', 2],
     ['/senders', 2],

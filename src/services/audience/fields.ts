@@ -6,7 +6,7 @@ import { NotFoundError, ValidationError } from '../../lib/errors';
 import { timestamp } from '../../lib/time';
 import { messages } from '../../lib/validation';
 import type { Ctx, ServiceDeps } from '../context';
-import { audited, recordAudit } from '../shared/audit-writer';
+import { audited, recordAudit, summaries } from '../shared/audit-writer';
 
 /** A reserved field (user_id null, is_reserved 1) or a custom field of an account. */
 export interface FieldRecord {
@@ -64,7 +64,7 @@ export function createFieldsService({ db }: Pick<ServiceDeps, 'db'>) {
       const now = nowValue();
       try {
         return await audited(db, ctx, (trx) => insertId(trx, 'fields', { user_id: ctx.userId, field_name: name, field_type: input.field_type, is_reserved: 0, created_at: now, updated_at: now }), (id) => ({
-          action: 'field.created', recordType: 'field', recordId: id, summary: `${name} (${input.field_type})`,
+          action: 'field.created', recordType: 'field', recordId: id, summary: summaries.field(name, input.field_type),
         }));
       } catch (err) {
         // The unique index on (user_id, lower(field_name)) decides, also between concurrent saves.

@@ -15,7 +15,8 @@ import { forUpdate } from '../../db/locking';
 import { moveCounters } from '../delivery/ledger';
 import { withoutUnsubscribed } from '../delivery/ledger';
 import { IN_DOUBT_TWICE } from '../delivery/ledger';
-import { AuditEntry, recordAudit } from '../shared/audit-writer';
+import { AuditEntry, recordAudit, summaries } from '../shared/audit-writer';
+import { SCHEDULE_LOCAL_TIME } from '../../lib/zoned-time';
 
 /**
  * Pause, resume and cancel of a single send (API extensions
@@ -34,12 +35,13 @@ export function createSendControlsService({ db, config }: Pick<ServiceDeps, 'db'
     utr: string,
     action: AuditEntry['action'],
     apply: (trx: Knex.Transaction, send: { id: number; status: number }) => Promise<void | false>,
+    summary: (name: string) => string = (name) => name,
   ): Promise<void> {
     await db.transaction(async (trx) => {
       const send = isUtr(utr) ? await trx('single_sends').where({ user_id: ctx.userId, utr }).whereNull('deleted_at').first('id', 'status', 'single_send_name') : undefined;
       if (!send) throw new NotFoundError();
       if ((await apply(trx, { id: Number(send.id), status: Number(send.status) })) === false) return;
-      await recordAudit(trx, ctx, { action, recordType: 'single_send', recordId: utr, summary: String(send.single_send_name) });
+      await recordAudit(trx, ctx, { action, recordType: 'single_send', recordId: utr, summary: summary(String(send.single_send_name)) });
     });
   }
 
@@ -89,9 +91,10 @@ export function createSendControlsService({ db, config }: Pick<ServiceDeps, 'db'
         if (!(await transitionSingleSends(trx('single_sends').where({ id: row.id }), 'confirm', { ...changes, updated_at: nowValue() }))) {
           throw new ConflictError('Only a draft can be sent or scheduled; this one already is.');
         }
-        await recordAudit(trx, ctx, when === 'now'
-          ? { action: 'single_send.started', recordType: 'single_send', recordId: utr, summary: 'Sent now' }
-          : { action: 'single_send.scheduled', recordType: 'single_send', recordId: utr, summary: `Scheduled for ${row.schedule_date} ${row.schedule_time}` });
+        const summary = summaries.released(String(row.single_send_name), {
+          now: when === 'now', date: String(row.schedule_date), time: String(row.schedule_time), recipientsClock: Number(row.schedule_type) === SCHEDULE_LOCAL_TIME,
+        });
+        await recordAudit(trx, ctx, { action: when === 'now' ? 'single_send.started' : 'single_send.scheduled', recordType: 'single_send', recordId: utr, summary });
       });
     },
 
@@ -120,7 +123,7 @@ export function createSendControlsService({ db, config }: Pick<ServiceDeps, 'db'
      */
     async retryFailed(ctx: Ctx, utr: string): Promise<number> {
       let retried = 0;
-      await change(ctx, utr, 'single_send.resumed', async (trx, send) => {
+      await change(ctx, utr, 'single_send.failed_retried', async (trx, send) => {
         // The send first, then its rows: the order of pause, resume and the worker's ledger writes.
         const row = await forUpdate(trx, trx('single_sends').where({ id: send.id }).first('status', 'unsubscribe_group_id'));
         if (!(SINGLE_SEND_TRANSITIONS.retryFailed.from as readonly number[]).includes(Number(row.status))) {
@@ -139,7 +142,7 @@ export function createSendControlsService({ db, config }: Pick<ServiceDeps, 'db'
         if (!retried) return false;
         await moveCounters(trx, { single_send_id: send.id, automation_id: null }, { failed: -retried });
         await transition(trx, send.id, 'retryFailed', 'Only a sending or sent single send can retry its failed messages.');
-      });
+      }, (name) => summaries.retried(name, retried));
       return retried;
     },
 

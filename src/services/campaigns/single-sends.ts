@@ -15,7 +15,7 @@ import type { TrackingService } from '../delivery/recipients';
 import type { AbTestRecord, AbTestsService } from './ab-tests';
 import { accountTracking, switchesOf, TrackingSwitches, withDefaults } from './tracking-switches';
 import { liquidErrors } from './template-syntax';
-import { recordAudit } from '../shared/audit-writer';
+import { recordAudit, summaries } from '../shared/audit-writer';
 import { notEditableError, SINGLE_SEND_EDITABLE, SINGLE_SEND_TRANSITIONS, transitionSingleSends } from '../shared/single-send-state';
 
 // The worker parses the stored references with the same function.
@@ -240,7 +240,7 @@ export function createSingleSendsService({ db, config, refs, senders, tracking, 
       action: now ? ('single_send.started' as const) : ('single_send.scheduled' as const),
       recordType: 'single_send',
       recordId: utr,
-      summary: now ? 'Sent now' : `Scheduled for ${input.schedule_date} ${input.schedule_time}`,
+      summary: summaries.released(input.single_send_name, { now, date: input.schedule_date, time: input.schedule_time, recipientsClock: input.schedule_type === SCHEDULE_LOCAL_TIME }),
     };
   }
 
@@ -348,7 +348,7 @@ export function createSingleSendsService({ db, config, refs, senders, tracking, 
           created_at: now,
           updated_at: now,
         });
-        await recordAudit(trx, ctx, { action: 'single_send.created', recordType: 'single_send', recordId: copyUtr, summary: `${name} (a copy of ${utr})` });
+        await recordAudit(trx, ctx, { action: 'single_send.created', recordType: 'single_send', recordId: copyUtr, summary: summaries.copied(name, String(row.single_send_name)) });
       });
       return copyUtr;
     },

@@ -16,6 +16,37 @@ export interface AuditEntry {
 
 const SUMMARY_MAX = 500;
 
+/**
+ * The wording of summaries that say more than a record's name, kept in one place so every
+ * entry reads the same way: the thing by its name (never an id), what happened in plain words.
+ */
+export const summaries = {
+  /** A single send released: at once, or for its date and time (seconds and machine words left out). */
+  released(name: string, release: { now: boolean; date?: string; time?: string; recipientsClock?: boolean }): string {
+    if (release.now) return `${name}, sent at once`;
+    const when = `${release.date ?? ''} ${String(release.time ?? '').slice(0, 5)}`.trim();
+    return `${name}, for ${when}${release.recipientsClock ? ' in each recipient’s time zone' : ''}`;
+  },
+  /** A copy names its original by name, not by its id. */
+  copied(name: string, original: string): string {
+    return `${name}, copied from “${original}”`;
+  },
+  /** A custom field with its kind in the words the dashboard uses. */
+  field(name: string, type: string): string {
+    return `${name} (${FIELD_TYPE_WORDS[type] ?? type})`;
+  },
+  /** Messages of a send queued again. */
+  retried(name: string, count: number): string {
+    return `${name}: ${count} ${count === 1 ? 'message' : 'messages'}`;
+  },
+  /** A recipients download: whose, and which. */
+  recipientsDownload(name: string, status?: string): string {
+    return `Recipients of ${name}${status ? ` (${status})` : ''}, as CSV`;
+  },
+};
+
+const FIELD_TYPE_WORDS: Record<string, string> = { text: 'text', number: 'number', 'datetime-local': 'date and time' };
+
 function entryRows(ctx: Ctx, entries: AuditEntry[], at: string): Record<string, unknown>[] {
   const actor = ctx.actor ?? SYSTEM_ACTOR;
   return entries.map((e) => ({

@@ -6,7 +6,7 @@ import { NotFoundError } from '../../../lib/errors';
 import { plainDateTime, zonedDateTime } from '../../../lib/time';
 import { isUtr } from '../../../lib/utr';
 import type { Ctx, ServiceDeps } from '../../context';
-import { recordAudit } from '../../shared/audit-writer';
+import { recordAudit, summaries } from '../../shared/audit-writer';
 
 /** One recipient of a send or an automation step, and what became of the message to them. */
 export interface RecipientReportRecord {
@@ -67,31 +67,33 @@ function reportRecord(row: Record<string, unknown>): RecipientReportRecord {
  * list), or CSV. The send or step is looked up first, so a wrong utr is a 404 before anything is sent.
  */
 export function createRecipientReportService({ db }: Pick<ServiceDeps, 'db'>) {
-  async function ownerOf(ctx: Ctx, of: ReportOf): Promise<Record<string, number>> {
+  /** The send's or step's ledger rows, and its name (the audit log names what was downloaded). */
+  async function ownerOf(ctx: Ctx, of: ReportOf): Promise<{ where: Record<string, number>; name: string }> {
     if ('singleSend' in of) {
-      const send = isUtr(of.singleSend) ? await db('single_sends').where({ user_id: ctx.userId, utr: of.singleSend }).whereNull('deleted_at').first('id') : undefined;
+      const send = isUtr(of.singleSend) ? await db('single_sends').where({ user_id: ctx.userId, utr: of.singleSend }).whereNull('deleted_at').first('id', 'single_send_name') : undefined;
       if (!send) throw new NotFoundError();
-      return { 'm.single_send_id': Number(send.id) };
+      return { where: { 'm.single_send_id': Number(send.id) }, name: String(send.single_send_name) };
     }
     const step = isUtr(of.step)
       ? await db('automation_schedules as s')
           .join('automations as a', 'a.id', 's.automation_id')
           .where({ 's.user_id': ctx.userId, 's.utr': of.step })
           .whereNull('a.deleted_at')
-          .first('s.id')
+          .first('s.id', 'a.automation_name')
       : undefined;
     if (!step) throw new NotFoundError();
-    return { 'm.automation_schedule_id': Number(step.id) };
+    return { where: { 'm.automation_schedule_id': Number(step.id) }, name: `an email of ${String(step.automation_name)}` };
   }
 
   /** The report's query, wrapped: a query builder is a thenable, which an async function would run. */
-  async function query(ctx: Ctx, of: ReportOf, status: RecipientStatus | undefined): Promise<{ q: Knex.QueryBuilder }> {
+  async function query(ctx: Ctx, of: ReportOf, status: RecipientStatus | undefined): Promise<{ q: Knex.QueryBuilder; name: string }> {
+    const owner = await ownerOf(ctx, of);
     const q = db('send_messages as m')
       .where('m.user_id', ctx.userId)
-      .where(await ownerOf(ctx, of))
+      .where(owner.where)
       .select('m.id', 'm.contact_id', 'm.email', db.raw(`${STATUS_SQL} as status`), 'm.last_error', 'm.sent_at', 'm.human_opened_at', 'm.clicked_at');
     if (status) q.whereIn('m.state', statesOf(status)).whereRaw(`(${STATUS_SQL}) = ?`, [status]);
-    return { q };
+    return { q, name: owner.name };
   }
 
   return {
@@ -108,12 +110,12 @@ export function createRecipientReportService({ db }: Pick<ServiceDeps, 'db'>) {
 
     /** The same rows as CSV, a header line first. */
     async *csv(ctx: Ctx, of: ReportOf, status?: RecipientStatus, options: { timeZone?: string } = {}): AsyncGenerator<string> {
-      const { q } = await query(ctx, of, status);
+      const { q, name } = await query(ctx, of, status);
       await recordAudit(db, ctx, {
         action: 'recipient_report.exported',
         recordType: 'singleSend' in of ? 'single_send' : 'automation_step',
         recordId: 'singleSend' in of ? of.singleSend : of.step,
-        summary: `Recipients${status ? ` (${status})` : ''}, as CSV`,
+        summary: summaries.recipientsDownload(name, status),
       });
       yield csvLines([[...CSV_HEADER]]);
       // The dashboard's download: times on the account's clock, with their offset.
