@@ -16,7 +16,7 @@ const text = (value: unknown) => (typeof value === 'string' ? value.trim() : '')
 const OPERATIONS_GUIDE = path.join(__dirname, '..', '..', 'docs', 'operations.md');
 
 /** A probe's answer as the page shows it: the same status and JSON as the endpoint. */
-const shownProbe = (answer: ProbeAnswer) => ({ ...answer, json: JSON.stringify(answer.body) });
+const shownProbe = (answer: ProbeAnswer) => ({ ...answer, ok: answer.status === 200, json: JSON.stringify(answer.body) });
 
 /** The heartbeat's age in words. */
 function workerWords(age: unknown): string {
