@@ -6,8 +6,7 @@ describe('dashboard in Chromium: sign-in, contact types, keys and settings', () 
   const b = useBrowser(h);
 
   test('when a user signs in, adds, renames and deletes a contact type then every step shows, with no CSP or script error', async () => {
-    const account = await h.account();
-    const page = await b.page();
+    const { account, page } = await b.newcomer();
 
     await page.goto('/contact-types');
     await page.waitForURL(/\/login\?next=%2Fcontact-types$/);

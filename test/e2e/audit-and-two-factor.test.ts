@@ -14,8 +14,7 @@ describe('dashboard in Chromium: two-step sign-in and the audit log', () => {
   const b = useBrowser(h);
 
   test('when the owner turns on two-step sign-in by keyboard on a phone then the next sign-in asks for a code, and the audit log shows both and filters them', async () => {
-    const account = await h.account();
-    const page = await b.page();
+    const { account, page } = await b.newcomer();
     await page.setViewportSize(PHONE);
     await b.signIn(page, account);
 

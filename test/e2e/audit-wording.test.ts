@@ -1,5 +1,5 @@
 import { MESSAGE_STATE, SINGLE_SEND_STATUS } from '../../src/lib/constants';
-import { addContactType, sendingFixtures } from '../support/fixtures';
+import { sendingFixtures } from '../support/fixtures';
 import { useHarness } from '../support/harness';
 import { axeViolations } from './axe';
 import { useBrowser } from './browser';
@@ -15,9 +15,7 @@ describe('dashboard in Chromium: the audit log says what', () => {
   test('when a marketer adds a date field, sends, duplicates and retries the failed then the log names each send and says what was done, with no ids or machine words', async () => {
     const account = await h.account();
     const { db } = h.runtime;
-    const type = await addContactType(h, account, 'Readers');
-    const sender = await f.sender(account.user_id);
-    const group = await f.group(account.user_id, 'Newsletter');
+    const { type, sender, group } = await f.basics(account, 'Readers');
     await f.contact(account.user_id, type, 'ann@readers.example');
     const draft = await f.singleSend(account.user_id, { senderId: sender, groupId: group, to: [{ contactType: type }], status: SINGLE_SEND_STATUS.initiate });
     await db('single_sends').where({ id: draft }).update({ single_send_name: 'Spring sale', due_at: null });

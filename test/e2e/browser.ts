@@ -42,6 +42,8 @@ export interface BrowserHarness {
   signIn(page: Page, account: TestAccount): Promise<void>;
   /** A fresh page, signed in as the account. */
   signedIn(account: TestAccount): Promise<Page>;
+  /** A new account and a fresh page, not signed in yet: the opening of most journeys. */
+  newcomer(): Promise<{ account: TestAccount; page: Page }>;
 }
 
 /** Serves the harness's app on 127.0.0.1, port 0, and opens one browser for the file. */
@@ -95,6 +97,7 @@ export function useBrowser(h: Harness, options: BrowserOptions = {}): BrowserHar
     return page;
   };
 
+  b.newcomer = async () => ({ account: await h.account(), page: await b.page() });
   b.signedIn = async (account) => {
     const page = await b.page();
     await b.signIn(page, account);

@@ -1,4 +1,4 @@
-import { addContactType, sendingFixtures } from '../support/fixtures';
+import { sendingFixtures } from '../support/fixtures';
 import { useHarness } from '../support/harness';
 import { axeViolations } from './axe';
 import { useBrowser } from './browser';
@@ -13,9 +13,7 @@ describe('dashboard in Chromium: the single-send composer', () => {
 
   test('when a marketer looks, leaves, comes back and saves without a preheader then no restore note shows, the draft saves, and the test goes to their own address by default', async () => {
     const account = await h.account();
-    await addContactType(h, account, 'Readers');
-    await f.sender(account.user_id);
-    await f.group(account.user_id, 'Newsletter');
+    await f.basics(account, 'Readers');
     const page = await b.page();
     await b.signIn(page, account);
 

@@ -14,8 +14,7 @@ describe('dashboard sending domains in Chromium', () => {
   const b = useBrowser(h);
 
   test('when a domain is added 390 px wide then its records can be copied, and Check now verifies it once they are published', async () => {
-    const account = await h.account();
-    const page = await b.page();
+    const { account, page } = await b.newcomer();
     await page.setViewportSize({ width: 390, height: 844 });
     await page.context().grantPermissions(['clipboard-read', 'clipboard-write']);
     await b.signIn(page, account);

@@ -1,6 +1,6 @@
 import type { Page } from 'playwright-core';
 import { MESSAGE_STATE, SINGLE_SEND_STATUS } from '../../src/lib/constants';
-import { addContactType, sendingFixtures } from '../support/fixtures';
+import { sendingFixtures } from '../support/fixtures';
 import { useHarness } from '../support/harness';
 import { axeViolations } from './axe';
 import { useBrowser } from './browser';
@@ -34,9 +34,7 @@ describe('dashboard in Chromium: downloads and a send’s recipients', () => {
   test('when a marketer clicks each download then each gives its file, and the send’s page shows the failed with their reason, page by page', async () => {
     const account = await h.account();
     const { db } = h.runtime;
-    const type = await addContactType(h, account, 'Readers');
-    const sender = await f.sender(account.user_id);
-    const group = await f.group(account.user_id, 'Newsletter');
+    const { type, sender, group } = await f.basics(account, 'Readers');
     await f.contact(account.user_id, type, 'ann@readers.example');
     await f.globalUnsubscribe(account.user_id, 'left@readers.example');
     await f.groupUnsubscribe(account.user_id, group, 'quiet@readers.example');

@@ -12,8 +12,7 @@ describe('dashboard in Chromium: contacts imported from another tool', () => {
   const b = useBrowser(h);
 
   test('when a fresh account imports a Mailchimp export at 390 px then the upload makes the contact type, the file’s first rows scroll sideways by keyboard, and the mapping step makes the custom fields', async () => {
-    const account = await h.account();
-    const page = await b.page();
+    const { account, page } = await b.newcomer();
     await page.setViewportSize({ width: 390, height: 844 });
     await b.signIn(page, account);
     await page.goto('/contacts/import');

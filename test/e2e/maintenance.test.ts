@@ -41,8 +41,7 @@ describe('dashboard in Chromium: the Maintenance page', () => {
   });
 
   test('when an owner on a phone looks for the service’s health and backup then Maintenance shows what /healthz and /readyz answer now and opens the operations guide by keyboard', async () => {
-    const account = await h.account();
-    const page = await b.page();
+    const { account, page } = await b.newcomer();
     await page.setViewportSize({ width: 390, height: 844 });
     await b.signIn(page, account);
     await page.getByRole('button', { name: 'Menu' }).click();

@@ -12,8 +12,7 @@ describe('dashboard relays in Chromium', () => {
   const b = useBrowser(h);
 
   test('when a relay is added 390 px wide with the keyboard then it is listed as working, and Test says it connected', async () => {
-    const account = await h.account();
-    const page = await b.page();
+    const { account, page } = await b.newcomer();
     await page.setViewportSize({ width: 390, height: 844 });
     await b.signIn(page, account);
     await page.goto('/relays');

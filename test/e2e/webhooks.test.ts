@@ -18,8 +18,7 @@ describe('dashboard webhooks in Chromium', () => {
   afterAll(() => receiver.close());
 
   test('when a webhook is added 390 px wide then its secret shows once, its log shows the delivery, and Send again posts it again', async () => {
-    const account = await h.account();
-    const page = await b.page();
+    const { account, page } = await b.newcomer();
     await page.setViewportSize({ width: 390, height: 844 });
     await b.signIn(page, account);
     await page.goto('/webhook-endpoints');
