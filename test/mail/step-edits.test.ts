@@ -16,6 +16,20 @@ describe('editing an automation step', () => {
   const links = (html: string) => [...html.matchAll(/href="([^"]+\/c\/[^"]+)"/g)].map((m) => new URL(m[1]).pathname);
   const target = async (path: string) => (await request(h.runtime.app).get(path).expect(302)).headers.location;
 
+  /**
+   * A live welcome automation of a new contact type with one instant step of `html`; `linksTo`
+   * reads the links of the message an address got after this point.
+   */
+  async function liveStep(typeName: string, subject: string, html: string) {
+    const type = await addContactType(h, alice, typeName);
+    const automation = await f.automation(alice.user_id, { type: 'welcome', contactType: type, groupId: setup.group });
+    const step = await f.schedule(alice.user_id, automation, { senderId: setup.sender, subject, waitingPeriod: 1, waitingType: 'instantly', html });
+    await f.setAutomationStatus(automation, 1);
+    const already = sink.messages.length;
+    const linksTo = (address: string) => links(String(sink.messages.slice(already).find((m) => m.to[0] === address)!.parsed.html));
+    return { type, automation, step, already, linksTo };
+  }
+
   test('when a live step is edited then the next message has the new content, and the links of mail already sent still lead where they did', async () => {
     const clock = manualClock(new Date(Date.now() + 86_400_000));
     const type = await addContactType(h, alice, 'Readers');
@@ -60,15 +74,7 @@ describe('editing an automation step', () => {
 
   test('when a step\'s only link is replaced then each message\'s link leads to the URL that message carried, from the worker that compiled the old content and from a fresh one', async () => {
     const clock = manualClock(new Date(Date.now() + 2 * 86_400_000));
-    const type = await addContactType(h, alice, 'Replaced');
-    const automation = await f.automation(alice.user_id, { type: 'welcome', contactType: type, groupId: setup.group });
-    const step = await f.schedule(alice.user_id, automation, {
-      senderId: setup.sender, subject: 'Offer ((first_name))', waitingPeriod: 1, waitingType: 'instantly',
-      html: '<html><body><a href="https://shop.example/old">Old offer</a></body></html>',
-    });
-    await f.setAutomationStatus(automation, 1);
-    const already = sink.messages.length;
-    const linksTo = (address: string) => links(String(sink.messages.slice(already).find((m) => m.to[0] === address)!.parsed.html));
+    const { type, automation, step, already, linksTo } = await liveStep('Replaced', 'Offer ((first_name))', '<html><body><a href="https://shop.example/old">Old offer</a></body></html>');
     const first = testWorker(h, sink.url, { now: clock.now });
     const fresh = testWorker(h, sink.url, { now: clock.now });
     try {
@@ -113,15 +119,7 @@ describe('editing an automation step', () => {
 
   test('when a step\'s links are edited between two messages then each message\'s link numbers resolve only to the links of the content it was sent with', async () => {
     const clock = manualClock(new Date(Date.now() + 3 * 86_400_000));
-    const type = await addContactType(h, alice, 'Versions');
-    const automation = await f.automation(alice.user_id, { type: 'welcome', contactType: type, groupId: setup.group });
-    const step = await f.schedule(alice.user_id, automation, {
-      senderId: setup.sender, subject: 'Links ((first_name))', waitingPeriod: 1, waitingType: 'instantly',
-      html: '<html><body><a href="https://shop.example/v1-a">A</a> <a href="https://shop.example/v1-b">B</a></body></html>',
-    });
-    await f.setAutomationStatus(automation, 1);
-    const already = sink.messages.length;
-    const linksTo = (address: string) => links(String(sink.messages.slice(already).find((m) => m.to[0] === address)!.parsed.html));
+    const { type, automation, step, already, linksTo } = await liveStep('Versions', 'Links ((first_name))', '<html><body><a href="https://shop.example/v1-a">A</a> <a href="https://shop.example/v1-b">B</a></body></html>');
     const click = (path: string) => request(h.runtime.app).get(path);
     const numbered = (path: string, n: number) => path.replace(/\/\d+$/, `/${n}`);
     const { worker, close } = testWorker(h, sink.url, { now: clock.now });
