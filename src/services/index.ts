@@ -1,3 +1,6 @@
+import { MESSAGE_KIND } from '../lib/constants';
+import { transactionalKind } from './transactional/message-kind';
+import { createTransactionalService } from './transactional/transactional';
 import { createAccountsService } from './accounts/accounts';
 import { createAudienceEvents } from './audience/audience-events';
 import { createContactTypesService } from './audience/contact-types';
@@ -76,7 +79,8 @@ export function createWorkerLedger(
     startDue: (at: Date) => runAutomations(db, at, hooks, { requireDomainAuth: config.domains?.requireDomainAuth }),
     everyMs: options.automationsEveryMs ?? 5000,
   };
-  return createSendLedger({ ...deps, feeds: [automations] }, options);
+  const transactional = transactionalKind({ db, secret: deps.secret, baseUrl: config.baseUrl, signingSecret: deps.secret });
+  return createSendLedger({ ...deps, feeds: [automations], kinds: { [MESSAGE_KIND.transactional]: transactional } }, options);
 }
 
 /** The composition root of the domain: every service, built once from its dependencies. */
@@ -107,6 +111,7 @@ export function createServices(deps: ServiceDeps) {
   const accounts = createAccountsService(deps);
   return {
     accounts,
+    transactional: createTransactionalService(deps),
     contactTypes,
     unsubscribeGroups,
     globalUnsubscribes: createGlobalUnsubscribesService(deps),

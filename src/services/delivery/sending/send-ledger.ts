@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import type { Config } from '../../../config';
 import { claimMessages } from '../../../db/locking';
-import { MESSAGE_KIND, MESSAGE_STATE } from '../../../lib/constants';
+import { MESSAGE_KIND, MESSAGE_PRIORITY, MESSAGE_STATE } from '../../../lib/constants';
 import { randomToken } from '../../../lib/crypto';
 import { createSigner } from '../../../lib/signed-token';
 import { feedbackStamp } from '../../../mail/feedback-stamp';
@@ -78,6 +78,11 @@ export interface SendLedgerDeps {
   hooks?: SendHooks;
   /** Feeds beyond the built-in ones, asked after them. */
   feeds?: LedgerFeed[];
+  /**
+   * Kinds beyond the built-in ones, by MESSAGE_KIND (the composition root adds transactional
+   * mail); a kind without its own `send` leaves the way campaign mail does (the account's relays).
+   */
+  kinds?: Record<number, Pick<MessageKind, 'build'> & Partial<Pick<MessageKind, 'send'>>>;
   /** The waits rate limits ask for (the worker's, so stopping it ends them). */
   sleep(ms: number): Promise<void>;
 }
@@ -106,8 +111,8 @@ export interface SendLedger {
   readonly concurrency: number;
   /** Asks the feeds for due work (`everything`: the throttled ones too); answers how much began. */
   startDue(everything: boolean): Promise<number>;
-  /** Leases up to `limit` rows due now to this worker. */
-  claim(limit: number): Promise<LedgerRow[]>;
+  /** Leases up to `limit` rows due now to this worker; `urgent`: only kinds that overtake campaigns (system, transactional). */
+  claim(limit: number, urgent?: boolean): Promise<LedgerRow[]>;
   /** Loads what a claimed batch needs, a few queries per batch: sources, people, who must not be written to. */
   prepare(rows: LedgerRow[]): Promise<Claimed[]>;
   /** Whether a claimed message goes now (pure: see decideClaim). */
@@ -164,6 +169,9 @@ export function createSendLedger(deps: SendLedgerDeps, options: SendLedgerOption
     [MESSAGE_KIND.automation, campaign],
     [MESSAGE_KIND.system, system],
   ]);
+  for (const [kind, extra] of Object.entries(deps.kinds ?? {})) {
+    kinds.set(Number(kind), { build: extra.build, send: extra.send ?? ((claimed, message) => relays.send(Number(claimed.row.user_id), null, message)) });
+  }
 
   const feeds: LedgerFeed[] = [
     { startDue: async (at) => (await startDueSingleSends(db, at, hooks, { requireDomainAuth })).length },
@@ -230,9 +238,16 @@ export function createSendLedger(deps: SendLedgerDeps, options: SendLedgerOption
       return started;
     },
 
-    async claim(limit) {
+    async claim(limit, urgent = false) {
       const at = now();
-      const rows = await claimMessages(db, { limit, now: at.toISOString(), leaseUntil: new Date(at.getTime() + leaseMs).toISOString(), owner, columns: LEDGER_COLUMNS });
+      const rows = await claimMessages(db, {
+        limit,
+        now: at.toISOString(),
+        leaseUntil: new Date(at.getTime() + leaseMs).toISOString(),
+        owner,
+        columns: LEDGER_COLUMNS,
+        ...(urgent ? { priorityBelow: MESSAGE_PRIORITY.campaign } : {}),
+      });
       for (const row of rows) inHand.add(Number(row.id));
       return rows as unknown as LedgerRow[];
     },
@@ -246,7 +261,9 @@ export function createSendLedger(deps: SendLedgerDeps, options: SendLedgerOption
       const suppressed = await suppressedRowIds(db, rows, (row) => sourceOf(row)?.groupId ?? null);
       return rows.map((row) => {
         const person = people(row);
-        return { row, person, source: sourceOf(row), unmailable: suppressed.has(Number(row.id)) || !!person.deleted_at };
+        // A transactional message goes to its address whether or not a contact of it remains.
+        const gone = !!person.deleted_at && row.kind !== MESSAGE_KIND.transactional;
+        return { row, person, source: sourceOf(row), unmailable: suppressed.has(Number(row.id)) || gone };
       });
     },
 
