@@ -5,11 +5,40 @@ import { parseLiquid, renderBudget, renderLiquid, TemplateRenderError } from '..
 import { createListHeaders } from '../../mail/list-headers';
 import type { OutgoingMessage } from '../../mail/outgoing-message';
 import { personalValues } from '../../mail/personal-values';
-import { compileMessage, renderMessage } from '../../mail/render';
+import { compileMessage, CompiledMessage, renderMessage, RenderInput } from '../../mail/render';
 import { fromAddress } from '../../mail/dkim';
 import type { Claimed, MessageKind } from '../delivery/sending';
 import { signingKeyOf } from '../delivery/relays';
 import type { AttachmentInput } from './message-input';
+
+/**
+ * One message's subject, HTML and text: the compiled HTML rendered with the sending engine's
+ * renderer (Liquid with `liquidValues`), the text given rendered as Liquid too, or made from the
+ * HTML. Out of time once may be a pause to collect garbage or a busy machine (as campaign mail):
+ * once more, afresh.
+ */
+export function renderContent(compiled: CompiledMessage, text: string | null, input: RenderInput): { subject: string; html: string; text: string } {
+  const textTemplate = text ? parseLiquid(text, false) : undefined;
+  const render = () => {
+    const budget = renderBudget();
+    const rendered = renderMessage(compiled, input, budget);
+    if (text === null) return rendered;
+    const variables = { ...Object.fromEntries(Object.entries(input.values).filter(([, v]) => v)), ...input.liquidValues };
+    return { ...rendered, text: textTemplate ? renderLiquid(textTemplate, variables, { count: 0 }, budget, 'body') : text };
+  };
+  try {
+    return render();
+  } catch (err) {
+    if (!(err instanceof TemplateRenderError && err.timedOut)) throw err;
+    return render();
+  }
+}
+
+/** A template's content rendered for sample `data` (the dashboard's preview): never tracked. */
+export function previewContent(content: { subject: string; html: string; text: string | null }, data: Record<string, unknown>): { subject: string; html: string; text: string } {
+  const compiled = compileMessage({ subject: content.subject, preheader: '', html: content.html }, { trackOpens: false, trackClicks: false });
+  return renderContent(compiled, content.text, { values: {}, unsubscribeUrl: '', pixelUrl: '', clickUrl: '', liquidValues: { data } });
+}
 
 export interface TransactionalKindDeps {
   db: Knex;
@@ -48,22 +77,7 @@ export function transactionalKind(deps: TransactionalKindDeps): Pick<MessageKind
         { trackOpens: Number(stored.track_opens) === 1 && !!stored.html, trackClicks: Number(stored.track_clicks) === 1 && !!stored.html, ownUrlPrefixes: [`${baseUrl}/c/`, `${baseUrl}/open/`] },
       );
       if (compiled.links.length && stored.links === null) await db('transactional_messages').where({ id }).update({ links: jsonValue(compiled.links) });
-      const textTemplate = stored.text ? parseLiquid(String(stored.text), false) : undefined;
-      const render = () => {
-        const budget = renderBudget();
-        const rendered = renderMessage(compiled, { values, unsubscribeUrl: '', pixelUrl: `${baseUrl}/open/${token}.gif`, clickUrl: `${baseUrl}/c/${token}`, liquidValues }, budget);
-        if (!stored.text) return rendered;
-        const variables = { ...Object.fromEntries(Object.entries(values).filter(([, v]) => v)), ...liquidValues };
-        return { ...rendered, text: textTemplate ? renderLiquid(textTemplate, variables, { count: 0 }, budget, 'body') : String(stored.text) };
-      };
-      let rendered: ReturnType<typeof render>;
-      try {
-        rendered = render();
-      } catch (err) {
-        // Out of time once may be a pause to collect garbage or a busy machine (as campaign mail): once more, afresh.
-        if (!(err instanceof TemplateRenderError && err.timedOut)) throw err;
-        rendered = render();
-      }
+      const rendered = renderContent(compiled, stored.text ? String(stored.text) : null, { values, unsubscribeUrl: '', pixelUrl: `${baseUrl}/open/${token}.gif`, clickUrl: `${baseUrl}/c/${token}`, liquidValues });
       const text = rendered.text;
       const attachments = parseJson<AttachmentInput[]>(stored.attachments, []);
       const cc = parseJson<string[]>(stored.cc, []);

@@ -5,6 +5,8 @@ import { FieldErrors, NotFoundError, ValidationError } from '../../lib/errors';
 import { timestamp } from '../../lib/time';
 import { hasControlCharacters, isBlank, messages, throwIfAny } from '../../lib/validation';
 import { liquidErrors } from '../campaigns/template-syntax';
+import { TemplateRenderError } from '../../mail/liquid';
+import { previewContent } from './message-kind';
 import type { Ctx } from '../context';
 import { audited } from '../shared/audit-writer';
 
@@ -101,6 +103,16 @@ export function createTransactionalTemplates(db: Knex) {
         },
         (t) => ({ action: 'transactional_template.updated', recordType: 'transactional_template', recordId: t.id, summary: t.name }),
       );
+    },
+
+    /** A template's content as a message with sample `data` (Liquid that fails is said, not thrown). */
+    preview(content: { subject: string; html: string; text: string | null }, data: Record<string, unknown>): { subject: string; html: string; text: string } | { error: string } {
+      try {
+        return previewContent(content, data);
+      } catch (err) {
+        if (err instanceof TemplateRenderError) return { error: err.message };
+        throw err;
+      }
     },
 
     /** Deletes a template no queued message still names (its content is copied into each message, but the log shows it by name). */
