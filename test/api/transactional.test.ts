@@ -1,3 +1,4 @@
+import request from 'supertest';
 import { MESSAGE_STATE } from '../../src/lib/constants';
 import { header, sendingFixtures, testWorker, useSendingSetup } from '../support/fixtures';
 import { useHarness } from '../support/harness';
@@ -52,6 +53,22 @@ describe('transactional mail through the API', () => {
     expect(log.total).toBe(1);
     expect(log.messages[0]).toMatchObject({ id: message.id, status: 'delivered', subject: 'Your order {{ data.order_id }}' });
     expect((await api().get('/transactional/messages?status=queued&tag=receipt').expect(200)).body.message.total).toBe(0);
+  });
+
+  test('when opens and clicks are tracked then the pixel and the link are counted on the message and its timeline', async () => {
+    const sent = (await api().post('/transactional/send').send(receipt({ to: 'tia@shop.test', html: '<p>See <a href="https://shop.test/orders/17">your order</a>.</p>', track_opens: 1, track_clicks: 1 })).expect(200)).body.message.messages[0];
+    await deliver();
+    const [mail] = await sink.waitFor(1);
+    const html = String(mail.parsed.html);
+    const pixel = /src="http:\/\/campaigns\.test(\/open\/[^"]+)"/.exec(html)?.[1];
+    const link = /href="http:\/\/campaigns\.test(\/c\/[^"]+)"/.exec(html)?.[1];
+    expect(pixel && link).toBeTruthy();
+    await request(h.runtime.app).get(pixel!).expect(200);
+    await request(h.runtime.app).get(link!).expect(302).expect('Location', 'https://shop.test/orders/17');
+    const found = await details(sent.id);
+    expect(found.opened_at).toEqual(expect.any(String));
+    expect(found.clicked_at).toEqual(expect.any(String));
+    expect(found.events.map((e: { type: string }) => e.type)).toEqual(['accepted', 'sent', 'delivered', 'opened', 'clicked']);
   });
 
   test('when the same Idempotency-Key comes twice with the same body then the first answer comes again and one mail goes out; with another body it is a 409', async () => {
