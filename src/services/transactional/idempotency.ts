@@ -76,9 +76,3 @@ export async function withIdempotency<T>(
     throw err;
   }
 }
-
-/** Keys older than their day, in short batches (maintenance). */
-export async function pruneIdempotencyKeys(db: Knex, now: Date): Promise<number> {
-  const expired = new Date(now.getTime() - TRANSACTIONAL_LIMITS.idempotencyHours * 3_600_000).toISOString();
-  return db('idempotency_keys').whereIn('id', db('idempotency_keys').where('created_at', '<', expired).limit(1000).select('id')).delete();
-}
