@@ -50,12 +50,13 @@ export function mountSegments(routes: WebRoutes, services: Services, views: View
 
   const listPage = async (req: Request, res: Response) => {
     const ctx = ctxOf(req);
-    const [result, types] = await Promise.all([segments.list(ctx, pagingOf(req)), contactTypes.list(ctx)]);
+    const [result, types, defs] = await Promise.all([segments.list(ctx, pagingOf(req)), contactTypes.list(ctx), customFieldDefs(fields, ctx)]);
+    const choices = fieldChoices(defs);
     const typeNames = new Map(types.rows.map((t) => [t.id, t.name]));
     // Engagement conditions name their send by its name; the sends are read only when one does.
     const sends = result.rows.some((s) => s.select_field.includes('engagement')) ? await segments.sendChoices(ctx) : [];
     const sendNames = new Map(sends.map((s) => [s.utr, s.name]));
-    const rows = result.rows.map((s) => ({ ...s, typeName: typeNames.get(s.contact_type_id) ?? '', summary: describeRules(s, sendNames) }));
+    const rows = result.rows.map((s) => ({ ...s, typeName: typeNames.get(s.contact_type_id) ?? '', summary: describeRules(s, sendNames, choices) }));
     views.page(req, res, 'segments/index.njk', { title: 'Segments', segments: rows, pager: pagerOf(req, result, '/segments') }, { fragments: LIST });
   };
   const recipientsData = async (req: Request) => {
@@ -63,8 +64,8 @@ export function mountSegments(routes: WebRoutes, services: Services, views: View
     // Recipients first: a segment on relative dates or engagement is brought up to date as it is read.
     const result = await segments.recipientsPage(ctx, idOf(req), pagingOf(req));
     const segment = await segments.get(ctx, idOf(req));
-    const sends = segment.select_field.includes('engagement') ? await segments.sendChoices(ctx) : [];
-    return { title: segment.segment_name, segment, summary: describeRules(segment, new Map(sends.map((s) => [s.utr, s.name]))), rows: result.rows, pager: pagerOf(req, result, `/segments/${segment.id}`) };
+    const [sends, defs] = await Promise.all([segment.select_field.includes('engagement') ? segments.sendChoices(ctx) : [], customFieldDefs(fields, ctx)]);
+    return { title: segment.segment_name, segment, summary: describeRules(segment, new Map(sends.map((s) => [s.utr, s.name])), fieldChoices(defs)), rows: result.rows, pager: pagerOf(req, result, `/segments/${segment.id}`) };
   };
   const recipientsPage = async (req: Request, res: Response) =>
     views.page(req, res, 'segments/show.njk', await recipientsData(req), { fragments: RECIPIENTS });
