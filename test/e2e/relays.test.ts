@@ -17,14 +17,22 @@ describe('dashboard relays in Chromium', () => {
     await b.signIn(page, account);
     await page.goto('/relays');
 
-    await page.getByLabel('Name').fill('Office Postfix');
+    await page.getByLabel('Name', { exact: true }).fill('Office Postfix');
     await page.getByLabel('Kind').selectOption('smtp');
-    await page.getByLabel('Server address (SMTP only)').fill(relay.url);
+    // The server's parts, each in its own field, as a person copies them from their provider.
+    const sink = new URL(relay.url);
+    await page.getByLabel('Server', { exact: true }).fill(sink.hostname);
+    await page.getByLabel('Port').fill(sink.port);
+    await page.getByLabel('Encryption').selectOption('starttls');
+    expect(await page.getByLabel('Password').getAttribute('type')).toBe('password');
     await page.getByLabel('Most messages a second').fill('5');
     await page.getByLabel('Sender domains it serves').fill('acme.test');
     await page.getByRole('button', { name: 'Add relay' }).press('Enter');
     await page.getByText('Relay “Office Postfix” added.').waitFor();
     expect(await page.getByText('Working', { exact: true }).count()).toBe(1);
+    // The list says where it sends in words, not as a URL.
+    await page.getByText(`${sink.hostname}, port ${sink.port}`).waitFor();
+    expect(await page.locator('body').textContent()).not.toContain('smtp://');
 
     const { scroll, inner } = await widths(page);
     expect(scroll).toBeLessThanOrEqual(inner);
