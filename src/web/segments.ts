@@ -2,6 +2,7 @@ import type { Request, Response } from 'express';
 import { ctxOf } from '../http/context';
 import { recipientRules, segmentRules } from '../http/inputs/segments';
 import { ValidationError } from '../lib/errors';
+import { FIELD_LABELS, SEGMENT_ENGAGEMENT } from '../lib/constants';
 import { bulkIds, toId } from '../lib/http';
 import { validate } from '../http/validation';
 import type { Services } from '../services';
@@ -50,8 +51,10 @@ export function mountSegments(routes: WebRoutes, services: Services, views: View
 
   const listPage = async (req: Request, res: Response) => {
     const ctx = ctxOf(req);
-    const [result, types, defs] = await Promise.all([segments.list(ctx, pagingOf(req)), contactTypes.list(ctx), customFieldDefs(fields, ctx)]);
-    const choices = fieldChoices(defs);
+    const [result, types] = await Promise.all([segments.list(ctx, pagingOf(req)), contactTypes.list(ctx)]);
+    // Custom fields' labels are read only when a condition on the page names one, so a list without costs no extra round trip.
+    const custom = result.rows.some((s) => s.select_field.some((name) => !(name in FIELD_LABELS) && name !== SEGMENT_ENGAGEMENT.field));
+    const choices = fieldChoices(custom ? await customFieldDefs(fields, ctx) : []);
     const typeNames = new Map(types.rows.map((t) => [t.id, t.name]));
     // Engagement conditions name their send by its name; the sends are read only when one does.
     const sends = result.rows.some((s) => s.select_field.includes('engagement')) ? await segments.sendChoices(ctx) : [];
