@@ -306,6 +306,19 @@ describe('web view and public archive', () => {
     const item = await app().get(`${new URL(address).pathname}/${utr}`).expect(200);
     expect(item.text).toContain('<p>B body for Alex</p>');
     expect(item.text).not.toContain('Dear');
+    // The send's page links to the message as sent: the winner too, for its first recipient.
+    const web = await signIn(h, alice);
+    expect((await web.get(`/single-sends/${utr}`).expect(200)).text).toContain(`<a href="/single-sends/${utr}/preview" target="_blank" rel="noopener" hx-boost="false">View the message as sent`);
+    const asSent = await web.get(`/single-sends/${utr}/preview`).expect(200);
+    expect(asSent.text).toMatch(/<p>B body for Ab\d<\/p>/);
+  });
+
+  test('when a send has not gone out yet then its page offers the preview but no "message as sent"', async () => {
+    const utr = await createSend(alice, [{ email: 'zed@example.org', first_name: 'Zed' }], { schedule_type: 1, schedule_date: '2031-01-15', schedule_time: '09:30' });
+    const web = await signIn(h, alice);
+    const page = (await web.get(`/single-sends/${utr}`).expect(200)).text;
+    expect(page).toContain(`src="/single-sends/${utr}/preview"`);
+    expect(page).not.toContain('View the message as sent');
   });
 
   test('when the recipient\'s address has been erased then their web view says the email is no longer available (410)', async () => {
