@@ -8,6 +8,8 @@ const AXE_SOURCE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
 /** The Relays page on a phone, with the keyboard, under the CSP. */
 describe('dashboard relays in Chromium', () => {
   const relay = useSmtpSink();
+  const LOGIN = { user: 'news@acme.example', pass: 'p@ss:w/rd' };
+  const provider = useSmtpSink({ login: LOGIN });
   const h = useHarness({ RELAY_ALLOW_PRIVATE: '1' });
   const b = useBrowser(h);
 
@@ -43,6 +45,24 @@ describe('dashboard relays in Chromium', () => {
     await page.getByRole('button', { name: 'Test Office Postfix' }).press('Enter');
     await page.getByText('The relay connected and accepted the login. Nothing was sent.').waitFor();
     expect(relay.messages).toHaveLength(0);
+    expect(b.problems).toEqual([]);
+  });
+
+  test('when a provider\'s SMTP login (a user name and a password with @, : and /) is typed into its own fields then Test logs in with it, and the password is never shown', async () => {
+    const page = await b.signedIn(await h.account());
+    await page.goto('/relays');
+    const server = new URL(provider.url);
+    await page.getByLabel('Name', { exact: true }).fill('Provider relay');
+    await page.getByLabel('Server', { exact: true }).fill(server.hostname);
+    await page.getByLabel('Port').fill(server.port);
+    await page.getByLabel('User name').fill(LOGIN.user);
+    await page.getByLabel('Password').fill(LOGIN.pass);
+    await page.getByRole('button', { name: 'Add relay' }).click();
+    await page.getByText('Relay “Provider relay” added.').waitFor();
+    await page.getByText(`${server.hostname}, port ${server.port}, user ${LOGIN.user}`).waitFor();
+    expect(await page.content()).not.toContain(LOGIN.pass);
+    await page.getByRole('button', { name: 'Test Provider relay' }).click();
+    await page.getByText('The relay connected and accepted the login. Nothing was sent.').waitFor();
     expect(b.problems).toEqual([]);
   });
 });
