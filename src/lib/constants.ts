@@ -477,9 +477,9 @@ export const TWO_FACTOR = {
 } as const;
 
 /**
- * Whom a preview is shown as when the audience has nobody yet (or a search finds nobody): a
- * made-up contact, so placeholders show as values rather than as empty text. Custom fields show
- * their own name in brackets.
+ * Whom a preview is shown as when the audience has nobody yet (or a search finds nobody), and
+ * whom the public archive's messages are rendered for: a made-up contact, so placeholders show
+ * as values rather than as empty text. Custom fields show their own name in brackets.
  */
 export const SAMPLE_CONTACT = {
   first_name: 'Alex',

@@ -23,7 +23,6 @@ export interface ArchivedMessage extends RenderedMessage {
 export function createWebViewService({ db, config, secret }: Pick<ServiceDeps, 'db' | 'config' | 'secret'>) {
   const signer = createSigner(secret);
 
-
   return {
     /**
      * The message of a web-view token, rebuilt for its recipient from the ledger row: the send's
