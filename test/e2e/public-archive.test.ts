@@ -25,7 +25,7 @@ describe('web view and public archive in Chromium', () => {
   const b = useBrowser(h, { origin: ORIGIN });
   const f = sendingFixtures(h);
   const sink = useSmtpSink();
-  const [alice, bob] = h.accounts(2);
+  const [alice, bob, carol] = h.accounts(3);
   let address: string;
   /** Bob's send in a stock design (the Newsletter), archived. */
   let stockUtr: string;
@@ -159,5 +159,31 @@ describe('web view and public archive in Chromium', () => {
     expect(tab.url()).toBe(`${b.baseUrl}/single-sends/${stockUtr}/preview`);
     expect(String(await tab.locator('body').textContent())).toContain('Cleo');
     expect(b.problems).toEqual([]);
+  });
+
+  test('when a send with an A/B test is read in the archive then it shows the variant that won', async () => {
+    const carols = await f.basics(carol, 'Friends');
+    for (const n of [1, 2, 3, 4]) await f.contact(carol.user_id, carols.type, `friend${n}@example.org`, { first_name: `Friend${n}` });
+    const id = await f.singleSend(carol.user_id, { senderId: carols.sender, groupId: carols.group, to: [{ contactType: carols.type }], subject: 'Base subject' });
+    await h.runtime.db('single_sends').where({ id }).update({ archive: 1, status: 0, due_at: null });
+    const utr = String((await h.runtime.db('single_sends').where({ id }).first('utr')).utr);
+    await h.api(carol).post('/single/send/ab/save').send({
+      utr, test_percent: 50, winner_metric: 'opens', wait_minutes: 60,
+      variants: [{ subject: 'Subject A' }, { subject: 'Subject B wins', template_html: '<html><body><p>The winning words, ((first_name)).</p></body></html>' }],
+    }).expect(200);
+    await h.runtime.db('single_sends').where({ id }).update({ status: 1, due_at: new Date().toISOString() });
+    const run = async () => {
+      const { worker, close } = testWorker(h, sink.url);
+      await worker.runOnce().finally(close);
+    };
+    await run();
+    await h.api(carol).get(`/single/send/ab/choose?utr=${utr}&variant=1`).expect(200);
+    await run();
+    const archive = await h.runtime.services.archive.address({ userId: carol.user_id });
+    const page = await b.page();
+    await page.goto(archive);
+    await page.getByRole('link', { name: 'Subject B wins' }).click();
+    await page.getByText('The winning words, Alex.').waitFor();
+    expect(await page.getByText('Subject A').count()).toBe(0);
   });
 });
