@@ -29,6 +29,11 @@ describe('web view and public archive in Chromium', () => {
   let address: string;
   /** Bob's send in a stock design (the Newsletter), archived. */
   let stockUtr: string;
+  /** One pass of a worker over what is due. */
+  const deliverDue = async () => {
+    const { worker, close } = testWorker(h, sink.url);
+    await worker.runOnce().finally(close);
+  };
 
   beforeAll(async () => {
     const sender = await f.sender(alice.user_id, { from_name: 'Acme <News>' });
@@ -43,8 +48,7 @@ describe('web view and public archive in Chromium', () => {
       html: '<html><head><style>p { color: #333 }</style></head><body><p>Dear ((first_name)),</p><p>((webview_url))</p><script>document.title = "ran"</script></body></html>',
     });
     await h.runtime.db('single_sends').where({ id: send }).update({ archive: 1 });
-    const { worker, close } = testWorker(h, sink.url);
-    await worker.runOnce().finally(close);
+    await deliverDue();
     address = await h.runtime.services.archive.address({ userId: alice.user_id });
 
     const stock = String((await h.runtime.db('design_templates').where({ template_name: 'Newsletter' }).first('html_code')).html_code);
@@ -53,8 +57,7 @@ describe('web view and public archive in Chromium', () => {
     const stockSend = await f.singleSend(bob.user_id, { senderId: bobs.sender, groupId: bobs.group, to: [{ contactType: bobs.type }], subject: 'The digest', html: stock });
     await h.runtime.db('single_sends').where({ id: stockSend }).update({ archive: 1 });
     stockUtr = String((await h.runtime.db('single_sends').where({ id: stockSend }).first('utr')).utr);
-    const second = testWorker(h, sink.url);
-    await second.worker.runOnce().finally(second.close);
+    await deliverDue();
   });
 
   test('when the recipient opens the web view on a phone then it shows their message, runs no script and the browser reports no problem', async () => {
@@ -172,13 +175,9 @@ describe('web view and public archive in Chromium', () => {
       variants: [{ subject: 'Subject A' }, { subject: 'Subject B wins', template_html: '<html><body><p>The winning words, ((first_name)).</p></body></html>' }],
     }).expect(200);
     await h.runtime.db('single_sends').where({ id }).update({ status: 1, due_at: new Date().toISOString() });
-    const run = async () => {
-      const { worker, close } = testWorker(h, sink.url);
-      await worker.runOnce().finally(close);
-    };
-    await run();
+    await deliverDue();
     await h.api(carol).get(`/single/send/ab/choose?utr=${utr}&variant=1`).expect(200);
-    await run();
+    await deliverDue();
     const archive = await h.runtime.services.archive.address({ userId: carol.user_id });
     const page = await b.page();
     await page.goto(archive);
