@@ -2,6 +2,7 @@ import request from 'supertest';
 import { addContactType, sendingFixtures, testWorker } from '../support/fixtures';
 import { useHarness } from '../support/harness';
 import { useSmtpSink } from '../support/smtp';
+import { axeViolations } from './axe';
 import { useBrowser } from './browser';
 
 const ORIGIN = 'http://host.example';
@@ -152,6 +153,8 @@ describe('web view and public archive in Chromium', () => {
     await page.keyboard.press('Enter');
     await page.waitForURL(archive);
     await page.getByRole('link', { name: 'The digest' }).waitFor();
+    // (The message page itself runs no script at all, axe's neither: the list is checked.)
+    expect(await axeViolations(page)).toEqual([]);
   });
 
   test('when the marketer opens a sent send\'s page then "View the message as sent" opens the message in a new tab', async () => {
