@@ -25,7 +25,7 @@ import { createDb, Db } from '../src/db';
 import { migrateAndSeed } from '../src/migrate';
 import { startServiceProcess } from '../test/support/processes';
 import { beside, TARGETS } from './lib/targets';
-import { createSend, scratchDatabase } from './lib/send-setup';
+import { createSend, NEWSLETTER_TEMPLATE_ID, scratchDatabase } from './lib/send-setup';
 
 async function main(): Promise<void> {
   const { values } = parseArgs({ options: { recipients: { type: 'string', default: '100000' }, ceiling: { type: 'string', default: '20000' }, workers: { type: 'string', default: '1' } } });

@@ -6,9 +6,10 @@ import type { Db } from '../../src/db';
 import { insertId, jsonValue, nowValue } from '../../src/db/dialect';
 import { adminDb, withDatabase } from '../../test/support/test-db';
 
-/** What bench:send and bench:tx set up: an account, its contacts and a ready single send. */
-const NEWSLETTER_TEMPLATE_ID = 2;
+/** The stock design bench:send's message is made from. */
+export const NEWSLETTER_TEMPLATE_ID = 2;
 
+/** What bench:send and bench:tx set up: an account, its contacts and a ready single send of `html`. */
 export async function createSend(db: Db, recipients: number, html: string): Promise<number> {
   const now = nowValue();
   const stamp = { created_at: now, updated_at: now };
