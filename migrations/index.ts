@@ -53,6 +53,8 @@ import * as keyMakersFromLog from './20261129_0801_key-makers-from-log';
 import * as oneResend from './20261129_0820_one-resend';
 import * as linkVersions from './20261129_0830_link-versions';
 import * as relayTlsVerify from './20261129_0831_relay-tls-verify';
+import * as sendPauseReason from './20261129_1100_send-pause-reason';
+import * as abTestDecision from './20261129_1101_ab-test-decision';
 
 /**
  * The ordered list of migrations. A static list (instead of a directory scan) makes the
@@ -114,6 +116,8 @@ export const migrations: ReadonlyArray<[name: string, migration: Knex.Migration]
   ['20261129_0820_one-resend', oneResend],
   ['20261129_0830_link-versions', linkVersions],
   ['20261129_0831_relay-tls-verify', relayTlsVerify],
+  ['20261129_1100_send-pause-reason', sendPauseReason],
+  ['20261129_1101_ab-test-decision', abTestDecision],
 ];
 
 export const migrationSource: Knex.MigrationSource<[string, Knex.Migration]> = {

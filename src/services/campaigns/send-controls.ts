@@ -46,7 +46,8 @@ export function createSendControlsService({ db, config }: Pick<ServiceDeps, 'db'
   }
 
   async function transition(trx: Knex.Transaction, id: number, name: SingleSendTransition, refusal: string): Promise<void> {
-    if (!(await transitionSingleSends(trx('single_sends').where({ id }), name, { updated_at: nowValue() }))) throw new ConflictError(refusal);
+    // A pause by a person, and any resume, leave no reason of the service's behind.
+    if (!(await transitionSingleSends(trx('single_sends').where({ id }), name, { pause_reason: null, updated_at: nowValue() }))) throw new ConflictError(refusal);
   }
 
   const rows = (trx: Knex.Transaction, sendId: number) => trx('send_messages').where({ single_send_id: sendId });
