@@ -72,6 +72,33 @@ export function createResendsService({ db }: Pick<ServiceDeps, 'db'>) {
   });
 
   return {
+    /**
+     * The subject a resend proposes: the one most recipients of the original got (an A/B test's
+     * winner usually, whose subject may not be the send's own), else the send's.
+     */
+    async proposedSubject(ctx: Ctx, utr: string): Promise<string> {
+      const original = await completedOriginal(ctx, utr);
+      const most = await db('send_messages as m')
+        .join('ab_tests as t', 't.single_send_id', 'm.single_send_id')
+        .join('ab_variants as v', (on) => on.on('v.ab_test_id', 't.id').andOn('v.variant', 'm.ab_variant'))
+        .where('m.single_send_id', Number(original.id))
+        .whereNotNull('v.subject')
+        .groupBy('v.variant', 'v.subject')
+        .select('v.subject')
+        .count({ n: '*' })
+        .orderBy([{ column: 'n', order: 'desc' }, { column: 'v.variant' }])
+        .first() as { subject: unknown; n: unknown } | undefined;
+      // Variants that keep the send's subject count for it too.
+      const own = await db('send_messages as m')
+        .leftJoin('ab_tests as t', 't.single_send_id', 'm.single_send_id')
+        .leftJoin('ab_variants as v', (on) => on.on('v.ab_test_id', 't.id').andOn('v.variant', 'm.ab_variant'))
+        .where('m.single_send_id', Number(original.id))
+        .whereNull('v.subject')
+        .count({ n: '*' })
+        .first();
+      return most && Number(most.n) > Number(own?.n ?? 0) ? String(most.subject) : String(original.subject);
+    },
+
     /** How many would receive a resend started now: the dashboard shows it before one is made. */
     async nonOpenerCount(ctx: Ctx, utr: string): Promise<number> {
       return countRecipients(db, audienceOf(await completedOriginal(ctx, utr)));
