@@ -220,13 +220,17 @@ export function mountSingleSends(routes: WebRoutes, services: Services, views: V
     const ctx = ctxOf(req);
     const send = present(await singleSends.get(ctx, String(req.params.utr)));
     if (send.status !== SINGLE_SEND_STATUS.initiate) return views.redirect(res, `/single-sends/${send.utr}`);
-    const [count, empty, domainStatus, route] = await Promise.all([
+    const now = new Date();
+    const [count, empty, domainStatus, route, plan] = await Promise.all([
       services.sendControls.recipientCount(ctx, send.utr),
       services.designEditor.emptyPlaceholders(ctx, send.utr),
       services.sendControls.senderDomainStatus(ctx, send.utr),
       services.relays.routeOf(ctx, send.from_sender, send.relay_id),
+      // On each recipient's clock: who has no zone, and when the first and last messages go.
+      services.sendControls.localTimePlan(ctx, send.utr, now),
     ]);
-    views.page(req, res, 'single-sends/confirm.njk', { title: `Send ${send.single_send_name}`, send, count, empty, domainStatus, route, when: whenOf(req) });
+    const localTime = plan && { ...plan, firstAtOnce: plan.first !== null && Date.parse(plan.first) <= now.getTime() };
+    views.page(req, res, 'single-sends/confirm.njk', { title: `Send ${send.single_send_name}`, send, count, empty, domainStatus, route, localTime, when: whenOf(req) });
   });
   routes.post('/single-sends/:utr/confirm', async (req, res) => {
     const utr = String(req.params.utr);

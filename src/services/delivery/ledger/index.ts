@@ -4,6 +4,7 @@ export { COUNTERS, countUnsubscribe, moveCounters } from './counters';
 export { suppressedRowIds, unsubscribedOrSuppressed, withoutUnsubscribed, type Audience } from './do-not-mail';
 export { countRecipients, membersOf, recipientsOf } from './expand';
 export { LEDGER_COLUMNS, type LedgerRow } from './ledger-row';
+export { localTimePlan, type LocalTimePlan } from './local-time';
 export { LedgerWriter, Permits } from './ledger-writer';
 export { completeSends, failedOutcome, IN_DOUBT_TWICE, recordOutcomes, writeLedger, type Outcome } from './outcomes';
 export { pauseForPolicy, type PolicyPause } from './policy-refusals';
