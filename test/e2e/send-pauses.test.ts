@@ -10,7 +10,8 @@ const GMAIL_REFUSAL = "5.7.26 Unauthenticated email from acme.example is not acc
 /**
  * A send that receivers refuse for its authentication: the service pauses it, and the marketer
  * who opens its page learns what happened, reads the server's answer whole, follows the link to
- * the sending domain's records, finds the pause in the audit log as the service's, and resumes.
+ * the sending domain's records, finds the pause in the audit log as the service's, and resumes;
+ * the new account's owner, its notification recipient by default, was told by email.
  */
 describe('dashboard in Chromium: a send paused by the service says why', () => {
   const sink = useSmtpSink({ onRecipient: (address) => (address.endsWith('@gmail.test') ? { code: 550, message: GMAIL_REFUSAL } : undefined) });
@@ -18,9 +19,11 @@ describe('dashboard in Chromium: a send paused by the service says why', () => {
   const b = useBrowser(h);
 
   test('when Gmail refuses a send for DMARC then its page says what happened, shows the answer whole, links to the domain\'s missing records and the audit log names the service', async () => {
-    const account = await h.account();
-    const { ctx, sender, group, type } = await newsDesk(h, account, 'Readers');
     const { services } = h.runtime;
+    // A new account as the CLI or the first start makes it: its owner is told of what happens.
+    const made = await services.accounts.create({ email: `owner.pauses.${process.pid}@example.com`, password: 'correct horse battery staple', starter: true });
+    const account = { ...made, headers: { PublicKey: made.public_key, SecretKey: made.secret_key } };
+    const { ctx, sender, group, type } = await newsDesk(h, account, 'Readers');
     for (let i = 0; i < 12; i += 1) await services.contacts.add(ctx, { contact_type_id: type, email: `reader${i}@gmail.test`, text: {} });
     for (let i = 0; i < 8; i += 1) await services.contacts.add(ctx, { contact_type_id: type, email: `reader${i}@example.org`, text: {} });
     const domain = await services.sendingDomains.save(ctx, { domain: 'acme.example' });
@@ -44,7 +47,9 @@ describe('dashboard in Chromium: a send paused by the service says why', () => {
     expect((await why.locator('blockquote.server-answer').textContent())?.trim()).toBe(`550 ${GMAIL_REFUSAL}`);
     expect(await page.locator('main').textContent()).not.toMatch(/EENVELOPE|EMESSAGE|tried again several times/);
     await page.locator('.failure-reasons').getByText('not tried again', { exact: false }).waitFor();
-    await why.getByText('Nobody was told by email', { exact: false }).waitFor();
+    await why.getByText('The account’s 1 notification recipient was told by email.').waitFor();
+    const told = await h.runtime.db('send_messages').where({ user_id: account.user_id, kind: 3, email: account.email }).select('payload');
+    expect(told.map((r) => JSON.parse(String(r.payload)).subject)).toContain('Single send paused: Winter letter is refused as unauthenticated');
     await why.getByText('“Retry failed”', { exact: false }).waitFor();
     expect(await axeViolations(page)).toEqual([]);
 
