@@ -148,6 +148,11 @@ describe('A/B tests of a single send: a test share, a winner by the rule or by h
 
     expect((await h.api(alice).get(`/single/send/ab/choose?utr=${send.utr}&variant=3`).expect(422)).body).toEqual({ status: 'failed', errors: { variant: ['The selected variant is invalid.'] } });
     expect((await h.runtime.services.abTests.details(send.id))).toMatchObject({ held: 7, chosen_by: null, rest: null, decided: [null, null, null] });
+    // The audit entry is written in the choice's transaction: when it cannot be written (here a
+    // route declared as a read, which may record nothing), no winner goes either.
+    const asRead = { userId: alice.user_id, route: { name: 'GET /a-read', effect: 'reads' as const, recorded: [] } };
+    await expect(h.runtime.services.abTests.choose(asRead, send.utr, 2)).rejects.toThrow('GET /a-read is registered as a read');
+    expect(await h.runtime.services.abTests.details(send.id)).toMatchObject({ status: 'testing', winner: null, held: 7, chosen_by: null });
     expect((await h.api(alice).get(`/single/send/ab/choose?utr=${send.utr}&variant=2`).expect(200)).body).toEqual({ status: 'success', message: 'Winner Sent' });
     const entries = await h.runtime.db('audit_log').where({ user_id: alice.user_id, action: 'single_send.ab_winner_chosen' }).select('actor_type', 'summary');
     expect(entries).toEqual([{ actor_type: expect.not.stringMatching(/^system$/), summary: 'Manual: variant C picked by hand, sent to the other 7 recipients' }]);
