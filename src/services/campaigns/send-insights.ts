@@ -1,6 +1,6 @@
 import { toCount } from '../../db/dialect';
 import { utcHour } from '../../db/time-buckets';
-import { MESSAGE_STATE, SINGLE_SEND_STATUS } from '../../lib/constants';
+import { MESSAGE_STATE, SEND_PAUSE_REASONS, SendPauseReason, SINGLE_SEND_STATUS } from '../../lib/constants';
 import type { Turns } from '../../lib/turns';
 import { previewSingleSend, samplePerson } from '../delivery/messages';
 import type { RenderedMessage } from '../../mail/render';
@@ -33,7 +33,7 @@ export interface FailureReason {
 /** Why the service (or a person) paused a send, and what its page needs to say what to fix. */
 export interface PauseExplained {
   /** `by_hand`: a person (or an API key) paused it; the others are the service's reasons. */
-  reason: 'policy' | 'template_error' | 'unauthenticated' | 'by_hand';
+  reason: SendPauseReason | 'by_hand';
   /** Messages failed for that reason, and those attempted (delivered, bounced or failed). */
   failed: number;
   attempted: number;
@@ -44,8 +44,6 @@ export interface PauseExplained {
   /** How many notification recipients were told (by email) of a pause by the service. */
   notified: number;
 }
-
-const PAUSE_REASONS = ['policy', 'template_error', 'unauthenticated'] as const;
 
 /** Hours are grouped into days once the opens span more than this many. */
 const HOURLY_SPAN = 48;
@@ -108,7 +106,7 @@ export function createSendInsightsService({ db, config, secret, singleSends, con
     async pauseOf(ctx: Ctx, singleSendId: number): Promise<PauseExplained | undefined> {
       const send = await db('single_sends').where({ id: singleSendId, user_id: ctx.userId, status: SINGLE_SEND_STATUS.paused }).first('pause_reason', 'from_sender', 'delivered', 'bounces', 'failed');
       if (!send) return undefined;
-      const reason = (PAUSE_REASONS as readonly string[]).includes(String(send.pause_reason)) ? (send.pause_reason as PauseExplained['reason']) : 'by_hand';
+      const reason = (SEND_PAUSE_REASONS as readonly string[]).includes(String(send.pause_reason)) ? (send.pause_reason as PauseExplained['reason']) : 'by_hand';
       const failing = reason === 'policy' || reason === 'template_error';
       const [failed, example, domains, notified] = await Promise.all([
         failing ? db('send_messages').where({ single_send_id: singleSendId, state: MESSAGE_STATE.failed, failure_reason: reason }).count({ n: '*' }).first() : undefined,

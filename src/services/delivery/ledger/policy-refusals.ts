@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { MESSAGE_STATE, POLICY_REFUSALS, TEMPLATE_ERRORS } from '../../../lib/constants';
+import { MESSAGE_STATE, POLICY_REFUSALS, SendPauseReason, TEMPLATE_ERRORS } from '../../../lib/constants';
 import { transitionSingleSends } from '../../shared/single-send-state';
 import { transitionMessages } from '../../shared/message-state';
 import { recordAudit } from '../../shared/audit-writer';
@@ -19,7 +19,7 @@ export interface PolicyPause {
 
 /** The failures that pause a send: the messages' failure_reason (also its send_alerts kind), and how many of those attempted. */
 interface PauseRule {
-  reason: 'policy' | 'template_error';
+  reason: Extract<SendPauseReason, 'policy' | 'template_error'>;
   pauses(failed: number, attempted: number): boolean;
   /** What the audit log says of the pause, after the send's name. */
   summary(failed: number, attempted: number): string;
