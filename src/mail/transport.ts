@@ -156,6 +156,14 @@ export function smtpAnswer(response: string): string {
   return wholeSentences(head ? `${head} ${words}`.trim() : words);
 }
 
+/**
+ * A failure's text as stored before answers were kept whole (`EMESSAGE: 550-5.7.26 …`): the
+ * library's code before a server's answer left out, the answer's first code read as a final one.
+ */
+export function storedAnswer(text: string): string {
+  return text.replace(/^E[A-Z]{3,}: (?=\d{3}[- ])/, '').replace(/^(\d{3})-/, '$1 ');
+}
+
 /** Text cut to fit ANSWER_MAX at the end of a sentence (or else of a word), never in the middle of one. */
 export function wholeSentences(text: string, max = ANSWER_MAX): string {
   if (text.length <= max) return text;

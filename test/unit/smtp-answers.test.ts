@@ -1,4 +1,4 @@
-import { classifySendError, smtpAnswer, wholeSentences } from '../../src/mail/transport';
+import { classifySendError, smtpAnswer, storedAnswer, wholeSentences } from '../../src/mail/transport';
 
 /** A nodemailer error as it reaches the worker: a multi-line reply is joined with "\n", the library's code beside it. */
 const refusal = (responseCode: number, response: string, code = 'EMESSAGE') => Object.assign(new Error(`Message failed: ${response}`), { responseCode, response, code });
@@ -38,5 +38,12 @@ describe('SMTP answers', () => {
     expect(cut).toMatch(/refusal\. …$/);
     expect(long.startsWith(cut.slice(0, -2))).toBe(true);
     expect(smtpAnswer(`550-5.7.1 ${long.slice(0, 300)}\n550 5.7.1 ${long.slice(300)}`)).toMatch(/^550 5\.7\.1 Sentence number 0 .*refusal\. …$/);
+  });
+
+  test('when a failure was stored before answers were kept whole then the dashboard shows it without the library\'s code', () => {
+    expect(storedAnswer('EMESSAGE: 550-5.7.26 This mail has been blocked because the sender is')).toBe('550 5.7.26 This mail has been blocked because the sender is');
+    expect(storedAnswer('EENVELOPE: 451 4.2.2 Mailbox full')).toBe('451 4.2.2 Mailbox full');
+    expect(storedAnswer('ETIMEDOUT: Connection timeout')).toBe('ETIMEDOUT: Connection timeout');
+    expect(storedAnswer('550 5.7.26 Unauthenticated email')).toBe('550 5.7.26 Unauthenticated email');
   });
 });

@@ -10,6 +10,7 @@ import type { Ctx, ServiceDeps } from '../context';
 import type { SingleSendsService } from './single-sends';
 import { firstContactOf } from './test-sends';
 import { signingDomainOf } from '../../mail/dkim';
+import { storedAnswer } from '../../mail/transport';
 import { sendingDomainRecord, type SendingDomainRecord } from '../accounts/sending-domains';
 
 /** Unique opens in one period: `start` is its first hour (`2026-11-22T09`, UTC). */
@@ -99,7 +100,7 @@ export function createSendInsightsService({ db, config, secret, singleSends, con
         .limit(limit)) as unknown as { reason: string | null; why: string | null; attempts: unknown; n: unknown }[];
       const kindOf = (r: (typeof rows)[number]): FailureReason['kind'] =>
         r.why === 'policy' || r.why === 'template_error' || r.why === 'unconfirmed' ? r.why : toCount(r.attempts) > 1 ? 'retried' : 'refused';
-      return rows.map((r) => ({ reason: (r.reason ?? 'unknown').replace(/^template_error: /, ''), messages: toCount(r.n), kind: kindOf(r) }));
+      return rows.map((r) => ({ reason: storedAnswer((r.reason ?? 'unknown').replace(/^template_error: /, '')), messages: toCount(r.n), kind: kindOf(r) }));
     },
 
     /** Why a paused send of the account is paused, with what its page shows to fix it (undefined when it is not paused). */
@@ -120,7 +121,7 @@ export function createSendInsightsService({ db, config, secret, singleSends, con
         reason,
         failed: toCount(failed?.n),
         attempted: toCount(send.delivered) + toCount(send.bounces) + toCount(send.failed),
-        example: example?.last_error ? String(example.last_error).replace(/^template_error: /, '') : null,
+        example: example?.last_error ? storedAnswer(String(example.last_error).replace(/^template_error: /, '')) : null,
         domain: domain ? sendingDomainRecord(domain) : null,
         notified: toCount(notified?.n),
       };
