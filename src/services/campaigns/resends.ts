@@ -5,7 +5,7 @@ import { ConflictError, NotFoundError, ValidationError } from '../../lib/errors'
 import { ZERO_DATE, ZERO_TIME } from '../../lib/time';
 import { isUtr, newUtr } from '../../lib/utr';
 import { zonedToUtc } from '../../lib/zoned-time';
-import { countRecipients } from '../delivery/ledger';
+import { countRecipients, shownVariants } from '../delivery/ledger';
 import type { Ctx, ServiceDeps } from '../context';
 import { recordAudit } from '../shared/audit-writer';
 import { COPIED, PAST_SCHEDULE_GRACE_MS, SCHEDULE_IN_PAST } from './single-sends';
@@ -73,30 +73,15 @@ export function createResendsService({ db }: Pick<ServiceDeps, 'db'>) {
 
   return {
     /**
-     * The subject a resend proposes: the one most recipients of the original got (an A/B test's
-     * winner usually, whose subject may not be the send's own), else the send's.
+     * The subject a resend proposes: the one most recipients of the original got, which for an
+     * A/B test is its shown variant's (the winner's, see shownVariants), else the send's.
      */
     async proposedSubject(ctx: Ctx, utr: string): Promise<string> {
       const original = await completedOriginal(ctx, utr);
-      const most = await db('send_messages as m')
-        .join('ab_tests as t', 't.single_send_id', 'm.single_send_id')
-        .join('ab_variants as v', (on) => on.on('v.ab_test_id', 't.id').andOn('v.variant', 'm.ab_variant'))
-        .where('m.single_send_id', Number(original.id))
-        .whereNotNull('v.subject')
-        .groupBy('v.variant', 'v.subject')
-        .select('v.subject')
-        .count({ n: '*' })
-        .orderBy([{ column: 'n', order: 'desc' }, { column: 'v.variant' }])
-        .first() as { subject: unknown; n: unknown } | undefined;
-      // Variants that keep the send's subject count for it too.
-      const own = await db('send_messages as m')
-        .leftJoin('ab_tests as t', 't.single_send_id', 'm.single_send_id')
-        .leftJoin('ab_variants as v', (on) => on.on('v.ab_test_id', 't.id').andOn('v.variant', 'm.ab_variant'))
-        .where('m.single_send_id', Number(original.id))
-        .whereNull('v.subject')
-        .count({ n: '*' })
-        .first();
-      return most && Number(most.n) > Number(own?.n ?? 0) ? String(most.subject) : String(original.subject);
+      const variant = (await shownVariants(db, [Number(original.id)])).get(Number(original.id));
+      if (variant === undefined) return String(original.subject);
+      const own = await db('ab_variants as v').join('ab_tests as t', 't.id', 'v.ab_test_id').where({ 't.single_send_id': Number(original.id), 'v.variant': variant }).first('v.subject');
+      return String(own?.subject ?? original.subject);
     },
 
     /** How many would receive a resend started now: the dashboard shows it before one is made. */
