@@ -12,6 +12,7 @@ import type { MailTransport } from '../../../mail/transport';
 import {
   completeSends,
   decideDueAbTests,
+  expandRunningSends,
   failedOutcome,
   LEDGER_COLUMNS,
   LedgerWriter,
@@ -43,8 +44,11 @@ export interface SendHooks extends StartHooks {
  * mail come in the same way.
  */
 export interface LedgerFeed {
-  /** Writes what is due at `now`; answers how many sends or steps began (new work wakes the worker). */
-  startDue(now: Date): Promise<number>;
+  /**
+   * Writes what is due at `now`; answers how many sends or steps began (new work wakes the
+   * worker). `everything`: all of it now, not only what keeps the sending busy (runOnce).
+   */
+  startDue(now: Date, everything?: boolean): Promise<number>;
   /** Asked at most this often (by the wall clock) unless everything is asked for; unset: every time. */
   everyMs?: number;
 }
@@ -92,6 +96,10 @@ export interface SendLedgerOptions {
   retryMaxMs?: number;
   /** The clock (tests move it instead of waiting). */
   now?: () => Date;
+  /** Addresses per batch of a running send's expansion (SEND_EXPAND_BATCH). */
+  expandBatch?: number;
+  /** Batches of queued messages the expansion keeps ahead of the sending (SEND_EXPAND_AHEAD). */
+  expandAhead?: number;
 }
 
 /** The ledger as a sending worker sees it: everything but the loop. */
@@ -165,8 +173,11 @@ export function createSendLedger(deps: SendLedgerDeps, options: SendLedgerOption
     [MESSAGE_KIND.system, system],
   ]);
 
+  const expansion = { batch: options.expandBatch ?? 5000, ahead: options.expandAhead ?? 3, onCompleted: hooks.singleSendCompleted };
   const feeds: LedgerFeed[] = [
-    { startDue: async (at) => (await startDueSingleSends(db, at, hooks, { requireDomainAuth })).length },
+    { startDue: async (at) => (await startDueSingleSends(db, at, hooks, { requireDomainAuth, firstBatch: Math.min(1000, expansion.batch) })).length },
+    // The running sends' audiences, written a few batches ahead of the sending.
+    { startDue: (at, everything) => expandRunningSends(db, at, { ...expansion, everything }) },
     { startDue: (at) => decideDueAbTests(db, at) },
     ...(deps.feeds ?? []),
   ];
@@ -225,7 +236,7 @@ export function createSendLedger(deps: SendLedgerDeps, options: SendLedgerOption
           if (!everything && Date.now() - (askedAt.get(feed) ?? 0) < feed.everyMs) continue;
           askedAt.set(feed, Date.now());
         }
-        started += await feed.startDue(now());
+        started += await feed.startDue(now(), everything);
       }
       return started;
     },
