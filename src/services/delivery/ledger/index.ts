@@ -2,7 +2,7 @@
 export { chooseWinner, decideDueAbTests, variantStats } from './ab-tests';
 export { COUNTERS, countUnsubscribe, moveCounters } from './counters';
 export { suppressedRowIds, unsubscribedOrSuppressed, withoutUnsubscribed, type Audience } from './do-not-mail';
-export { countRecipients, membersOf, recipientsOf } from './expand';
+export { audienceSources, batchEnd, batchRecipients, countRecipients, membersOf, recipientsOf } from './expand';
 export { expandRunningSends } from './expansion';
 export { LEDGER_COLUMNS, type LedgerRow } from './ledger-row';
 export { LedgerWriter, Permits } from './ledger-writer';
