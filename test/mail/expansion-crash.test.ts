@@ -9,7 +9,7 @@ import { useSmtpSink } from '../support/smtp';
 const RECIPIENTS = 20_000;
 const KILLS = 4;
 /** Small batches, so the expansion is long enough to be killed in its middle several times. */
-const BATCH = 100;
+const BATCH = 400;
 
 describe('worker processes killed while they write a send\'s ledger', () => {
   const h = useHarness();

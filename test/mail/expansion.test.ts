@@ -39,7 +39,10 @@ describe('the ledger of a single send, written as the send goes', () => {
     expect(await rows(send.id)).toHaveLength(8);
     expect(await expand(4)).toBe(0);
     await h.runtime.db('send_messages').where({ single_send_id: send.id }).orderBy('id').limit(5).update({ state: MESSAGE_STATE.sent });
-    expect(await expand(4)).toBe(2);
+    // One batch a look, so the sending lanes wake between two.
+    expect(await expand(4)).toBe(1);
+    expect(await expand(4)).toBe(1);
+    expect(await expand(4)).toBe(0);
     expect(await rows(send.id)).toHaveLength(16);
 
     // Unsubscribed before its batch is written: left out, and the total is corrected at the end.

@@ -182,29 +182,27 @@ export interface ExpandRunning extends ExpandOptions {
   ahead: number;
   /** Expand every running send to its end (runOnce), not only a few batches ahead. */
   everything?: boolean;
-  /** Batches written per call at most (the caller asks again). */
-  maxBatches?: number;
 }
 
 /**
- * The worker's part: expands the running sends that have an audience left to write, each until
- * `ahead` batches of its messages are queued (a send on its recipients' clocks, whose rows wait
- * for their hour, is written to its end). Any number of workers may call it: an expansion has
- * one expander at a time. Answers the batches written.
+ * The worker's part: writes one batch of each running send that has an audience left to write
+ * and fewer than `ahead` batches of its messages queued (a send on its recipients' clocks,
+ * whose rows wait for their hour, is not held back by that), or all of them with `everything`.
+ * One batch per send and call, so the sending lanes wake between two batches (a batch is a
+ * fraction of a second; the worker asks every `pollMs`). Any number of workers may call it: an
+ * expansion has one expander at a time. Answers the batches written.
  */
 export async function expandRunningSends(db: Knex, now: Date, options: ExpandRunning): Promise<number> {
   const sends = await db('single_sends').where({ status: SINGLE_SEND_STATUS.running }).whereNotNull('expand_cursor').whereNull('deleted_at').orderBy('id').limit(20).select('id', 'schedule_type');
-  const maxBatches = options.maxBatches ?? 20;
   let batches = 0;
   for (const send of sends) {
     const windowed = !options.everything && Number(send.schedule_type) !== SCHEDULE_LOCAL_TIME;
     for (;;) {
-      if (!options.everything && batches >= maxBatches) return batches;
       if (windowed && (await queuedAhead(db, Number(send.id), options.ahead * options.batch)) >= options.ahead * options.batch) break;
       const result = await expandBatch(db, Number(send.id), now, options);
       if (result === 'idle') break;
       batches += 1;
-      if (result === 'finished') break;
+      if (result === 'finished' || !options.everything) break;
     }
   }
   return batches;
