@@ -51,6 +51,8 @@ export interface LedgerFeed {
   startDue(now: Date, everything?: boolean): Promise<number>;
   /** Asked at most this often (by the wall clock) unless everything is asked for; unset: every time. */
   everyMs?: number;
+  /** Work it began wakes the sending at once: the feeds after it wait for the next look (unless everything is asked for). */
+  wakesAtOnce?: boolean;
 }
 
 /** A claimed row with what its batch loaded for it. */
@@ -175,7 +177,8 @@ export function createSendLedger(deps: SendLedgerDeps, options: SendLedgerOption
 
   const expansion = { batch: options.expandBatch ?? 5000, ahead: options.expandAhead ?? 3, onCompleted: hooks.singleSendCompleted };
   const feeds: LedgerFeed[] = [
-    { startDue: async (at) => (await startDueSingleSends(db, at, hooks, { requireDomainAuth, firstBatch: Math.min(1000, expansion.batch) })).length },
+    // A started send's first batch is queued: its first message need not wait for the other feeds.
+    { startDue: async (at) => (await startDueSingleSends(db, at, hooks, { requireDomainAuth, firstBatch: Math.min(1000, expansion.batch) })).length, wakesAtOnce: true },
     // The running sends' audiences, written a few batches ahead of the sending.
     { startDue: (at, everything) => expandRunningSends(db, at, { ...expansion, everything }) },
     { startDue: (at) => decideDueAbTests(db, at) },
@@ -236,7 +239,9 @@ export function createSendLedger(deps: SendLedgerDeps, options: SendLedgerOption
           if (!everything && Date.now() - (askedAt.get(feed) ?? 0) < feed.everyMs) continue;
           askedAt.set(feed, Date.now());
         }
-        started += await feed.startDue(now(), everything);
+        const began = await feed.startDue(now(), everything);
+        started += began;
+        if (began > 0 && feed.wakesAtOnce && !everything) break;
       }
       return started;
     },
