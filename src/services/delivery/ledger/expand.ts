@@ -69,22 +69,15 @@ export async function batchEnd(db: Knex, userId: number, source: AudienceSource,
  */
 export function batchRecipients(db: Knex, send: Omit<ExpandableSend, 'id'>, source: AudienceSource, after: SourceKey | null, upto: SourceKey | null): Knex.QueryBuilder {
   const userId = Number(send.user_id);
-  let rows: Knex.QueryBuilder;
-  let key: string;
-  if (source.kind === 'resend') {
-    return excluding(db, send, nonOpenersOf(db, userId, source.id, (m) => {
-      if (after !== null) m.where('m.email_key', '>', after);
-      if (upto !== null) m.where('m.email_key', '<=', upto);
-    }));
-  } else if (source.kind === 'type') {
-    key = 'c.id';
-    rows = contactsOf(db, userId, [source.id]).select('c.id as contact_id', typedParam(db, null, 'integer').wrap('', ' as segment_recipient_id'), 'c.email', 'c.email_key');
-  } else {
-    key = 'sr.id';
-    rows = segmentMembersOf(db, userId, [source.id]).select('sr.contact_id', 'sr.id as segment_recipient_id', 'sr.email', 'sr.email_key');
-  }
-  if (after !== null) rows.where(key, '>', after);
-  if (upto !== null) rows.where(key, '<=', upto);
+  const within = (query: Knex.QueryBuilder, key: string) => {
+    if (after !== null) query.where(key, '>', after);
+    if (upto !== null) query.where(key, '<=', upto);
+  };
+  if (source.kind === 'resend') return excluding(db, send, nonOpenersOf(db, userId, source.id, (m) => within(m, 'm.email_key')));
+  const rows = source.kind === 'type'
+    ? contactsOf(db, userId, [source.id]).select('c.id as contact_id', typedParam(db, null, 'integer').wrap('', ' as segment_recipient_id'), 'c.email', 'c.email_key')
+    : segmentMembersOf(db, userId, [source.id]).select('sr.contact_id', 'sr.id as segment_recipient_id', 'sr.email', 'sr.email_key');
+  within(rows, source.kind === 'type' ? 'c.id' : 'sr.id');
   return excluding(db, send, db.from(rows.as('t')));
 }
 
