@@ -23,7 +23,7 @@ describe('the ledger of a single send, written as the send goes', () => {
     return { id, utr, domain };
   }
 
-  const rows = async (sendId: number) => h.runtime.db('send_messages').where({ single_send_id: sendId }).orderBy('id').select('email', 'state', 'ab_variant');
+  const rows = async (sendId: number) => h.runtime.db('send_messages').where({ single_send_id: sendId }).orderBy('id').select('email', 'state', 'ab_variant', 'ab_rest');
   const expand = (batch: number, everything = false) => expandRunningSends(h.runtime.db, new Date(), { batch, ahead: 2, everything });
   const control = (action: 'pause' | 'resume' | 'cancel', utr: string) => h.api(alice).get(`/single/send/${action}?utr=${utr}`).expect(200);
 
@@ -104,6 +104,8 @@ describe('the ledger of a single send, written as the send goes', () => {
     expect(after.filter((r: { state: number }) => Number(r.state) !== MESSAGE_STATE.queued)).toHaveLength(0);
     // Four of the first ten were tested (two each); everyone else gets the winner.
     expect(after.map((r: { ab_variant: number }) => Number(r.ab_variant)).filter((v: number) => v === 0)).toHaveLength(2);
+    // The rest, released or written after the choice, is marked as the rest: all but the four tested.
+    expect(after.filter((r: { ab_rest: number | null }) => Number(r.ab_rest) === 1)).toHaveLength(16);
     expect(await f.send(later.id)).toMatchObject({ triggered: 20, recipients_total: 20, expand_cursor: null });
   });
 });

@@ -142,7 +142,7 @@ async function writeBatch(trx: Knex.Transaction, send: ExpandableSend, recipient
   const due = onLocalClock ? (await localDueTimes(trx, send, recipients, at)).dueAt : typedParam(trx, at, 'timestamptz');
   const share = await abShareOf(trx, send.id, Number((send as { recipients_total?: unknown }).recipients_total ?? 0));
   const testing = share?.state === AB_TEST_STATE.testing || (share?.state === AB_TEST_STATE.sent && share.winner === null);
-  const columns = (state: number, variant: number | null = null) => ({
+  const columns = (state: number, variant: number | null = null, rest = false) => ({
     user_id: typedParam(trx, Number(send.user_id), 'integer'),
     kind: typedParam(trx, MESSAGE_KIND.single, 'smallint'),
     single_send_id: typedParam(trx, send.id, 'integer'),
@@ -152,12 +152,14 @@ async function writeBatch(trx: Knex.Transaction, send: ExpandableSend, recipient
     email_key: 't.email_key',
     state: typedParam(trx, state, 'smallint'),
     ab_variant: typedParam(trx, variant, 'smallint'),
+    // The rest's messages, as chooseWinner marks those it releases (restStats counts them apart).
+    ab_rest: typedParam(trx, rest ? 1 : null, 'smallint'),
     available_at: due,
     created_at: typedParam(trx, at, 'timestamptz'),
     updated_at: typedParam(trx, at, 'timestamptz'),
   });
   if (!share || !testing) {
-    const rows = await insertSelect(trx, 'send_messages', columns(MESSAGE_STATE.queued, share?.winner ?? null), recipients);
+    const rows = await insertSelect(trx, 'send_messages', columns(MESSAGE_STATE.queued, share?.winner ?? null, share !== undefined), recipients);
     return { rows, queued: rows };
   }
   const held = await insertSelectReturning(trx, 'send_messages', columns(MESSAGE_STATE.held), recipients, ['id']);
