@@ -2,9 +2,10 @@
  * A small authenticated GET under load: `GET /api/v1/contacts-type` (10 contact types, each with
  * a few contacts) through 50 keep-alive connections for BENCH_SECONDS (default 10, after 2 s of
  * warm-up), beside a bare Express app answering the same path with a 10-row JSON document, in the
- * same run (bare, project, bare again; the limit is their mean). Target: ≥0.35 of bare Express.
- * Also beside bare Express running the project's own query on the same database (after the
- * project), which tells what of the gap is the database's round trip and what the service's.
+ * same run (bare, project, bare again; the limit is their mean). Target on SQLite: ≥0.35 of bare
+ * Express. Also beside bare Express running the project's own query on the same database (after
+ * the project), which tells what of the gap is the database's round trip and what the service's;
+ * on PostgreSQL, where that statement bounds it, the target is ≥0.8 of it.
  * Run: `npm run bench:api` (BENCH_DB=sqlite or postgres for one of them; BENCH_CONNECTIONS;
  * SERVER_NODE_ARGS / BARE_NODE_ARGS add node flags to the project / the bare app with the query,
  * e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`).
@@ -67,7 +68,9 @@ async function benchOne(kind: DbKind): Promise<void> {
     console.log(`  project:      ${line(project)}; RSS after ${rss.toFixed(0)} MiB`);
     console.log(`  bare Express: ${line(before)} before, ${line(after)} after`);
     console.log(`  bare Express with the same query on the same database: ${line(withQuery)}`);
-    console.log(`  ${beside(TARGETS.api, ratio)}; ${(project.perSecond / withQuery.perSecond).toFixed(2)} of bare Express with the query`);
+    // On PostgreSQL the statement bounds the API on this machine: its target is a ratio to bare Express running it through pg.
+    if (kind === 'sqlite') console.log(`  ${beside(TARGETS.api, ratio)}; ${(project.perSecond / withQuery.perSecond).toFixed(2)} of bare Express with the query`);
+    else console.log(`  ${beside(TARGETS.apiPostgres, project.perSecond / withQuery.perSecond)}; ${ratio.toFixed(2)} of bare Express (${Math.round(project.perSecond).toLocaleString('en')} req/s)`);
     console.log(`  ${machineLine()}`);
   } finally {
     await db.drop();

@@ -43,6 +43,9 @@ export interface Config {
   sendRetryMs: number;
   /** How long a worker holds claimed messages before another worker may take them over. */
   sendLeaseMs: number;
+  /** Addresses per batch of a running send's ledger expansion, and batches kept queued ahead of the sending. */
+  sendExpandBatch: number;
+  sendExpandAhead: number;
   /** How long a stopping process (SIGTERM, SIGINT) may take to finish what is in hand before it is forced out. */
   shutdownMs: number;
   /** HMAC secret for tokens in links; generated and stored in the database when unset. */
@@ -439,6 +442,8 @@ export function loadConfig(given: NodeJS.ProcessEnv = process.env, kind: keyof t
     sendMaxAttempts: integer(env, 'SEND_MAX_ATTEMPTS', 5, 1),
     sendRetryMs: integer(env, 'SEND_RETRY_SECONDS', 60, 1) * 1000,
     sendLeaseMs: integer(env, 'SEND_LEASE_SECONDS', 300, 1) * 1000,
+    sendExpandBatch: integer(env, 'SEND_EXPAND_BATCH', 5000, 1),
+    sendExpandAhead: integer(env, 'SEND_EXPAND_AHEAD', 3, 1),
     shutdownMs: integer(env, 'SHUTDOWN_SECONDS', 30, 1) * 1000,
     appSecret: optional(env, 'APP_SECRET'),
     appSecretFile: path.resolve(optional(env, 'APP_SECRET_FILE') ?? (databaseUrl ? path.join(dataDir, 'app-secret') : `${sqliteFile}.secret`)),

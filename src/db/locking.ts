@@ -24,6 +24,17 @@ export async function lockRows(db: Knex, query: Knex.QueryBuilder): Promise<void
   if (isPostgres(db)) await query.forUpdate();
 }
 
+/**
+ * Takes a lock on (`space`, `id`) for the rest of the transaction if nobody holds it, and answers
+ * whether it did (PostgreSQL: a transaction-level advisory lock, which no row holds, so other
+ * writers of the row are never kept waiting); SQLite has one writer, so it always does.
+ */
+export async function tryLockKey(trx: Knex.Transaction, space: number, id: number): Promise<boolean> {
+  if (!isPostgres(trx)) return true;
+  const result = await trx.raw('select pg_try_advisory_xact_lock(?, ?) as locked', [space, id]);
+  return result.rows[0]?.locked === true;
+}
+
 export interface ClaimOptions {
   limit: number;
   now: string;

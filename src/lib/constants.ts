@@ -87,7 +87,7 @@ export type CustomFieldType = (typeof CUSTOM_FIELD_TYPES)[number];
 export const SINGLE_SEND_STATUS = { initiate: 0, ready: 1, running: 2, completed: 3, paused: 4, cancelled: 5 } as const;
 /**
  * States of a send-ledger row (send_messages.state); 0 and 1 are the claimable ones. `held`: the
- * rest of an A/B test's audience, written when the send starts and released with the winner.
+ * rest of an A/B test's audience, written as the send goes and released with the winner.
  */
 export const MESSAGE_STATE = { queued: 0, sending: 1, sent: 2, failed: 3, bounced: 4, suppressed: 5, paused: 6, cancelled: 7, held: 8 } as const;
 /**

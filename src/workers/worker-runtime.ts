@@ -37,7 +37,7 @@ export interface WorkerDeps {
 export function createWorkerRuntime(runtime: WorkerDeps, options: WorkerOptions = {}): WorkerRuntime {
   const { config, db, logger, secret, services } = runtime;
   const transport = createMailTransport(config, logger, { maxConnections: config.smtpMaxConnections });
-  const worker = createSendingWorker({ db, config, logger, secret, transport, hooks: workerHooks(services) }, { leaseMs: config.sendLeaseMs, ...options });
+  const worker = createSendingWorker({ db, config, logger, secret, transport, hooks: workerHooks(services) }, { leaseMs: config.sendLeaseMs, expandBatch: config.sendExpandBatch, expandAhead: config.sendExpandAhead, ...options });
   const hooks = createHookDeliverer({ db, config, logger, secret });
   const maintenance = createMaintenanceJob({ retention: services.retention, segments: services.segments, logger });
   const heartbeat = createHeartbeat({ health: services.health, logger }, worker.owner, 'worker');

@@ -118,8 +118,8 @@ export function createSendControlsService({ db, config }: Pick<ServiceDeps, 'db'
 
     async resume(ctx: Ctx, utr: string): Promise<void> {
       await change(ctx, utr, 'single_send.resumed', async (trx, send) => {
-        // A send paused before it started has no ledger rows: it goes back to waiting for its time.
-        const started = await trx('send_messages').where({ single_send_id: send.id }).first('id');
+        // A send paused before it started has no ledger rows nor an audience being written: it goes back to waiting for its time.
+        const started = (await trx('single_sends').where({ id: send.id }).whereNotNull('expand_cursor').first('id')) ?? (await trx('send_messages').where({ single_send_id: send.id }).first('id'));
         await transition(trx, send.id, started ? 'resumeStarted' : 'resumeUnstarted', 'Only a paused single send can be resumed.');
         await transitionMessages(rows(trx, send.id), 'resume', { updated_at: nowValue() });
       });

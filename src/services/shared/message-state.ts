@@ -6,9 +6,9 @@ import { MESSAGE_STATE as M } from '../../lib/constants';
  * an automation step, system mail); the worker's claim makes it sending (`claimMessages` in
  * db/locking.ts, which also takes over a sending row whose lease ran out; its states are
  * literals there so PostgreSQL uses the claimable index), and the outcome of that attempt ends it.
- * Pausing and cancelling a send park or drop what has not gone out yet. An A/B test's audience
- * is written held: its test share is queued with their variants when the send starts, the rest
- * with the winner.
+ * Pausing and cancelling a send park or drop what has not gone out yet. As an A/B test's
+ * audience is written, its test share is queued with their variants and the rest held until
+ * the winner is chosen.
  */
 export const MESSAGE_TRANSITIONS = {
   /** a caller that answers only after the mail went out claims its own queued message */

@@ -9,12 +9,13 @@ import { recordAudit, summaries } from '../../shared/audit-writer';
 import { SYSTEM_ACTOR } from '../../context';
 
 /**
- * The sending side of a single send's A/B test. When the send starts, its whole audience is
- * written held (expandSingleSend), and in the same transaction a random share of it is queued,
- * split evenly over the variants, each row carrying its variant (`send_messages.ab_variant`).
+ * The sending side of a single send's A/B test. As the send's audience is written (expansion.ts),
+ * a share of it spread evenly over the order of writing is queued, split evenly over the
+ * variants, each row carrying its variant (`send_messages.ab_variant`), and the rest is held.
  * When the winner is chosen the held rest is queued with the winner's index, in one
- * transaction with the test's own change of state. A recipient has one ledger row per send,
- * so nobody ever gets two variants, whatever crashes in between.
+ * transaction with the test's own change of state, and rows written after that are queued
+ * with it. A recipient has one ledger row per send, so nobody ever gets two variants,
+ * whatever crashes in between.
  */
 
 export interface AbTestRow {
@@ -53,27 +54,21 @@ export function testShares(total: number, percent: number, variants: number): nu
 }
 
 /**
- * Starts the test of a send whose audience was just written held, inside the send's start:
- * a random share is queued with its variants and the winner is due `wait_minutes` from now.
- * Answers how many messages were queued (the send's `triggered` for now).
+ * Starts the test of a send, inside the send's start, from its audience counted then (`total`):
+ * the share each variant gets is written by the expansion as it goes (abVariantAt in
+ * expansion.ts, the rest held), and the winner is due `wait_minutes` from now. Answers the size
+ * of the test share (the messages queued before the winner).
  */
 export async function startAbTest(trx: Knex.Transaction, test: AbTestRow & { variants: number }, total: number, now: string): Promise<number> {
-  let queued = 0;
-  const shares = testShares(total, Number(test.test_percent), test.variants);
-  for (const [variant, share] of shares.entries()) {
-    if (!share) continue;
-    // random() is the same function on both databases; the sample is drawn from what is still held.
-    const sample = trx('send_messages').where({ single_send_id: test.single_send_id, state: MESSAGE_STATE.held }).orderByRaw('random()').limit(share).select('id');
-    queued += Number(await transitionMessages(trx('send_messages').whereIn('id', sample), 'testVariant', { ab_variant: variant, updated_at: now }));
-  }
-  if (queued === total) {
+  const tested = testShares(total, Number(test.test_percent), test.variants).reduce((a, b) => a + b, 0);
+  if (tested === total) {
     // Everyone is in the test share: there is no rest for a winner, and the send completes as usual.
     await transitionAbTests(trx('ab_tests').where({ id: test.id }), 'startWithoutRest', { decided_at: now, updated_at: now });
-    return queued;
+    return tested;
   }
   const decideAt = new Date(Date.parse(now) + Number(test.wait_minutes) * 60_000).toISOString();
   await transitionAbTests(trx('ab_tests').where({ id: test.id }), 'start', { decide_at: decideAt, updated_at: now });
-  return queued;
+  return tested;
 }
 
 /**

@@ -1,11 +1,8 @@
 import type { Knex } from 'knex';
 import { toCount } from '../../../db/dialect';
-import { insertSelect } from '../../../db/insert-select';
 import { typedParam } from '../../../db/typed-param';
-import { FEEDBACK_EVENT, MESSAGE_KIND, MESSAGE_STATE } from '../../../lib/constants';
-import { SCHEDULE_LOCAL_TIME } from '../../../lib/zoned-time';
+import { FEEDBACK_EVENT, MESSAGE_STATE } from '../../../lib/constants';
 import { withoutUnsubscribed } from './do-not-mail';
-import { localDueTimes } from './local-time';
 import { parseTargets, Targets } from './recipient-refs';
 
 export interface ExpandableSend {
@@ -23,35 +20,65 @@ export interface ExpandableSend {
 }
 
 /**
- * Writes one queued ledger row per recipient address of a single send, in one INSERT … SELECT:
- * the union of the targeted contact types' contacts and segments' recipients, minus the
- * excluded lists' addresses, global unsubscribers, the send's group and bounced addresses,
- * one row per lower-cased address (the unique index drops the repeats). Running it again
- * adds nobody twice, so an interrupted expansion is simply run again.
- * Returns the number of ledger rows the send has. An A/B test's audience is written `held`
- * (see ab-tests.ts), which its start and its winner queue.
+ * Where a send's audience is read from, in the order its ledger is written: each targeted
+ * contact type, then each targeted segment (an address in both comes from the first), or a
+ * resend's original ledger. Each is walked by a key that an index keeps in order.
  */
-export async function expandSingleSend(trx: Knex.Transaction, send: ExpandableSend, now: string, state: number = MESSAGE_STATE.queued): Promise<number> {
-  const recipients = recipientsOf(trx, send);
-  if (recipients) {
-    const onLocalClock = Number(send.schedule_type) === SCHEDULE_LOCAL_TIME;
-    const due = onLocalClock ? (await localDueTimes(trx, send, recipients, now)).dueAt : typedParam(trx, now, 'timestamptz');
-    await insertSelect(trx, 'send_messages', {
-      user_id: typedParam(trx, Number(send.user_id), 'integer'),
-      kind: typedParam(trx, MESSAGE_KIND.single, 'smallint'),
-      single_send_id: typedParam(trx, send.id, 'integer'),
-      contact_id: 't.contact_id',
-      segment_recipient_id: 't.segment_recipient_id',
-      email: 't.email',
-      email_key: 't.email_key',
-      state: typedParam(trx, state, 'smallint'),
-      available_at: due,
-      created_at: typedParam(trx, now, 'timestamptz'),
-      updated_at: typedParam(trx, now, 'timestamptz'),
-    }, recipients);
+export type AudienceSource =
+  | { kind: 'type'; id: number }
+  | { kind: 'segment'; id: number }
+  | { kind: 'resend'; id: number };
+
+export function audienceSources(send: Pick<ExpandableSend, 'recipient_id' | 'resend_of'>): AudienceSource[] {
+  const original = resendOf(send);
+  if (original) return [{ kind: 'resend', id: original }];
+  const targets = parseTargets(send.recipient_id);
+  return [
+    ...[...new Set(targets.contactTypeIds)].map((id) => ({ kind: 'type' as const, id })),
+    ...[...new Set(targets.segmentIds)].map((id) => ({ kind: 'segment' as const, id })),
+  ];
+}
+
+/** A source's walking key: contacts and segment members by id, a resend's original by address. */
+export type SourceKey = number | string;
+
+/**
+ * The key of the `size`-th row of `source` after `after` (null: fewer are left): a batch is
+ * the rows after `after` up to it, read by the index alone before anything is filtered out.
+ */
+export async function batchEnd(db: Knex, userId: number, source: AudienceSource, after: SourceKey | null, size: number): Promise<SourceKey | null> {
+  let query: Knex.QueryBuilder;
+  if (source.kind === 'type') {
+    query = db('contacts').where({ user_id: userId, contact_type_id: source.id }).whereNull('deleted_at').orderBy('id').select('id as k');
+    if (after !== null) query.where('id', '>', after);
+  } else if (source.kind === 'segment') {
+    query = db('segment_recipients').where({ segment_id: source.id, user_id: userId }).orderBy('id').select('id as k');
+    if (after !== null) query.where('id', '>', after);
+  } else {
+    query = db('send_messages').where({ single_send_id: source.id }).orderBy('email_key').select('email_key as k');
+    if (after !== null) query.where('email_key', '>', after);
   }
-  const row = await trx('send_messages').where({ single_send_id: send.id }).count({ n: '*' }).first();
-  return toCount(row?.n);
+  const row = await query.offset(size - 1).first();
+  if (!row) return null;
+  return source.kind === 'resend' ? String(row.k) : Number(row.k);
+}
+
+/**
+ * The recipients of one batch of a send (the rows of `source` after `after` up to `upto`, null:
+ * to its end), as rows under the alias `t` without the excluded, unsubscribed and suppressed.
+ */
+export function batchRecipients(db: Knex, send: Omit<ExpandableSend, 'id'>, source: AudienceSource, after: SourceKey | null, upto: SourceKey | null): Knex.QueryBuilder {
+  const userId = Number(send.user_id);
+  const within = (query: Knex.QueryBuilder, key: string) => {
+    if (after !== null) query.where(key, '>', after);
+    if (upto !== null) query.where(key, '<=', upto);
+  };
+  if (source.kind === 'resend') return excluding(db, send, nonOpenersOf(db, userId, source.id, (m) => within(m, 'm.email_key')));
+  const rows = source.kind === 'type'
+    ? contactsOf(db, userId, [source.id]).select('c.id as contact_id', typedParam(db, null, 'integer').wrap('', ' as segment_recipient_id'), 'c.email', 'c.email_key')
+    : segmentMembersOf(db, userId, [source.id]).select('sr.contact_id', 'sr.id as segment_recipient_id', 'sr.email', 'sr.email_key');
+  within(rows, source.kind === 'type' ? 'c.id' : 'sr.id');
+  return excluding(db, send, db.from(rows.as('t')));
 }
 
 /**
@@ -62,9 +89,14 @@ export async function expandSingleSend(trx: Knex.Transaction, send: ExpandableSe
  */
 export function recipientsOf(db: Knex, send: Omit<ExpandableSend, 'id'>): Knex.QueryBuilder | undefined {
   const userId = Number(send.user_id);
-  const excluded = parseTargets(send.exclude_specific_recipient_id);
   const recipients = resendOf(send) ? nonOpenersOf(db, userId, resendOf(send)!) : membersOf(db, userId, parseTargets(send.recipient_id));
-  if (!recipients) return undefined;
+  return recipients && excluding(db, send, recipients);
+}
+
+/** Leaves out of `recipients` (alias `t`) the send's excluded lists' addresses, unsubscribers and suppressed addresses. */
+function excluding(db: Knex, send: Omit<ExpandableSend, 'id'>, recipients: Knex.QueryBuilder): Knex.QueryBuilder {
+  const userId = Number(send.user_id);
+  const excluded = parseTargets(send.exclude_specific_recipient_id);
   withoutUnsubscribed(recipients, db, { userId, groupId: send.unsubscribe_group_id }, 't.email_key');
   if (excluded.contactTypeIds.length) {
     recipients.whereNotExists(contactsOf(db, userId, excluded.contactTypeIds).select(db.raw('1')).whereRaw('c.email_key = t.email_key'));
@@ -98,7 +130,7 @@ export function resendOf(send: Pick<ExpandableSend, 'resend_of'>): number | unde
  * are left out by the caller, as for every send. Read from the ledger in the INSERT … SELECT
  * itself, so no list of recipients is ever held in memory.
  */
-export function nonOpenersOf(db: Knex, userId: number, originalId: number): Knex.QueryBuilder {
+export function nonOpenersOf(db: Knex, userId: number, originalId: number, narrow?: (messages: Knex.QueryBuilder) => void): Knex.QueryBuilder {
   const since = db('single_sends').where({ id: originalId, user_id: userId }).select('sent_at');
   const bouncedSince = db('message_feedback as f')
     .select(db.raw('1'))
@@ -117,6 +149,7 @@ export function nonOpenersOf(db: Knex, userId: number, originalId: number): Knex
     .where((q) => q.whereNull('m.contact_id').orWhereNull('mc.deleted_at'))
     .whereNotExists(bouncedSince)
     .select('m.contact_id', 'm.segment_recipient_id', 'm.email', 'm.email_key');
+  narrow?.(nonOpeners);
   return db.from(nonOpeners.as('t'));
 }
 

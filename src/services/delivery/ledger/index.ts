@@ -2,7 +2,8 @@
 export { chooseWinner, decideDueAbTests, restStats, shownVariants, variantStats } from './ab-tests';
 export { COUNTERS, countUnsubscribe, moveCounters } from './counters';
 export { suppressedRowIds, unsubscribedOrSuppressed, withoutUnsubscribed, type Audience } from './do-not-mail';
-export { countRecipients, membersOf, recipientsOf } from './expand';
+export { audienceSources, batchEnd, batchRecipients, countRecipients, membersOf, recipientsOf } from './expand';
+export { expandRunningSends } from './expansion';
 export { LEDGER_COLUMNS, type LedgerRow } from './ledger-row';
 export { localTimePlan, type LocalTimePlan } from './local-time';
 export { LedgerWriter, Permits } from './ledger-writer';

@@ -27,6 +27,8 @@ export async function localDueTimes(trx: Knex.Transaction, send: LocalTimeSend, 
     const at = zonedToUtc(String(send.schedule_date), String(send.schedule_time), name).getTime();
     return typedParam(trx, new Date(Math.max(nowMs, at)).toISOString(), 'timestamptz');
   };
+  // Nobody to write (a batch whose every address is left out): a CASE needs at least one WHEN.
+  if (!zones.length) return { dueAt: trx.raw('?', [typedParam(trx, now, 'timestamptz')]) };
   const cases = zones.map(() => 'when ? then ?').join(' ');
   // Wrapped: a knex Raw is thenable, and an async function would run it instead of answering it.
   return { dueAt: trx.raw(`case ? ${cases} else ? end`, [zone, ...zones.flatMap((name) => [name, dueIn(name)]), typedParam(trx, now, 'timestamptz')]) };

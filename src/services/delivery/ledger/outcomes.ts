@@ -338,7 +338,7 @@ function ids(values: Array<number | null | undefined>): number[] {
   return [...new Set(values.filter((v): v is number => v !== null && v !== undefined).map(Number))].sort((a, b) => a - b);
 }
 
-/** Running sends none of whose ledger rows is still queued, sending or held become completed. */
+/** Running sends whose audience is written and none of whose ledger rows is still queued, sending or held become completed. */
 export async function completeSingleSends(trx: Knex.Transaction, sendIds: number[], now: string): Promise<number[]> {
   const completed: number[] = [];
   if (!sendIds.length) return completed;
@@ -352,7 +352,8 @@ export async function completeSingleSends(trx: Knex.Transaction, sendIds: number
       .where({ single_send_id: id })
       // Held: an A/B test's rest, waiting for its winner.
       .whereIn('state', [MESSAGE_STATE.queued, MESSAGE_STATE.sending, MESSAGE_STATE.held]);
-    const query = trx('single_sends').where({ id }).whereNotExists(unfinished);
+    // A send whose audience is still being written (expand_cursor) is not complete either.
+    const query = trx('single_sends').where({ id }).whereNull('expand_cursor').whereNotExists(unfinished);
     if (await transitionSingleSends(query, 'complete', { updated_at: now })) completed.push(id);
   }
   return completed;

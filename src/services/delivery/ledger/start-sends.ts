@@ -1,9 +1,10 @@
 import type { Knex } from 'knex';
 import { skipLocked } from '../../../db/locking';
-import { MESSAGE_STATE, SendPauseReason, SINGLE_SEND_STATUS } from '../../../lib/constants';
+import { SendPauseReason, SINGLE_SEND_STATUS } from '../../../lib/constants';
 import { transitionSingleSends } from '../../shared/single-send-state';
 import { startAbTest, waitingAbTestOf } from './ab-tests';
-import { expandSingleSend, resendOf } from './expand';
+import { countRecipients, resendOf } from './expand';
+import { expandBatch, FIRST_CURSOR } from './expansion';
 import { completeSingleSends } from './outcomes';
 import { parseTargets } from './recipient-refs';
 import { unauthenticatedError } from '../relays';
@@ -19,8 +20,10 @@ export interface StartedSend {
 
 /**
  * Starts the single sends that are due: in one transaction per send, status 1 → 2, `sent_at`,
- * the ledger rows and `triggered`. A crash rolls all of it back and the send is started again;
- * on PostgreSQL a send being started by another worker is skipped, not waited for.
+ * the audience counted into `recipients_total`, an A/B test's start, and the expansion's cursor
+ * (no recipient's row: see expansion.ts); then the first batch of its ledger, in a transaction
+ * of its own. A crash rolls the start back and the send is started again; on PostgreSQL a send
+ * being started by another worker is skipped, not waited for.
  */
 export interface StartHooks {
   /** Called inside the transaction that starts the send, so the event is never lost. */
@@ -45,6 +48,8 @@ export interface StartOptions {
   requireDomainAuth?: boolean;
   /** Sends started (or paused) per call at most. */
   limit?: number;
+  /** Addresses in the first batch of a started send's expansion (the worker writes the rest). */
+  firstBatch?: number;
 }
 
 export async function startDueSingleSends(db: Knex, now: Date, hooks: StartHooks = {}, options: StartOptions = {}): Promise<StartedSend[]> {
@@ -77,19 +82,23 @@ export async function startDueSingleSends(db: Knex, now: Date, hooks: StartHooks
       const targeted = resendOf(row) ? [] : parseTargets(row.recipient_id).segmentIds;
       const segmentIds = [...targeted, ...parseTargets(row.exclude_specific_recipient_id).segmentIds];
       if (segmentIds.length > 0) await hooks.refreshSegments?.(Number(row.user_id), [...new Set(segmentIds)], trx);
-      // An A/B test's audience is written held and only its test share queued now.
+      // The audience is counted now and written by the worker as the send goes (expansion.ts);
+      // an A/B test's share is chosen from this count.
+      const total = await countRecipients(trx, row);
       const abTest = await waitingAbTestOf(trx, Number(row.id));
-      const written = await expandSingleSend(trx, row, at, abTest ? MESSAGE_STATE.held : MESSAGE_STATE.queued);
-      const recipients = abTest ? await startAbTest(trx, abTest, written, at) : written;
-      await trx('single_sends').where({ id: row.id }).update({ triggered: recipients });
+      const tested = abTest ? await startAbTest(trx, abTest, total, at) : total;
+      await trx('single_sends').where({ id: row.id }).update({ recipients_total: total, expand_cursor: total > 0 ? JSON.stringify(FIRST_CURSOR) : null });
       const completed = (await completeSingleSends(trx, [row.id], at)).length > 0;
-      const started = { id: Number(row.id), userId: Number(row.user_id), name: String(row.single_send_name), recipients, completed };
+      const started = { id: Number(row.id), userId: Number(row.user_id), name: String(row.single_send_name), recipients: tested, completed };
       await hooks.singleSendStarted?.(started, trx);
       if (completed) await hooks.singleSendCompleted?.(started.id, trx);
       return started;
     });
     if (!send) break;
-    if (send !== 'paused') started.push(send);
+    if (send === 'paused') continue;
+    started.push(send);
+    // Its first batch at once, in a transaction of its own: the first message need not wait for the worker's next look.
+    if (!send.completed) await expandBatch(db, send.id, now, { batch: options.firstBatch ?? 1000, onCompleted: hooks.singleSendCompleted });
   }
   return started;
 }

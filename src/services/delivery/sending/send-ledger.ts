@@ -12,6 +12,7 @@ import type { MailTransport } from '../../../mail/transport';
 import {
   completeSends,
   decideDueAbTests,
+  expandRunningSends,
   failedOutcome,
   LEDGER_COLUMNS,
   LedgerWriter,
@@ -43,10 +44,15 @@ export interface SendHooks extends StartHooks {
  * mail come in the same way.
  */
 export interface LedgerFeed {
-  /** Writes what is due at `now`; answers how many sends or steps began (new work wakes the worker). */
-  startDue(now: Date): Promise<number>;
+  /**
+   * Writes what is due at `now`; answers how many sends or steps began (new work wakes the
+   * worker). `everything`: all of it now, not only what keeps the sending busy (runOnce).
+   */
+  startDue(now: Date, everything?: boolean): Promise<number>;
   /** Asked at most this often (by the wall clock) unless everything is asked for; unset: every time. */
   everyMs?: number;
+  /** Work it began wakes the sending at once: the feeds after it wait for the next look (unless everything is asked for). */
+  wakesAtOnce?: boolean;
 }
 
 /** A claimed row with what its batch loaded for it. */
@@ -97,6 +103,10 @@ export interface SendLedgerOptions {
   retryMaxMs?: number;
   /** The clock (tests move it instead of waiting). */
   now?: () => Date;
+  /** Addresses per batch of a running send's expansion (SEND_EXPAND_BATCH). */
+  expandBatch?: number;
+  /** Batches of queued messages the expansion keeps ahead of the sending (SEND_EXPAND_AHEAD). */
+  expandAhead?: number;
 }
 
 /** The ledger as a sending worker sees it: everything but the loop. */
@@ -173,8 +183,12 @@ export function createSendLedger(deps: SendLedgerDeps, options: SendLedgerOption
     kinds.set(Number(kind), { build: extra.build, send: extra.send ?? ((claimed, message) => relays.send(Number(claimed.row.user_id), null, message)) });
   }
 
+  const expansion = { batch: options.expandBatch ?? 5000, ahead: options.expandAhead ?? 3, onCompleted: hooks.singleSendCompleted };
   const feeds: LedgerFeed[] = [
-    { startDue: async (at) => (await startDueSingleSends(db, at, hooks, { requireDomainAuth })).length },
+    // A started send's first batch is queued: its first message need not wait for the other feeds.
+    { startDue: async (at) => (await startDueSingleSends(db, at, hooks, { requireDomainAuth, firstBatch: Math.min(1000, expansion.batch) })).length, wakesAtOnce: true },
+    // The running sends' audiences, written a few batches ahead of the sending.
+    { startDue: (at, everything) => expandRunningSends(db, at, { ...expansion, everything }) },
     { startDue: (at) => decideDueAbTests(db, at) },
     ...(deps.feeds ?? []),
   ];
@@ -233,7 +247,9 @@ export function createSendLedger(deps: SendLedgerDeps, options: SendLedgerOption
           if (!everything && Date.now() - (askedAt.get(feed) ?? 0) < feed.everyMs) continue;
           askedAt.set(feed, Date.now());
         }
-        started += await feed.startDue(now());
+        const began = await feed.startDue(now(), everything);
+        started += began;
+        if (began > 0 && feed.wakesAtOnce && !everything) break;
       }
       return started;
     },
