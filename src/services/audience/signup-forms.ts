@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { defaultSender } from '../shared/default-sender';
 import crypto from 'node:crypto';
 import { insertId, jsonValue, nowValue, parseJson } from '../../db/dialect';
 import { CONTACT_TEXT_COLUMNS, ContactTextColumn, CustomFieldType } from '../../lib/constants';
@@ -212,6 +213,11 @@ export function createSignupFormsService({ db, fields, contactTypes }: Deps) {
     /** The senders a form's confirmation mail may come from. */
     senderChoices(ctx: Ctx): Promise<SenderChoice[]> {
       return verifiedSenders(ctx.userId);
+    },
+
+    /** The sender a new form's confirmation mail comes from unless the person picks another: the account's default sender. */
+    async proposedSender(ctx: Ctx): Promise<number | null> {
+      return (await defaultSender(db, ctx.userId))?.id ?? null;
     },
 
     /**
