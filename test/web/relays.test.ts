@@ -11,7 +11,7 @@ describe('dashboard relays page', () => {
   const form = (fields: Array<[string, string]>) => [['_csrf', t.web.csrf], ...fields].map(([k, v]) => `${k}=${encodeURIComponent(v)}`).join('&');
   const relayOf = async () => (await h.runtime.services.relays.list({ userId: t.alice.user_id })).rows.find((r) => r.name.includes('Office'))!;
 
-  test('when a relay is added then the list shows it working, with its rate and domains, and never its password', async () => {
+  test('when a relay is added then the list shows it not tested yet, with its rate and domains, and never its password', async () => {
     const url = relay.url.replace('smtp://', 'smtp://mailer:pa55word@');
     await t.web.agent
       .post('/relays')
@@ -20,7 +20,7 @@ describe('dashboard relays page', () => {
       .expect(303);
     const page = await t.web.get('/relays').expect(200);
     expect(page.text).toContain('&lt;b&gt;Office&lt;/b&gt; Postfix');
-    expect(page.text).toContain('Working');
+    expect(page.text).toContain('Not tested yet');
     expect(page.text).toContain('up to 5 a second');
     expect(page.text).toContain('0 sent in the last hour');
     expect(page.text).toContain('acme.test, news.acme.test');
