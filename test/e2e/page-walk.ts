@@ -7,7 +7,7 @@ import type { Harness, TestAccount } from '../support/harness';
  * The dashboard pages a check walks (axe, a phone's targets): every page of the navigation as
  * the signed-in owner sees it, the forms for new records, and the pages of one record of each
  * kind, with an account furnished so that lists have rows (a contact, a send, an automation
- * with a step, a segment, a relay, a signup form, an invited team member). Needs
+ * with a step, a segment, a relay, a signup form, an invited team member, a second API key). Needs
  * RELAY_ALLOW_PRIVATE for the relay. `page` is signed in as `account`.
  */
 export async function walkedPages(h: Harness, account: TestAccount, page: Page): Promise<string[]> {
@@ -26,6 +26,7 @@ export async function walkedPages(h: Harness, account: TestAccount, page: Page):
   await h.api(account).post('/relays/save').send({ name: 'Office', kind: 'smtp', url: 'smtp://127.0.0.1:2525' }).expect(200);
   const formId = await services.signupForms.add(ctx, { name: 'Monthly letter', contact_type_id: audience.contactTypeId, fields: ['first_name', 'last_name'], group_ids: [], thank_you: '' });
   await services.teamUsers.invite(ctx, { email: 'eve.with.a.long.address@example.org', role: 'editor', name: 'Eve' });
+  await services.apiKeys.create(ctx, { name: 'Reporting', role: 'analyst' });
 
   const nav = await page.locator('nav .nav-links a[href^="/"]').evaluateAll((links) => links.map((a) => (a as unknown as { getAttribute(name: string): string }).getAttribute('href')));
   return [...new Set([...nav,
