@@ -1,5 +1,4 @@
 import type { Knex } from 'knex';
-import { defaultSender } from '../shared/default-sender';
 import crypto from 'node:crypto';
 import { insertId, jsonValue, nowValue, parseJson } from '../../db/dialect';
 import { CONTACT_TEXT_COLUMNS, ContactTextColumn, CustomFieldType } from '../../lib/constants';
@@ -7,6 +6,7 @@ import { FieldErrors, NotFoundError } from '../../lib/errors';
 import { timestamp } from '../../lib/time';
 import { messages, throwIfAny } from '../../lib/validation';
 import type { Ctx, ServiceDeps } from '../context';
+import { defaultSender } from '../shared/default-sender';
 import type { ContactTypesService } from './contact-types';
 import { customFieldDefs, CustomFieldDef, CustomFieldSource } from './custom-field-values';
 import { audited } from '../shared/audit-writer';

@@ -8,9 +8,9 @@ export interface FromAddress {
 }
 
 /**
- * The account's default sender: its oldest verified sender still there. The account's own mail
- * to people (a team invitation, a signup's confirmation) comes from it when there is one, so it
- * carries the account's name and domain rather than the service's.
+ * The account's default sender: its oldest verified sender still there. A team invitation comes
+ * from it when there is one, and a new signup form proposes it for its confirmation mail, so the
+ * account's mail to people carries the account's name and domain rather than the service's.
  */
 export async function defaultSender(db: Knex, userId: number): Promise<FromAddress | undefined> {
   const row = await db('senders').where({ user_id: userId, is_verified: 1 }).whereNull('deleted_at').orderBy('id').first('id', 'nickname', 'from_name', 'from_email');
