@@ -53,8 +53,11 @@ function domainsAsList(req: Request, _res: Response, next: NextFunction): void {
 export function mountRelays(routes: WebRoutes, { relays }: Services, views: Views): void {
   const listData = async (req: Request) => {
     const ctx = ctxOf(req);
-    const [result, sent, used] = await Promise.all([relays.list(ctx, pagingOf(req)), relays.sentLastHour(ctx), relays.used(ctx)]);
-    const rows = result.rows.map((r) => ({ ...r, kindLabel: KIND_LABELS[r.kind], sentLastHour: sent.get(r.id) ?? 0, untried: r.tested_at === null && !used.has(r.id) }));
+    const [result, usage] = await Promise.all([relays.list(ctx, pagingOf(req)), relays.usage(ctx)]);
+    const rows = result.rows.map((r) => {
+      const { sentLastHour, used } = usage.get(r.id) ?? { sentLastHour: 0, used: false };
+      return { ...r, kindLabel: KIND_LABELS[r.kind], sentLastHour, untried: r.tested_at === null && !used };
+    });
     const values = req.method === 'POST' ? { ...req.body, domains: Array.isArray(req.body.domains) ? req.body.domains.join(', ') : req.body.domains, api_key: '' } : { kind: 'smtp', tls_verify: '1' };
     return { title: 'Relays', rows, pager: pagerOf(req, result, '/relays'), kinds: KINDS, certificateChecks: CERTIFICATE_CHECKS, values };
   };

@@ -87,6 +87,10 @@ describe('relays', () => {
     await worker.runOnce().finally(close);
     expect(chosen.messages.map((m) => m.to)).toEqual([['pinned@example.org']]);
     expect(instance.messages.filter((m) => m.to[0] === 'pinned@example.org')).toEqual([]);
+    // Never tested, but it handed a message over: the dashboard counts it as used, not untried.
+    const usage = await h.runtime.services.relays.usage({ userId: alice.user_id });
+    expect(usage.get(mine.id)).toEqual({ sentLastHour: 1, used: true });
+    expect([...usage.values()].filter((u) => !u.used)).toHaveLength(usage.size - 1);
   });
 
   test('when an automation step names a relay then its record says so; a relay of another account is refused', async () => {

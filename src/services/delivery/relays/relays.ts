@@ -263,24 +263,18 @@ export function createRelaysService({ db, config, secret: appSecret }: Pick<Serv
       return result;
     },
 
-    /** The account's relays that have handed over at least one message (proven working without a test). */
-    async used(ctx: Ctx): Promise<Set<number>> {
-      const rows: Array<{ id: unknown }> = await db('relays as r')
-        .where('r.user_id', ctx.userId)
-        .whereExists(db('send_messages as m').whereRaw('m.relay_id = r.id').whereNotNull('m.sent_at').select(db.raw('1')))
-        .select('r.id');
-      return new Set(rows.map((r) => Number(r.id)));
-    },
-
-    /** Messages each relay of the account sent in the last hour (the dashboard's rate). */
-    async sentLastHour(ctx: Ctx, now = new Date()): Promise<Map<number, number>> {
+    /**
+     * How much each relay of the account is used, in one round trip: messages sent in the last
+     * hour (the dashboard's rate), and whether it ever handed a message over (proven working
+     * without a test).
+     */
+    async usage(ctx: Ctx, now = new Date()): Promise<Map<number, { sentLastHour: number; used: boolean }>> {
       const since = new Date(now.getTime() - 3_600_000).toISOString();
-      const rows: Array<{ relay_id: unknown; n: unknown }> = await db('send_messages')
-        .whereIn('relay_id', db('relays').where({ user_id: ctx.userId }).select('id'))
-        .where('sent_at', '>=', since)
-        .groupBy('relay_id')
-        .select('relay_id', db.raw('count(*) as n'));
-      return new Map(rows.map((r) => [Number(r.relay_id), Number(r.n)]));
+      const ofRelay = () => db('send_messages as m').whereRaw('m.relay_id = r.id');
+      const rows: Array<{ id: unknown; n: unknown; used: unknown }> = await db('relays as r')
+        .where('r.user_id', ctx.userId)
+        .select('r.id', ofRelay().where('m.sent_at', '>=', since).count('*').as('n'), ofRelay().whereNotNull('m.sent_at').select(db.raw('1')).limit(1).as('used'));
+      return new Map(rows.map((r) => [Number(r.id), { sentLastHour: Number(r.n), used: r.used !== null && r.used !== undefined }]));
     },
 
     /**
