@@ -53,6 +53,7 @@ import * as keyMakersFromLog from './20261129_0801_key-makers-from-log';
 import * as oneResend from './20261129_0820_one-resend';
 import * as linkVersions from './20261129_0830_link-versions';
 import * as relayTlsVerify from './20261129_0831_relay-tls-verify';
+import * as fieldLabels from './20261129_1130_field-labels';
 import * as relayTests from './20261129_1150_relay-tests';
 
 /**
@@ -115,6 +116,7 @@ export const migrations: ReadonlyArray<[name: string, migration: Knex.Migration]
   ['20261129_0820_one-resend', oneResend],
   ['20261129_0830_link-versions', linkVersions],
   ['20261129_0831_relay-tls-verify', relayTlsVerify],
+  ['20261129_1130_field-labels', fieldLabels],
   ['20261129_1150_relay-tests', relayTests],
 ];
 

@@ -1,6 +1,7 @@
 import { toCount } from '../../db/dialect';
 import { utcHour } from '../../db/time-buckets';
-import { MESSAGE_STATE } from '../../lib/constants';
+import { MESSAGE_STATE, SINGLE_SEND_STATUS } from '../../lib/constants';
+import { shownVariants } from '../delivery/ledger';
 import type { Turns } from '../../lib/turns';
 import { previewSingleSend, samplePerson } from '../delivery/messages';
 import type { RenderedMessage } from '../../mail/render';
@@ -45,7 +46,9 @@ export function createSendInsightsService({ db, config, secret, singleSends, con
       const [send, chosen] = await Promise.all([singleSends.get(ctx, utr), contactId ? contacts.get(ctx, contactId) : undefined]);
       const contact = chosen ? { id: chosen.id, email: chosen.email } : await firstContactOf(db, ctx, send.recipient_id);
       const sample = contact ? undefined : samplePerson((await fields.listCustom(ctx)).map((f) => f.field_name));
-      const target = { userId: ctx.userId, singleSendId: send.id, contact, sample };
+      // Once it went out, an A/B test's send is shown as its winner went (see shownVariants).
+      const abVariant = send.status >= SINGLE_SEND_STATUS.running ? (await shownVariants(db, [send.id])).get(send.id) : undefined;
+      const target = { userId: ctx.userId, singleSendId: send.id, contact, sample, abVariant };
       const message = await previewSingleSend(db, secret, config.baseUrl, target, renderTurns);
       return { ...(message ?? { subject: send.subject, html: '', text: '' }), to: contact?.email ?? '', sample: !contact };
     },

@@ -169,3 +169,24 @@ export async function decideDueAbTests(db: Knex, now: Date, limit = 10): Promise
   for (const row of due) if ((await chooseWinner(db, Number(row.single_send_id), undefined, now)).chosen) decided += 1;
   return decided;
 }
+
+/**
+ * The variant that stands for each of these sends when one message is shown for all (the public
+ * archive, the send's own page): the winner, else (everyone was in the test) the variant most of
+ * its messages carry. Sends without a test are not in the answer.
+ */
+export async function shownVariants(db: Knex, sendIds: number[]): Promise<Map<number, number>> {
+  const shown = new Map<number, number>();
+  if (!sendIds.length) return shown;
+  const tests = await db('ab_tests').whereIn('single_send_id', sendIds).select('single_send_id', 'winner');
+  for (const test of tests) {
+    if (test.winner !== null && test.winner !== undefined) {
+      shown.set(Number(test.single_send_id), Number(test.winner));
+      continue;
+    }
+    const most = await db('send_messages').where({ single_send_id: test.single_send_id }).whereNotNull('ab_variant')
+      .groupBy('ab_variant').orderByRaw('count(*) desc').orderBy('ab_variant').first('ab_variant');
+    shown.set(Number(test.single_send_id), most ? Number(most.ab_variant) : 0);
+  }
+  return shown;
+}

@@ -1,5 +1,5 @@
 /** The send ledger: a send expanded into one row per recipient, rows claimed, their outcomes written, the counters and pauses those move. Other folders import this file, never the room's files. */
-export { chooseWinner, decideDueAbTests, variantStats } from './ab-tests';
+export { chooseWinner, decideDueAbTests, shownVariants, variantStats } from './ab-tests';
 export { COUNTERS, countUnsubscribe, moveCounters } from './counters';
 export { suppressedRowIds, unsubscribedOrSuppressed, withoutUnsubscribed, type Audience } from './do-not-mail';
 export { countRecipients, membersOf, recipientsOf } from './expand';
