@@ -380,6 +380,14 @@ export const RELAY_LIMITS = {
 } as const;
 
 /**
+ * Why the service paused a single send (`single_sends.pause_reason`; null: paused by a person):
+ * receivers' policy refusals, a template that does not render, an unverified sending domain at
+ * its start (REQUIRE_DOMAIN_AUTH).
+ */
+export const SEND_PAUSE_REASONS = ['policy', 'template_error', 'unauthenticated'] as const;
+export type SendPauseReason = (typeof SEND_PAUSE_REASONS)[number];
+
+/**
  * Refusals that mean "your authentication or reputation", not "this address": they never
  * suppress the address; the message fails with reason `policy` and the send pauses once
  * `minCount` of them or `share` of the messages attempted are refused so.
