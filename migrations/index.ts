@@ -58,6 +58,7 @@ import * as abTestDecision from './20261129_1101_ab-test-decision';
 import * as fieldLabels from './20261129_1130_field-labels';
 import * as transactional from './20261129_1200_transactional';
 import * as sendExpansion from './20261129_1500_send-expansion';
+import * as relayTests from './20261129_1150_relay-tests';
 
 /**
  * The ordered list of migrations. A static list (instead of a directory scan) makes the
@@ -122,6 +123,7 @@ export const migrations: ReadonlyArray<[name: string, migration: Knex.Migration]
   ['20261129_1100_send-pause-reason', sendPauseReason],
   ['20261129_1101_ab-test-decision', abTestDecision],
   ['20261129_1130_field-labels', fieldLabels],
+  ['20261129_1150_relay-tests', relayTests],
   ['20261129_1200_transactional', transactional],
   ['20261129_1500_send-expansion', sendExpansion],
 ];

@@ -40,6 +40,28 @@ const scrollableTables = () => {
   }
 };
 
+// On a phone a table's rows stack (app.css): each cell shows its column's name before it,
+// copied here from the heading (a heading only a screen reader reads, such as "Actions",
+// is left out: its cells speak for themselves).
+const labelTableCells = () => {
+  for (const table of document.querySelectorAll('table.table')) {
+    const headings = [];
+    for (const th of table.querySelectorAll('thead tr:first-child > th')) {
+      const shown = th.querySelector('.visually-hidden') ? '' : th.textContent.trim();
+      for (let i = 0; i < th.colSpan; i += 1) headings.push(shown);
+    }
+    for (const row of table.querySelectorAll('tbody > tr')) {
+      let column = 0;
+      for (const cell of row.children) {
+        // An empty cell (no address, no date) is left without its name too.
+        const label = cell.colSpan === 1 && (cell.textContent.trim() || cell.children.length) ? headings[column] : '';
+        if (label) cell.setAttribute('data-label', label);
+        column += cell.colSpan;
+      }
+    }
+  }
+};
+
 // A form refused by the server comes back with its messages: the focus goes to the first field
 // it refused (or its message), not to the top of the page.
 const focusRefusedField = () => {
@@ -53,6 +75,7 @@ const focusRefusedField = () => {
 };
 
 const onPage = () => {
+  labelTableCells();
   scrollableTables();
   focusRefusedField();
 };

@@ -469,6 +469,8 @@ export const RECORDS = {
     down_until: nullable(timestamp),
     last_error: nullable(str),
     last_error_at: nullable(timestamp),
+    tested_at: nullable(timestamp),
+    test_ok: nullable({ type: 'boolean' }),
     created_at: timestamp,
     updated_at: timestamp,
   }),

@@ -478,6 +478,14 @@ export const ROUTE_EFFECTS = ['reads', 'changes', 'exports'] as const;
 export type RouteEffect = (typeof ROUTE_EFFECTS)[number];
 export const TEAM_ROLES = ['owner', 'admin', 'editor', 'analyst'] as const;
 export type TeamRole = (typeof TEAM_ROLES)[number];
+/** A role's name as people read it, and what it may do (the Team page, the invitation mail). */
+export const TEAM_ROLE_NAMES: Record<TeamRole, string> = { owner: 'Owner', admin: 'Admin', editor: 'Editor', analyst: 'Analyst' };
+export const TEAM_ROLE_DUTIES: Record<TeamRole, string> = {
+  owner: 'everything, and hands ownership over',
+  admin: 'everything but ownership',
+  editor: 'audience, campaigns, automations and templates',
+  analyst: 'reads and exports, changes nothing',
+};
 /** Statuses of a person of an account: invited (no password yet), active, disabled (cannot sign in). */
 export const TEAM_USER_STATUSES = ['invited', 'active', 'disabled'] as const;
 export type TeamUserStatus = (typeof TEAM_USER_STATUSES)[number];

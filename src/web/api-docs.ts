@@ -42,8 +42,8 @@ const PAGE = `<!doctype html>
 <script src="${assetUrls.apiDocsJs}" defer></script>
 </head>
 <body>
-<header class="api-docs-header"><h1>Campaigns API reference</h1><a href="${API_PREFIX}/openapi.json">OpenAPI document (JSON)</a><a href="/">Dashboard</a></header>
-<div id="swagger-ui" role="region" aria-label="API reference" data-spec="${API_PREFIX}/openapi.json"><noscript>This page needs JavaScript; the <a href="${API_PREFIX}/openapi.json">OpenAPI document</a> is plain JSON.</noscript></div>
+<header class="api-docs-header"><p class="api-docs-name">Campaigns API reference</p><a href="${API_PREFIX}/openapi.json">OpenAPI document (JSON)</a><a href="/">Dashboard</a></header>
+<div id="swagger-ui" data-spec="${API_PREFIX}/openapi.json"><noscript>This page needs JavaScript; the <a href="${API_PREFIX}/openapi.json">OpenAPI document</a> is plain JSON.</noscript></div>
 </body>
 </html>
 `;

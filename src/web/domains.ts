@@ -17,6 +17,14 @@ const PURPOSE_LABELS: Record<string, string> = {
   return_path: 'Bounce address (return path)',
 };
 
+/**
+ * What a domain that already has an SPF record adds to it: the terms of the proposed record
+ * between its `v=spf1` and its closing `~all` (`include:…` with SPF_INCLUDE, else `mx`).
+ */
+export function spfTerms(value: string): string {
+  return value.trim().split(/\s+/).slice(1, -1).join(' ');
+}
+
 /** Sending domains: the same service and rules as `/domains*` of the API. */
 export function mountDomains(routes: WebRoutes, { sendingDomains }: Services, views: Views): void {
   const idOf = (req: Request) => toId(req.params.id) ?? 0;
@@ -26,7 +34,7 @@ export function mountDomains(routes: WebRoutes, { sendingDomains }: Services, vi
   };
   const showPage = async (req: Request, res: Response) => {
     const domain = await sendingDomains.get(ctxOf(req), idOf(req));
-    views.page(req, res, 'domains/show.njk', { title: domain.domain, domain, purposes: PURPOSE_LABELS });
+    views.page(req, res, 'domains/show.njk', { title: domain.domain, domain, purposes: PURPOSE_LABELS, spfTerms });
   };
 
   routes.get('/domains', async (req, res) => views.page(req, res, 'domains/index.njk', await listData(req)));

@@ -82,8 +82,11 @@ function domainsAsList(req: Request, _res: Response, next: NextFunction): void {
 export function mountRelays(routes: WebRoutes, { relays }: Services, views: Views): void {
   const listData = async (req: Request) => {
     const ctx = ctxOf(req);
-    const [result, sent] = await Promise.all([relays.list(ctx, pagingOf(req)), relays.sentLastHour(ctx)]);
-    const rows = result.rows.map((r) => ({ ...r, kindLabel: KIND_LABELS[r.kind], server: r.kind === 'smtp' ? serverOf(r.url) : r.endpoint, sentLastHour: sent.get(r.id) ?? 0 }));
+    const [result, usage] = await Promise.all([relays.list(ctx, pagingOf(req)), relays.usage(ctx)]);
+    const rows = result.rows.map((r) => {
+      const { sentLastHour, used } = usage.get(r.id) ?? { sentLastHour: 0, used: false };
+      return { ...r, kindLabel: KIND_LABELS[r.kind], server: r.kind === 'smtp' ? serverOf(r.url) : r.endpoint, sentLastHour, untried: r.tested_at === null && !used };
+    });
     // A refused form comes back without its password or API key: they are never shown again.
     const values = req.method === 'POST'
       ? { ...req.body, domains: Array.isArray(req.body.domains) ? req.body.domains.join(', ') : req.body.domains, api_key: '', smtp_password: '' }

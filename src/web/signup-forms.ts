@@ -59,10 +59,10 @@ export function mountSignupForms(routes: WebRoutes, { signupForms, contactTypes,
   routes.get('/signup-forms', listPage);
 
   routes.get('/signup-forms/new', async (req, res) => {
-    const form = await newForm(req);
+    const [form, senderId] = await Promise.all([newForm(req), signupForms.proposedSender(ctxOf(req))]);
     views.page(req, res, 'signup-forms/form.njk', {
       ...form,
-      values: { contact_type_id: toId(req.query.contact_type_id), fields: ['first_name', 'last_name'], required_fields: [], group_ids: form.groups.map((g) => g.id) },
+      values: { contact_type_id: toId(req.query.contact_type_id), fields: ['first_name', 'last_name'], required_fields: [], group_ids: form.groups.map((g) => g.id), sender_id: senderId },
     });
   });
 

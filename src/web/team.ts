@@ -2,7 +2,7 @@ import type { Request, Response } from 'express';
 import { ctxOf } from '../http/context';
 import { inviteInput, inviteRules, INVITED_ROLES, teamUserChange, teamUserChangeRules } from '../http/inputs/team';
 import { validate } from '../http/validation';
-import { TeamRole, TeamUserStatus } from '../lib/constants';
+import { TEAM_ROLE_DUTIES, TEAM_ROLE_NAMES, TeamRole, TeamUserStatus } from '../lib/constants';
 import { toId } from '../lib/http';
 import type { Services } from '../services';
 import type { TeamMember } from '../services/accounts/team-identity';
@@ -11,13 +11,8 @@ import { onInvalid } from './errors';
 import type { WebRoutes } from './routes';
 import type { Views } from './views';
 
-export const ROLE_LABELS: Record<TeamRole, string> = { owner: 'Owner', admin: 'Admin', editor: 'Editor', analyst: 'Analyst' };
-const ROLE_HINTS: Record<TeamRole, string> = {
-  owner: 'everything, and hands ownership over',
-  admin: 'everything but ownership',
-  editor: 'audience, campaigns, automations and templates',
-  analyst: 'reads and exports, changes nothing',
-};
+export const ROLE_LABELS = TEAM_ROLE_NAMES;
+const ROLE_HINTS = TEAM_ROLE_DUTIES;
 const STATUS_LABELS: Record<TeamUserStatus, string> = { invited: 'Invited', active: 'Active', disabled: 'Disabled' };
 
 /** The roles a row's role can be changed to by the signed-in person: ownership only by the owner, to an active admin. */

@@ -23,6 +23,23 @@ describe('relays', () => {
     await h.api(alice).delete(`/relays/delete?id=${relay.id}`).expect(200, { status: 'success', message: 'Deleted Successfully' });
   });
 
+  test('when a relay is tested then it keeps when and whether the test worked, and a failed test is its last error', async () => {
+    const relay = (await h.api(alice).post('/relays/save').send({ name: 'Tried', kind: 'smtp', url: chosen.url }).expect(200)).body.message.relay;
+    expect(relay).toMatchObject({ tested_at: null, test_ok: null });
+    await h.api(alice).post(`/relays/test?id=${relay.id}`).expect(200, { status: 'success', message: { test: { ok: true, error: null } } });
+    const tested = (await h.api(alice).get('/relays').expect(200)).body.message.relays.find((r: { id: number }) => r.id === relay.id);
+    expect(tested).toMatchObject({ test_ok: true, last_error: null });
+    expect(tested.tested_at).toMatch(/^\d{4}-\d\d-\d\dT/);
+
+    // Nothing listens on the closed port: the test fails, and says why.
+    const closed = (await h.api(alice).post('/relays/save').send({ name: 'Closed', kind: 'smtp', url: 'smtp://127.0.0.1:1' }).expect(200)).body.message.relay;
+    const failure = (await h.api(alice).post(`/relays/test?id=${closed.id}`).expect(200)).body.message.test;
+    expect(failure.ok).toBe(false);
+    const failed = (await h.api(alice).get('/relays').expect(200)).body.message.relays.find((r: { id: number }) => r.id === closed.id);
+    expect(failed).toMatchObject({ test_ok: false, last_error: failure.error });
+    expect(failed.last_error_at).toBe(failed.tested_at);
+  });
+
   test('when a relay is saved without what its kind needs then each field says why', async () => {
     const res = await h.api(alice).post('/relays/save').send({ kind: 'pigeon', max_rate: -1, domains: ['not a domain'] }).expect(422);
     expect(res.body).toEqual(failed({
@@ -70,6 +87,10 @@ describe('relays', () => {
     await worker.runOnce().finally(close);
     expect(chosen.messages.map((m) => m.to)).toEqual([['pinned@example.org']]);
     expect(instance.messages.filter((m) => m.to[0] === 'pinned@example.org')).toEqual([]);
+    // Never tested, but it handed a message over: the dashboard counts it as used, not untried.
+    const usage = await h.runtime.services.relays.usage({ userId: alice.user_id });
+    expect(usage.get(mine.id)).toEqual({ sentLastHour: 1, used: true });
+    expect([...usage.values()].filter((u) => !u.used)).toHaveLength(usage.size - 1);
   });
 
   test('when an automation step names a relay then its record says so; a relay of another account is refused', async () => {

@@ -1,8 +1,9 @@
 import type { Page } from 'playwright-core';
-import { addAutomation, audienceOf, berlin, scheduleBody, singleSendBody } from '../support/fixtures';
+import { audienceOf, berlin, singleSendBody } from '../support/fixtures';
 import { useHarness } from '../support/harness';
 import { axeViolations } from './axe';
 import { eventually, useBrowser } from './browser';
+import { walkedPages } from './page-walk';
 
 /** The labels of the page's required fields (not confirmation checkboxes), as shown (with their CSS `::after` text). */
 async function requiredLabels(page: Page): Promise<string[]> {
@@ -22,22 +23,11 @@ describe('dashboard accessibility in Chromium', () => {
 
   test('when every page is checked with axe then no rule fails', async () => {
     const account = await h.account();
-    const audience = await audienceOf(h, account, await berlin(h));
-    await h.api(account).post('/contacts/add').send({ contact_type_id: audience.contactTypeId, email: 'ada@example.org', first_name: 'Ada', country: 1 }).expect(200);
-    const send = await h.api(account).post('/single/send/create').send(singleSendBody(audience)).expect(200);
-    const automation = await addAutomation(h, account, { contact_type_id: audience.contactTypeId });
-    await h.api(account).post('/automations/schedule/create').send(scheduleBody(automation, audience.senderId)).expect(200);
-    const step = await h.runtime.db('automation_schedules').where({ user_id: account.user_id }).first('utr');
-    // With a relay, the send's and the step's forms offer the choice of relay.
-    await h.api(account).post('/relays/save').send({ name: 'Office', kind: 'smtp', url: 'smtp://127.0.0.1:2525' }).expect(200);
-
     const page = await b.signedIn(account);
-    const paths = (await page.locator('nav .nav-links a[href^="/"]').evaluateAll((links) => links.map((a) => (a as unknown as { getAttribute(name: string): string }).getAttribute('href'))))
-      .concat(['/single-sends/new', '/automations/new', '/segments/new', '/contacts/new', '/contacts/import', '/senders/new',
-        `/single-sends/${send.body.message.utr}`, `/automations/${automation}`, `/automations/${automation}/steps/${step.utr}`, `/segments/${audience.segmentId}`]);
+    const paths = await walkedPages(h, account, page);
     const found: string[] = [];
     const required: string[] = [];
-    for (const path of [...new Set(paths)]) {
+    for (const path of paths) {
       const res = await page.goto(path);
       if (!res || res.status() >= 400) {
         found.push(`${path}: ${res?.status()}`);

@@ -4,6 +4,7 @@ import { createDomainCheckJob } from '../../src/workers/domain-checks';
 import { useHarness } from '../support/harness';
 import { addContactType, header, manualClock, sendingFixtures, testWorker } from '../support/fixtures';
 import { useSmtpSink } from '../support/smtp';
+import { signIn } from '../support/web';
 import { startDnsServer, TestDnsServer } from '../support/dns';
 import { bounceFixture, deliverRaw } from '../support/bounce-fixtures';
 import { startBounceListener } from '../../src/workers/bounce-listener';
@@ -36,6 +37,9 @@ describe('sending domains', () => {
     expect(recordOf(domain, 'dkim')).toMatchObject({ type: 'TXT', host: `${domain.dkim_selector}._domainkey.pending.acme.test`, status: 'missing', found: null });
     expect(recordOf(domain, 'dkim').value).toMatch(/^v=DKIM1; k=rsa; p=[A-Za-z0-9+/=]{300,}$/);
     expect(recordOf(domain, 'spf')).toMatchObject({ type: 'TXT', host: 'pending.acme.test', value: 'v=spf1 include:_spf.relay.test ~all' });
+    // The domain's page says what to add to an SPF record the domain already has: the same include.
+    const page = await (await signIn(h, alice)).get(`/domains/${domain.id}`).expect(200);
+    expect(page.text).toContain('If the domain already has an SPF record, add <code>include:_spf.relay.test</code> to it, before its closing <code>all</code>');
     expect(recordOf(domain, 'dmarc')).toMatchObject({ type: 'TXT', host: '_dmarc.pending.acme.test' });
     expect(recordOf(domain, 'return_path')).toMatchObject({ type: 'CNAME', host: 'bounces.pending.acme.test', value: 'bounces.campaigns.test' });
     // The private key never leaves: the database keeps it sealed.

@@ -10,6 +10,7 @@ import { messages, throwIfAny } from '../../lib/validation';
 import type { Ctx, ServiceDeps } from '../context';
 import { DeliveredNow, deliverNow, queueSystemMail } from '../delivery/notices';
 import { queuedTeamLink } from '../delivery/notices';
+import { defaultSender } from '../shared/default-sender';
 import { AuditEntry, recordAudit } from '../shared/audit-writer';
 import { capKeysOf, keysMadeBy, revokeKeysOf } from './api-keys';
 import { TEAM_MEMBER_COLUMNS, TeamMember, teamMemberOf, userActor } from './team-identity';
@@ -109,9 +110,13 @@ export function createTeamUsersService(deps: Pick<ServiceDeps, 'db' | 'config' |
 
   /** Mails an invitation or a reset link now; the worker retries a mail server that is away. */
   /** Queues the link's mail (with its audit entry, when the mail is a change someone made) and delivers it now. */
-  async function mailLink(member: Pick<TeamMember, 'id' | 'user_id' | 'email'>, purpose: TeamTokenPurpose, audit?: { ctx: Ctx; entry: AuditEntry }): Promise<DeliveredNow> {
+  async function mailLink(member: Pick<TeamMember, 'id' | 'user_id' | 'email'>, purpose: TeamTokenPurpose, audit?: { ctx: Ctx; entry: AuditEntry }, invitedBy?: Ctx): Promise<DeliveredNow> {
     const account = await db('accounts').where({ id: member.user_id }).first('name');
-    const mail = queuedTeamLink(config.mailFrom, member.email, { teamUserId: member.id, purpose, accountName: String(account?.name ?? '') });
+    // An invitation comes from the account's own sender when it has one; a reset stays the service's.
+    const sender = purpose === 'invite' ? await defaultSender(db, member.user_id) : undefined;
+    const inviter = invitedBy?.actor?.type === 'user' ? invitedBy.actor.name : undefined;
+    const from = sender ? { name: sender.name, address: sender.address } : config.mailFrom;
+    const mail = queuedTeamLink(from, member.email, { teamUserId: member.id, purpose, accountName: String(account?.name ?? ''), ...(inviter ? { invitedBy: inviter } : {}) });
     const id = audit
       ? await db.transaction(async (trx) => {
         const queued = await queueSystemMail(trx, member.user_id, mail);
@@ -122,8 +127,8 @@ export function createTeamUsersService(deps: Pick<ServiceDeps, 'db' | 'config' |
     return deliverNow({ db, mail: deps.mail, logger: deps.logger, secret: deps.secret, baseUrl: config.baseUrl, bounceDomain: config.bounceDomain, smtpUrl: config.smtpUrl }, id);
   }
 
-  async function mailInvitation(member: Pick<TeamMember, 'id' | 'user_id' | 'email'>, audit?: { ctx: Ctx; entry: AuditEntry }): Promise<void> {
-    const outcome = await mailLink(member, 'invite', audit);
+  async function mailInvitation(member: Pick<TeamMember, 'id' | 'user_id' | 'email'>, invitedBy: Ctx, audit?: { ctx: Ctx; entry: AuditEntry }): Promise<void> {
+    const outcome = await mailLink(member, 'invite', audit, invitedBy);
     if (outcome === 'retry' || outcome === 'bounce') {
       throw new ServiceUnavailableError('The invitation is saved, but its mail could not be sent; send it again in a moment.');
     }
@@ -216,7 +221,7 @@ export function createTeamUsersService(deps: Pick<ServiceDeps, 'db' | 'config' |
         await recordAudit(trx, ctx, { action: 'user.invited', recordType: 'user', recordId: created, summary: `${email} as ${input.role}` }, now);
         return created;
       });
-      await mailInvitation({ id, user_id: ctx.userId, email });
+      await mailInvitation({ id, user_id: ctx.userId, email }, ctx);
       return id;
     },
 
@@ -224,7 +229,7 @@ export function createTeamUsersService(deps: Pick<ServiceDeps, 'db' | 'config' |
     async resendInvitation(ctx: Ctx, id: number): Promise<void> {
       const member = await found(ctx, id);
       if (member.status !== 'invited') throw new ConflictError('This person has already joined; there is no invitation to send again.');
-      await mailInvitation(member, { ctx, entry: { action: 'user.invitation_resent', recordType: 'user', recordId: id, summary: member.email } });
+      await mailInvitation(member, ctx, { ctx, entry: { action: 'user.invitation_resent', recordType: 'user', recordId: id, summary: member.email } });
     },
 
     /**

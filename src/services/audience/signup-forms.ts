@@ -6,6 +6,7 @@ import { FieldErrors, NotFoundError } from '../../lib/errors';
 import { timestamp } from '../../lib/time';
 import { messages, throwIfAny } from '../../lib/validation';
 import type { Ctx, ServiceDeps } from '../context';
+import { defaultSender } from '../shared/default-sender';
 import type { ContactTypesService } from './contact-types';
 import { customFieldDefs, CustomFieldDef, CustomFieldSource } from './custom-field-values';
 import { audited } from '../shared/audit-writer';
@@ -212,6 +213,11 @@ export function createSignupFormsService({ db, fields, contactTypes }: Deps) {
     /** The senders a form's confirmation mail may come from. */
     senderChoices(ctx: Ctx): Promise<SenderChoice[]> {
       return verifiedSenders(ctx.userId);
+    },
+
+    /** The sender a new form's confirmation mail comes from unless the person picks another: the account's default sender. */
+    async proposedSender(ctx: Ctx): Promise<number | null> {
+      return (await defaultSender(db, ctx.userId))?.id ?? null;
     },
 
     /**

@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import { nowValue } from '../../../db/dialect';
-import { TEAM_TOKEN_TTL_MS, TeamTokenPurpose } from '../../../lib/constants';
+import { TEAM_ROLE_DUTIES, TEAM_ROLE_NAMES, TEAM_TOKEN_TTL_MS, TeamRole, TeamTokenPurpose } from '../../../lib/constants';
 import { randomToken, sha256 } from '../../../lib/crypto';
 import { escapeHtml } from '../../../mail/template';
 
@@ -10,6 +10,8 @@ export interface TeamLinkRef {
   purpose: TeamTokenPurpose;
   /** The account's name, said in the invitation. */
   accountName: string;
+  /** Who invited the person (a person of the team; not said when a key or the service did). */
+  invitedBy?: string;
 }
 
 const PATHS: Record<TeamTokenPurpose, string> = { invite: '/invitation', reset: '/reset-password' };
@@ -20,8 +22,15 @@ export function teamLink(baseUrl: string, purpose: TeamTokenPurpose, token: stri
 }
 
 /** The ledger's form of the mail: no body, since the body carries the link, made when it goes out. */
-export function queuedTeamLink(from: string, to: string, ref: TeamLinkRef) {
-  return { from, to, subject: ref.purpose === 'invite' ? `You are invited to ${ref.accountName}` : 'Reset your password', html: '', teamLink: ref };
+export function queuedTeamLink(from: string | { name: string; address: string }, to: string, ref: TeamLinkRef) {
+  const invited = ref.invitedBy ? `${ref.invitedBy} invited you to ${ref.accountName}` : `You are invited to ${ref.accountName}`;
+  return { from, to, subject: ref.purpose === 'invite' ? invited : 'Reset your password', html: '', teamLink: ref };
+}
+
+/** The invitation's opening: who asks whom to do what (the role as it is when the mail goes out). */
+function invitation(ref: TeamLinkRef, role: TeamRole): string {
+  const as = `as ${/^[aeiou]/i.test(TEAM_ROLE_NAMES[role]) ? 'an' : 'a'} ${TEAM_ROLE_NAMES[role].toLowerCase()} (${TEAM_ROLE_DUTIES[role]})`;
+  return ref.invitedBy ? `${ref.invitedBy} invited you to work in ${ref.accountName} ${as}.` : `You are invited to work in ${ref.accountName} ${as}.`;
 }
 
 /**
@@ -31,7 +40,7 @@ export function queuedTeamLink(from: string, to: string, ref: TeamLinkRef) {
  * or no longer active (a reset).
  */
 export async function teamLinkBody(db: Knex, baseUrl: string, ref: TeamLinkRef): Promise<{ html: string; text: string } | undefined> {
-  const person = await db('team_users').where({ id: ref.teamUserId }).first('status', 'name');
+  const person = await db('team_users').where({ id: ref.teamUserId }).first('status', 'name', 'role');
   if (!person || person.status !== (ref.purpose === 'invite' ? 'invited' : 'active')) return undefined;
   const token = randomToken(32);
   const now = new Date();
@@ -50,7 +59,7 @@ export async function teamLinkBody(db: Knex, baseUrl: string, ref: TeamLinkRef):
   const link = teamLink(baseUrl, ref.purpose, token);
   const text =
     ref.purpose === 'invite'
-      ? `Hello ${person.name},\n\nYou are invited to work in ${ref.accountName}. Open this link within 7 days to choose your password and sign in:\n\n${link}\n\nIf you did not expect this, ignore this mail.`
+      ? `Hello ${person.name},\n\n${invitation(ref, person.role as TeamRole)} Open this link within 7 days to choose your password and sign in:\n\n${link}\n\nIf you did not expect this, ignore this mail.`
       : `Hello ${person.name},\n\nOpen this link within an hour to choose a new password:\n\n${link}\n\nIf you did not ask for this, ignore this mail: your password stays as it is.`;
   const html = `<html><body>${text
     .split(/\n{2,}/)

@@ -49,6 +49,9 @@ export interface RelayRecord {
   down_until: string | null;
   last_error: string | null;
   last_error_at: string | null;
+  /** When the relay was last tested (connected and logged in), and whether that worked; null: never tested. */
+  tested_at: string | null;
+  test_ok: boolean | null;
   created_at: string | null;
   updated_at: string | null;
 }
@@ -76,6 +79,8 @@ export function relayRecord(row: Record<string, unknown>, now = Date.now()): Rel
     down_until: downUntil > now ? timestamp(row.down_until) : null,
     last_error: str(row.last_error),
     last_error_at: timestamp(row.last_error_at),
+    tested_at: timestamp(row.tested_at),
+    test_ok: row.test_ok === null || row.test_ok === undefined ? null : Number(row.test_ok) === 1,
     created_at: timestamp(row.created_at),
     updated_at: timestamp(row.updated_at),
   };
@@ -244,25 +249,32 @@ export function createRelaysService({ db, config, secret: appSecret }: Pick<Serv
     async test(ctx: Ctx, id: number): Promise<{ ok: boolean; error: string | null }> {
       const row = await find(ctx, id);
       const transport = createRelayTransport(relaySettings(row, appSecret), { allowPrivate: config.relayAllowPrivate });
+      let result: { ok: boolean; error: string | null };
       try {
         await transport.verify();
-        return { ok: true, error: null };
+        result = { ok: true, error: null };
       } catch (err) {
-        return { ok: false, error: classifyRelayError(row.kind, err).message };
+        result = { ok: false, error: classifyRelayError(row.kind, err).message };
       } finally {
         transport.close();
       }
+      const now = nowValue();
+      await db('relays').where({ id: row.id }).update({ tested_at: now, test_ok: result.ok ? 1 : 0, ...(result.error ? { last_error: result.error.slice(0, 500), last_error_at: now } : {}) });
+      return result;
     },
 
-    /** Messages each relay of the account sent in the last hour (the dashboard's rate). */
-    async sentLastHour(ctx: Ctx, now = new Date()): Promise<Map<number, number>> {
+    /**
+     * How much each relay of the account is used, in one round trip: messages sent in the last
+     * hour (the dashboard's rate), and whether it ever handed a message over (proven working
+     * without a test).
+     */
+    async usage(ctx: Ctx, now = new Date()): Promise<Map<number, { sentLastHour: number; used: boolean }>> {
       const since = new Date(now.getTime() - 3_600_000).toISOString();
-      const rows: Array<{ relay_id: unknown; n: unknown }> = await db('send_messages')
-        .whereIn('relay_id', db('relays').where({ user_id: ctx.userId }).select('id'))
-        .where('sent_at', '>=', since)
-        .groupBy('relay_id')
-        .select('relay_id', db.raw('count(*) as n'));
-      return new Map(rows.map((r) => [Number(r.relay_id), Number(r.n)]));
+      const ofRelay = () => db('send_messages as m').whereRaw('m.relay_id = r.id');
+      const rows: Array<{ id: unknown; n: unknown; used: unknown }> = await db('relays as r')
+        .where('r.user_id', ctx.userId)
+        .select('r.id', ofRelay().where('m.sent_at', '>=', since).count('*').as('n'), ofRelay().whereNotNull('m.sent_at').select(db.raw('1')).limit(1).as('used'));
+      return new Map(rows.map((r) => [Number(r.id), { sentLastHour: Number(r.n), used: r.used !== null && r.used !== undefined }]));
     },
 
     /**
