@@ -52,6 +52,7 @@ import * as keyMakers from './20261129_0800_key-makers';
 import * as keyMakersFromLog from './20261129_0801_key-makers-from-log';
 import * as oneResend from './20261129_0820_one-resend';
 import * as linkVersions from './20261129_0830_link-versions';
+import * as journeys from './20261129_1300_journeys';
 import * as relayTlsVerify from './20261129_0831_relay-tls-verify';
 
 /**
@@ -114,6 +115,7 @@ export const migrations: ReadonlyArray<[name: string, migration: Knex.Migration]
   ['20261129_0820_one-resend', oneResend],
   ['20261129_0830_link-versions', linkVersions],
   ['20261129_0831_relay-tls-verify', relayTlsVerify],
+  ['20261129_1300_journeys', journeys],
 ];
 
 export const migrationSource: Knex.MigrationSource<[string, Knex.Migration]> = {

@@ -1,0 +1,349 @@
+import crypto from 'node:crypto';
+import type { Knex } from 'knex';
+import { parseJson, jsonValue } from '../../db/dialect';
+import { skipLocked } from '../../db/locking';
+import { MESSAGE_KIND, MESSAGE_STATE, ENROLMENT_STATE, RESERVED_FIELD_NAMES } from '../../lib/constants';
+import { zonedToUtc, utcToZoned } from '../../lib/zoned-time';
+import { moveCounters } from '../delivery/ledger';
+import { contactZone } from '../shared/contact-zones';
+import { compileRules, SegmentField } from '../audience/segment-rules';
+import { EmailEvent, FieldRule, JourneyGraph, JourneyNode } from './graph';
+import type { RuleSource } from './rule-source';
+
+/**
+ * Moves the contacts of a live journey on (docs/journeys.md, "How contacts move"). Each
+ * enrolment stores where it stands (version, node, due time); one move is one transaction that
+ * locks the enrolment, does what its node does (an email node queues its ledger row, a
+ * set_field node writes the contact) and stores the new position, so after a crash a node has
+ * either run with its move or not at all. Nothing waits in memory: delays and waits are due
+ * times in the database, and an open or click wakes its waiters (`wakeWaiters`).
+ */
+
+/** How often a wait for a segment looks again: joining a segment announces nothing to a contact's enrolment. */
+const SEGMENT_RECHECK_MS = 15 * 60_000;
+/** Moves of one contact in one pass; a graph without spinning loops needs at most one per node. */
+const MOVES_PER_PASS = 250;
+/** Enrolments read per batch of a pass. */
+const BATCH = 500;
+
+export interface JourneyAutomation {
+  id: number;
+  user_id: number;
+}
+
+interface Position {
+  id: number;
+  user_id: number;
+  automation_id: number;
+  contact_id: number | null;
+  segment_recipient_id: number | null;
+  email: string;
+  email_key: string;
+  journey_version_id: number;
+  node_id: string;
+  visit_id: number | null;
+  waits_for: string | null;
+  timeout_at: unknown;
+  next_due_at: unknown;
+}
+
+/** What a node decided: go on (by which exit), or stay until a time. */
+type Step = { outcome: string; next: string | undefined } | { stay: Date; waitsFor: string; timeoutAt?: Date | null };
+
+const ms = (value: unknown) => new Date(value as string).getTime();
+
+/** The latest version of an automation's journey, or undefined when it has none. */
+export async function latestVersion(db: Knex | Knex.Transaction, automationId: number): Promise<{ id: number; version: number; graph: JourneyGraph } | undefined> {
+  const row = await db('journey_versions').where({ automation_id: automationId }).orderBy('version', 'desc').first('id', 'version', 'graph');
+  return row ? { id: Number(row.id), version: Number(row.version), graph: parseJson<JourneyGraph>(row.graph, { start: '', nodes: {} }) } : undefined;
+}
+
+/**
+ * New entrants of a journey automation start at the latest version's start node, now. Runs in
+ * the automation pass's transaction, after enrolment; contacts who were on the chain of steps
+ * before the journey was saved keep it.
+ */
+export async function enterJourney(trx: Knex.Transaction, automationId: number, version: { id: number; graph: JourneyGraph }, at: string): Promise<void> {
+  await trx('automation_enrolments')
+    .where({ automation_id: automationId, state: ENROLMENT_STATE.active })
+    .whereNull('journey_version_id')
+    .whereNull('last_schedule_id')
+    .update({ journey_version_id: version.id, node_id: version.graph.start, visit_id: null, waits_for: null, timeout_at: null, next_due_at: at, updated_at: at });
+}
+
+/** Moves every due contact of the automation as far as it goes now; answers the messages queued. */
+export async function advanceJourney(db: Knex, automation: JourneyAutomation, now: Date, rules: RuleSource): Promise<number> {
+  const at = now.toISOString();
+  const graphs = new Map<number, JourneyGraph>();
+  const graphOf = async (versionId: number) => {
+    if (!graphs.has(versionId)) {
+      const row = await db('journey_versions').where({ id: versionId }).first('graph');
+      graphs.set(versionId, parseJson<JourneyGraph>(row?.graph, { start: '', nodes: {} }));
+    }
+    return graphs.get(versionId)!;
+  };
+  let queued = 0;
+  let lastId = 0;
+  for (;;) {
+    const due: number[] = (await db('automation_enrolments')
+      .where({ automation_id: automation.id, state: ENROLMENT_STATE.active })
+      .whereNotNull('journey_version_id')
+      .whereNotNull('node_id')
+      .where('next_due_at', '<=', at)
+      .where('id', '>', lastId)
+      .orderBy('id')
+      .limit(BATCH)
+      .pluck('id')).map(Number);
+    for (const id of due) {
+      for (let moves = 0; moves < MOVES_PER_PASS; moves += 1) {
+        const result = await db.transaction((trx) => moveOnce(trx, id, now, graphOf, rules));
+        queued += result.queued;
+        if (!result.again) break;
+      }
+    }
+    if (due.length < BATCH) return queued;
+    lastId = due[due.length - 1];
+  }
+}
+
+/** One move of one contact, in its own transaction. `again`: it stands at a node that is due now. */
+async function moveOnce(
+  trx: Knex.Transaction,
+  id: number,
+  now: Date,
+  graphOf: (versionId: number) => Promise<JourneyGraph>,
+  rules: RuleSource,
+): Promise<{ again: boolean; queued: number }> {
+  const at = now.toISOString();
+  // Another worker moving this contact has it; a contact moved on (or gone) since it was listed is skipped.
+  const row: Position | undefined = await skipLocked(
+    trx,
+    trx('automation_enrolments').where({ id, state: ENROLMENT_STATE.active }).whereNotNull('node_id').where('next_due_at', '<=', at).first(),
+  );
+  if (!row) return { again: false, queued: 0 };
+  const graph = await graphOf(Number(row.journey_version_id));
+  const node = graph.nodes[row.node_id];
+  let visitId = row.visit_id === null ? null : Number(row.visit_id);
+  if (visitId === null) visitId = await enterNode(trx, row, row.node_id, at);
+  if (!node) return { again: await moveTo(trx, row, visitId, 'done', undefined, at), queued: 0 };
+  const context = { trx, row, node, now, visitId, rules };
+  const step = await stepOf(context);
+  if ('stay' in step) {
+    await trx('automation_enrolments').where({ id: row.id }).update({
+      visit_id: visitId,
+      waits_for: step.waitsFor,
+      timeout_at: step.timeoutAt === undefined ? row.timeout_at ?? null : step.timeoutAt?.toISOString() ?? null,
+      next_due_at: step.stay.toISOString(),
+      updated_at: at,
+    });
+    return { again: false, queued: 0 };
+  }
+  const queued = node.type === 'email' && step.outcome === 'done' ? await queueEmail(trx, row, node.schedule_utr, visitId, at) : 0;
+  const outcome = node.type === 'email' && !queued ? 'failed' : step.outcome;
+  return { again: await moveTo(trx, row, visitId, outcome, step.next, at), queued };
+}
+
+async function enterNode(trx: Knex.Transaction, row: Position, nodeId: string, at: string): Promise<number> {
+  const [inserted] = await trx('journey_visits')
+    .insert({ enrolment_id: row.id, version_id: row.journey_version_id, node_id: nodeId, entered_at: at })
+    .returning('id');
+  return Number(typeof inserted === 'object' ? inserted.id : inserted);
+}
+
+/** Closes the visit and stands the contact at `next` (due now), or ends its journey. */
+async function moveTo(trx: Knex.Transaction, row: Position, visitId: number, outcome: string, next: string | undefined, at: string): Promise<boolean> {
+  await trx('journey_visits').where({ id: visitId }).update({ outcome, left_at: at });
+  const nextVisit = next === undefined ? null : await enterNode(trx, row, next, at);
+  await trx('automation_enrolments').where({ id: row.id }).update({
+    node_id: next ?? null,
+    visit_id: nextVisit,
+    waits_for: null,
+    timeout_at: null,
+    next_due_at: next === undefined ? null : at,
+    updated_at: at,
+  });
+  return next !== undefined;
+}
+
+interface StepContext {
+  trx: Knex.Transaction;
+  row: Position;
+  node: JourneyNode;
+  now: Date;
+  visitId: number;
+  rules: RuleSource;
+}
+
+/** What the node does with the contact now. A node that holds contacts arms itself on arrival (`waits_for` empty). */
+async function stepOf({ trx, row, node, now, rules }: StepContext): Promise<Step> {
+  const arrived = row.waits_for === null;
+  switch (node.type) {
+    case 'email':
+      return { outcome: 'done', next: node.next };
+    case 'exit':
+      return { outcome: 'done', next: undefined };
+    case 'delay':
+      if (arrived) return { stay: await delayEnd(trx, row, node, now), waitsFor: 'delay' };
+      return { outcome: 'done', next: node.next };
+    case 'wait_until': {
+      const timeoutAt = arrived ? new Date(now.getTime() + node.timeout_minutes * 60_000) : new Date(ms(row.timeout_at));
+      const happened = node.event === 'in_segment' ? await inSegment(trx, row, node.segment_id) : await emailEvent(trx, row.id, node.node, node.event);
+      if (happened) return { outcome: 'yes', next: node.yes };
+      if (now.getTime() >= timeoutAt.getTime()) return { outcome: 'no', next: node.no };
+      if (node.event === 'in_segment') {
+        return { stay: new Date(Math.min(timeoutAt.getTime(), now.getTime() + SEGMENT_RECHECK_MS)), waitsFor: 'in_segment', timeoutAt };
+      }
+      // Woken by the open or click itself (wakeWaiters), else at the timeout.
+      return { stay: timeoutAt, waitsFor: `${node.event}:${node.node}`, timeoutAt };
+    }
+    case 'condition': {
+      const rule = node.rule;
+      const yes = 'event' in rule ? await emailEvent(trx, row.id, rule.node, rule.event) : await matches(trx, row, rule, now, rules);
+      return yes ? { outcome: 'yes', next: node.yes } : { outcome: 'no', next: node.no };
+    }
+    case 'split': {
+      const branch = splitBranch(row.automation_id, row.node_id, row.email_key, node.branches.map((b) => b.percent));
+      return { outcome: `b${branch}`, next: node.branches[branch].next };
+    }
+    case 'set_field':
+      await setField(trx, row, node.field, node.value, now);
+      return { outcome: 'done', next: node.next };
+    case 'webhook':
+      // Refused when a graph is saved (graph.ts); a stored one counts as failed and the contact goes on.
+      return { outcome: 'failed', next: node.next };
+  }
+}
+
+/**
+ * A contact's split branch: a stable hash of the automation, the node and the contact's address
+ * mapped onto 0-99, so the same contact takes the same branch on every pass and re-entry.
+ */
+export function splitBranch(automationId: number, nodeId: string, emailKey: string, percents: number[]): number {
+  const digest = crypto.createHash('sha256').update(`${automationId}:${nodeId}:${emailKey}`).digest();
+  const point = digest.readUInt32BE(0) % 100;
+  let upTo = 0;
+  for (let i = 0; i < percents.length; i += 1) {
+    upTo += percents[i];
+    if (point < upTo) return i;
+  }
+  return percents.length - 1;
+}
+
+async function delayEnd(trx: Knex.Transaction, row: Position, node: Extract<JourneyNode, { type: 'delay' }>, now: Date): Promise<Date> {
+  if (node.until === undefined) {
+    const minutes = (node.minutes ?? 0) + (node.hours ?? 0) * 60 + (node.days ?? 0) * 1440;
+    return new Date(now.getTime() + minutes * 60_000);
+  }
+  const zone = row.contact_id === null ? String((await trx('accounts').where({ id: row.user_id }).first('time_zone'))?.time_zone ?? 'UTC') : await contactZone(trx, row.user_id, row.contact_id);
+  return nextLocalMoment(now, node.until, node.weekdays ?? [1, 2, 3, 4, 5, 6, 7], zone);
+}
+
+/** The first moment after `now` at `time` (HH:MM) on one of `weekdays` (1 Monday … 7 Sunday) in `zone`. */
+export function nextLocalMoment(now: Date, time: string, weekdays: number[], zone: string): Date {
+  const today = utcToZoned(now, zone).date;
+  for (let day = 0; day <= 8; day += 1) {
+    const date = new Date(Date.parse(`${today}T00:00:00Z`) + day * 86_400_000).toISOString().slice(0, 10);
+    const weekday = ((new Date(`${date}T00:00:00Z`).getUTCDay() + 6) % 7) + 1;
+    if (!weekdays.includes(weekday)) continue;
+    const candidate = zonedToUtc(date, `${time}:00`, zone);
+    if (candidate.getTime() > now.getTime()) return candidate;
+  }
+  return new Date(now.getTime() + 7 * 86_400_000);
+}
+
+/** Whether the contact opened (by a person) or clicked the mail of an email node of this journey. */
+async function emailEvent(trx: Knex.Transaction, enrolmentId: number, nodeId: string, event: EmailEvent): Promise<boolean> {
+  const query = trx('send_messages as m')
+    .join('journey_visits as v', 'v.id', 'm.journey_visit_id')
+    .where('v.enrolment_id', enrolmentId)
+    .where('v.node_id', nodeId);
+  // A click is a person's doing, so it counts as an open too; automated opens do not count.
+  if (event === 'clicked') query.whereNotNull('m.clicked_at');
+  else query.where((q) => q.whereNotNull('m.human_opened_at').orWhereNotNull('m.clicked_at'));
+  return Boolean(await query.first('m.id'));
+}
+
+async function inSegment(trx: Knex.Transaction, row: Position, segmentId: number): Promise<boolean> {
+  return Boolean(
+    await trx('segment_recipients as r')
+      .join('segments as s', 's.id', 'r.segment_id')
+      .where({ 'r.segment_id': segmentId, 's.user_id': row.user_id, 'r.email_key': row.email_key })
+      .whereNull('s.deleted_at')
+      .first('r.id'),
+  );
+}
+
+/** A field rule, compiled as segments compile it, over the contact's row. A contact-less address matches nothing. */
+async function matches(trx: Knex.Transaction, row: Position, rule: FieldRule, now: Date, rules: RuleSource): Promise<boolean> {
+  if (row.contact_id === null) return false;
+  const { fields, countryOf } = await rules.forAccount(trx, row.user_id);
+  const values = rule.value === undefined ? [] : Array.isArray(rule.value) ? rule.value : [rule.value];
+  const where = compileRules(trx, { fields: [rule.field], operators: [rule.operator.toLowerCase()], values, queryType: 'and' }, fields as Map<string, SegmentField>, countryOf, { userId: row.user_id, now });
+  const found = await trx('contacts as c')
+    .where('c.id', row.contact_id)
+    .where('c.user_id', row.user_id)
+    .whereNull('c.deleted_at')
+    .whereRaw(where.sql, where.bindings)
+    .first('c.id');
+  return Boolean(found);
+}
+
+async function setField(trx: Knex.Transaction, row: Position, field: string, value: string, now: Date): Promise<void> {
+  if (row.contact_id === null) return;
+  const contact = trx('contacts').where({ id: row.contact_id, user_id: row.user_id }).whereNull('deleted_at');
+  if (RESERVED_FIELD_NAMES.includes(field)) {
+    await contact.update({ [field]: value, updated_at: now.toISOString() });
+    return;
+  }
+  const current = await contact.clone().first('custom_fields');
+  if (!current) return;
+  const stored = parseJson<Record<string, string | null>>(current.custom_fields, {});
+  await contact.clone().update({ custom_fields: jsonValue({ ...stored, [field]: value === '' ? null : value }), updated_at: now.toISOString() });
+}
+
+/**
+ * Queues the node's email for the contact in the move's transaction (the enrolment is locked and
+ * the visit new, and the unique visit index refuses a second row for it). Answers 1, or 0 when
+ * the step is gone.
+ */
+async function queueEmail(trx: Knex.Transaction, row: Position, scheduleUtr: string, visitId: number, at: string): Promise<number> {
+  const schedule = await trx('automation_schedules').where({ automation_id: row.automation_id, utr: scheduleUtr }).first('id');
+  if (!schedule) return 0;
+  const inserted = await trx('send_messages')
+    .insert({
+      user_id: row.user_id,
+      kind: MESSAGE_KIND.automation,
+      automation_id: row.automation_id,
+      automation_schedule_id: schedule.id,
+      // Not the enrolment: its (step, enrolment) index keeps a chain's step to one mail, and a journey may pass a node again.
+      enrolment_id: null,
+      journey_visit_id: visitId,
+      contact_id: row.contact_id,
+      segment_recipient_id: row.segment_recipient_id,
+      email: row.email,
+      email_key: row.email_key,
+      state: MESSAGE_STATE.queued,
+      available_at: at,
+      created_at: at,
+      updated_at: at,
+    })
+    .returning('id');
+  const count = inserted.length;
+  if (count) await moveCounters(trx, { single_send_id: null, automation_id: row.automation_id }, { triggered: count });
+  return count;
+}
+
+/**
+ * Called in the transaction that records a message's first human open or first click: the
+ * contact waiting at a wait_until for that email node is due now, so it moves on the next pass.
+ */
+export async function wakeWaiters(trx: Knex.Transaction, message: { journey_visit_id?: unknown }, event: EmailEvent, at: string): Promise<void> {
+  if (message.journey_visit_id === null || message.journey_visit_id === undefined) return;
+  const visit = await trx('journey_visits').where({ id: Number(message.journey_visit_id) }).first('enrolment_id', 'node_id');
+  if (!visit) return;
+  const waits = event === 'clicked' ? [`clicked:${visit.node_id}`, `opened:${visit.node_id}`] : [`opened:${visit.node_id}`];
+  await trx('automation_enrolments')
+    .where({ id: visit.enrolment_id, state: ENROLMENT_STATE.active })
+    .whereIn('waits_for', waits)
+    .update({ next_due_at: at, updated_at: at });
+}
