@@ -75,9 +75,10 @@ export async function enterJourney(trx: Knex.Transaction, automationId: number, 
 export async function advanceJourney(db: Knex, automation: JourneyAutomation, now: Date, rules: RuleSource): Promise<number> {
   const at = now.toISOString();
   const graphs = new Map<number, JourneyGraph>();
-  const graphOf = async (versionId: number) => {
+  // Read inside the move's transaction (SQLite has one connection).
+  const graphOf = async (trx: Knex.Transaction, versionId: number) => {
     if (!graphs.has(versionId)) {
-      const row = await db('journey_versions').where({ id: versionId }).first('graph');
+      const row = await trx('journey_versions').where({ id: versionId }).first('graph');
       graphs.set(versionId, parseJson<JourneyGraph>(row?.graph, { start: '', nodes: {} }));
     }
     return graphs.get(versionId)!;
@@ -111,7 +112,7 @@ async function moveOnce(
   trx: Knex.Transaction,
   id: number,
   now: Date,
-  graphOf: (versionId: number) => Promise<JourneyGraph>,
+  graphOf: (trx: Knex.Transaction, versionId: number) => Promise<JourneyGraph>,
   rules: RuleSource,
 ): Promise<{ again: boolean; queued: number }> {
   const at = now.toISOString();
@@ -121,7 +122,7 @@ async function moveOnce(
     trx('automation_enrolments').where({ id, state: ENROLMENT_STATE.active }).whereNotNull('node_id').where('next_due_at', '<=', at).first(),
   );
   if (!row) return { again: false, queued: 0 };
-  const graph = await graphOf(Number(row.journey_version_id));
+  const graph = await graphOf(trx, Number(row.journey_version_id));
   const node = graph.nodes[row.node_id];
   let visitId = row.visit_id === null ? null : Number(row.visit_id);
   if (visitId === null) visitId = await enterNode(trx, row, row.node_id, at);
