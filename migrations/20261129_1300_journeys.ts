@@ -6,8 +6,8 @@ import type { Knex } from 'knex';
  * it). An enrolment in such an automation stores where it stands: its version, its node, when
  * that node is due (`next_due_at`, as for chains), and what a wait waits for (`waits_for`,
  * `opened:<node>` or `clicked:<node>`, so the open or click itself wakes it) until when
- * (`timeout_at`). `journey_visits` has one row per node a contact entered, with how it left
- * (`outcome`), for the report; an email node's ledger row names its visit
+ * (`timeout_at`). `journey_visits` has one row per node a contact passed, written as it leaves
+ * with how it left (`outcome`), for the report; an email node's ledger row names its visit
  * (`send_messages.journey_visit_id`, unique: a node queues its mail once per visit).
  */
 export async function up(knex: Knex): Promise<void> {
@@ -26,7 +26,8 @@ export async function up(knex: Knex): Promise<void> {
   await knex.schema.alterTable('automation_enrolments', (t) => {
     t.integer('journey_version_id').nullable();
     t.string('node_id', 40).nullable();
-    t.bigInteger('visit_id').nullable();
+    // When the contact came to its node (its visit row is written when it leaves).
+    instant(t, 'node_entered_at').nullable();
     t.string('waits_for', 60).nullable();
     instant(t, 'timeout_at').nullable();
   });
@@ -39,7 +40,7 @@ export async function up(knex: Knex): Promise<void> {
     // How the contact left the node: done, yes, no, a split's branch number, or failed.
     t.string('outcome', 12).nullable();
     instant(t, 'entered_at').notNullable();
-    instant(t, 'left_at').nullable();
+    instant(t, 'left_at').notNullable();
     t.index(['version_id', 'node_id']);
     t.index(['enrolment_id', 'node_id']);
   });
@@ -54,6 +55,6 @@ export async function down(knex: Knex): Promise<void> {
   await knex.raw('drop index if exists send_messages_visit_once');
   await knex.schema.alterTable('send_messages', (t) => t.dropColumn('journey_visit_id'));
   await knex.schema.dropTableIfExists('journey_visits');
-  await knex.schema.alterTable('automation_enrolments', (t) => t.dropColumns('journey_version_id', 'node_id', 'visit_id', 'waits_for', 'timeout_at'));
+  await knex.schema.alterTable('automation_enrolments', (t) => t.dropColumns('journey_version_id', 'node_id', 'node_entered_at', 'waits_for', 'timeout_at'));
   await knex.schema.dropTableIfExists('journey_versions');
 }

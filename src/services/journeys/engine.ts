@@ -12,10 +12,10 @@ import type { RuleSource } from './rule-source';
 
 /**
  * Moves the contacts of a live journey on (docs/journeys.md, "How contacts move"). Each
- * enrolment stores where it stands (version, node, due time); one move is one transaction that
- * locks the enrolment, does what its node does (an email node queues its ledger row, a
- * set_field node writes the contact) and stores the new position, so after a crash a node has
- * either run with its move or not at all. Nothing waits in memory: delays and waits are due
+ * enrolment stores where it stands (version, node, due time); a contact's moves of a pass are
+ * one transaction that locks the enrolment, does what each node does (an email node queues its
+ * ledger row, a set_field node writes the contact) and stores the new position, so after a
+ * crash a node has either run with its move or not at all. Nothing waits in memory: delays and waits are due
  * times in the database, and an open or click wakes its waiters (`wakeWaiters`).
  */
 
@@ -25,6 +25,8 @@ const SEGMENT_RECHECK_MS = 15 * 60_000;
 const MOVES_PER_PASS = 250;
 /** Enrolments read per batch of a pass. */
 const BATCH = 500;
+/** Contacts moved in one transaction: fewer commits, each still all-or-nothing for its contacts. */
+const PER_TRANSACTION = 100;
 
 export interface JourneyAutomation {
   id: number;
@@ -41,21 +43,22 @@ interface Position {
   email_key: string;
   journey_version_id: number;
   node_id: string;
-  visit_id: number | null;
+  node_entered_at: unknown;
   waits_for: string | null;
   timeout_at: unknown;
   next_due_at: unknown;
 }
 
 /** What a node decided: go on (by which exit), or stay until a time. */
-type Step = { outcome: string; next: string | undefined } | { stay: Date; waitsFor: string; timeoutAt?: Date | null };
+type Step = { outcome: string; next: string | undefined } | { stay: Date; waitsFor: string; timeoutAt: Date | null };
 
 const ms = (value: unknown) => new Date(value as string).getTime();
+const emptyGraph = (): JourneyGraph => ({ start: '', nodes: {} });
 
 /** The latest version of an automation's journey, or undefined when it has none. */
 export async function latestVersion(db: Knex | Knex.Transaction, automationId: number): Promise<{ id: number; version: number; graph: JourneyGraph } | undefined> {
   const row = await db('journey_versions').where({ automation_id: automationId }).orderBy('version', 'desc').first('id', 'version', 'graph');
-  return row ? { id: Number(row.id), version: Number(row.version), graph: parseJson<JourneyGraph>(row.graph, { start: '', nodes: {} }) } : undefined;
+  return row ? { id: Number(row.id), version: Number(row.version), graph: parseJson<JourneyGraph>(row.graph, emptyGraph()) } : undefined;
 }
 
 /**
@@ -68,21 +71,21 @@ export async function enterJourney(trx: Knex.Transaction, automationId: number, 
     .where({ automation_id: automationId, state: ENROLMENT_STATE.active })
     .whereNull('journey_version_id')
     .whereNull('last_schedule_id')
-    .update({ journey_version_id: version.id, node_id: version.graph.start, visit_id: null, waits_for: null, timeout_at: null, next_due_at: at, updated_at: at });
+    .update({ journey_version_id: version.id, node_id: version.graph.start, node_entered_at: at, waits_for: null, timeout_at: null, next_due_at: at, updated_at: at });
+}
+
+/** What one pass reads once: the versions' graphs and the automation's steps. */
+interface Pass {
+  now: Date;
+  at: string;
+  rules: RuleSource;
+  graphs: Map<number, JourneyGraph>;
+  steps?: Map<string, number>;
 }
 
 /** Moves every due contact of the automation as far as it goes now; answers the messages queued. */
 export async function advanceJourney(db: Knex, automation: JourneyAutomation, now: Date, rules: RuleSource): Promise<number> {
-  const at = now.toISOString();
-  const graphs = new Map<number, JourneyGraph>();
-  // Read inside the move's transaction (SQLite has one connection).
-  const graphOf = async (trx: Knex.Transaction, versionId: number) => {
-    if (!graphs.has(versionId)) {
-      const row = await trx('journey_versions').where({ id: versionId }).first('graph');
-      graphs.set(versionId, parseJson<JourneyGraph>(row?.graph, { start: '', nodes: {} }));
-    }
-    return graphs.get(versionId)!;
-  };
+  const pass: Pass = { now, at: now.toISOString(), rules, graphs: new Map() };
   let queued = 0;
   let lastId = 0;
   for (;;) {
@@ -90,93 +93,95 @@ export async function advanceJourney(db: Knex, automation: JourneyAutomation, no
       .where({ automation_id: automation.id, state: ENROLMENT_STATE.active })
       .whereNotNull('journey_version_id')
       .whereNotNull('node_id')
-      .where('next_due_at', '<=', at)
+      .where('next_due_at', '<=', pass.at)
       .where('id', '>', lastId)
       .orderBy('id')
       .limit(BATCH)
       .pluck('id')).map(Number);
-    for (const id of due) {
-      for (let moves = 0; moves < MOVES_PER_PASS; moves += 1) {
-        const result = await db.transaction((trx) => moveOnce(trx, id, now, graphOf, rules));
-        queued += result.queued;
-        if (!result.again) break;
-      }
+    for (let i = 0; i < due.length; i += PER_TRANSACTION) {
+      queued += await db.transaction((trx) => moveContacts(trx, automation.id, due.slice(i, i + PER_TRANSACTION), pass));
     }
     if (due.length < BATCH) return queued;
     lastId = due[due.length - 1];
   }
 }
 
-/** One move of one contact, in its own transaction. `again`: it stands at a node that is due now. */
-async function moveOnce(
-  trx: Knex.Transaction,
-  id: number,
-  now: Date,
-  graphOf: (trx: Knex.Transaction, versionId: number) => Promise<JourneyGraph>,
-  rules: RuleSource,
-): Promise<{ again: boolean; queued: number }> {
-  const at = now.toISOString();
-  // Another worker moving this contact has it; a contact moved on (or gone) since it was listed is skipped.
-  const row: Position | undefined = await skipLocked(
+/**
+ * Moves the listed contacts, each up to its next wait, in the caller's transaction. The rows
+ * are locked first; one another worker holds, or that moved on since it was listed, is skipped.
+ */
+async function moveContacts(trx: Knex.Transaction, automationId: number, ids: number[], pass: Pass): Promise<number> {
+  const rows: Position[] = await skipLocked(
     trx,
-    trx('automation_enrolments').where({ id, state: ENROLMENT_STATE.active }).whereNotNull('node_id').where('next_due_at', '<=', at).first(),
+    trx('automation_enrolments').whereIn('id', ids).where({ state: ENROLMENT_STATE.active }).whereNotNull('node_id').where('next_due_at', '<=', pass.at).orderBy('id').select('*'),
   );
-  if (!row) return { again: false, queued: 0 };
-  const graph = await graphOf(trx, Number(row.journey_version_id));
-  const node = graph.nodes[row.node_id];
-  let visitId = row.visit_id === null ? null : Number(row.visit_id);
-  if (visitId === null) visitId = await enterNode(trx, row, row.node_id, at);
-  if (!node) return { again: await moveTo(trx, row, visitId, 'done', undefined, at), queued: 0 };
-  const context = { trx, row, node, now, visitId, rules };
-  const step = await stepOf(context);
-  if ('stay' in step) {
-    await trx('automation_enrolments').where({ id: row.id }).update({
-      visit_id: visitId,
-      waits_for: step.waitsFor,
-      timeout_at: step.timeoutAt === undefined ? row.timeout_at ?? null : step.timeoutAt?.toISOString() ?? null,
-      next_due_at: step.stay.toISOString(),
-      updated_at: at,
-    });
-    return { again: false, queued: 0 };
+  if (!rows.length) return 0;
+  pass.steps ??= new Map((await trx('automation_schedules').where({ automation_id: automationId }).select('utr', 'id')).map((r) => [String(r.utr), Number(r.id)]));
+  for (const id of new Set(rows.map((r) => Number(r.journey_version_id)))) {
+    if (pass.graphs.has(id)) continue;
+    const row = await trx('journey_versions').where({ id }).first('graph');
+    pass.graphs.set(id, parseJson<JourneyGraph>(row?.graph, emptyGraph()));
   }
-  const queued = node.type === 'email' && step.outcome === 'done' ? await queueEmail(trx, row, node.schedule_utr, visitId, at) : 0;
-  const outcome = node.type === 'email' && !queued ? 'failed' : step.outcome;
-  return { again: await moveTo(trx, row, visitId, outcome, step.next, at), queued };
+  let queued = 0;
+  for (const row of rows) queued += await moveContact(trx, row, pass);
+  return queued;
 }
 
-async function enterNode(trx: Knex.Transaction, row: Position, nodeId: string, at: string): Promise<number> {
-  const [inserted] = await trx('journey_visits')
-    .insert({ enrolment_id: row.id, version_id: row.journey_version_id, node_id: nodeId, entered_at: at })
-    .returning('id');
-  return Number(typeof inserted === 'object' ? inserted.id : inserted);
-}
-
-/** Closes the visit and stands the contact at `next` (due now), or ends its journey. */
-async function moveTo(trx: Knex.Transaction, row: Position, visitId: number, outcome: string, next: string | undefined, at: string): Promise<boolean> {
-  await trx('journey_visits').where({ id: visitId }).update({ outcome, left_at: at });
-  const nextVisit = next === undefined ? null : await enterNode(trx, row, next, at);
+/** Moves one contact node by node until it must wait or its journey ends; stores where it stands. */
+async function moveContact(trx: Knex.Transaction, row: Position, pass: Pass): Promise<number> {
+  const graph = pass.graphs.get(Number(row.journey_version_id))!;
+  let nodeId: string | undefined = row.node_id;
+  let enteredAt = row.node_entered_at ? new Date(row.node_entered_at as string).toISOString() : pass.at;
+  let queued = 0;
+  for (let moves = 0; nodeId !== undefined && moves < MOVES_PER_PASS; moves += 1) {
+    const node: JourneyNode | undefined = graph.nodes[nodeId];
+    // A node missing from its version cannot happen to a checked graph; the contact's journey ends there.
+    const step: Step = node ? await stepOf({ trx, row: { ...row, node_id: nodeId }, node, pass }) : { outcome: 'done', next: undefined };
+    if ('stay' in step) {
+      await trx('automation_enrolments').where({ id: row.id }).update({
+        node_id: nodeId,
+        node_entered_at: enteredAt,
+        waits_for: step.waitsFor,
+        timeout_at: step.timeoutAt?.toISOString() ?? null,
+        next_due_at: step.stay.toISOString(),
+        updated_at: pass.at,
+      });
+      return queued;
+    }
+    const scheduleId = node?.type === 'email' ? pass.steps!.get(node.schedule_utr) : undefined;
+    // An email whose step was deleted since is counted as failed; the contact goes on.
+    const outcome = node?.type === 'email' && scheduleId === undefined ? 'failed' : step.outcome;
+    const [visit] = await trx('journey_visits')
+      .insert({ enrolment_id: row.id, version_id: row.journey_version_id, node_id: nodeId, outcome, entered_at: enteredAt, left_at: pass.at })
+      .returning('id');
+    if (scheduleId !== undefined) queued += await queueEmail(trx, row, scheduleId, Number(typeof visit === 'object' ? visit.id : visit), pass.at);
+    nodeId = step.next;
+    enteredAt = pass.at;
+    // The next node is a fresh arrival: nothing armed yet.
+    row = { ...row, waits_for: null, timeout_at: null };
+  }
+  // Ended, or still due (a pass's moves ran out): the next pass goes on.
   await trx('automation_enrolments').where({ id: row.id }).update({
-    node_id: next ?? null,
-    visit_id: nextVisit,
+    node_id: nodeId ?? null,
+    node_entered_at: nodeId === undefined ? null : enteredAt,
     waits_for: null,
     timeout_at: null,
-    next_due_at: next === undefined ? null : at,
-    updated_at: at,
+    next_due_at: nodeId === undefined ? null : pass.at,
+    updated_at: pass.at,
   });
-  return next !== undefined;
+  return queued;
 }
 
 interface StepContext {
   trx: Knex.Transaction;
   row: Position;
   node: JourneyNode;
-  now: Date;
-  visitId: number;
-  rules: RuleSource;
+  pass: Pass;
 }
 
 /** What the node does with the contact now. A node that holds contacts arms itself on arrival (`waits_for` empty). */
-async function stepOf({ trx, row, node, now, rules }: StepContext): Promise<Step> {
+async function stepOf({ trx, row, node, pass }: StepContext): Promise<Step> {
+  const { now, rules } = pass;
   const arrived = row.waits_for === null;
   switch (node.type) {
     case 'email':
@@ -184,7 +189,7 @@ async function stepOf({ trx, row, node, now, rules }: StepContext): Promise<Step
     case 'exit':
       return { outcome: 'done', next: undefined };
     case 'delay':
-      if (arrived) return { stay: await delayEnd(trx, row, node, now), waitsFor: 'delay' };
+      if (arrived) return { stay: await delayEnd(trx, row, node, now), waitsFor: 'delay', timeoutAt: null };
       return { outcome: 'done', next: node.next };
     case 'wait_until': {
       const timeoutAt = arrived ? new Date(now.getTime() + node.timeout_minutes * 60_000) : new Date(ms(row.timeout_at));
@@ -304,18 +309,15 @@ async function setField(trx: Knex.Transaction, row: Position, field: string, val
 
 /**
  * Queues the node's email for the contact in the move's transaction (the enrolment is locked and
- * the visit new, and the unique visit index refuses a second row for it). Answers 1, or 0 when
- * the step is gone.
+ * the visit new, and the unique visit index refuses a second row for it). Answers 1.
  */
-async function queueEmail(trx: Knex.Transaction, row: Position, scheduleUtr: string, visitId: number, at: string): Promise<number> {
-  const schedule = await trx('automation_schedules').where({ automation_id: row.automation_id, utr: scheduleUtr }).first('id');
-  if (!schedule) return 0;
+async function queueEmail(trx: Knex.Transaction, row: Position, scheduleId: number, visitId: number, at: string): Promise<number> {
   const inserted = await trx('send_messages')
     .insert({
       user_id: row.user_id,
       kind: MESSAGE_KIND.automation,
       automation_id: row.automation_id,
-      automation_schedule_id: schedule.id,
+      automation_schedule_id: scheduleId,
       // Not the enrolment: its (step, enrolment) index keeps a chain's step to one mail, and a journey may pass a node again.
       enrolment_id: null,
       journey_visit_id: visitId,

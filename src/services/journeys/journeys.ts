@@ -150,7 +150,7 @@ export function createJourneysService({ db }: Pick<ServiceDeps, 'db'>) {
       return row;
     },
 
-    /** Counts per node of a version (the latest when none is named), from the visits. */
+    /** Counts per node of a version (the latest when none is named): the visits that left it, and who stands at it now. */
     async report(ctx: Ctx, utr: string, version?: number): Promise<{ version: number; nodes: NodeReport[] }> {
       const automation = await automationOf(ctx, utr);
       const row = await versionRow(automation.id, version);
@@ -158,22 +158,23 @@ export function createJourneysService({ db }: Pick<ServiceDeps, 'db'>) {
         if (version !== undefined) throw ValidationError.of('version', 'The automation has no such journey version.');
         return { version: 0, nodes: [] };
       }
-      const counts = await db('journey_visits as v')
-        .join('automation_enrolments as e', 'e.id', 'v.enrolment_id')
-        .where('v.version_id', row.id)
-        .groupBy('v.node_id', 'v.outcome', db.raw('case when v.left_at is null and e.state = ? then 1 else 0 end', [ENROLMENT_STATE.active]))
-        .select('v.node_id', 'v.outcome', db.raw('case when v.left_at is null and e.state = ? then 1 else 0 end as inside', [ENROLMENT_STATE.active]), db.raw('count(*) as n'));
+      const passed = await db('journey_visits').where({ version_id: row.id }).groupBy('node_id', 'outcome').select('node_id', 'outcome', db.raw('count(*) as n'));
+      // Who stands at a node: waiting there, or stopped there by leaving the automation (unsubscribed, bounced, deleted).
+      const standing = await db('automation_enrolments')
+        .where({ journey_version_id: row.id })
+        .whereNotNull('node_id')
+        .groupBy('node_id', 'state')
+        .select('node_id', 'state', db.raw('count(*) as n'));
       const nodes = Object.entries(row.graph.nodes).map(([id, node]): NodeReport => {
-        const report: NodeReport = { id, type: node.type, entered: 0, waiting: 0, completed: 0, yes: 0, no: 0, branches: node.type === 'split' ? node.branches.map(() => 0) : [], failed: 0 };
-        for (const c of counts.filter((c) => c.node_id === id)) {
+        const here = standing.filter((c) => c.node_id === id);
+        const waiting = here.filter((c) => Number(c.state) === ENROLMENT_STATE.active).reduce((sum, c) => sum + toCount(c.n), 0);
+        const stopped = here.reduce((sum, c) => sum + toCount(c.n), 0);
+        const report: NodeReport = { id, type: node.type, entered: stopped, waiting, completed: 0, yes: 0, no: 0, branches: node.type === 'split' ? node.branches.map(() => 0) : [], failed: 0 };
+        for (const c of passed.filter((c) => c.node_id === id)) {
           const n = toCount(c.n);
-          report.entered += n;
-          if (c.outcome === null) {
-            if (Number(c.inside) === 1) report.waiting += n;
-            continue;
-          }
-          report.completed += n;
           const outcome = String(c.outcome);
+          report.entered += n;
+          report.completed += n;
           if (outcome === 'yes') report.yes += n;
           else if (outcome === 'no') report.no += n;
           else if (outcome === 'failed') report.failed += n;
