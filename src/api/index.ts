@@ -50,7 +50,7 @@ export function createApiRouter(config: Config, services: Services, logger: Logg
   mountSenders(routes.tagged('Senders'), services);
   mountSingleSends(routes.tagged('Single sends'), services);
   mountAutomations(routes.tagged('Automations'), services);
-  mountJourneys(routes.tagged('Automations'), services);
+  mountJourneys(routes.tagged('Automations'), services, config);
   mountSuppressions(routes.tagged('Suppressions'), services);
   mountExports(routes.tagged('Exports'), services);
   mountPrivacy(routes.tagged('Privacy'), services);

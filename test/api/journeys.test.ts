@@ -125,4 +125,41 @@ describe('automation journeys', () => {
     expect((await h.api(bob).get(`/automations/journey?utr=${utr}`).expect(404)).body).toEqual(NOT_FOUND);
     expect((await save(graph, utr, bob).expect(404)).body).toEqual(NOT_FOUND);
   });
+
+  test('when a journey is exported then the file imports into another account as a draft with its emails and its graph on the new steps', async () => {
+    const utr = await addAutomation(h, alice, { automation_name: 'Moving house', unsubscribe_group_id: a.groupId });
+    await h.api(alice).post('/automations/schedule/create').send(scheduleBody(utr, a.senderId, { subject: 'Welcome home' })).expect(200);
+    await h.api(alice).post('/automations/schedule/create').send(scheduleBody(utr, a.senderId, { subject: 'Settled in?' })).expect(200);
+    const [one, two] = (await h.api(alice).get(`/automations/schedule?utr=${utr}`)).body.message.automation_schedules;
+    const graph = {
+      start: 'hello',
+      nodes: {
+        hello: { type: 'email', schedule_utr: one.utr, next: 'wait' },
+        wait: { type: 'wait_until', event: 'opened', node: 'hello', timeout_minutes: 60, yes: 'again' },
+        again: { type: 'email', schedule_utr: two.utr },
+      },
+    };
+    await save(graph, utr).expect(200);
+    const exported = await h.api(alice).get(`/automations/journey/export?utr=${utr}`).expect(200);
+    expect(exported.headers['content-disposition']).toBe('attachment; filename=Moving-house.journey.json');
+    const file = exported.body;
+    expect(file).toMatchObject({ format: 'journey', format_version: 1, journey: true, automation: { automation_name: 'Moving house' }, graph });
+    expect(file.emails.map((e: { subject: string }) => e.subject)).toEqual(['Welcome home', 'Settled in?']);
+
+    const imported = await h.api(bob).post('/automations/journey/import').attach('file', Buffer.from(JSON.stringify(file)), 'moving.journey.json').expect(200);
+    const copy = imported.body.message.utr;
+    const details = (await h.api(bob).get(`/automations/details?utr=${copy}`).expect(200)).body.message.automation;
+    expect(details).toMatchObject({ automation_name: 'Moving house', status: 0, automation_for: null, unsubscribe_group_id: null });
+    const steps = (await h.api(bob).get(`/automations/schedule?utr=${copy}`).expect(200)).body.message.automation_schedules;
+    expect(steps.map((s: { subject: string }) => s.subject)).toEqual(['Welcome home', 'Settled in?']);
+    const journey = (await h.api(bob).get(`/automations/journey?utr=${copy}`).expect(200)).body.message;
+    expect(journey.version).toBe(1);
+    expect(journey.graph.nodes.hello.schedule_utr).toBe(steps[0].utr);
+    expect(journey.graph.nodes.again.schedule_utr).toBe(steps[1].utr);
+
+    const broken = await h.api(bob).post('/automations/journey/import').attach('file', Buffer.from('{"format": "csv"}'), 'x.json').expect(422);
+    expect(broken.body.errors).toEqual({ file: ['The file must be a journey exported as JSON.'] });
+    const wrongType = await h.api(bob).post('/automations/journey/import').attach('file', Buffer.from('a,b'), 'x.csv').expect(422);
+    expect(wrongType.body.errors).toEqual({ file: ['The file must be a file of type: json.'] });
+  });
 });

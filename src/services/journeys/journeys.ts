@@ -6,7 +6,8 @@ import { timestamp } from '../../lib/time';
 import { isUtr } from '../../lib/utr';
 import type { Ctx, ServiceDeps } from '../context';
 import { recordAudit } from '../shared/audit-writer';
-import { checkGraph, exitsOf, JourneyGraph, JourneyNode } from './graph';
+import { checkGraph, exitsOf, GraphContext, JourneyGraph, JourneyNode } from './graph';
+import { importJourneyFile, journeyFile, JourneyFile, readJourneyFile } from './journey-files';
 import { ruleSource } from './rule-source';
 
 export interface VersionRecord {
@@ -39,10 +40,33 @@ const MINUTES = { hours: 60, days: 1440 } as const;
 
 /** A journey's graph, its versions and their reports (docs/journeys.md); the engine is engine.ts. */
 export function createJourneysService({ db }: Pick<ServiceDeps, 'db'>) {
-  async function automationOf(ctx: Ctx, utr: string, q: Knex | Knex.Transaction = db): Promise<{ id: number; utr: string; automation_name: string }> {
-    const row = isUtr(utr) ? await q('automations').where({ user_id: ctx.userId, utr }).whereNull('deleted_at').first('id', 'utr', 'automation_name') : undefined;
+  async function automationOf(ctx: Ctx, utr: string, q: Knex | Knex.Transaction = db): Promise<{ id: number; utr: string; automation_name: string; automation_type: number }> {
+    const row = isUtr(utr) ? await q('automations').where({ user_id: ctx.userId, utr }).whereNull('deleted_at').first('id', 'utr', 'automation_name', 'automation_type') : undefined;
     if (!row) throw new NotFoundError();
-    return { id: Number(row.id), utr: String(row.utr), automation_name: String(row.automation_name) };
+    return { id: Number(row.id), utr: String(row.utr), automation_name: String(row.automation_name), automation_type: Number(row.automation_type) };
+  }
+
+  /** What a graph of the automation is checked against (read in `q`: inside a transaction, pass it). */
+  async function graphContext(ctx: Ctx, automationId: number, q: Knex | Knex.Transaction = db): Promise<GraphContext> {
+    const steps = await q('automation_schedules').where({ automation_id: automationId }).pluck('utr');
+    const segments = await q('segments').where({ user_id: ctx.userId }).whereNull('deleted_at').pluck('id');
+    const account = await ruleSource().forAccount(q, ctx.userId);
+    return { scheduleUtrs: new Set(steps.map(String)), segmentIds: new Set(segments.map(Number)), fields: account.fields, countryOf: account.countryOf, customFields: account.customFields };
+  }
+
+  /** Stores a checked graph as the automation's next version (or in place of one nobody entered); answers its number. */
+  async function storeVersion(trx: Knex.Transaction, ctx: Ctx, automationId: number, graph: JourneyGraph, now: string): Promise<number> {
+    // Two saves at once take turns on the automation's row, so version numbers do not collide.
+    await trx('automations').where({ id: automationId }).update({ updated_at: now });
+    const latest = await trx('journey_versions').where({ automation_id: automationId }).orderBy('version', 'desc').first('id', 'version');
+    const entered = latest ? await trx('automation_enrolments').where({ journey_version_id: latest.id }).first('id') : undefined;
+    if (latest && !entered) {
+      await trx('journey_versions').where({ id: latest.id }).update({ graph: JSON.stringify(graph), created_at: now, created_by: ctx.actor?.name ?? null });
+      return Number(latest.version);
+    }
+    const version = latest ? Number(latest.version) + 1 : 1;
+    await insertId(trx, 'journey_versions', { automation_id: automationId, version, graph: JSON.stringify(graph), created_by: ctx.actor?.name ?? null, created_at: now });
+    return version;
   }
 
   /** The automation's steps as a chain: email nodes in step order, a delay before each one that waits. */
@@ -91,18 +115,7 @@ export function createJourneysService({ db }: Pick<ServiceDeps, 'db'>) {
     /** Checks the graph against the automation and the account; throws `errors.graph` naming each node at fault. */
     async check(ctx: Ctx, utr: string, input: unknown): Promise<JourneyGraph> {
       const automation = await automationOf(ctx, utr);
-      const [steps, segments, account] = await Promise.all([
-        db('automation_schedules').where({ automation_id: automation.id }).pluck('utr'),
-        db('segments').where({ user_id: ctx.userId }).whereNull('deleted_at').pluck('id'),
-        ruleSource().forAccount(db, ctx.userId),
-      ]);
-      return checkGraph(input, {
-        scheduleUtrs: new Set(steps.map(String)),
-        segmentIds: new Set(segments.map(Number)),
-        fields: account.fields,
-        countryOf: account.countryOf,
-        customFields: account.customFields,
-      });
+      return checkGraph(input, await graphContext(ctx, automation.id));
     },
 
     /**
@@ -111,24 +124,42 @@ export function createJourneysService({ db }: Pick<ServiceDeps, 'db'>) {
      * Answers the version number.
      */
     async save(ctx: Ctx, utr: string, input: unknown): Promise<number> {
-      const graph = await this.check(ctx, utr, input);
       const automation = await automationOf(ctx, utr);
+      const graph = checkGraph(input, await graphContext(ctx, automation.id));
       const now = nowValue();
       return db.transaction(async (trx) => {
-        // Two saves at once take turns on the automation's row, so version numbers do not collide.
-        await trx('automations').where({ id: automation.id }).update({ updated_at: now });
-        const latest = await trx('journey_versions').where({ automation_id: automation.id }).orderBy('version', 'desc').first('id', 'version');
-        const entered = latest ? await trx('automation_enrolments').where({ journey_version_id: latest.id }).first('id') : undefined;
-        let version: number;
-        if (latest && !entered) {
-          version = Number(latest.version);
-          await trx('journey_versions').where({ id: latest.id }).update({ graph: JSON.stringify(graph), created_at: now, created_by: ctx.actor?.name ?? null });
-        } else {
-          version = latest ? Number(latest.version) + 1 : 1;
-          await insertId(trx, 'journey_versions', { automation_id: automation.id, version, graph: JSON.stringify(graph), created_by: ctx.actor?.name ?? null, created_at: now });
-        }
+        const version = await storeVersion(trx, ctx, automation.id, graph, now);
         await recordAudit(trx, ctx, { action: 'automation.updated', recordType: 'automation', recordId: utr, summary: `${automation.automation_name}: journey version ${version}` }, now);
         return version;
+      });
+    },
+
+    /** The automation's journey (or its chain) with its emails' content, as one file. */
+    async exportFile(ctx: Ctx, utr: string): Promise<{ name: string; file: JourneyFile }> {
+      const automation = await automationOf(ctx, utr);
+      const latest = await versionRow(automation.id);
+      const file = await journeyFile(db, automation, latest ?? { version: 0, graph: await chainOf(automation.id) });
+      return { name: automation.automation_name, file };
+    },
+
+    /**
+     * A draft automation from an exported file: its emails (from `senderId`, else the account's
+     * first sender, to be chosen again), its journey as version 1; no target and no group yet.
+     * Answers the new automation's utr.
+     */
+    async importFile(ctx: Ctx, text: string, senderId?: number): Promise<string> {
+      const file = readJourneyFile(text);
+      const sender = senderId === undefined
+        ? await db('senders').where({ user_id: ctx.userId }).whereNull('deleted_at').orderBy('id').first('id')
+        : await db('senders').where({ user_id: ctx.userId, id: senderId }).whereNull('deleted_at').first('id');
+      if (!sender) throw ValidationError.of('sender_id', senderId === undefined ? 'Add a sender first: the imported emails need one.' : 'The selected sender id is invalid.');
+      return db.transaction(async (trx) => {
+        const made = await importJourneyFile(trx, ctx, file, Number(sender.id));
+        if (file.journey) {
+          const graph = checkGraph(made.graph, await graphContext(ctx, made.id, trx));
+          await storeVersion(trx, ctx, made.id, graph, nowValue());
+        }
+        return made.utr;
       });
     },
 
