@@ -1,6 +1,6 @@
 import { addAutomation, Audience, audienceOf, berlin, scheduleBody } from '../support/fixtures';
 import { useHarness } from '../support/harness';
-import { useBrowser, widths } from './browser';
+import { eventually, useBrowser, widths } from './browser';
 
 describe('dashboard in Chromium: journeys', () => {
   const h = useHarness();
@@ -39,10 +39,11 @@ describe('dashboard in Chromium: journeys', () => {
     await page.getByRole('button', { name: 'Send an email', exact: true }).click();
     await page.getByLabel('Email', { exact: true }).selectOption({ label: 'Did you miss this?' });
     await page.getByRole('button', { name: 'Apply' }).click();
-    await page.getByRole('button', { name: 'Send an email: Did you miss this?' }).waitFor();
+    // The chain had it at its end already (after the tips): the new one is the last.
+    await eventually('a second “Did you miss this?”', async () => (await page.getByRole('button', { name: 'Send an email: Did you miss this?' }).count()) === 2);
 
     // A split whose shares do not add up: the error stands at the split.
-    await page.getByRole('button', { name: 'Add a step after “Did you miss this?”' }).click();
+    await page.getByRole('button', { name: 'Add a step after “Did you miss this?”' }).last().click();
     await page.getByRole('button', { name: 'Split at random' }).click();
     await page.getByLabel('Branch 1 (%)').fill('30');
     await page.getByLabel('Branch 2 (%)').fill('30');
