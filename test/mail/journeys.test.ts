@@ -1,6 +1,6 @@
 import request from 'supertest';
 import { useHarness } from '../support/harness';
-import { addContactType, manualClock, sendingFixtures, testWorker, useSendingSetup } from '../support/fixtures';
+import { addContactType, addSegment, manualClock, sendingFixtures, testWorker, useSendingSetup } from '../support/fixtures';
 import { useSmtpSink } from '../support/smtp';
 import type { TestAccount } from '../support/harness';
 
@@ -236,5 +236,46 @@ describe('journeys', () => {
     // Version 1 is kept for its report once nobody is in it.
     expect(await report(automation, 1)).toMatchObject({ wait: { entered: 2, completed: 1, waiting: 0 }, mail: { entered: 1, completed: 1 } });
     expect((await h.runtime.db('automation_enrolments').where({ automation_id: automation, email_key: 'gone@example.org' }).first('state')).state).toBe(1);
+  });
+
+  test('when a delay waits until 09:00 on weekdays on each contact\'s own clock and a wait for a segment meets a member and a non-member then each goes on at its moment', async () => {
+    // Friday 2026-12-04 20:00 UTC: 21:00 in Berlin, 15:00 in New York; the next weekday 09:00 is Monday's.
+    const clock = manualClock(new Date('2026-12-04T20:00:00.000Z'));
+    const type = await addContactType(h, alice, 'Journey clocks');
+    await f.contact(alice.user_id, type, 'berlin@example.org', { first_name: 'Bea', time_zone: 'Europe/Berlin' });
+    await f.contact(alice.user_id, type, 'newyork@example.org', { first_name: 'Ned', time_zone: 'America/New_York' });
+    const members = await addSegment(h, alice, type, 'VIP', [{ email: 'berlin@example.org' }]);
+    const automation = await f.automation(alice.user_id, { type: 'custom', contactType: type, groupId: setup.group });
+    const morning = await step(automation, 'Good morning, ((first_name))');
+    const vip = await step(automation, 'For our VIPs, ((first_name))');
+    await save(alice, automation, {
+      start: 'morning',
+      nodes: {
+        morning: { type: 'delay', until: '09:00', weekdays: [1, 2, 3, 4, 5], next: 'mail' },
+        mail: { type: 'email', schedule_utr: morning, next: 'vip' },
+        vip: { type: 'wait_until', event: 'in_segment', segment_id: members, timeout_minutes: 60, yes: 'vip-mail' },
+        'vip-mail': { type: 'email', schedule_utr: vip },
+      },
+    });
+    const { worker, close } = testWorker(h, sink.url, { now: clock.now });
+    const dueOf = async (email: string) => new Date((await h.runtime.db('automation_enrolments').where({ automation_id: automation, email_key: email }).first('next_due_at')).next_due_at).toISOString();
+    try {
+      await f.setAutomationStatus(automation, 1);
+      await worker.runOnce();
+      expect(await dueOf('berlin@example.org')).toBe('2026-12-07T08:00:00.000Z');
+      expect(await dueOf('newyork@example.org')).toBe('2026-12-07T14:00:00.000Z');
+      clock.advance(2 * DAY + 12 * HOUR + MINUTE); // Monday 08:01 UTC: 09:01 in Berlin
+      await worker.runOnce();
+      expect(received()).toEqual(['berlin@example.org: For our VIPs, Bea', 'berlin@example.org: Good morning, Bea']);
+      clock.advance(6 * HOUR); // 14:01 UTC: 09:01 in New York
+      await worker.runOnce();
+      expect(received()).toContain('newyork@example.org: Good morning, Ned');
+      clock.advance(HOUR);
+      await worker.runOnce();
+    } finally {
+      await close();
+    }
+    expect(received()).toHaveLength(3);
+    expect(await report(automation, 1)).toMatchObject({ vip: { entered: 2, yes: 1, no: 1 } });
   });
 });
