@@ -15,8 +15,8 @@ import type { RuleSource } from './rule-source';
  * enrolment stores where it stands (version, node, due time); a contact's moves of a pass are
  * one transaction that locks the enrolment, does what each node does (an email node queues its
  * ledger row, a set_field node writes the contact) and stores the new position, so after a
- * crash a node has either run with its move or not at all. Nothing waits in memory: delays and waits are due
- * times in the database, and an open or click wakes its waiters (`wakeWaiters`).
+ * crash a node has either run with its move or not at all. Nothing waits in memory: delays and
+ * waits are due times in the database, and an open or click wakes its waiters (`wakeWaiters`).
  */
 
 /** How often a wait for a segment looks again: joining a segment announces nothing to a contact's enrolment. */
