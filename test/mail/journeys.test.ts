@@ -200,7 +200,7 @@ describe('journeys', () => {
     for (const p of passes) branchOf.set(p.email_key, (branchOf.get(p.email_key) ?? new Set()).add(p.outcome));
     expect(branchOf.size).toBe(1000);
     expect([...branchOf.values()].every((set) => set.size === 1)).toBe(true);
-  });
+  }, 120_000);
 
   test('when a live journey is edited while contacts wait then they finish on version 1 and new contacts take version 2; pausing stops both; leavers leave', async () => {
     const clock = manualClock(new Date(Date.now() + 40 * DAY));

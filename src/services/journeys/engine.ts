@@ -1,6 +1,6 @@
 import crypto from 'node:crypto';
 import type { Knex } from 'knex';
-import { parseJson, jsonValue } from '../../db/dialect';
+import { parseJson, jsonValue, rowsPerInsert } from '../../db/dialect';
 import { skipLocked } from '../../db/locking';
 import { MESSAGE_KIND, MESSAGE_STATE, ENROLMENT_STATE, RESERVED_FIELD_NAMES } from '../../lib/constants';
 import { zonedToUtc, utcToZoned } from '../../lib/zoned-time';
@@ -123,12 +123,25 @@ async function moveContacts(trx: Knex.Transaction, automationId: number, ids: nu
     pass.graphs.set(id, parseJson<JourneyGraph>(row?.graph, emptyGraph()));
   }
   let queued = 0;
-  for (const row of rows) queued += await moveContact(trx, row, pass);
+  const visits: VisitRow[] = [];
+  for (const row of rows) queued += await moveContact(trx, row, pass, visits);
+  // The visits no ledger row names are written together, in the same transaction.
+  const chunk = rowsPerInsert(trx, 6);
+  for (let i = 0; i < visits.length; i += chunk) await trx('journey_visits').insert(visits.slice(i, i + chunk));
   return queued;
 }
 
+interface VisitRow {
+  enrolment_id: number;
+  version_id: number;
+  node_id: string;
+  outcome: string;
+  entered_at: string;
+  left_at: string;
+}
+
 /** Moves one contact node by node until it must wait or its journey ends; stores where it stands. */
-async function moveContact(trx: Knex.Transaction, row: Position, pass: Pass): Promise<number> {
+async function moveContact(trx: Knex.Transaction, row: Position, pass: Pass, visits: VisitRow[]): Promise<number> {
   const graph = pass.graphs.get(Number(row.journey_version_id))!;
   let nodeId: string | undefined = row.node_id;
   let enteredAt = row.node_entered_at ? new Date(row.node_entered_at as string).toISOString() : pass.at;
@@ -151,10 +164,13 @@ async function moveContact(trx: Knex.Transaction, row: Position, pass: Pass): Pr
     const scheduleId = node?.type === 'email' ? pass.steps!.get(node.schedule_utr) : undefined;
     // An email whose step was deleted since is counted as failed; the contact goes on.
     const outcome = node?.type === 'email' && scheduleId === undefined ? 'failed' : step.outcome;
-    const [visit] = await trx('journey_visits')
-      .insert({ enrolment_id: row.id, version_id: row.journey_version_id, node_id: nodeId, outcome, entered_at: enteredAt, left_at: pass.at })
-      .returning('id');
-    if (scheduleId !== undefined) queued += await queueEmail(trx, row, scheduleId, Number(typeof visit === 'object' ? visit.id : visit), pass.at);
+    const visit: VisitRow = { enrolment_id: row.id, version_id: row.journey_version_id, node_id: nodeId, outcome, entered_at: enteredAt, left_at: pass.at };
+    if (scheduleId === undefined) visits.push(visit);
+    else {
+      // An email's visit is written at once: its ledger row names it.
+      const [inserted] = await trx('journey_visits').insert(visit).returning('id');
+      queued += await queueEmail(trx, row, scheduleId, Number(typeof inserted === 'object' ? inserted.id : inserted), pass.at);
+    }
     nodeId = step.next;
     enteredAt = pass.at;
     // The next node is a fresh arrival: nothing armed yet.
