@@ -41,6 +41,8 @@ export async function up(knex: Knex): Promise<void> {
     t.string('outcome', 12).nullable();
     instant(t, 'entered_at').notNullable();
     instant(t, 'left_at').notNullable();
+    // A webhook step's event in the outgoing webhooks' outbox: its delivery failing counts in the report.
+    t.string('hook_event_id', 64).nullable();
     t.index(['version_id', 'node_id']);
     t.index(['enrolment_id', 'node_id']);
   });

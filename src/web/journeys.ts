@@ -12,8 +12,8 @@ import type { WebRoutes } from './routes';
 import type { Views } from './views';
 
 const EDITOR = { 'journey-editor': 'journeys/macros.njk#editor' } as const;
-/** What the dashboard offers to add (a webhook node is not available yet). */
-const ADDABLE: readonly JourneyNode['type'][] = NODE_TYPES.filter((t) => t !== 'webhook');
+/** What the dashboard offers to add. */
+const ADDABLE: readonly JourneyNode['type'][] = NODE_TYPES;
 const OPERATORS = [...new Set(Object.values(SEGMENT_OPERATORS).flat())];
 const parse = (text: unknown): JourneyGraph | undefined => {
   try {

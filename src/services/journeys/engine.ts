@@ -5,6 +5,7 @@ import { skipLocked } from '../../db/locking';
 import { MESSAGE_KIND, MESSAGE_STATE, ENROLMENT_STATE, RESERVED_FIELD_NAMES } from '../../lib/constants';
 import { zonedToUtc, utcToZoned } from '../../lib/zoned-time';
 import { moveCounters } from '../delivery/ledger';
+import { emitToEndpoint } from '../integrations/hook-outbox';
 import { contactZone } from '../shared/contact-zones';
 import { compileRules, SegmentField } from '../audience/segment-rules';
 import { EmailEvent, FieldRule, JourneyGraph, JourneyNode } from './graph';
@@ -50,7 +51,7 @@ interface Position {
 }
 
 /** What a node decided: go on (by which exit), or stay until a time. */
-type Step = { outcome: string; next: string | undefined } | { stay: Date; waitsFor: string; timeoutAt: Date | null };
+type Step = { outcome: string; next: string | undefined; hookEventId?: string } | { stay: Date; waitsFor: string; timeoutAt: Date | null };
 
 const ms = (value: unknown) => new Date(value as string).getTime();
 const emptyGraph = (): JourneyGraph => ({ start: '', nodes: {} });
@@ -126,7 +127,7 @@ async function moveContacts(trx: Knex.Transaction, automationId: number, ids: nu
   const visits: VisitRow[] = [];
   for (const row of rows) queued += await moveContact(trx, row, pass, visits);
   // The visits no ledger row names are written together, in the same transaction.
-  const chunk = rowsPerInsert(trx, 6);
+  const chunk = rowsPerInsert(trx, 7);
   for (let i = 0; i < visits.length; i += chunk) await trx('journey_visits').insert(visits.slice(i, i + chunk));
   return queued;
 }
@@ -138,6 +139,7 @@ interface VisitRow {
   outcome: string;
   entered_at: string;
   left_at: string;
+  hook_event_id: string | null;
 }
 
 /** Moves one contact node by node until it must wait or its journey ends; stores where it stands. */
@@ -164,7 +166,7 @@ async function moveContact(trx: Knex.Transaction, row: Position, pass: Pass, vis
     const scheduleId = node?.type === 'email' ? pass.steps!.get(node.schedule_utr) : undefined;
     // An email whose step was deleted since is counted as failed; the contact goes on.
     const outcome = node?.type === 'email' && scheduleId === undefined ? 'failed' : step.outcome;
-    const visit: VisitRow = { enrolment_id: row.id, version_id: row.journey_version_id, node_id: nodeId, outcome, entered_at: enteredAt, left_at: pass.at };
+    const visit: VisitRow = { enrolment_id: row.id, version_id: row.journey_version_id, node_id: nodeId, outcome, entered_at: enteredAt, left_at: pass.at, hook_event_id: step.hookEventId ?? null };
     if (scheduleId === undefined) visits.push(visit);
     else {
       // An email's visit is written at once: its ledger row names it.
@@ -230,10 +232,36 @@ async function stepOf({ trx, row, node, pass }: StepContext): Promise<Step> {
     case 'set_field':
       await setField(trx, row, node.field, node.value, now);
       return { outcome: 'done', next: node.next };
-    case 'webhook':
-      // Refused when a graph is saved (graph.ts); a stored one counts as failed and the contact goes on.
-      return { outcome: 'failed', next: node.next };
+    case 'webhook': {
+      const event = await postToWebhook(trx, row, node.url, pass.at);
+      // The contact goes on at once; the request goes out (and is retried) from the outbox.
+      return event ? { outcome: 'done', next: node.next, hookEventId: event } : { outcome: 'failed', next: node.next };
+    }
   }
+}
+
+/**
+ * Queues a signed POST of the contact and the journey to the account's outgoing webhook at
+ * `url`, in the move's transaction. Undefined when that webhook was deleted since the save.
+ */
+async function postToWebhook(trx: Knex.Transaction, row: Position, url: string, at: string): Promise<string | undefined> {
+  const endpoint = await trx('webhook_endpoints').where({ user_id: row.user_id, url }).orderBy('id').first('id');
+  if (!endpoint) return undefined;
+  const [automation, version] = await Promise.all([
+    trx('automations').where({ id: row.automation_id }).first('utr', 'automation_name'),
+    trx('journey_versions').where({ id: row.journey_version_id }).first('version'),
+  ]);
+  return emitToEndpoint(trx, {
+    userId: row.user_id,
+    endpointId: Number(endpoint.id),
+    type: 'journey.webhook',
+    contactKey: row.email_key,
+    data: {
+      automation: { utr: String(automation?.utr ?? ''), name: String(automation?.automation_name ?? '') },
+      journey: { version: Number(version?.version ?? 0), node: row.node_id },
+      contact: { id: row.contact_id, email: row.email },
+    },
+  }, at);
 }
 
 /**

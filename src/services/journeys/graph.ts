@@ -62,6 +62,8 @@ export interface GraphContext {
   segmentIds: Set<number>;
   /** The account's custom field names, for set_field. */
   customFields: Set<string>;
+  /** The URLs of the account's outgoing webhooks: a webhook step posts to one of them. */
+  webhookUrls: Set<string>;
 }
 
 const KEYS: Record<NodeType, string[]> = {
@@ -203,8 +205,8 @@ function checkNode(id: string, value: unknown, nodes: Record<string, unknown>, c
       reference('next', v.next);
       break;
     case 'webhook':
-      // Its delivery through the outgoing webhooks' signing, address guard and retries is not built yet.
-      problem('webhook nodes are not available yet.');
+      // Through an outgoing webhook of the account: its address was checked and its requests are signed there.
+      if (typeof v.url !== 'string' || !context.webhookUrls.has(v.url)) problem("'url' is none of your outgoing webhooks: add it under Webhooks first.");
       reference('next', v.next);
       break;
     case 'exit':

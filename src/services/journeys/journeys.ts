@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import { insertId, nowValue, parseJson, toCount } from '../../db/dialect';
-import { ENROLMENT_STATE } from '../../lib/constants';
+import { ENROLMENT_STATE, HOOK_DELIVERY_STATE } from '../../lib/constants';
 import { NotFoundError, ValidationError } from '../../lib/errors';
 import { timestamp } from '../../lib/time';
 import { isUtr } from '../../lib/utr';
@@ -50,8 +50,16 @@ export function createJourneysService({ db }: Pick<ServiceDeps, 'db'>) {
   async function graphContext(ctx: Ctx, automationId: number, q: Knex | Knex.Transaction = db): Promise<GraphContext> {
     const steps = await q('automation_schedules').where({ automation_id: automationId }).pluck('utr');
     const segments = await q('segments').where({ user_id: ctx.userId }).whereNull('deleted_at').pluck('id');
+    const hooks = await q('webhook_endpoints').where({ user_id: ctx.userId }).pluck('url');
     const account = await ruleSource().forAccount(q, ctx.userId);
-    return { scheduleUtrs: new Set(steps.map(String)), segmentIds: new Set(segments.map(Number)), fields: account.fields, countryOf: account.countryOf, customFields: account.customFields };
+    return {
+      scheduleUtrs: new Set(steps.map(String)),
+      segmentIds: new Set(segments.map(Number)),
+      fields: account.fields,
+      countryOf: account.countryOf,
+      customFields: account.customFields,
+      webhookUrls: new Set(hooks.map(String)),
+    };
   }
 
   /** Stores a checked graph as the automation's next version (or in place of one nobody entered); answers its number. */
@@ -190,6 +198,12 @@ export function createJourneysService({ db }: Pick<ServiceDeps, 'db'>) {
         return { version: 0, nodes: [] };
       }
       const passed = await db('journey_visits').where({ version_id: row.id }).groupBy('node_id', 'outcome').select('node_id', 'outcome', db.raw('count(*) as n'));
+      // A webhook step's contacts went on at once; its requests that failed after their retries count as failed.
+      const hooksFailed = await db('journey_visits as v')
+        .join('webhook_deliveries as d', 'd.event_id', 'v.hook_event_id')
+        .where({ 'v.version_id': row.id, 'd.state': HOOK_DELIVERY_STATE.failed })
+        .groupBy('v.node_id')
+        .select('v.node_id', db.raw('count(*) as n'));
       // Who stands at a node: waiting there, or stopped there by leaving the automation (unsubscribed, bounced, deleted).
       const standing = await db('automation_enrolments')
         .where({ journey_version_id: row.id })
@@ -200,7 +214,11 @@ export function createJourneysService({ db }: Pick<ServiceDeps, 'db'>) {
         const here = standing.filter((c) => c.node_id === id);
         const waiting = here.filter((c) => Number(c.state) === ENROLMENT_STATE.active).reduce((sum, c) => sum + toCount(c.n), 0);
         const stopped = here.reduce((sum, c) => sum + toCount(c.n), 0);
-        const report: NodeReport = { id, type: node.type, entered: stopped, waiting, completed: 0, yes: 0, no: 0, branches: node.type === 'split' ? node.branches.map(() => 0) : [], failed: 0 };
+        const report: NodeReport = {
+          id, type: node.type, entered: stopped, waiting, completed: 0, yes: 0, no: 0,
+          branches: node.type === 'split' ? node.branches.map(() => 0) : [],
+          failed: toCount(hooksFailed.find((c) => c.node_id === id)?.n),
+        };
         for (const c of passed.filter((c) => c.node_id === id)) {
           const n = toCount(c.n);
           const outcome = String(c.outcome);
