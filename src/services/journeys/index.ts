@@ -1,4 +1,5 @@
-export { advanceJourney, enterJourney, latestVersion, splitBranch, wakeWaiters } from './engine';
+export { advanceJourney, enterJourney, latestVersion, wakeWaiters } from './engine';
+export { splitBranch } from './node-actions';
 export { checkGraph, NODE_TYPES, type JourneyGraph, type JourneyNode } from './graph';
 export { ruleSource } from './rule-source';
 export { createJourneysService, type JourneysService } from './journeys';
