@@ -54,6 +54,9 @@ import * as oneResend from './20261129_0820_one-resend';
 import * as linkVersions from './20261129_0830_link-versions';
 import * as journeys from './20261129_1300_journeys';
 import * as relayTlsVerify from './20261129_0831_relay-tls-verify';
+import * as sendPauseReason from './20261129_1100_send-pause-reason';
+import * as abTestDecision from './20261129_1101_ab-test-decision';
+import * as fieldLabels from './20261129_1130_field-labels';
 
 /**
  * The ordered list of migrations. A static list (instead of a directory scan) makes the
@@ -115,6 +118,9 @@ export const migrations: ReadonlyArray<[name: string, migration: Knex.Migration]
   ['20261129_0820_one-resend', oneResend],
   ['20261129_0830_link-versions', linkVersions],
   ['20261129_0831_relay-tls-verify', relayTlsVerify],
+  ['20261129_1100_send-pause-reason', sendPauseReason],
+  ['20261129_1101_ab-test-decision', abTestDecision],
+  ['20261129_1130_field-labels', fieldLabels],
   ['20261129_1300_journeys', journeys],
 ];
 
