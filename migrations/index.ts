@@ -52,6 +52,7 @@ import * as keyMakers from './20261129_0800_key-makers';
 import * as keyMakersFromLog from './20261129_0801_key-makers-from-log';
 import * as oneResend from './20261129_0820_one-resend';
 import * as linkVersions from './20261129_0830_link-versions';
+import * as journeys from './20261129_1300_journeys';
 import * as relayTlsVerify from './20261129_0831_relay-tls-verify';
 import * as sendPauseReason from './20261129_1100_send-pause-reason';
 import * as abTestDecision from './20261129_1101_ab-test-decision';
@@ -125,6 +126,7 @@ export const migrations: ReadonlyArray<[name: string, migration: Knex.Migration]
   ['20261129_1130_field-labels', fieldLabels],
   ['20261129_1150_relay-tests', relayTests],
   ['20261129_1200_transactional', transactional],
+  ['20261129_1300_journeys', journeys],
   ['20261129_1500_send-expansion', sendExpansion],
 ];
 

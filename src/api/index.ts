@@ -5,6 +5,7 @@ import { sendFailure } from '../lib/envelope';
 import type { Services } from '../services';
 import { requireApiKeys } from './auth';
 import { mountAutomations } from './automations';
+import { mountJourneys } from './journeys';
 import { mountContactTypes } from './contact-types';
 import { mountContacts } from './contacts';
 import { mountSegments } from './segments';
@@ -50,6 +51,7 @@ export function createApiRouter(config: Config, services: Services, logger: Logg
   mountSenders(routes.tagged('Senders'), services);
   mountSingleSends(routes.tagged('Single sends'), services);
   mountAutomations(routes.tagged('Automations'), services);
+  mountJourneys(routes.tagged('Automations'), services, config);
   mountSuppressions(routes.tagged('Suppressions'), services);
   mountExports(routes.tagged('Exports'), services);
   mountPrivacy(routes.tagged('Privacy'), services);

@@ -60,6 +60,7 @@ import { createTeamUsersService } from './accounts/team-users';
 import { createSendingDomainsService } from './accounts/sending-domains';
 import { createApiKeysService } from './accounts/api-keys';
 import { AutomationHooks, runAutomations } from './campaigns/enrolment';
+import { createJourneysService, wakeWaiters } from './journeys';
 import { createSendLedger, SendHooks, SendLedger, SendLedgerDeps, SendLedgerOptions } from './delivery/sending';
 
 /** What a sending worker's ledger tells the rest of the service about. */
@@ -88,7 +89,11 @@ export function createServices(deps: ServiceDeps) {
   // Previews and test sends render one at a time, each after the event loop had a turn.
   const renderTurns = new Turns();
   // Opens and clicks keep engagement segments current (memberships is built below, before any event).
-  const tracking = createTrackingService({ ...deps, engaged: (ctx, emailKey, trx) => memberships.refreshEngaged(ctx, emailKey, trx) });
+  const tracking = createTrackingService({
+    ...deps,
+    engaged: (ctx, emailKey, trx) => memberships.refreshEngaged(ctx, emailKey, trx),
+    journeyEvent: (trx, message, event, at) => wakeWaiters(trx, message, event, at),
+  });
   const events = createEventsService(deps);
   const contactTypes = createContactTypesService(deps);
   const unsubscribeGroups = createUnsubscribeGroupsService(deps);
@@ -125,6 +130,7 @@ export function createServices(deps: ServiceDeps) {
     testSends: createTestSendsService({ ...deps, singleSends, renderTurns }),
     automations,
     automationSchedules: createAutomationSchedulesService({ ...deps, refs, automations, senders }),
+    journeys: createJourneysService(deps),
     sessions: createSessionsService(deps),
     overview: createOverviewService(deps),
     outbox: createOutboxService({ ...deps, tracking }),

@@ -7,6 +7,7 @@ import { formObject } from '../http/body';
 import { vendorAssets } from './assets';
 import { dashboardDirectives } from './csp';
 import { mountAutomations } from './automations';
+import { mountJourneys } from './journeys';
 import { mountApiKeys } from './api-keys';
 import { mountAuth, requireSession, SESSION_COOKIE } from './auth';
 import { mountContactImport } from './contact-import';
@@ -60,6 +61,7 @@ const PAGE_GROUPS: PageGroup[] = [
   mountGlobalUnsubscribes,
   mountSingleSends,
   mountAutomations,
+  mountJourneys,
   mountSenders,
   mountDesignTemplates,
   mountNotificationRecipients,

@@ -9,6 +9,7 @@ import { membersOf } from '../delivery/ledger';
 import type { Targets } from '../delivery/ledger';
 import { domainStatusesOf } from '../delivery/relays';
 import { transitionAutomations } from './automation-state';
+import { advanceJourney, enterJourney, latestVersion, ruleSource } from '../journeys';
 
 export interface AutomationRow {
   id: number;
@@ -80,11 +81,14 @@ export async function runAutomations(db: Knex, now: Date, hooks: AutomationHooks
     .where((q) => q.where('a.status', AUTOMATION_STATUS.live).orWhereRaw('r.seen_status <> a.status'))
     .select('a.*', 'r.seen_status', 'r.first_live_at');
   const domainStatuses: DomainStatuses = new Map();
+  const rules = ruleSource();
   let queued = 0;
   for (const automation of automations) {
     const at = now.toISOString();
     const changed = automation.seen_status === null || Number(automation.seen_status) !== Number(automation.status);
     const live = Number(automation.status) === AUTOMATION_STATUS.live;
+    // With a journey, its contacts move after the pass's transaction, each move in its own (journeys/engine.ts).
+    let journey = false;
     queued += await db.transaction(async (trx) => {
       // Another worker busy with this automation has it this tick (no double events or steps).
       if (!(await skipLocked(db, trx('automations').where({ id: automation.id }).first('id')))) return 0;
@@ -102,9 +106,14 @@ export async function runAutomations(db: Knex, now: Date, hooks: AutomationHooks
       if (options.requireDomainAuth && (await pauseUnauthenticated(trx, automation, schedules, domainStatuses, at, hooks))) return 0;
       await enrol(trx, automation, schedules, at, ENROLMENT_STATE.active);
       await leave(trx, automation, at);
-      await reschedule(trx, automation, schedules, now);
+      const version = await latestVersion(trx, automation.id);
+      if (version) {
+        journey = true;
+        await enterJourney(trx, automation.id, version, at);
+      } else await reschedule(trx, automation, schedules, now);
       return queueDueSteps(trx, automation, schedules, now);
     });
+    if (journey) queued += await advanceJourney(db, automation, now, rules);
   }
   return queued;
 }
@@ -266,6 +275,7 @@ async function queueDueSteps(trx: Knex.Transaction, automation: AutomationRow, s
         .where('automation_enrolments.automation_id', automation.id)
         .where('automation_enrolments.state', ENROLMENT_STATE.active)
         .where('automation_enrolments.next_due_at', '<=', at)
+        .whereNull('automation_enrolments.journey_version_id')
         .whereRaw('coalesce(automation_enrolments.last_schedule_id, 0) >= ?', [i === 0 ? 0 : schedules[i - 1].id])
         .where((q) => q.whereNull('automation_enrolments.last_schedule_id').orWhere('automation_enrolments.last_schedule_id', '<', next.id));
     const column = (name: string) => `automation_enrolments.${name}`;

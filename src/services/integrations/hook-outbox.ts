@@ -73,6 +73,38 @@ export async function emitHookEvents(
   return rows.length;
 }
 
+/** An event for one endpoint of the account, whatever it subscribes to (a journey's webhook step names its endpoint). */
+export interface EndpointEventDraft {
+  userId: number;
+  endpointId: number;
+  type: string;
+  data: Record<string, unknown>;
+  contactKey?: string | null;
+}
+
+/**
+ * Writes one event to one endpoint's outbox in the caller's transaction; the deliverer signs
+ * it, checks the address and retries it as any other. Answers the event id.
+ */
+export async function emitToEndpoint(trx: Knex, draft: EndpointEventDraft, at: string = nowValue()): Promise<string> {
+  const eventId = hookEventId();
+  await trx('webhook_deliveries').insert({
+    user_id: draft.userId,
+    endpoint_id: draft.endpointId,
+    event_id: eventId,
+    event_type: draft.type,
+    message_id: eventId,
+    data: JSON.stringify(draft.data),
+    contact_key: draft.contactKey ?? null,
+    state: HOOK_DELIVERY_STATE.pending,
+    attempts: 0,
+    next_attempt_at: at,
+    created_at: at,
+    updated_at: at,
+  });
+  return eventId;
+}
+
 /** One message event: the ledger row it is about and what it adds to the message's fields. */
 export interface MessageHookEvent {
   messageId: number;

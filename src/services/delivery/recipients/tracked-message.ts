@@ -20,6 +20,8 @@ export interface TrackedMessage {
   engagement_pruned_at: unknown;
   /** The link numbers of its automation step's content it was sent with (link_versions); null: any of its send's or step's. */
   link_version_id: number | null;
+  /** The journey node visit that queued it (a journey's email), else null. */
+  journey_visit_id: number | null;
   group_id: number | null;
 }
 
@@ -38,7 +40,7 @@ export function trackedMessages(secret: string): (trx: Knex, token: string) => P
       .where('m.id', id)
       .first(
         'm.id', 'm.user_id', 'm.email', 'm.email_key', 'm.single_send_id', 'm.automation_id', 'm.automation_schedule_id', 'm.contact_id', 'm.sent_at',
-        'm.opened_at', 'm.unsubscribed_at', 'm.engagement_pruned_at', 'm.link_version_id',
+        'm.opened_at', 'm.unsubscribed_at', 'm.engagement_pruned_at', 'm.link_version_id', 'm.journey_visit_id',
         trx.raw('coalesce(s.unsubscribe_group_id, a.unsubscribe_group_id) as group_id'),
       );
     return row ? { ...row, group_id: row.group_id === null ? null : Number(row.group_id) } : undefined;

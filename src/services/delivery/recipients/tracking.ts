@@ -21,9 +21,11 @@ export interface Fetch {
 interface Deps extends Pick<ServiceDeps, 'db' | 'secret'> {
   /** Called in the transaction of a message's first open or first click: engagement segments follow. */
   engaged?: (ctx: Ctx, emailKey: string, trx: Knex.Transaction) => Promise<void>;
+  /** Called in the transaction of a message's first open by a person and of its first click: a journey waiting for it goes on. */
+  journeyEvent?: (trx: Knex.Transaction, message: TrackedMessage, event: 'opened' | 'clicked', at: string) => Promise<void>;
 }
 
-export function createTrackingService({ db, secret, engaged }: Deps) {
+export function createTrackingService({ db, secret, engaged, journeyEvent }: Deps) {
   const announce = async (trx: Knex.Transaction, message: TrackedMessage) => engaged?.({ userId: Number(message.user_id) }, message.email_key, trx);
   const signer = createSigner(secret);
   const messageOf = trackedMessages(secret);
@@ -45,6 +47,7 @@ export function createTrackingService({ db, secret, engaged }: Deps) {
     const send = await moveCounters(trx, message, { opened: 1, openedFirst: first, openedByPerson: human });
     if (first && send) await trx('send_messages').where({ id: message.id }).update({ open_seq: send.openedFirst });
     if (first) await announce(trx, message);
+    if (human) await journeyEvent?.(trx, message, 'opened', now);
   }
 
   /**
@@ -122,6 +125,7 @@ export function createTrackingService({ db, secret, engaged }: Deps) {
         await moveCounters(trx, message, { clicked: 1, clickedFirst: first });
         if (!message.opened_at && !pruned) await countOpen(trx, message, fetch, now);
         if (first) await announce(trx, message);
+        if (first) await journeyEvent?.(trx, message, 'clicked', now);
         return link.url;
       });
     },
