@@ -17,6 +17,7 @@ import type { SingleSendRecord } from '../services/campaigns/single-sends';
 import type { AbTestRecord, AbVariantRecord } from '../services/campaigns/ab-tests';
 import type { SuppressionRecord } from '../services/delivery/feedback';
 import type { RecipientReportRecord } from '../services/delivery/reports';
+import { BOUNCE_CLASSES } from '../lib/bounce-class';
 import type { CityRecord, CountryRecord, StateRecord } from '../services/reference/geography';
 import type { DeliveryRecord, WebhookRecord } from '../services/integrations/outgoing-webhooks';
 import type { RelayRecord } from '../services/delivery/relays';
@@ -248,6 +249,7 @@ export const RECORDS = {
     email: str,
     status: { type: 'string', enum: [...RECIPIENT_STATUSES], description: 'The furthest the message got: queued (waiting or retrying), delivered, opened (by a person: automated opens are not counted), clicked, unsubscribed, complained; or bounced, failed (given up after its retries), skipped (not sent: unsubscribed, suppressed or deleted first, or its send cancelled).' },
     reason: nullable(str),
+    bounce_class: { ...nullable({ type: 'string', enum: [...BOUNCE_CLASSES] }), description: 'The class of its last refusal: hard (no such address or domain), mailbox_full, policy (the sender\'s authentication or reputation, or the receiver\'s limits: never suppressed), soft (another temporary refusal), other.' },
     sent_at: nullable(plainDateTime),
     opened_at: nullable(plainDateTime),
     clicked_at: nullable(plainDateTime),
@@ -355,6 +357,7 @@ export const RECORDS = {
     user_id: int,
     email_address: str,
     reason: { type: 'string', enum: [...SUPPRESSION_REASONS] },
+    bounce_class: { ...nullable({ type: 'string', enum: [...BOUNCE_CLASSES] }), description: 'The class of the refusal that suppressed it; null for complaints and addresses added by hand.' },
     diagnostic: str,
     source: str,
     created_at: timestamp,

@@ -9,6 +9,7 @@ import { emitMessageEvents } from '../../integrations/hook-outbox';
 import { pauseForPolicy, pauseForTemplateErrors, PolicyPause } from './policy-refusals';
 import type { LedgerRow } from './ledger-row';
 import type { RelayFailure } from '../../../mail/relay-transports';
+import { bounceClass } from '../../../lib/bounce-class';
 
 /** How one claimed ledger row ended this attempt. */
 export type Outcome =
@@ -194,23 +195,26 @@ async function moveRows(w: Writing, outcomes: Outcome[], sends: { id: number; st
   }
   for (const o of outcomes) {
     if (o.result === 'bounce') {
-      const rows = await end(mine().where({ id: o.id }), 'bounce', { smtp_code: o.code, last_error: o.error.slice(0, 500) }).returning([...RETURNING, 'email']);
+      const klass = bounceClass(null, o.error);
+      const rows = await end(mine().where({ id: o.id }), 'bounce', { smtp_code: o.code, last_error: o.error.slice(0, 500), bounce_class: klass }).returning([...RETURNING, 'email']);
       if (!rows.length) continue;
       moved.bounced.push(...rows.map((row) => ({ ...row, extra: { permanent: true, smtp_code: o.code, diagnostic: o.error.slice(0, 500) } })));
       const email = String(rows[0].email);
-      await suppressAddress(trx, { userId: o.userId, email, emailKey: o.emailKey, category: 'hard_bounce', diagnostic: o.error, source: 'smtp', now });
+      await suppressAddress(trx, { userId: o.userId, email, emailKey: o.emailKey, category: 'hard_bounce', diagnostic: o.error, source: 'smtp', now, bounceClass: klass });
     } else if (o.result === 'retry') {
       const final = o.attempts >= policy.maxAttempts;
       const rows = await end(mine().where({ id: o.id }), final ? 'fail' : 'retry', {
         available_at: final ? null : new Date(policy.now.getTime() + policy.retryDelayMs(o.attempts)).toISOString(),
         smtp_code: o.code,
         last_error: o.error.slice(0, 500),
+        // A retry without a server's answer (no connection, a busy template) was refused by nobody.
+        bounce_class: o.code === null ? null : bounceClass(null, o.error),
       }).returning(RETURNING);
       (final ? moved.failed : moved.other).push(...rows);
     } else if (o.result === 'failed') {
       moved.failed.push(...(await end(mine().where({ id: o.id }), 'fail', { last_error: o.error.slice(0, 500) }).returning(RETURNING)));
     } else if (o.result === 'policy') {
-      const patch = { smtp_code: o.code, last_error: o.error.slice(0, 500), failure_reason: 'policy', relay_id: o.relayId ?? null };
+      const patch = { smtp_code: o.code, last_error: o.error.slice(0, 500), failure_reason: 'policy', relay_id: o.relayId ?? null, bounce_class: 'policy' };
       const rows = await end(mine().where({ id: o.id }), 'fail', patch).returning(RETURNING);
       moved.failed.push(...rows);
       moved.refusedByPolicy.push(...rows);
@@ -248,12 +252,12 @@ async function moveDelivered({ mine, end, now }: Writing, outcomes: Outcome[]): 
   }
   for (const { relayId, linkVersion, ids: sentIds } of alike.values()) {
     for (let i = 0; i < sentIds.length; i += CHUNK) {
-      const patch = { sent_at: now, smtp_code: null, last_error: null, relay_id: relayId, link_version_id: linkVersion };
+      const patch = { sent_at: now, smtp_code: null, last_error: null, bounce_class: null, relay_id: relayId, link_version_id: linkVersion };
       delivered.push(...(await end(mine().whereIn('id', sentIds.slice(i, i + CHUNK)), 'deliver', patch).returning(RETURNING)));
     }
   }
   for (const o of sentOutcomes.filter((x) => x.providerMessageId)) {
-    const patch = { sent_at: now, smtp_code: null, last_error: null, relay_id: o.relayId ?? null, link_version_id: o.linkVersion ?? null, provider_message_id: String(o.providerMessageId).slice(0, 255) };
+    const patch = { sent_at: now, smtp_code: null, last_error: null, bounce_class: null, relay_id: o.relayId ?? null, link_version_id: o.linkVersion ?? null, provider_message_id: String(o.providerMessageId).slice(0, 255) };
     delivered.push(...(await end(mine().where({ id: o.id }), 'deliver', patch).returning(RETURNING)));
   }
   return delivered;
