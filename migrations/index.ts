@@ -54,6 +54,7 @@ import * as oneResend from './20261129_0820_one-resend';
 import * as linkVersions from './20261129_0830_link-versions';
 import * as relayTlsVerify from './20261129_0831_relay-tls-verify';
 import * as bounceClasses from './20261129_1400_bounce-classes';
+import * as recipientDomains from './20261129_1401_recipient-domains';
 
 /**
  * The ordered list of migrations. A static list (instead of a directory scan) makes the
@@ -116,6 +117,7 @@ export const migrations: ReadonlyArray<[name: string, migration: Knex.Migration]
   ['20261129_0830_link-versions', linkVersions],
   ['20261129_0831_relay-tls-verify', relayTlsVerify],
   ['20261129_1400_bounce-classes', bounceClasses],
+  ['20261129_1401_recipient-domains', recipientDomains],
 ];
 
 export const migrationSource: Knex.MigrationSource<[string, Knex.Migration]> = {

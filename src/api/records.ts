@@ -18,6 +18,7 @@ import type { AbTestRecord, AbVariantRecord } from '../services/campaigns/ab-tes
 import type { SuppressionRecord } from '../services/delivery/feedback';
 import type { RecipientReportRecord } from '../services/delivery/reports';
 import { BOUNCE_CLASSES } from '../lib/bounce-class';
+import { PROVIDERS, type DeferralCount, type ProviderDayRecord, type ProviderFiguresRecord } from '../services/delivery/providers';
 import type { CityRecord, CountryRecord, StateRecord } from '../services/reference/geography';
 import type { DeliveryRecord, WebhookRecord } from '../services/integrations/outgoing-webhooks';
 import type { RelayRecord } from '../services/delivery/relays';
@@ -41,6 +42,17 @@ const describe = (schema: JsonSchema, description: string): JsonSchema => ({ des
 const record = <T>(description: string, members: Members<T>, optional: readonly (keyof T & string)[] = []) =>
   describe(object(members, optional), description);
 const stamps = { created_at: timestamp, updated_at: timestamp };
+const providerFigures: Members<ProviderFiguresRecord> = {
+  provider: { type: 'string', enum: [...PROVIDERS], description: 'By the MX hosts of the recipients\' domains: google, microsoft, yahoo, apple, proton, zoho, amazon, or other (a domain not resolved yet too).' },
+  sent: int,
+  delivered: int,
+  deferred: { type: 'integer', description: 'Messages refused for now at least once.' },
+  bounced: int,
+  complained: int,
+  opened: { type: 'integer', description: 'Opened by a person (automated opens are not counted).' },
+  clicked: int,
+  top_deferrals: arrayOf(record<DeferralCount>('A temporary refusal and how often it was answered.', { code: { type: 'string', description: 'The enhanced status code (4.7.28), or the reply code when it had none.' }, text: str, count: int })),
+};
 const keyMaker = nullable({
   ...object({ id: nullable(int), name: str }),
   description: 'Extension: who made the key (the person responsible for it; `id` null for the original key pair); null when not recorded. Removing that person deletes the key; a new role for them lowers it to that role.',
@@ -482,6 +494,8 @@ export const RECORDS = {
     webhook_deliveries: int,
     signups: int,
   }),
+  ProviderFigures: record<ProviderFiguresRecord>('How one mailbox provider treated a set of messages (extension); rates read over `delivered`.', providerFigures),
+  ProviderDay: record<ProviderDayRecord>('How one mailbox provider treated the mail of a sending domain on one UTC day (extension).', { day: { type: 'string', format: 'date' }, ...providerFigures }),
 } satisfies Record<string, JsonSchema>;
 
 export type RecordName = keyof typeof RECORDS;

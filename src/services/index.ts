@@ -42,6 +42,8 @@ import { createDesignEditorService } from './campaigns/design-editor';
 import { createOwnTemplatesService } from './campaigns/own-templates';
 import { createPreferencesService } from './delivery/recipients';
 import { createRecipientReportService } from './delivery/reports';
+import { createDomainClassifier, createProviderFiguresService } from './delivery/providers';
+import { createMxLookup } from '../mail/domain-records';
 import { createResendsService } from './campaigns/resends';
 import { createCleanupService } from './maintenance/cleanup';
 import { createRetentionService } from './maintenance/retention';
@@ -146,6 +148,7 @@ export function createServices(deps: ServiceDeps) {
     ownTemplates: createOwnTemplatesService(deps),
     preferences: createPreferencesService(deps),
     recipientReport: createRecipientReportService(deps),
+    providerFigures: createProviderFiguresService({ db: deps.db, classifier: createDomainClassifier({ db: deps.db, lookupMx: createMxLookup(deps.config.domains.dnsServers), logger: deps.logger }) }),
     resends: createResendsService(deps),
     retention: createRetentionService(deps),
     cleanup: createCleanupService({ ...deps, contacts }),

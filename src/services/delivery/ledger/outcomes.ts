@@ -209,8 +209,9 @@ async function moveRows(w: Writing, outcomes: Outcome[], sends: { id: number; st
         last_error: o.error.slice(0, 500),
         // A retry without a server's answer (no connection, a busy template) was refused by nobody.
         bounce_class: o.code === null ? null : bounceClass(null, o.error),
-      }).returning(RETURNING);
+      }).returning([...RETURNING, 'email_key']);
       (final ? moved.failed : moved.other).push(...rows);
+      if (o.code !== null) await recordDeferrals(trx, rows, o, now);
     } else if (o.result === 'failed') {
       moved.failed.push(...(await end(mine().where({ id: o.id }), 'fail', { last_error: o.error.slice(0, 500) }).returning(RETURNING)));
     } else if (o.result === 'policy') {
@@ -335,6 +336,19 @@ export async function completeSends(db: Knex, sendIds: number[], now: Date, onCo
     if (done !== undefined) completed.push(done);
   }
   return completed;
+}
+
+/**
+ * A server's temporary refusal, kept per message for the per-provider figures (which refusals a
+ * provider answers most): the enhanced code when the reply has one, else the reply code.
+ */
+async function recordDeferrals(trx: Knex.Transaction, rows: Array<Touched & { email_key?: string }>, o: Extract<Outcome, { result: 'retry' }>, now: string): Promise<void> {
+  if (!rows.length) return;
+  const code = /\b[45]\.\d{1,3}\.\d{1,3}\b/.exec(o.error)?.[0] ?? String(o.code);
+  const text = o.error.replace(/^[A-Z]+:\s*/, '').slice(0, 200);
+  await trx('message_deferrals').insert(
+    rows.map((row) => ({ message_id: row.id, user_id: row.user_id, domain: String(row.email_key ?? '').slice(String(row.email_key ?? '').lastIndexOf('@') + 1), code, text, created_at: now })),
+  );
 }
 
 /** Distinct non-null ids, ascending. */

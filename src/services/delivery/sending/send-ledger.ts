@@ -28,6 +28,8 @@ import { MessageSources, sourceKey, type MessageSource } from '../messages';
 import { VOID_SYSTEM_MAIL } from '../notices';
 import { AccountRateLimiter, handOverFailure, PinnedRelayMissing, RelayRouter, type Routed } from '../relays';
 import { decideClaim, type ClaimFacts, type Verdict } from './decide';
+import { createMxLookup } from '../../../mail/domain-records';
+import { createDomainClassifier } from '../providers';
 
 /** What the ledger tells the rest of the service about (events become notification mail). */
 export interface SendHooks extends StartHooks {
@@ -70,7 +72,7 @@ export interface MessageKind {
 
 export interface SendLedgerDeps {
   db: Knex;
-  config: Pick<Config, 'baseUrl' | 'mailRate' | 'bounceDomain' | 'smtpUrl' | 'sendMaxAttempts' | 'sendRetryMs' | 'relayAllowPrivate' | 'dkim'> & { domains?: Pick<Config['domains'], 'requireDomainAuth'> };
+  config: Pick<Config, 'baseUrl' | 'mailRate' | 'bounceDomain' | 'smtpUrl' | 'sendMaxAttempts' | 'sendRetryMs' | 'relayAllowPrivate' | 'dkim'> & { domains?: Partial<Pick<Config['domains'], 'requireDomainAuth' | 'dnsServers'>> };
   logger: Logger;
   secret: string;
   /** The instance's own way out: system mail, and campaign mail of accounts without a relay for its domain. */
@@ -165,8 +167,20 @@ export function createSendLedger(deps: SendLedgerDeps, options: SendLedgerOption
     [MESSAGE_KIND.system, system],
   ]);
 
+  // Recipient domains are classified by provider in the background: a send's when it starts,
+  // and those checked more than a day ago now and then; the sending never waits for DNS.
+  const classifier = createDomainClassifier({ db, lookupMx: createMxLookup(deps.config.domains?.dnsServers ?? []), logger, now });
+  const classifyInBackground = (sendId: number) => void classifier.classifySend(sendId).catch((err) => logger.warn({ err, sendId }, 'classifying a send\'s recipient domains failed'));
+
   const feeds: LedgerFeed[] = [
-    { startDue: async (at) => (await startDueSingleSends(db, at, hooks, { requireDomainAuth })).length },
+    {
+      startDue: async (at) => {
+        const started = await startDueSingleSends(db, at, hooks, { requireDomainAuth });
+        for (const send of started) classifyInBackground(send.id);
+        return started.length;
+      },
+    },
+    { startDue: async () => (await classifier.refreshStale(), 0), everyMs: 10 * 60_000 },
     { startDue: (at) => decideDueAbTests(db, at) },
     ...(deps.feeds ?? []),
   ];
