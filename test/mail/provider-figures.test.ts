@@ -60,7 +60,7 @@ describe('figures per mailbox provider', () => {
 
     await run();
     // Classified in the background when the send started: one lookup per domain.
-    await until(async () => (await h.runtime.db('recipient_domains').count({ n: '*' }).first())?.n == 4);
+    await until(async () => Number((await h.runtime.db('recipient_domains').count({ n: '*' }).first())?.n) === 4, 10_000, 'the four domains classified');
     const classes = await h.runtime.db('recipient_domains').orderBy('domain').select('domain', 'provider', 'mx');
     expect(classes).toEqual([
       { domain: 'gmail-like.test', provider: 'google', mx: 'gmail-smtp-in.l.google.com,alt1.gmail-smtp-in.l.google.com' },

@@ -17,6 +17,13 @@ export type Outcome =
   /** linkVersion: the automation step's link numbers the message carried (link_versions). */
   | { id: number; result: 'sent'; templateErrors?: boolean; relayId?: number | null; providerMessageId?: string | null; linkVersion?: number | null }
   | { id: number; result: 'retry'; attempts: number; code: number | null; error: string }
+  /** Not attempted (its provider is slowed or its cap reached): queued again for `until`, its claim's attempt given back. */
+  | { id: number; result: 'held'; until: Date }
+  /**
+   * Deferred by a provider that throttles the sender: a deferral, not an attempt (it never makes
+   * the message fail); queued again for when the provider's wait ends.
+   */
+  | { id: number; result: 'throttled'; until: Date; code: number | null; error: string }
   | { id: number; result: 'bounce'; userId: number; emailKey: string; code: number | null; error: string }
   | { id: number; result: 'suppressed'; error: string }
   /** Given up at once (it may already have gone out twice: see IN_DOUBT_TWICE). */
@@ -212,6 +219,15 @@ async function moveRows(w: Writing, outcomes: Outcome[], sends: { id: number; st
       }).returning([...RETURNING, 'email_key']);
       (final ? moved.failed : moved.other).push(...rows);
       if (o.code !== null) await recordDeferrals(trx, rows, o, now);
+    } else if (o.result === 'held' || o.result === 'throttled') {
+      const given = { available_at: o.until.toISOString(), attempts: trx.raw('?? - 1', ['attempts']) };
+      // Held before it started: a crash's trace on it stays. Throttled: it was refused, so it certainly did not go.
+      const patch = o.result === 'held'
+        ? { ...given, unconfirmed: trx.raw('??', ['unconfirmed']) }
+        : { ...given, smtp_code: o.code, last_error: o.error.slice(0, 500), bounce_class: bounceClass(null, o.error) };
+      const rows = await end(mine().where({ id: o.id }), 'retry', patch).returning([...RETURNING, 'email_key']);
+      moved.other.push(...rows);
+      if (o.result === 'throttled') await recordDeferrals(trx, rows, o, now);
     } else if (o.result === 'failed') {
       moved.failed.push(...(await end(mine().where({ id: o.id }), 'fail', { last_error: o.error.slice(0, 500) }).returning(RETURNING)));
     } else if (o.result === 'policy') {
@@ -342,7 +358,7 @@ export async function completeSends(db: Knex, sendIds: number[], now: Date, onCo
  * A server's temporary refusal, kept per message for the per-provider figures (which refusals a
  * provider answers most): the enhanced code when the reply has one, else the reply code.
  */
-async function recordDeferrals(trx: Knex.Transaction, rows: Array<Touched & { email_key?: string }>, o: Extract<Outcome, { result: 'retry' }>, now: string): Promise<void> {
+async function recordDeferrals(trx: Knex.Transaction, rows: Array<Touched & { email_key?: string }>, o: { code: number | null; error: string }, now: string): Promise<void> {
   if (!rows.length) return;
   const code = /\b[45]\.\d{1,3}\.\d{1,3}\b/.exec(o.error)?.[0] ?? String(o.code);
   const text = o.error.replace(/^[A-Z]+:\s*/, '').slice(0, 200);

@@ -1,3 +1,4 @@
 export { PROVIDER_TABLE, PROVIDERS, providerLabel, providerOfMx, isProvider, type Provider } from './provider-table';
 export { createDomainClassifier, domainOf, DOMAIN_CHECK_MS, type DomainClassifier } from './recipient-domains';
 export { createProviderFiguresService, type ProviderFiguresRecord, type ProviderDayRecord, type DeferralCount, type ProviderFiguresService } from './provider-figures';
+export { isThrottling, ProviderThrottles, slowedProviders, THROTTLING, afterDeferral, afterDelivery, heldUntil, type SlowedProvider, type ThrottleState } from './provider-throttle';

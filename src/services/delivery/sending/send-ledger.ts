@@ -29,7 +29,7 @@ import { VOID_SYSTEM_MAIL } from '../notices';
 import { AccountRateLimiter, handOverFailure, PinnedRelayMissing, RelayRouter, type Routed } from '../relays';
 import { decideClaim, type ClaimFacts, type Verdict } from './decide';
 import { createMxLookup } from '../../../mail/domain-records';
-import { createDomainClassifier } from '../providers';
+import { createDomainClassifier, domainOf, isThrottling, ProviderThrottles, type Provider } from '../providers';
 
 /** What the ledger tells the rest of the service about (events become notification mail). */
 export interface SendHooks extends StartHooks {
@@ -57,6 +57,8 @@ export interface Claimed extends ClaimFacts {
   person: Record<string, unknown>;
   /** What a campaign message is built from (its send's or step's content); none for system mail. */
   source?: MessageSource;
+  /** The mailbox provider of its domain as known now (`other` until the domain resolves). */
+  provider?: Provider;
 }
 
 /**
@@ -132,6 +134,10 @@ export interface SendLedger {
 }
 
 const NO_ROUTE: Routed = { relayId: null, providerMessageId: null };
+/** A slowed provider's slot further away than this is waited for queued, not by a sleeping worker. */
+const SLOT_WAIT_MAX_MS = 2000;
+/** How long a started send waits for its recipient domains' lookups before its messages go. */
+const CLASSIFY_WAIT_MS = 5000;
 
 export function createSendLedger(deps: SendLedgerDeps, options: SendLedgerOptions = {}): SendLedger {
   const { db, logger, transport, hooks = {} } = deps;
@@ -170,13 +176,22 @@ export function createSendLedger(deps: SendLedgerDeps, options: SendLedgerOption
   // Recipient domains are classified by provider in the background: a send's when it starts,
   // and those checked more than a day ago now and then; the sending never waits for DNS.
   const classifier = createDomainClassifier({ db, lookupMx: createMxLookup(deps.config.domains?.dnsServers ?? []), logger, now });
-  const classifyInBackground = (sendId: number) => void classifier.classifySend(sendId).catch((err) => logger.warn({ err, sendId }, 'classifying a send\'s recipient domains failed'));
+  // A started send's domains are classified before its first messages are claimed when DNS
+  // answers within a few seconds; past that the lookups go on in the background.
+  const classifyStarted = async (sendId: number) => {
+    const done = classifier.classifySend(sendId).catch((err) => logger.warn({ err, sendId }, 'classifying a send\'s recipient domains failed'));
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([done, new Promise<void>((resolve) => (timer = setTimeout(resolve, CLASSIFY_WAIT_MS).unref()))]);
+    clearTimeout(timer);
+  };
+
+  const throttles = new ProviderThrottles(db, retryBaseMs);
 
   const feeds: LedgerFeed[] = [
     {
       startDue: async (at) => {
         const started = await startDueSingleSends(db, at, hooks, { requireDomainAuth });
-        for (const send of started) classifyInBackground(send.id);
+        for (const send of started) await classifyStarted(send.id);
         return started.length;
       },
     },
@@ -258,21 +273,41 @@ export function createSendLedger(deps: SendLedgerDeps, options: SendLedgerOption
         return key ? bySource.get(key) : undefined;
       };
       const suppressed = await suppressedRowIds(db, rows, (row) => sourceOf(row)?.groupId ?? null);
+      // One query for the batch's providers; domains not seen yet are looked up in the background.
+      const domains = [...new Set(rows.map((row) => domainOf(row.email_key)))];
+      const providers = await classifier.providersOf(domains);
+      void classifier.classify(domains).catch((err) => logger.warn({ err }, 'classifying recipient domains failed'));
+      await throttles.refresh();
       return rows.map((row) => {
         const person = people(row);
-        return { row, person, source: sourceOf(row), unmailable: suppressed.has(Number(row.id)) || !!person.deleted_at };
+        const provider = providers.get(domainOf(row.email_key)) ?? 'other';
+        return { row, person, source: sourceOf(row), provider, unmailable: suppressed.has(Number(row.id)) || !!person.deleted_at };
       });
     },
 
-    decide: (claimed) => decideClaim(claimed, maxAttempts),
+    decide(claimed) {
+      const verdict = decideClaim(claimed, maxAttempts);
+      if (verdict.verdict !== 'go' || !claimed.provider) return verdict;
+      // A provider that deferred for the sender's volume waits: its messages are not attempted meanwhile.
+      const until = throttles.heldUntil(claimed.provider, now());
+      return until ? { verdict: 'wait', outcome: { id: Number(claimed.row.id), result: 'held', until } } : verdict;
+    },
 
     async send(claimed) {
       const { row } = claimed;
+      // `other` gathers unrelated domains: one of them deferring slows no one else.
+      const provider = claimed.provider && claimed.provider !== 'other' ? claimed.provider : undefined;
       const id = Number(row.id);
       const kind = kinds.get(row.kind) ?? campaign;
       try {
         const message = await kind.build(claimed);
         if (!message) return { id, result: 'suppressed', error: VOID_SYSTEM_MAIL };
+        if (provider) {
+          // A slowed provider's next slot: a short wait is waited, a long one is waited queued.
+          const wait = await throttles.slot(provider, now());
+          if (wait > SLOT_WAIT_MAX_MS) return { id, result: 'held', until: new Date(now().getTime() + wait) };
+          if (wait > 0) await sleep(wait);
+        }
         await limiter.take(Number(row.user_id));
         // Nothing goes out before its start is durable: a crash then leaves a trace on it.
         if (!(await writer.start(id))) {
@@ -280,6 +315,8 @@ export function createSendLedger(deps: SendLedgerDeps, options: SendLedgerOption
           return undefined;
         }
         const routed = await kind.send(claimed, stamp(message, id));
+        // It went out: whatever happens to the bookkeeping, it is recorded as sent.
+        if (provider) await throttles.delivered(provider, now()).catch((err) => logger.warn({ err, provider }, 'recording a provider\'s delivery failed'));
         return { id, result: 'sent', ...routed, linkVersion: claimed.source?.linkVersion ?? null, ...(message.templateErrors ? { templateErrors: true } : {}) };
       } catch (err) {
         // Out of time while the machine was busy: the template is not to blame, a later try may render it.
@@ -293,6 +330,11 @@ export function createSendLedger(deps: SendLedgerDeps, options: SendLedgerOption
         if (err instanceof PinnedRelayMissing) sources.forget(row);
         const { failure, relayId } = handOverFailure(err);
         const outcome = failedOutcome(row, failure, relayId);
+        if (provider && outcome.result === 'retry' && isThrottling(outcome.code, outcome.error)) {
+          const code = /\b4\.\d{1,3}\.\d{1,3}\b/.exec(outcome.error)?.[0] ?? String(outcome.code ?? '');
+          const until = await throttles.deferred(provider, code, outcome.error, now()).catch((err) => void logger.warn({ err, provider }, 'recording a provider\'s deferral failed'));
+          if (until) return { id, result: 'throttled', until, code: outcome.code, error: outcome.error };
+        }
         return outcome.result === 'unconfirmed' ? { ...outcome, linkVersion: claimed.source?.linkVersion ?? null } : outcome;
       }
     },
