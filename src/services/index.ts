@@ -148,7 +148,7 @@ export function createServices(deps: ServiceDeps) {
     ownTemplates: createOwnTemplatesService(deps),
     preferences: createPreferencesService(deps),
     recipientReport: createRecipientReportService(deps),
-    providerFigures: createProviderFiguresService({ db: deps.db, classifier: createDomainClassifier({ db: deps.db, lookupMx: createMxLookup(deps.config.domains.dnsServers), logger: deps.logger }) }),
+    providerFigures: createProviderFiguresService({ db: deps.db, lines: deps.config.deliverability, classifier: createDomainClassifier({ db: deps.db, lookupMx: createMxLookup(deps.config.domains.dnsServers), logger: deps.logger }) }),
     resends: createResendsService(deps),
     retention: createRetentionService(deps),
     cleanup: createCleanupService({ ...deps, contacts }),

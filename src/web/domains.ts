@@ -8,6 +8,10 @@ import { onInvalid } from './errors';
 import { pagerOf, pagingOf } from './paging';
 import type { WebRoutes } from './routes';
 import type { Views } from './views';
+import { providerPanel, sumDays } from './provider-figures';
+
+/** Days of per-provider figures the domain's page sums. */
+const PROVIDER_DAYS_SHOWN = 7;
 
 /** What each record is for, in the words the page uses. */
 const PURPOSE_LABELS: Record<string, string> = {
@@ -18,7 +22,8 @@ const PURPOSE_LABELS: Record<string, string> = {
 };
 
 /** Sending domains: the same service and rules as `/domains*` of the API. */
-export function mountDomains(routes: WebRoutes, { sendingDomains }: Services, views: Views): void {
+export function mountDomains(routes: WebRoutes, services: Services, views: Views): void {
+  const { sendingDomains, providerFigures } = services;
   const idOf = (req: Request) => toId(req.params.id) ?? 0;
   const listData = async (req: Request) => {
     const result = await sendingDomains.list(ctxOf(req), pagingOf(req));
@@ -26,7 +31,9 @@ export function mountDomains(routes: WebRoutes, { sendingDomains }: Services, vi
   };
   const showPage = async (req: Request, res: Response) => {
     const domain = await sendingDomains.get(ctxOf(req), idOf(req));
-    views.page(req, res, 'domains/show.njk', { title: domain.domain, domain, purposes: PURPOSE_LABELS });
+    const days = await providerFigures.ofSendingDomain(ctxOf(req), domain.id, PROVIDER_DAYS_SHOWN);
+    const byProvider = await providerPanel(services, sumDays(days), req.account!.time_zone);
+    views.page(req, res, 'domains/show.njk', { title: domain.domain, domain, purposes: PURPOSE_LABELS, byProvider, providerDays: PROVIDER_DAYS_SHOWN });
   };
 
   routes.get('/domains', async (req, res) => views.page(req, res, 'domains/index.njk', await listData(req)));

@@ -25,6 +25,7 @@ import { TRACKING_SWITCHES } from './settings';
 import { withSendStatus } from './statuses';
 import type { WebRoutes } from './routes';
 import type { Views } from './views';
+import { providerPanel } from './provider-figures';
 
 const LIST = { 'single-send-list': 'single-sends/macros.njk#list' } as const;
 const STATS = { 'send-stats': 'single-sends/macros.njk#stats' } as const;
@@ -159,7 +160,7 @@ export function mountSingleSends(routes: WebRoutes, services: Services, views: V
     const started = send.status >= SINGLE_SEND_STATUS.running;
     const onLocalClock = send.schedule_type === SCHEDULE_LOCAL_TIME && started;
     const shown = recipientFilterOf(req);
-    const [types, segmentList, opens, failures, engagement, waiting, abTest, history, bounced, whoGot] = await Promise.all([
+    const [types, segmentList, opens, failures, engagement, waiting, abTest, history, bounced, whoGot, byProvider] = await Promise.all([
       contactTypes.list(ctx),
       segments.list(ctx),
       sendInsights.opensOverTime(ctx, send.id),
@@ -173,6 +174,7 @@ export function mountSingleSends(routes: WebRoutes, services: Services, views: V
       send.bounces > 0 ? services.recipientReport.page(ctx, { singleSend: send.utr }, 'bounced', { page: 1, perPage: BOUNCES_SHOWN }).then((r) => r.rows) : [],
       // Who it went to, one page, filtered as the API's recipients report: "who failed and why" without a file.
       started ? services.recipientReport.page(ctx, { singleSend: send.utr }, shown, pagingOf(req, RECIPIENTS_PER_PAGE)) : undefined,
+      started ? services.providerFigures.ofSingleSend(ctx, send.utr).then((figures) => providerPanel(services, figures, req.account!.time_zone)) : undefined,
     ]);
     const names = new Map([
       ...types.rows.map((t): [string, string] => [`contacts_${t.id}`, t.name]),
@@ -185,6 +187,7 @@ export function mountSingleSends(routes: WebRoutes, services: Services, views: V
       opens: opensChart(opens),
       failures,
       bounced,
+      byProvider,
       engagement,
       waiting,
       abTest,

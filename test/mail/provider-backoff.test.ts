@@ -3,6 +3,7 @@ import { useHarness, TestAccount } from '../support/harness';
 import { manualClock, sendingFixtures, testWorker } from '../support/fixtures';
 import { useSmtpSink } from '../support/smtp';
 import { startDnsServer, TestDnsServer } from '../support/dns';
+import { signIn } from '../support/web';
 
 /**
  * Backoff per provider: a real SMTP sink defers the Gmail-hosted recipients with 421 4.7.28 for
@@ -74,6 +75,13 @@ describe('backoff when a provider defers for the sender\'s volume', () => {
     expect(rows.filter((r) => r.state !== MESSAGE_STATE.queued)).toEqual([]);
     expect(Math.max(...rows.map((r) => Number(r.attempts)))).toBe(0);
 
+    // The send's report says so in plain words, beside its figures per provider.
+    const web = await signIn(h, alice);
+    const page = (await web.agent.get(`/single-sends/${String((await f.send(send)).utr)}`).expect(200)).text;
+    expect(page).toMatch(/Gmail is deferring: sending to it slowed since (\d{4}-\d{2}-\d{2} )?\d{2}:\d{2}/);
+    expect(page).toContain('By mailbox provider');
+    expect(page).toContain('4.7.28');
+
     gmailDeferring = false;
     clock.advance(300_000);
     await run();
@@ -83,7 +91,7 @@ describe('backoff when a provider defers for the sender\'s volume', () => {
     // Twelve deliveries: two steps back up.
     expect(await throttle()).toMatchObject({ level: 1 });
     // Each throttled try was counted as a deferral of its message.
-    const deferrals = await h.runtime.db('message_deferrals').whereIn('message_id', rows.map((r) => r.id)).count({ n: '*' }).first();
+    const deferrals = await h.runtime.db('message_deferrals').whereIn('message_id', rows.map((r) => Number(r.id))).count({ n: '*' }).first();
     expect(Number(deferrals?.n)).toBeGreaterThanOrEqual(3);
   });
 });

@@ -3,6 +3,7 @@ import { manualClock, sendingFixtures, testWorker } from '../support/fixtures';
 import { useSmtpSink } from '../support/smtp';
 import { startDnsServer, TestDnsServer } from '../support/dns';
 import { until } from '../support/wait';
+import { signIn } from '../support/web';
 
 /**
  * Per-provider figures of a send: recipient domains classified by their MX hosts through a real
@@ -69,7 +70,8 @@ describe('figures per mailbox provider', () => {
       { domain: 'plain.test', provider: 'other', mx: 'mx.plain.test' },
     ]);
 
-    clock.advance(60_000);
+    // Gmail's wait after a throttling deferral: SEND_RETRY_SECONDS and up to a quarter more.
+    clock.advance(80_000);
     await run();
     const deferral = { code: '4.7.28', text: expect.stringContaining('unusual rate of unsolicited mail'), count: 1 };
     expect(await figures(`/single-send/providers?utr=${utr}`)).toEqual([
@@ -88,6 +90,13 @@ describe('figures per mailbox provider', () => {
     const days = await figures(`/domains/providers?id=${domain.id}&days=7`);
     expect(days.map((d) => [d.provider, d.sent, d.delivered, d.deferred])).toEqual([['google', 3, 3, 1], ['microsoft', 2, 1, 0], ['other', 1, 1, 0]]);
     expect(days[0].day).toBe(clock.now().toISOString().slice(0, 10));
+
+    // The domain's page: the same figures as a table and a chart, in plain words.
+    const web = await signIn(h, alice);
+    const page = (await web.agent.get(`/domains/${domain.id}`).expect(200)).text;
+    expect(page).toContain('The last 7 days by mailbox provider');
+    expect(page).toMatch(/<th scope="row">Gmail<\/th>\s*<td>3<\/td>\s*<td>3<\/td>\s*<td>1<\/td>/);
+    expect(page).toContain('Delivered per provider');
   });
 
   test('when the figures are asked for with a wrong utr, another account\'s send or days out of range then they answer 404 and 422', async () => {

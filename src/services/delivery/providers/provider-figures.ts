@@ -7,6 +7,13 @@ import { isUtr } from '../../../lib/utr';
 import type { Ctx } from '../../context';
 import { PROVIDERS, type Provider } from './provider-table';
 import type { DomainClassifier } from './recipient-domains';
+import { slowedProviders } from './provider-throttle';
+
+/** The complaint and bounce rates at which the guard pauses (COMPLAINT_PAUSE_RATE, BOUNCE_PAUSE_RATE). */
+export interface GuardLines {
+  complaintPauseRate: number;
+  bouncePauseRate: number;
+}
 
 /** The most frequent temporary refusals of a provider. */
 export interface DeferralCount {
@@ -68,7 +75,7 @@ function emptyFigures(provider: Provider): ProviderFiguresRecord {
  * rows do not carry their provider: each message's domain is joined to its provider when the
  * figures are read, so a domain resolved after the send moves to its provider.
  */
-export function createProviderFiguresService({ db, classifier }: { db: Knex; classifier: Pick<DomainClassifier, 'providersOf'> }) {
+export function createProviderFiguresService({ db, classifier, lines }: { db: Knex; classifier: Pick<DomainClassifier, 'providersOf'>; lines?: GuardLines }) {
   /** Figures by domain (and day) summed into providers; deferral codes likewise. */
   async function gather(messages: () => Knex.QueryBuilder, dayColumn?: string): Promise<Map<string, Map<Provider, ProviderFiguresRecord>>> {
     const rows = await figuresQuery(db, messages(), dayColumn);
@@ -107,6 +114,15 @@ export function createProviderFiguresService({ db, classifier }: { db: Knex; cla
     PROVIDERS.map((p) => providers?.get(p)).filter((f): f is ProviderFiguresRecord => !!f && FIGURES.some((name) => f[name] > 0));
 
   return {
+    /** Whether a provider's complaint or bounce rate (over delivered) crossed the line at which the guard pauses. */
+    crossed(figures: Pick<ProviderFiguresRecord, 'delivered' | 'complained' | 'bounced'>): { complaints: boolean; bounces: boolean } {
+      if (!lines || figures.delivered <= 0) return { complaints: false, bounces: false };
+      return { complaints: figures.complained / figures.delivered >= lines.complaintPauseRate, bounces: figures.bounced / figures.delivered >= lines.bouncePauseRate };
+    },
+
+    /** The providers the sending is slowed down for now (they deferred for the sender's volume). */
+    slowed: () => slowedProviders(db),
+
     /** `GET /single-send/providers?utr=`. */
     async ofSingleSend(ctx: Ctx, utr: string): Promise<ProviderFiguresRecord[]> {
       const send = isUtr(utr) ? await db('single_sends').where({ user_id: ctx.userId, utr }).whereNull('deleted_at').first('id') : undefined;
