@@ -94,6 +94,14 @@ describe('roles and keys: nobody climbs above their role, and a key goes with it
     expect(roles).toEqual({ 'Dana admin key': 'editor', 'Dana script': 'editor', 'admin key': 'admin' });
     expect((await entries('user.role_changed')).map((e) => e.summary)).toEqual([`${admin.email}: admin → editor; 1 API key lowered to editor (Dana admin key)`]);
 
+    // Disabled: their keys stop at once (the key was just used, so it is in this process's cache), and work again once enabled.
+    await h.api(owner).post(`/users/update?id=${admin.id}`).send({ status: 'disabled' }).expect(200);
+    await h.api(made).get('/contacts-type').expect(UNAUTHENTICATED);
+    await h.api(secondKey).get('/contacts-type').expect(UNAUTHENTICATED);
+    await h.api(ownersKey).get('/contacts-type').expect(200);
+    await h.api(owner).post(`/users/update?id=${admin.id}`).send({ status: 'active' }).expect(200);
+    await h.api(made).get('/contacts-type').expect(200);
+
     // Removed: every key they made stops at once; the owner's key stays.
     await h.api(owner).delete(`/users/delete?id=${admin.id}`).expect(200);
     await h.api(made).get('/contacts-type').expect(UNAUTHENTICATED);

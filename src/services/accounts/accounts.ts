@@ -61,8 +61,11 @@ export function createAccountsService({ db, config }: Pick<ServiceDeps, 'db' | '
     }
     const row = await db('api_keys')
       .join('accounts', 'accounts.id', 'api_keys.user_id')
+      // A key works only while the person responsible for it may act: a disabled maker's keys stop with them.
+      .leftJoin('team_users as maker', 'maker.id', 'api_keys.made_by')
       .where('api_keys.public_key', publicKeyValue)
       .whereNull('accounts.deleted_at')
+      .where((q) => q.whereNull('maker.status').orWhereNot('maker.status', 'disabled'))
       .first([
         ...ACCOUNT_COLUMNS.map((c) => `accounts.${c}`),
         'api_keys.id as key_id',

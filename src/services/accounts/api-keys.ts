@@ -73,6 +73,12 @@ export async function revokeKeysOf(trx: Knex, accountId: number, teamUserId: num
   return { publicKeys: rows.map((r) => r.public_key), summary: keysLine(rows.map((r) => r.name), 'revoked') };
 }
 
+/** The public keys a person made: forgotten from the cache when they are disabled, so they stop at once here. */
+export async function keysMadeBy(trx: Knex, accountId: number, teamUserId: number): Promise<string[]> {
+  const rows: { public_key: string }[] = await trx('api_keys').where({ user_id: accountId, made_by: teamUserId }).select('public_key');
+  return rows.map((r) => r.public_key);
+}
+
 /** Lowers the keys a person made to their new role, where they rank above it (a key never outranks its maker). */
 export async function capKeysOf(trx: Knex, accountId: number, teamUserId: number, role: TeamRole): Promise<{ publicKeys: string[]; summary: string }> {
   const above = TEAM_ROLES.slice(0, TEAM_ROLES.indexOf(role));

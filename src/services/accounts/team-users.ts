@@ -11,7 +11,7 @@ import type { Ctx, ServiceDeps } from '../context';
 import { DeliveredNow, deliverNow, queueSystemMail } from '../delivery/notices';
 import { queuedTeamLink } from '../delivery/notices';
 import { AuditEntry, recordAudit } from '../shared/audit-writer';
-import { capKeysOf, revokeKeysOf } from './api-keys';
+import { capKeysOf, keysMadeBy, revokeKeysOf } from './api-keys';
 import { TEAM_MEMBER_COLUMNS, TeamMember, teamMemberOf, userActor } from './team-identity';
 
 /** Hashed when the address is unknown, so the time taken does not tell whether it is. */
@@ -230,7 +230,7 @@ export function createTeamUsersService(deps: Pick<ServiceDeps, 'db' | 'config' |
     /**
      * A new role or status. Handing ownership (`role: owner`) is the owner's alone, to an
      * active admin, who becomes the owner while the former owner becomes an admin. The
-     * owner's own role and status change only that way. A disabled person is signed out.
+     * owner's own role and status change only that way. A disabled person is signed out, and the keys they made stop working until they are enabled again.
      */
     async update(ctx: Ctx, id: number, change: TeamUserChange): Promise<void> {
       const member = await found(ctx, id);
@@ -272,7 +272,7 @@ export function createTeamUsersService(deps: Pick<ServiceDeps, 'db' | 'config' |
         if (change.status === 'disabled') await trx('sessions').where({ team_user_id: id }).delete();
         const keys = change.role ? await capKeysOf(trx, ctx.userId, id, change.role) : { publicKeys: [], summary: '' };
         await recordAudit(trx, ctx, teamChangeEntry(member, change, keys.summary), now);
-        return keys.publicKeys;
+        return change.status === 'disabled' ? await keysMadeBy(trx, ctx.userId, id) : keys.publicKeys;
       });
       forgetKeys(capped);
     },
