@@ -56,6 +56,7 @@ import * as relayTlsVerify from './20261129_0831_relay-tls-verify';
 import * as bounceClasses from './20261129_1400_bounce-classes';
 import * as recipientDomains from './20261129_1401_recipient-domains';
 import * as providerThrottles from './20261129_1402_provider-throttles';
+import * as providerPauses from './20261129_1403_provider-pauses';
 
 /**
  * The ordered list of migrations. A static list (instead of a directory scan) makes the
@@ -120,6 +121,7 @@ export const migrations: ReadonlyArray<[name: string, migration: Knex.Migration]
   ['20261129_1400_bounce-classes', bounceClasses],
   ['20261129_1401_recipient-domains', recipientDomains],
   ['20261129_1402_provider-throttles', providerThrottles],
+  ['20261129_1403_provider-pauses', providerPauses],
 ];
 
 export const migrationSource: Knex.MigrationSource<[string, Knex.Migration]> = {

@@ -320,6 +320,8 @@ export const AUDIT_ACTIONS = [
   'sending_domain.created',
   'sending_domain.verified',
   'sending_domain.deleted',
+  'sending_domain.provider_paused',
+  'sending_domain.provider_resumed',
   'relay.created',
   'relay.updated',
   'relay.deleted',

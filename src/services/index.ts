@@ -42,7 +42,7 @@ import { createDesignEditorService } from './campaigns/design-editor';
 import { createOwnTemplatesService } from './campaigns/own-templates';
 import { createPreferencesService } from './delivery/recipients';
 import { createRecipientReportService } from './delivery/reports';
-import { createDomainClassifier, createProviderFiguresService } from './delivery/providers';
+import { createDomainClassifier, createProviderFiguresService, createProviderGuard } from './delivery/providers';
 import { createMxLookup } from '../mail/domain-records';
 import { createResendsService } from './campaigns/resends';
 import { createCleanupService } from './maintenance/cleanup';
@@ -107,6 +107,7 @@ export function createServices(deps: ServiceDeps) {
   const signupForms = createSignupFormsService({ ...deps, fields, contactTypes });
   const webView = createWebViewService(deps);
   const accounts = createAccountsService(deps);
+  const providerFigures = createProviderFiguresService({ db: deps.db, lines: deps.config.deliverability, classifier: createDomainClassifier({ db: deps.db, lookupMx: createMxLookup(deps.config.domains.dnsServers), logger: deps.logger }) });
   return {
     accounts,
     contactTypes,
@@ -148,7 +149,8 @@ export function createServices(deps: ServiceDeps) {
     ownTemplates: createOwnTemplatesService(deps),
     preferences: createPreferencesService(deps),
     recipientReport: createRecipientReportService(deps),
-    providerFigures: createProviderFiguresService({ db: deps.db, lines: deps.config.deliverability, classifier: createDomainClassifier({ db: deps.db, lookupMx: createMxLookup(deps.config.domains.dnsServers), logger: deps.logger }) }),
+    providerFigures,
+    providerGuard: createProviderGuard({ db: deps.db, figures: providerFigures, settings: deps.config.deliverability }),
     resends: createResendsService(deps),
     retention: createRetentionService(deps),
     cleanup: createCleanupService({ ...deps, contacts }),

@@ -80,6 +80,8 @@ export const AUDIT_ACTION_LABELS: Record<AuditAction, string> = {
   'sending_domain.created': 'Added a sending domain',
   'sending_domain.verified': 'A sending domain was verified',
   'sending_domain.deleted': 'Deleted a sending domain',
+  'sending_domain.provider_paused': 'Paused a sending domain\'s mail to a provider',
+  'sending_domain.provider_resumed': 'Resumed a sending domain\'s mail to a provider',
   'relay.created': 'Added a relay',
   'relay.updated': 'Changed a relay',
   'relay.deleted': 'Deleted a relay',

@@ -23,7 +23,7 @@ const PURPOSE_LABELS: Record<string, string> = {
 
 /** Sending domains: the same service and rules as `/domains*` of the API. */
 export function mountDomains(routes: WebRoutes, services: Services, views: Views): void {
-  const { sendingDomains, providerFigures } = services;
+  const { sendingDomains, providerFigures, providerGuard } = services;
   const idOf = (req: Request) => toId(req.params.id) ?? 0;
   const listData = async (req: Request) => {
     const result = await sendingDomains.list(ctxOf(req), pagingOf(req));
@@ -33,7 +33,8 @@ export function mountDomains(routes: WebRoutes, services: Services, views: Views
     const domain = await sendingDomains.get(ctxOf(req), idOf(req));
     const days = await providerFigures.ofSendingDomain(ctxOf(req), domain.id, PROVIDER_DAYS_SHOWN);
     const byProvider = await providerPanel(services, sumDays(days), req.account!.time_zone);
-    views.page(req, res, 'domains/show.njk', { title: domain.domain, domain, purposes: PURPOSE_LABELS, byProvider, providerDays: PROVIDER_DAYS_SHOWN });
+    const pauses = await providerGuard.ofDomain(ctxOf(req), domain.id);
+    views.page(req, res, 'domains/show.njk', { title: domain.domain, domain, purposes: PURPOSE_LABELS, byProvider, pauses, providerDays: PROVIDER_DAYS_SHOWN });
   };
 
   routes.get('/domains', async (req, res) => views.page(req, res, 'domains/index.njk', await listData(req)));
@@ -44,6 +45,12 @@ export function mountDomains(routes: WebRoutes, services: Services, views: Views
   });
 
   routes.get('/domains/:id', showPage);
+
+  // The guard paused this domain's mail to a provider: an admin lets it go on.
+  routes.post('/domains/:id/resume', async (req, res) => {
+    await providerGuard.resume(ctxOf(req), idOf(req), String(req.body.provider ?? ''));
+    views.redirect(res, `/domains/${idOf(req)}`, 'Resumed: its queued mail to that provider goes out again.');
+  });
 
   routes.post('/domains/:id/verify', async (req, res) => {
     const domain = await sendingDomains.verify(ctxOf(req), idOf(req));

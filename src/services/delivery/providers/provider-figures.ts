@@ -139,6 +139,11 @@ export function createProviderFiguresService({ db, classifier, lines }: { db: Kn
       return ordered(figures.get(''));
     },
 
+    /** The messages sent from a sending domain since `since`, per provider (the guard's window). */
+    async ofDomainSince(userId: number, domain: string, since: string, afterId = 0): Promise<ProviderFiguresRecord[]> {
+      return ordered((await gather(() => fromDomain(db, userId, domain, since).where('m.id', '>', afterId))).get(''));
+    },
+
     /**
      * `GET /domains/providers?id=&days=`: the messages sent from the sending domain (their From
      * address's domain) over the last `days` UTC days, per day and provider, oldest day first.

@@ -29,7 +29,7 @@ import { VOID_SYSTEM_MAIL } from '../notices';
 import { AccountRateLimiter, handOverFailure, PinnedRelayMissing, RelayRouter, type Routed } from '../relays';
 import { decideClaim, type ClaimFacts, type Verdict } from './decide';
 import { createMxLookup } from '../../../mail/domain-records';
-import { createDomainClassifier, domainOf, isThrottling, ProviderThrottles, type Provider } from '../providers';
+import { createDomainClassifier, createProviderFiguresService, createProviderGuard, domainOf, isThrottling, pauseKey, PAUSED_RECHECK_MS, ProviderThrottles, type Provider, type ProviderPause } from '../providers';
 
 /** What the ledger tells the rest of the service about (events become notification mail). */
 export interface SendHooks extends StartHooks {
@@ -37,6 +37,8 @@ export interface SendHooks extends StartHooks {
   sendPausedForPolicy?(pause: PolicyPause, trx: Knex.Transaction): Promise<void>;
   /** A send was paused for messages whose template did not render (in the ledger write's transaction, once per send). */
   sendPausedForTemplateErrors?(pause: PolicyPause, trx: Knex.Transaction): Promise<void>;
+  /** The guard paused a sending domain's mail to a provider (in the pause's transaction, once per pause). */
+  providerPaused?(pause: ProviderPause, trx: Knex.Transaction): Promise<void>;
 }
 
 /**
@@ -59,6 +61,8 @@ export interface Claimed extends ClaimFacts {
   source?: MessageSource;
   /** The mailbox provider of its domain as known now (`other` until the domain resolves). */
   provider?: Provider;
+  /** Its From domain's mail to that provider is paused by the guard: it stays queued. */
+  paused?: boolean;
 }
 
 /**
@@ -74,7 +78,7 @@ export interface MessageKind {
 
 export interface SendLedgerDeps {
   db: Knex;
-  config: Pick<Config, 'baseUrl' | 'mailRate' | 'bounceDomain' | 'smtpUrl' | 'sendMaxAttempts' | 'sendRetryMs' | 'relayAllowPrivate' | 'dkim'> & { domains?: Partial<Pick<Config['domains'], 'requireDomainAuth' | 'dnsServers'>> };
+  config: Pick<Config, 'baseUrl' | 'mailRate' | 'bounceDomain' | 'smtpUrl' | 'sendMaxAttempts' | 'sendRetryMs' | 'relayAllowPrivate' | 'dkim'> & { domains?: Partial<Pick<Config['domains'], 'requireDomainAuth' | 'dnsServers'>>; deliverability?: Config['deliverability'] };
   logger: Logger;
   secret: string;
   /** The instance's own way out: system mail, and campaign mail of accounts without a relay for its domain. */
@@ -186,6 +190,8 @@ export function createSendLedger(deps: SendLedgerDeps, options: SendLedgerOption
   };
 
   const throttles = new ProviderThrottles(db, retryBaseMs);
+  const guardSettings = deps.config.deliverability;
+  const guard = guardSettings ? createProviderGuard({ db, figures: createProviderFiguresService({ db, classifier }), settings: guardSettings }) : undefined;
 
   const feeds: LedgerFeed[] = [
     {
@@ -196,6 +202,7 @@ export function createSendLedger(deps: SendLedgerDeps, options: SendLedgerOption
       },
     },
     { startDue: async () => (await classifier.refreshStale(), 0), everyMs: 10 * 60_000 },
+    ...(guard ? [{ startDue: async (at: Date) => (await guard.check(at, hooks.providerPaused), 0), everyMs: 5 * 60_000 }] : []),
     { startDue: (at) => decideDueAbTests(db, at) },
     ...(deps.feeds ?? []),
   ];
@@ -278,16 +285,22 @@ export function createSendLedger(deps: SendLedgerDeps, options: SendLedgerOption
       const providers = await classifier.providersOf(domains);
       void classifier.classify(domains).catch((err) => logger.warn({ err }, 'classifying recipient domains failed'));
       await throttles.refresh();
+      const paused = guard ? await guard.pausedKeys([...new Set(rows.map((row) => Number(row.user_id)))]) : new Set<string>();
       return rows.map((row) => {
         const person = people(row);
+        const source = sourceOf(row);
         const provider = providers.get(domainOf(row.email_key)) ?? 'other';
-        return { row, person, source: sourceOf(row), provider, unmailable: suppressed.has(Number(row.id)) || !!person.deleted_at };
+        const from = source?.from.address;
+        const isPaused = !!from && paused.size > 0 && paused.has(pauseKey(Number(row.user_id), domainOf(from), provider));
+        return { row, person, source, provider, paused: isPaused, unmailable: suppressed.has(Number(row.id)) || !!person.deleted_at };
       });
     },
 
     decide(claimed) {
       const verdict = decideClaim(claimed, maxAttempts);
       if (verdict.verdict !== 'go' || !claimed.provider) return verdict;
+      // Paused by the guard: it stays queued and is looked at again later.
+      if (claimed.paused) return { verdict: 'wait', outcome: { id: Number(claimed.row.id), result: 'held', until: new Date(now().getTime() + PAUSED_RECHECK_MS) } };
       // A provider that deferred for the sender's volume waits: its messages are not attempted meanwhile.
       const until = throttles.heldUntil(claimed.provider, now());
       return until ? { verdict: 'wait', outcome: { id: Number(claimed.row.id), result: 'held', until } } : verdict;
