@@ -57,6 +57,7 @@ import * as bounceClasses from './20261129_1400_bounce-classes';
 import * as recipientDomains from './20261129_1401_recipient-domains';
 import * as providerThrottles from './20261129_1402_provider-throttles';
 import * as providerPauses from './20261129_1403_provider-pauses';
+import * as warmup from './20261129_1404_warmup';
 
 /**
  * The ordered list of migrations. A static list (instead of a directory scan) makes the
@@ -122,6 +123,7 @@ export const migrations: ReadonlyArray<[name: string, migration: Knex.Migration]
   ['20261129_1401_recipient-domains', recipientDomains],
   ['20261129_1402_provider-throttles', providerThrottles],
   ['20261129_1403_provider-pauses', providerPauses],
+  ['20261129_1404_warmup', warmup],
 ];
 
 export const migrationSource: Knex.MigrationSource<[string, Knex.Migration]> = {

@@ -438,6 +438,8 @@ export const RECORDS = {
     })),
     last_checked_at: nullable(timestamp),
     verified_at: nullable(timestamp),
+    warmup: { ...nullable(arrayOf({ type: 'integer', minimum: 1 })), description: 'The warm-up schedule: each day\'s cap per mailbox provider from `warmup_started_at` (then 30% more a day until no cap); null: none.' },
+    warmup_started_at: nullable(timestamp),
     ...stamps,
   }),
   Webhook: record<WebhookRecord>('An outgoing webhook (`secret` only in the answer of save, and of update with rotate_secret).', {

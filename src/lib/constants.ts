@@ -322,6 +322,7 @@ export const AUDIT_ACTIONS = [
   'sending_domain.deleted',
   'sending_domain.provider_paused',
   'sending_domain.provider_resumed',
+  'sending_domain.warmup_changed',
   'relay.created',
   'relay.updated',
   'relay.deleted',

@@ -42,7 +42,7 @@ import { createDesignEditorService } from './campaigns/design-editor';
 import { createOwnTemplatesService } from './campaigns/own-templates';
 import { createPreferencesService } from './delivery/recipients';
 import { createRecipientReportService } from './delivery/reports';
-import { createDomainClassifier, createProviderFiguresService, createProviderGuard } from './delivery/providers';
+import { createDomainClassifier, createProviderFiguresService, createProviderGuard, warmupToday } from './delivery/providers';
 import { createMxLookup } from '../mail/domain-records';
 import { createResendsService } from './campaigns/resends';
 import { createCleanupService } from './maintenance/cleanup';
@@ -150,6 +150,8 @@ export function createServices(deps: ServiceDeps) {
     preferences: createPreferencesService(deps),
     recipientReport: createRecipientReportService(deps),
     providerFigures,
+    /** A sending domain's warm-up: today's cap and use per provider (its page). */
+    warmups: { today: (domain: { id: number; warmup: number[] | null; warmup_started_at: string | null }) => warmupToday(deps.db, domain) },
     providerGuard: createProviderGuard({ db: deps.db, figures: providerFigures, settings: deps.config.deliverability }),
     resends: createResendsService(deps),
     retention: createRetentionService(deps),

@@ -82,6 +82,7 @@ export const AUDIT_ACTION_LABELS: Record<AuditAction, string> = {
   'sending_domain.deleted': 'Deleted a sending domain',
   'sending_domain.provider_paused': 'Paused a sending domain\'s mail to a provider',
   'sending_domain.provider_resumed': 'Resumed a sending domain\'s mail to a provider',
+  'sending_domain.warmup_changed': 'Changed a sending domain\'s warm-up',
   'relay.created': 'Added a relay',
   'relay.updated': 'Changed a relay',
   'relay.deleted': 'Deleted a relay',

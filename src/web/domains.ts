@@ -34,7 +34,8 @@ export function mountDomains(routes: WebRoutes, services: Services, views: Views
     const days = await providerFigures.ofSendingDomain(ctxOf(req), domain.id, PROVIDER_DAYS_SHOWN);
     const byProvider = await providerPanel(services, sumDays(days), req.account!.time_zone);
     const pauses = await providerGuard.ofDomain(ctxOf(req), domain.id);
-    views.page(req, res, 'domains/show.njk', { title: domain.domain, domain, purposes: PURPOSE_LABELS, byProvider, pauses, providerDays: PROVIDER_DAYS_SHOWN });
+    const warmup = await services.warmups.today(domain);
+    views.page(req, res, 'domains/show.njk', { title: domain.domain, domain, purposes: PURPOSE_LABELS, byProvider, pauses, warmup, providerDays: PROVIDER_DAYS_SHOWN });
   };
 
   routes.get('/domains', async (req, res) => views.page(req, res, 'domains/index.njk', await listData(req)));

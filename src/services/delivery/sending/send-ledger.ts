@@ -29,7 +29,7 @@ import { VOID_SYSTEM_MAIL } from '../notices';
 import { AccountRateLimiter, handOverFailure, PinnedRelayMissing, RelayRouter, type Routed } from '../relays';
 import { decideClaim, type ClaimFacts, type Verdict } from './decide';
 import { createMxLookup } from '../../../mail/domain-records';
-import { createDomainClassifier, createProviderFiguresService, createProviderGuard, domainOf, isThrottling, pauseKey, PAUSED_RECHECK_MS, ProviderThrottles, type Provider, type ProviderPause } from '../providers';
+import { createDomainClassifier, createProviderFiguresService, createProviderGuard, domainOf, isThrottling, pauseKey, PAUSED_RECHECK_MS, ProviderThrottles, createWarmups, nextDay, type Provider, type ProviderPause, type Warmup } from '../providers';
 
 /** What the ledger tells the rest of the service about (events become notification mail). */
 export interface SendHooks extends StartHooks {
@@ -63,6 +63,8 @@ export interface Claimed extends ClaimFacts {
   provider?: Provider;
   /** Its From domain's mail to that provider is paused by the guard: it stays queued. */
   paused?: boolean;
+  /** Its From domain's warm-up schedule, when it has one. */
+  warmup?: Warmup;
 }
 
 /**
@@ -190,6 +192,7 @@ export function createSendLedger(deps: SendLedgerDeps, options: SendLedgerOption
   };
 
   const throttles = new ProviderThrottles(db, retryBaseMs);
+  const warmups = createWarmups(db);
   const guardSettings = deps.config.deliverability;
   const guard = guardSettings ? createProviderGuard({ db, figures: createProviderFiguresService({ db, classifier }), settings: guardSettings }) : undefined;
 
@@ -285,14 +288,17 @@ export function createSendLedger(deps: SendLedgerDeps, options: SendLedgerOption
       const providers = await classifier.providersOf(domains);
       void classifier.classify(domains).catch((err) => logger.warn({ err }, 'classifying recipient domains failed'));
       await throttles.refresh();
-      const paused = guard ? await guard.pausedKeys([...new Set(rows.map((row) => Number(row.user_id)))]) : new Set<string>();
+      const userIds = [...new Set(rows.map((row) => Number(row.user_id)))];
+      const paused = guard ? await guard.pausedKeys(userIds) : new Set<string>();
+      const warming = await warmups.of(userIds);
       return rows.map((row) => {
         const person = people(row);
         const source = sourceOf(row);
         const provider = providers.get(domainOf(row.email_key)) ?? 'other';
         const from = source?.from.address;
         const isPaused = !!from && paused.size > 0 && paused.has(pauseKey(Number(row.user_id), domainOf(from), provider));
-        return { row, person, source, provider, paused: isPaused, unmailable: suppressed.has(Number(row.id)) || !!person.deleted_at };
+        const warmup = from ? warming.get(`${Number(row.user_id)}|${domainOf(from).toLowerCase()}`) : undefined;
+        return { row, person, source, provider, paused: isPaused, warmup, unmailable: suppressed.has(Number(row.id)) || !!person.deleted_at };
       });
     },
 
@@ -321,6 +327,8 @@ export function createSendLedger(deps: SendLedgerDeps, options: SendLedgerOption
           if (wait > SLOT_WAIT_MAX_MS) return { id, result: 'held', until: new Date(now().getTime() + wait) };
           if (wait > 0) await sleep(wait);
         }
+        // Past today's warm-up cap for its provider: queued for tomorrow, not attempted.
+        if (claimed.warmup && claimed.provider && !(await warmups.take(claimed.warmup, claimed.provider, now()))) return { id, result: 'held', until: nextDay(now()) };
         await limiter.take(Number(row.user_id));
         // Nothing goes out before its start is durable: a crash then leaves a trace on it.
         if (!(await writer.start(id))) {
