@@ -53,6 +53,9 @@ import * as keyMakersFromLog from './20261129_0801_key-makers-from-log';
 import * as oneResend from './20261129_0820_one-resend';
 import * as linkVersions from './20261129_0830_link-versions';
 import * as relayTlsVerify from './20261129_0831_relay-tls-verify';
+import * as sendPauseReason from './20261129_1100_send-pause-reason';
+import * as abTestDecision from './20261129_1101_ab-test-decision';
+import * as fieldLabels from './20261129_1130_field-labels';
 import * as bounceClasses from './20261129_1400_bounce-classes';
 import * as recipientDomains from './20261129_1401_recipient-domains';
 import * as providerThrottles from './20261129_1402_provider-throttles';
@@ -119,6 +122,9 @@ export const migrations: ReadonlyArray<[name: string, migration: Knex.Migration]
   ['20261129_0820_one-resend', oneResend],
   ['20261129_0830_link-versions', linkVersions],
   ['20261129_0831_relay-tls-verify', relayTlsVerify],
+  ['20261129_1100_send-pause-reason', sendPauseReason],
+  ['20261129_1101_ab-test-decision', abTestDecision],
+  ['20261129_1130_field-labels', fieldLabels],
   ['20261129_1400_bounce-classes', bounceClasses],
   ['20261129_1401_recipient-domains', recipientDomains],
   ['20261129_1402_provider-throttles', providerThrottles],

@@ -21,6 +21,27 @@ export const RESERVED_FIELDS = [
 export const RESERVED_FIELD_NAMES: readonly string[] = RESERVED_FIELDS.map((f) => f.field_name);
 
 /**
+ * The words people see for the contact's own fields and the other names a segment selects on
+ * (the dashboard's builder, forms and lists): never the column names. A custom field shows its
+ * label, else its name (the account chose it).
+ */
+export const FIELD_LABELS: Readonly<Record<string, string>> = {
+  email: 'Email',
+  first_name: 'First name',
+  last_name: 'Last name',
+  alt_email: 'Other email',
+  country: 'Country',
+  state: 'State',
+  city: 'City',
+  address_line1: 'Address line 1',
+  address_line2: 'Address line 2',
+  state_province_region: 'State, province or region',
+  postal_code: 'Postal code',
+  created_at: 'Date added',
+  full_name: 'Full name',
+};
+
+/**
  * Placeholders filled at send time, not stored on a contact. The sender's two come from the
  * send's sender; the preference link is a link in HTML text and the bare URL in an attribute
  * or the text part; the full name joins the first and last name.
@@ -362,6 +383,14 @@ export const RELAY_LIMITS = {
 } as const;
 
 /**
+ * Why the service paused a single send (`single_sends.pause_reason`; null: paused by a person):
+ * receivers' policy refusals, a template that does not render, an unverified sending domain at
+ * its start (REQUIRE_DOMAIN_AUTH).
+ */
+export const SEND_PAUSE_REASONS = ['policy', 'template_error', 'unauthenticated'] as const;
+export type SendPauseReason = (typeof SEND_PAUSE_REASONS)[number];
+
+/**
  * Refusals that mean "your authentication or reputation", not "this address": they never
  * suppress the address; the message fails with reason `policy` and the send pauses once
  * `minCount` of them or `share` of the messages attempted are refused so.
@@ -459,9 +488,9 @@ export const TWO_FACTOR = {
 } as const;
 
 /**
- * Whom a preview is shown as when the audience has nobody yet (or a search finds nobody): a
- * made-up contact, so placeholders show as values rather than as empty text. Custom fields show
- * their own name in brackets.
+ * Whom a preview is shown as when the audience has nobody yet (or a search finds nobody), and
+ * whom the public archive's messages are rendered for: a made-up contact, so placeholders show
+ * as values rather than as empty text. Custom fields show their own name in brackets.
  */
 export const SAMPLE_CONTACT = {
   first_name: 'Alex',

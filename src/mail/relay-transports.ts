@@ -6,6 +6,7 @@ import { sendgrid } from './relays/sendgrid';
 import { ses } from './relays/ses';
 import { checkRelayHost, isPolicyRefusal, RelayContext, RelayFailure, RelaySettings, RelayTransport, RelayTransportOptions } from './relays/shared';
 import { classifySmtpError, smtpTransport } from './relays/smtp';
+import { wholeSentences } from './transport';
 
 // The one door to the relays: each provider lives in its own file under relays/, what they share in relays/shared.ts.
 export { checkRelayHost, fromDomain, isPolicyRefusal } from './relays/shared';
@@ -62,7 +63,7 @@ export function classifyRelayError(kind: RelayKind, err: unknown): RelayFailure 
   if (e.code === 'EPRIVATE' || e.code === 'EDNS') return { relayDown: true, outcome: 'retry', code: null, message: String(e.message) };
   if (!provider) return classifySmtpError(err);
   const { status, text, errorCode } = provider.errorOf(e);
-  const message = `${kind}${status ? ` ${status}` : ''}: ${text}`.slice(0, 480);
+  const message = wholeSentences(`${kind}${status ? ` ${status}` : ''}: ${text}`);
   if (status === null || status >= 500 || status === 429 || status === 401) return { relayDown: true, outcome: 'retry', code: status, message };
   if (isPolicyRefusal(text) || provider.refusesSender(status, errorCode)) return { relayDown: false, outcome: 'policy', code: status, message };
   if (provider.refusesAddress?.(status, errorCode)) return { relayDown: false, outcome: 'bounce', code: status, message };

@@ -139,6 +139,41 @@ export function mailOptions({ encoded, dkim, ...message }: Omit<OutgoingMessage,
   return { envelope: built.envelope, raw: built.raw, messageId: built.messageId, ...signing };
 }
 
+/** How long a failure's text may be (its column holds 500). */
+const ANSWER_MAX = 480;
+
+/**
+ * An SMTP answer as one line: a multi-line reply (`550-5.7.26 This mail…\n550-5.7.26 Gmail
+ * requires…\n550 5.7.26 …`) keeps its codes once and every line's words, so it reads as the
+ * server wrote it instead of stopping at the end of its first line.
+ */
+export function smtpAnswer(response: string): string {
+  const lines = response.split(/\r?\n/).map((line) => line.trim()).filter(Boolean);
+  const codes = /^(\d{3})[- ](?:(\d\.\d{1,3}\.\d{1,3})(?:\s+|$))?/;
+  const first = codes.exec(lines[0] ?? '');
+  const words = lines.map((line) => line.replace(codes, '').trim()).filter(Boolean).join(' ').replace(/\s+/g, ' ');
+  const head = first ? [first[1], first[2]].filter(Boolean).join(' ') : '';
+  return wholeSentences(head ? `${head} ${words}`.trim() : words);
+}
+
+/**
+ * A failure's text as stored before answers were kept whole (`EMESSAGE: 550-5.7.26 …`): the
+ * library's code before a server's answer left out, the answer's first code read as a final one.
+ */
+export function storedAnswer(text: string): string {
+  return text.replace(/^E[A-Z]{3,}: (?=\d{3}[- ])/, '').replace(/^(\d{3})-/, '$1 ');
+}
+
+/** Text cut to fit ANSWER_MAX at the end of a sentence (or else of a word), never in the middle of one. */
+export function wholeSentences(text: string, max = ANSWER_MAX): string {
+  if (text.length <= max) return text;
+  const room = text.slice(0, max - 1);
+  const sentence = Math.max(room.lastIndexOf('. '), room.lastIndexOf('! '), room.lastIndexOf('? '));
+  if (sentence > max / 3) return `${room.slice(0, sentence + 1)} …`;
+  const word = room.lastIndexOf(' ');
+  return `${room.slice(0, word > 0 ? word : room.length)} …`;
+}
+
 /** What to do with a message whose send failed. */
 export interface SendFailure {
   /**
@@ -159,8 +194,11 @@ export interface SendFailure {
 export function classifySendError(err: unknown): SendFailure {
   const e = err as { responseCode?: unknown; response?: unknown; message?: unknown; code?: unknown };
   const code = typeof e?.responseCode === 'number' ? e.responseCode : null;
-  const text = String(e?.response ?? e?.message ?? err).split('\n')[0].slice(0, 480);
-  const message = e?.code && !text.includes(String(e.code)) ? `${String(e.code)}: ${text}` : text;
+  // A server's answer is shown as it said it, without the library's code (`EMESSAGE:`); an
+  // error without an answer (a refused connection) keeps its code, which is all it has.
+  const answered = typeof e?.response === 'string' && e.response.trim() !== '';
+  const text = answered ? smtpAnswer(String(e.response)) : wholeSentences(String(e?.message ?? err).replace(/\s+/g, ' ').trim());
+  const message = !answered && e?.code && !text.includes(String(e.code)) ? `${String(e.code)}: ${text}` : text;
   if (wasHandedOver(err) && code === null && !['EENVELOPE', 'EMESSAGE', 'EAUTH', 'ESTREAM'].includes(String(e?.code))) {
     return { outcome: 'unconfirmed', code: null, message: `${UNCONFIRMED_WORDS} (smtp: ${message})`.slice(0, 480) };
   }

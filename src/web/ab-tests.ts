@@ -20,11 +20,13 @@ const rate = (hits: number, delivered: number) => (delivered > 0 ? `${Math.round
 export function presentAbTest(test: AbTestDetails | null) {
   if (!test) return null;
   const testing = test.status === 'testing';
+  // Once the winner went, the test's rows keep the figures it was decided on; the rest has its own row.
   return {
     ...test,
     metricLabel: test.winner_metric === 'clicks' ? 'click rate' : 'open rate',
     winnerLetter: test.winner === null ? null : LETTERS[test.winner],
-    variants: test.variants.map((v) => ({
+    rest: test.rest && { ...test.rest, openRate: rate(test.rest.unique_opens, test.rest.delivered), clickRate: rate(test.rest.unique_clicks, test.rest.delivered) },
+    variants: test.variants.map((live) => ({ ...live, ...(test.decided[live.index] ?? {}) })).map((v) => ({
       ...v,
       letter: LETTERS[v.index],
       openRate: rate(v.unique_opens, v.delivered),

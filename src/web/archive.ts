@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import { createViews } from '../lib/views';
 import type { Services } from '../services';
 import type { ArchiveItem } from '../services/campaigns/archive';
+import { escapeHtml } from '../mail/template';
 import { plainErrorHandler } from './plain-error';
 import { sendMessagePage } from './web-view';
 
@@ -14,6 +15,19 @@ const xmlText = (value: string) => value.replace(NOT_XML, '');
 /** A page number from the query: 1 unless a plain positive number. */
 function pageOf(value: unknown): number {
   return typeof value === 'string' && /^[1-9]\d{0,5}$/.test(value) ? Number(value) : 1;
+}
+
+/**
+ * An archived message with a way back to its archive above it: the reader may have come from
+ * a feed or a shared link, and the message's own HTML has no such link. Inline styles only (the
+ * page's policy allows no style sheet of ours), right after <body> (or at the start).
+ */
+export function withArchiveLink(html: string, archiveUrl: string): string {
+  const link =
+    '<p style="margin:0;padding:12px 16px;font:14px/1.5 -apple-system,BlinkMacSystemFont,\'Segoe UI\',Roboto,Helvetica,Arial,sans-serif;background:#ffffff;color:#1f2937;text-align:center">' +
+    `<a href="${escapeHtml(archiveUrl)}" style="color:#1d4ed8;text-decoration:underline;display:inline-block;min-height:24px;padding:2px 4px">All emails in this archive</a></p>`;
+  const body = /<body[^>]*>/i.exec(html);
+  return body ? html.slice(0, body.index + body[0].length) + link + html.slice(body.index + body[0].length) : link + html;
 }
 
 /**
@@ -45,7 +59,7 @@ export function createArchiveRouter({ archive }: Services, logger: Logger): Rout
   router.get('/archive/:id/:utr', async (req, res) => {
     const item = await archive.item(String(req.params.id), String(req.params.utr));
     if (!item) return notFound(res);
-    sendMessagePage(res, item.html, 'public, max-age=300');
+    sendMessagePage(res, withArchiveLink(item.html, item.archiveUrl), 'public, max-age=300');
   });
 
   router.use(plainErrorHandler(logger));

@@ -6,7 +6,7 @@ import { streamCsv } from '../http/stream';
 import { ctxOf } from '../http/context';
 import type { Config } from '../config';
 import { toId } from '../lib/http';
-import { CUSTOM_FIELD_TYPES, CustomFieldType, LIMITS, RESERVED_FIELD_NAMES } from '../lib/constants';
+import { CUSTOM_FIELD_TYPES, CustomFieldType, FIELD_LABELS, LIMITS, RESERVED_FIELD_NAMES } from '../lib/constants';
 import type { Ctx } from '../services/context';
 import { fieldNameOf, guessFieldType } from '../services/audience/custom-field-values';
 import { ValidationError } from '../lib/errors';
@@ -46,28 +46,14 @@ export function typeNameOf(fileName: string): string {
 
 const DELIMITER_NAMES: Record<string, string> = { ',': 'commas', ';': 'semicolons', '\t': 'tabs', '|': 'vertical bars' };
 
-/** Labels of the reserved fields on the mapping page (plain words, never field names). */
-const RESERVED_LABELS: Record<string, string> = {
-  email: 'Email',
-  first_name: 'First name',
-  last_name: 'Last name',
-  alt_email: 'Other email',
-  country: 'Country',
-  state: 'State',
-  city: 'City',
-  address_line1: 'Address line 1',
-  address_line2: 'Address line 2',
-  state_province_region: 'State, province or region',
-  postal_code: 'Postal code',
-};
 
 /** The choices of each column's select: ignore, the contact's fields, the special targets, the custom fields. */
-function targetOptions(customNames: string[]) {
+function targetOptions(custom: Array<{ field_name: string; label: string }>) {
   return [
     { label: 'Skip', options: [{ value: IGNORE, label: 'Do not import this column' }] },
-    { label: 'Contact fields', options: RESERVED_FIELD_NAMES.map((name) => ({ value: name, label: RESERVED_LABELS[name] ?? name })) },
+    { label: 'Contact fields', options: RESERVED_FIELD_NAMES.map((name) => ({ value: name, label: FIELD_LABELS[name] ?? name })) },
     { label: 'Special', options: Object.entries(SPECIAL_TARGETS).map(([value, label]) => ({ value, label })) },
-    ...(customNames.length ? [{ label: 'Your custom fields', options: customNames.map((name) => ({ value: name, label: name })) }] : []),
+    ...(custom.length ? [{ label: 'Your custom fields', options: custom.map((f) => ({ value: f.field_name, label: f.label })) }] : []),
   ];
 }
 
@@ -156,12 +142,12 @@ export function mountContactImport(routes: WebRoutes, services: Services, views:
           // A column no field takes can become a new custom field, of the type its values suggest.
           newFields: CUSTOM_FIELD_TYPES.map((type) => ({
             value: `${NEW_FIELD}${type}`,
-            label: `New ${TYPE_WORDS[type]} field “${fieldName}”${type === guess ? ' (as the values suggest)' : ''}`,
+            label: `New ${TYPE_WORDS[type]} field “${name.trim() || fieldName}”${type === guess ? ' (as the values suggest)' : ''}`,
           })).sort((a, b) => Number(b.value === `${NEW_FIELD}${guess}`) - Number(a.value === `${NEW_FIELD}${guess}`)),
           target: chosen?.[at] ?? preview.mapping[name.trim()] ?? IGNORE,
         };
       }),
-      targets: targetOptions(defs.map((d) => d.field_name)),
+      targets: targetOptions(defs),
       delimiterName: DELIMITER_NAMES[preview.delimiter] ?? preview.delimiter,
     };
   };
@@ -175,7 +161,8 @@ export function mountContactImport(routes: WebRoutes, services: Services, views:
     if (!(CUSTOM_FIELD_TYPES as readonly string[]).includes(type)) throw ValidationError.of('column', `Choose what the column ${header} holds.`);
     const existing = (await fields.listCustom(ctx)).find((f) => f.field_name.toLowerCase() === name.toLowerCase());
     if (existing) return existing.field_name;
-    await fields.addCustom(ctx, { field_name: name, field_type: type as CustomFieldType });
+    // The header is what the person knows the column by: it stays the field's label.
+    await fields.addCustom(ctx, { field_name: name, field_type: type as CustomFieldType, label: header.trim() });
     return name;
   }
 

@@ -1,7 +1,7 @@
 import type { Request, Response } from 'express';
 import { customFieldRules } from '../http/inputs/fields';
 import { ctxOf } from '../http/context';
-import { CUSTOM_FIELD_TYPES, CustomFieldType } from '../lib/constants';
+import { CUSTOM_FIELD_TYPES, CustomFieldType, FIELD_LABELS } from '../lib/constants';
 import { bulkIds } from '../lib/http';
 import { validate } from '../http/validation';
 import type { Services } from '../services';
@@ -17,7 +17,7 @@ const TYPE_CHOICES = CUSTOM_FIELD_TYPES.map((value) => ({ value, label: TYPE_LAB
 export function mountCustomFields(routes: WebRoutes, { fields }: Services, views: Views): void {
   const data = async (req: Request) => {
     const [custom, reserved] = await Promise.all([fields.listCustom(ctxOf(req)), fields.listReserved()]);
-    return { title: 'Custom fields', fields: custom.reverse(), reserved: reserved.rows, types: TYPE_CHOICES, typeLabels: TYPE_LABELS };
+    return { title: 'Custom fields', fields: custom.reverse(), reserved: reserved.rows, fieldLabels: FIELD_LABELS, types: TYPE_CHOICES, typeLabels: TYPE_LABELS };
   };
   const page = async (req: Request, res: Response) => views.page(req, res, 'custom-fields/index.njk', await data(req), { fragments: LIST });
 

@@ -1,8 +1,9 @@
 import type { NextFunction, Request, Response } from 'express';
 import { ctxOf } from '../http/context';
-import { relayInputOf, relayRules } from '../http/inputs/relays';
+import { relayFormInputOf, relayFormRules, SMTP_SECURITY } from '../http/inputs/relays';
 import { validate } from '../http/validation';
 import { RELAY_KINDS } from '../lib/constants';
+import { ValidationError } from '../lib/errors';
 import { toId } from '../lib/http';
 import type { Services } from '../services';
 import { onInvalid } from './errors';
@@ -19,6 +20,23 @@ const KIND_LABELS: Record<(typeof RELAY_KINDS)[number], string> = {
   mailgun: 'Mailgun (API)',
 };
 const KINDS = RELAY_KINDS.map((value) => ({ value, label: KIND_LABELS[value] }));
+const SECURITY_LABELS: Record<(typeof SMTP_SECURITY)[number], string> = {
+  starttls: 'STARTTLS: encrypted after connecting (usually port 587)',
+  tls: 'TLS: encrypted from the start (usually port 465)',
+};
+const SECURITY_CHOICES = SMTP_SECURITY.map((value) => ({ value, label: SECURITY_LABELS[value] }));
+
+/** Where an SMTP relay's stored URL (without its password) points, in words: server, port and user. */
+function serverOf(url: string | null): string | undefined {
+  if (!url) return undefined;
+  try {
+    const parsed = new URL(url);
+    const port = parsed.port || (parsed.protocol === 'smtps:' ? '465' : '587');
+    return `${parsed.hostname}, port ${port}${parsed.username ? `, user ${decodeURIComponent(parsed.username)}` : ''}`;
+  } catch {
+    return undefined;
+  }
+}
 /** `tls_verify`: a server with a self-signed certificate (a Postfix of one's own) is trusted only when asked. */
 const CERTIFICATE_CHECKS = [
   { value: '1', label: 'Check the server\u2019s certificate' },
@@ -38,6 +56,17 @@ export async function relayChoices(relays: Services['relays'], req: Request): Pr
   ];
 }
 
+/**
+ * The service speaks of the API's `url`; the form has the server's name instead, so its
+ * messages (a host not found, a private address) go there, in the form's words.
+ */
+function onServerField(err: unknown): never {
+  if (!(err instanceof ValidationError) || !err.fields.url) throw err;
+  const { url, ...rest } = err.fields;
+  const said = url.map((m) => m.replace(/^The url host could not be found\.$/, 'This server could not be found.').replace(/^The url must point to a public address, not a private, loopback or link-local one\.$/, 'Enter a server on the internet: private, loopback and link-local addresses are refused.'));
+  throw new ValidationError({ ...rest, smtp_host: said });
+}
+
 /** The form's domains are one comma- or space-separated text: a list for the shared rules. */
 function domainsAsList(req: Request, _res: Response, next: NextFunction): void {
   if (req.body && typeof req.body.domains === 'string') req.body.domains = req.body.domains.split(/[\s,]+/).filter(Boolean);
@@ -54,15 +83,18 @@ export function mountRelays(routes: WebRoutes, { relays }: Services, views: View
   const listData = async (req: Request) => {
     const ctx = ctxOf(req);
     const [result, sent] = await Promise.all([relays.list(ctx, pagingOf(req)), relays.sentLastHour(ctx)]);
-    const rows = result.rows.map((r) => ({ ...r, kindLabel: KIND_LABELS[r.kind], sentLastHour: sent.get(r.id) ?? 0 }));
-    const values = req.method === 'POST' ? { ...req.body, domains: Array.isArray(req.body.domains) ? req.body.domains.join(', ') : req.body.domains, api_key: '' } : { kind: 'smtp', tls_verify: '1' };
-    return { title: 'Relays', rows, pager: pagerOf(req, result, '/relays'), kinds: KINDS, certificateChecks: CERTIFICATE_CHECKS, values };
+    const rows = result.rows.map((r) => ({ ...r, kindLabel: KIND_LABELS[r.kind], server: r.kind === 'smtp' ? serverOf(r.url) : r.endpoint, sentLastHour: sent.get(r.id) ?? 0 }));
+    // A refused form comes back without its password or API key: they are never shown again.
+    const values = req.method === 'POST'
+      ? { ...req.body, domains: Array.isArray(req.body.domains) ? req.body.domains.join(', ') : req.body.domains, api_key: '', smtp_password: '' }
+      : { kind: 'smtp', tls_verify: '1', smtp_security: 'starttls', smtp_port: '587' };
+    return { title: 'Relays', rows, pager: pagerOf(req, result, '/relays'), kinds: KINDS, certificateChecks: CERTIFICATE_CHECKS, securityChoices: SECURITY_CHOICES, values };
   };
 
   routes.get('/relays', async (req, res) => views.page(req, res, 'relays/index.njk', await listData(req)));
 
-  routes.post('/relays', domainsAsList, onInvalid('relays/index.njk', listData), validate(...relayRules()), async (req, res) => {
-    const relay = await relays.save(ctxOf(req), relayInputOf(req));
+  routes.post('/relays', domainsAsList, onInvalid('relays/index.njk', listData), validate(...relayFormRules()), async (req, res) => {
+    const relay = await relays.save(ctxOf(req), relayFormInputOf(req)).catch(onServerField);
     views.redirect(res, '/relays', `Relay \u201c${relay.name}\u201d added. Use \u201cTest\u201d to check it connects.`);
   });
 

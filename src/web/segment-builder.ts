@@ -1,4 +1,4 @@
-import { SEGMENT_OPERATORS, SegmentFieldKind } from '../lib/constants';
+import { FIELD_LABELS, SEGMENT_OPERATORS, SegmentFieldKind } from '../lib/constants';
 import { asArray } from '../lib/http';
 import type { CustomFieldDef } from '../services/audience/custom-field-values';
 import type { SegmentRecord } from '../services/audience/segment-records';
@@ -90,7 +90,7 @@ export function valueShape(kind: SegmentFieldKind, operator: string): ValueShape
 export function fieldChoices(defs: CustomFieldDef[]): FieldChoice[] {
   return [...segmentFields(defs)].map(([name, field]) => ({
     name,
-    label: field.kind === 'engagement' ? 'Email activity (opens, clicks, sends)' : name,
+    label: field.kind === 'engagement' ? 'Email activity (opens, clicks, sends)' : ('custom' in field ? field.custom.label : FIELD_LABELS[name]) || name,
     kind: field.kind,
     custom: 'custom' in field,
     operators: SEGMENT_OPERATORS[field.kind],
@@ -147,20 +147,22 @@ export function edited(conditions: Condition[], query: Record<string, unknown>, 
  * The stored conditions in words: `email contains “acme” and age is between “18” and “30”`,
  * `created_at in the last 30 days`, `opened “November news”` (sends by name when known).
  */
-export function describeRules(segment: SegmentRecord, sendNames: Map<string, string> = new Map()): string {
+export function describeRules(segment: SegmentRecord, sendNames: Map<string, string> = new Map(), choices: FieldChoice[] = []): string {
   const conditions = conditionsOfSegment(segment);
+  const labels = new Map(choices.map((c) => [c.name, c.label]));
   if (conditions.length === 0) return 'every contact of the type';
   const joiner = ` ${segment.query_type === 'or' ? 'or' : 'and'} `;
   return conditions
     .map((c) => {
       const values = c.values.slice(0, arity(c.operator));
-      if (c.operator === 'in the last') return `${c.field} in the last ${values[0]} days`;
-      if (c.operator === 'more than ago') return `${c.field} more than ${values[0]} days ago`;
+      const field = labels.get(c.field) ?? FIELD_LABELS[c.field] ?? c.field;
+      if (c.operator === 'in the last') return `${field} in the last ${values[0]} days`;
+      if (c.operator === 'more than ago') return `${field} more than ${values[0]} days ago`;
       if (c.field === 'engagement') {
         const send = values[0] === 'any' ? 'any send' : `“${sendNames.get(values[0]) ?? values[0]}”`;
         return `${operatorLabel(c.operator)} ${send}`;
       }
-      return [c.field, c.operator, values.map((v) => `“${v}”`).join(' and ')].filter(Boolean).join(' ');
+      return [field, c.operator, values.map((v) => `“${v}”`).join(' and ')].filter(Boolean).join(' ');
     })
     .join(joiner);
 }

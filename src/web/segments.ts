@@ -2,6 +2,7 @@ import type { Request, Response } from 'express';
 import { ctxOf } from '../http/context';
 import { recipientRules, segmentRules } from '../http/inputs/segments';
 import { ValidationError } from '../lib/errors';
+import { FIELD_LABELS, SEGMENT_ENGAGEMENT } from '../lib/constants';
 import { bulkIds, toId } from '../lib/http';
 import { validate } from '../http/validation';
 import type { Services } from '../services';
@@ -51,11 +52,14 @@ export function mountSegments(routes: WebRoutes, services: Services, views: View
   const listPage = async (req: Request, res: Response) => {
     const ctx = ctxOf(req);
     const [result, types] = await Promise.all([segments.list(ctx, pagingOf(req)), contactTypes.list(ctx)]);
+    // Custom fields' labels are read only when a condition on the page names one, so a list without costs no extra round trip.
+    const custom = result.rows.some((s) => s.select_field.some((name) => !(name in FIELD_LABELS) && name !== SEGMENT_ENGAGEMENT.field));
+    const choices = fieldChoices(custom ? await customFieldDefs(fields, ctx) : []);
     const typeNames = new Map(types.rows.map((t) => [t.id, t.name]));
     // Engagement conditions name their send by its name; the sends are read only when one does.
     const sends = result.rows.some((s) => s.select_field.includes('engagement')) ? await segments.sendChoices(ctx) : [];
     const sendNames = new Map(sends.map((s) => [s.utr, s.name]));
-    const rows = result.rows.map((s) => ({ ...s, typeName: typeNames.get(s.contact_type_id) ?? '', summary: describeRules(s, sendNames) }));
+    const rows = result.rows.map((s) => ({ ...s, typeName: typeNames.get(s.contact_type_id) ?? '', summary: describeRules(s, sendNames, choices) }));
     views.page(req, res, 'segments/index.njk', { title: 'Segments', segments: rows, pager: pagerOf(req, result, '/segments') }, { fragments: LIST });
   };
   const recipientsData = async (req: Request) => {
@@ -63,8 +67,8 @@ export function mountSegments(routes: WebRoutes, services: Services, views: View
     // Recipients first: a segment on relative dates or engagement is brought up to date as it is read.
     const result = await segments.recipientsPage(ctx, idOf(req), pagingOf(req));
     const segment = await segments.get(ctx, idOf(req));
-    const sends = segment.select_field.includes('engagement') ? await segments.sendChoices(ctx) : [];
-    return { title: segment.segment_name, segment, summary: describeRules(segment, new Map(sends.map((s) => [s.utr, s.name]))), rows: result.rows, pager: pagerOf(req, result, `/segments/${segment.id}`) };
+    const [sends, defs] = await Promise.all([segment.select_field.includes('engagement') ? segments.sendChoices(ctx) : [], customFieldDefs(fields, ctx)]);
+    return { title: segment.segment_name, segment, summary: describeRules(segment, new Map(sends.map((s) => [s.utr, s.name])), fieldChoices(defs)), rows: result.rows, pager: pagerOf(req, result, `/segments/${segment.id}`) };
   };
   const recipientsPage = async (req: Request, res: Response) =>
     views.page(req, res, 'segments/show.njk', await recipientsData(req), { fragments: RECIPIENTS });

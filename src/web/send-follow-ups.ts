@@ -41,8 +41,8 @@ export function mountSendFollowUps(routes: WebRoutes, services: Services, views:
   };
 
   routes.get('/single-sends/:utr/resend', async (req, res) => {
-    const data = await resendData(req);
-    views.page(req, res, 'single-sends/resend.njk', { ...data, values: { subject: data.send.subject, schedule_type: '0' } });
+    const [data, subject] = await Promise.all([resendData(req), resends.proposedSubject(ctxOf(req), String(req.params.utr))]);
+    views.page(req, res, 'single-sends/resend.njk', { ...data, values: { subject, schedule_type: '0' } });
   });
 
   // "Send now" posts schedule_type 0; "Save as a draft" posts none, so the resend waits for its confirm step.

@@ -37,7 +37,7 @@ export function mountSignupForms(routes: WebRoutes, { signupForms, contactTypes,
       fieldChoices: [
         ...Object.entries(FORM_TEXT_FIELDS).map(([value, label]) => ({ value, label })),
         { value: COUNTRY_FIELD, label: COUNTRY_LABEL },
-        ...custom.map((f) => ({ value: f.field_name, label: `${f.field_name} (custom field)` })),
+        ...custom.map((f) => ({ value: f.field_name, label: `${f.label} (custom field)` })),
       ],
       groups,
       groupChoices: groups.map((g) => ({ value: g.id, label: g.group_name })),
@@ -78,7 +78,7 @@ export function mountSignupForms(routes: WebRoutes, { signupForms, contactTypes,
     const offered = groups.filter((g) => form.group_ids.includes(g.id));
     const shown = formFields(
       form.fields,
-      custom.map((f) => ({ id: f.id, field_name: f.field_name, field_type: f.field_type as 'text' })),
+      custom.map((f) => ({ id: f.id, field_name: f.field_name, field_type: f.field_type as 'text', label: f.label })),
       form.required_fields,
       form.fields.includes(COUNTRY_FIELD) ? (await geography.countries()).map((c) => ({ value: c.id, label: c.name })) : [],
     );

@@ -160,7 +160,7 @@ export function mountSingleSends(routes: WebRoutes, services: Services, views: V
     const started = send.status >= SINGLE_SEND_STATUS.running;
     const onLocalClock = send.schedule_type === SCHEDULE_LOCAL_TIME && started;
     const shown = recipientFilterOf(req);
-    const [types, segmentList, opens, failures, engagement, waiting, abTest, history, bounced, whoGot, byProvider] = await Promise.all([
+    const [types, segmentList, opens, failures, engagement, waiting, abTest, history, bounced, whoGot, pause, byProvider] = await Promise.all([
       contactTypes.list(ctx),
       segments.list(ctx),
       sendInsights.opensOverTime(ctx, send.id),
@@ -174,6 +174,8 @@ export function mountSingleSends(routes: WebRoutes, services: Services, views: V
       send.bounces > 0 ? services.recipientReport.page(ctx, { singleSend: send.utr }, 'bounced', { page: 1, perPage: BOUNCES_SHOWN }).then((r) => r.rows) : [],
       // Who it went to, one page, filtered as the API's recipients report: "who failed and why" without a file.
       started ? services.recipientReport.page(ctx, { singleSend: send.utr }, shown, pagingOf(req, RECIPIENTS_PER_PAGE)) : undefined,
+      // A paused send says why, what to fix and how to go on.
+      send.status === SINGLE_SEND_STATUS.paused ? sendInsights.pauseOf(ctx, send.id) : undefined,
       started ? services.providerFigures.ofSingleSend(ctx, send.utr).then((figures) => providerPanel(services, figures, req.account!.time_zone)) : undefined,
     ]);
     const names = new Map([
@@ -192,6 +194,7 @@ export function mountSingleSends(routes: WebRoutes, services: Services, views: V
       waiting,
       abTest,
       who: whoOf(history),
+      pause: pause && { ...pause, domain: pause.domain && { ...pause.domain, failing: pause.domain.records.filter((r) => r.status !== 'ok') } },
       recipientList: whoGot && {
         rows: whoGot.rows.map((r) => ({ ...r, statusLabel: RECIPIENT_STATUS_LABELS[r.status] })),
         status: shown ?? '',
@@ -220,13 +223,17 @@ export function mountSingleSends(routes: WebRoutes, services: Services, views: V
     const ctx = ctxOf(req);
     const send = present(await singleSends.get(ctx, String(req.params.utr)));
     if (send.status !== SINGLE_SEND_STATUS.initiate) return views.redirect(res, `/single-sends/${send.utr}`);
-    const [count, empty, domainStatus, route] = await Promise.all([
+    const now = new Date();
+    const [count, empty, domainStatus, route, plan] = await Promise.all([
       services.sendControls.recipientCount(ctx, send.utr),
       services.designEditor.emptyPlaceholders(ctx, send.utr),
       services.sendControls.senderDomainStatus(ctx, send.utr),
       services.relays.routeOf(ctx, send.from_sender, send.relay_id),
+      // On each recipient's clock: who has no zone, and when the first and last messages go.
+      services.sendControls.localTimePlan(ctx, send.utr, now),
     ]);
-    views.page(req, res, 'single-sends/confirm.njk', { title: `Send ${send.single_send_name}`, send, count, empty, domainStatus, route, when: whenOf(req) });
+    const localTime = plan && { ...plan, firstAtOnce: plan.first !== null && Date.parse(plan.first) <= now.getTime() };
+    views.page(req, res, 'single-sends/confirm.njk', { title: `Send ${send.single_send_name}`, send, count, empty, domainStatus, route, localTime, when: whenOf(req) });
   });
   routes.post('/single-sends/:utr/confirm', async (req, res) => {
     const utr = String(req.params.utr);
@@ -289,14 +296,17 @@ export function mountSingleSends(routes: WebRoutes, services: Services, views: V
 }
 
 /** What a send's page says of who made it and who sent it on its way (from the audit log). */
-const SEND_HISTORY = ['single_send.created', 'single_send.started', 'single_send.scheduled'] as const;
+const SEND_HISTORY = ['single_send.created', 'single_send.started', 'single_send.scheduled', 'single_send.paused'] as const;
 
 function whoOf(history: AuditRecord[]) {
   const name = (e: AuditRecord) => (e.actor.type === 'system' ? 'the service' : e.actor.type === 'api_key' ? `${e.actor.name} (API key)` : e.actor.name);
+  const latest = (...actions: string[]) => [...history].reverse().find((e) => actions.includes(e.action));
   const created = history.find((e) => e.action === 'single_send.created');
-  const started = [...history].reverse().find((e) => e.action !== 'single_send.created');
+  const started = latest('single_send.started', 'single_send.scheduled');
+  const paused = latest('single_send.paused');
   return {
     created: created && { name: name(created), at: created.created_at },
     started: started && { name: name(started), at: started.created_at, scheduled: started.action === 'single_send.scheduled' },
+    paused: paused && { name: name(paused), at: paused.created_at, system: paused.actor.type === 'system' },
   };
 }

@@ -111,6 +111,18 @@ describe('A/B tests of a single send: a test share, a winner by the rule or by h
     // The send's totals add up the variants.
     expect(d.ab.variants.reduce((n: number, v: { delivered: number }) => n + v.delivered, 0)).toBe(d.delivered);
 
+    // The dashboard's view: the figures the rule decided on, kept; the rest counted apart; the
+    // choice said to be the rule's, and logged as the service's own in the same transaction.
+    const { db, services } = h.runtime;
+    const shown = await services.abTests.details(send.id);
+    expect(shown).toMatchObject({ chosen_by: 'rule', held: 0, rest: { triggered: 10, delivered: 10, unique_opens: 0 } });
+    expect(shown!.decided.map((v) => v && [v.triggered, v.delivered, v.unique_opens])).toEqual([[5, 5, 0], [5, 5, 2]]);
+    expect(await db('audit_log').where({ user_id: alice.user_id, action: 'single_send.ab_winner_chosen' }).select('actor_type', 'record_id', 'summary')).toEqual([
+      { actor_type: 'system', record_id: send.utr, summary: 'Rule: variant B won by the test’s rule, sent to the other 10 recipients' },
+    ]);
+    // A resend proposes the subject most recipients got: B's (15 of 20), not the send's own.
+    expect(await services.resends.proposedSubject({ userId: alice.user_id }, send.utr)).toBe('Curious subject, ((first_name))?');
+
     const got = received();
     expect([...got.keys()].sort()).toEqual([...send.emails].sort());
     for (const subjects of got.values()) expect(subjects).toHaveLength(1);
@@ -135,7 +147,15 @@ describe('A/B tests of a single send: a test share, a winner by the rule or by h
     expect((await details(send.utr)).ab.variants.map((v: { triggered: number }) => v.triggered)).toEqual([1, 1, 1]);
 
     expect((await h.api(alice).get(`/single/send/ab/choose?utr=${send.utr}&variant=3`).expect(422)).body).toEqual({ status: 'failed', errors: { variant: ['The selected variant is invalid.'] } });
+    expect((await h.runtime.services.abTests.details(send.id))).toMatchObject({ held: 7, chosen_by: null, rest: null, decided: [null, null, null] });
+    // The audit entry is written in the choice's transaction: when it cannot be written (here a
+    // route declared as a read, which may record nothing), no winner goes either.
+    const asRead = { userId: alice.user_id, route: { name: 'GET /a-read', effect: 'reads' as const, recorded: [] } };
+    await expect(h.runtime.services.abTests.choose(asRead, send.utr, 2)).rejects.toThrow('GET /a-read is registered as a read');
+    expect(await h.runtime.services.abTests.details(send.id)).toMatchObject({ status: 'testing', winner: null, held: 7, chosen_by: null });
     expect((await h.api(alice).get(`/single/send/ab/choose?utr=${send.utr}&variant=2`).expect(200)).body).toEqual({ status: 'success', message: 'Winner Sent' });
+    const entries = await h.runtime.db('audit_log').where({ user_id: alice.user_id, action: 'single_send.ab_winner_chosen' }).select('actor_type', 'summary');
+    expect(entries).toEqual([{ actor_type: expect.not.stringMatching(/^system$/), summary: 'Manual: variant C picked by hand, sent to the other 7 recipients' }]);
     await run();
 
     const d = await details(send.utr);
@@ -146,6 +166,8 @@ describe('A/B tests of a single send: a test share, a winner by the rule or by h
     expect([...got.keys()].sort()).toEqual([...send.emails].sort());
     for (const subjects of got.values()) expect(subjects).toHaveLength(1);
     expect(sink.messages.filter((m) => m.parsed.subject === 'Third subject')).toHaveLength(8);
+    expect(await h.runtime.services.abTests.details(send.id)).toMatchObject({ chosen_by: 'hand', held: 0, rest: { triggered: 7, delivered: 7 }, decided: [{ triggered: 1 }, { triggered: 1 }, { triggered: 1 }] });
+    expect(await h.runtime.services.resends.proposedSubject({ userId: alice.user_id }, send.utr)).toBe('Third subject');
     expect(String(sink.messages.find((m) => m.parsed.subject === 'Third subject')!.parsed.html)).toContain('Third preheader');
   });
 

@@ -50,8 +50,10 @@ describe('design templates and dynamic content', () => {
     for (const template of templates) {
       expect(() => JSON.parse(template.json_code)).not.toThrow();
       const used = [...template.html_code.matchAll(/\(\(([a-z0-9_]+)\)\)/g)].map((m) => m[1]);
-      for (const name of used) expect(REFERENCE_CONTENTS).toContain(name);
+      // The extension's web-view link ("View in your browser") besides the reference's names.
+      for (const name of used) expect([...REFERENCE_CONTENTS, 'webview_url']).toContain(name);
     }
+    expect(templates.filter((t) => t.is_blank === 0).every((t) => t.html_code.includes('<a href="((webview_url))"'))).toBe(true);
   });
 
   test('when a real template is read then it is responsive HTML', () => {

@@ -103,4 +103,12 @@ describe('notification recipients', () => {
   test('when bulk-delete ids are missing, not integers or too many then 422', async () => {
     await expectBulkIdRules(h.api(alice), '/notification-recipient/bulk-delete');
   });
+
+  test('when a new account is made as the CLI and the first start make it then its owner is its notification recipient, and a bare account has none', async () => {
+    const { services } = h.runtime;
+    const made = await services.accounts.create({ email: `starter.${process.pid}@example.com`, name: 'Stella', starter: true });
+    expect((await services.notificationRecipients.addresses({ userId: made.user_id })).map((r) => [r.email_address, r.email_owner])).toEqual([[`starter.${process.pid}@example.com`, 'Stella']]);
+    const bare = await services.accounts.create({ email: `bare.${process.pid}@example.com` });
+    expect(await services.notificationRecipients.addresses({ userId: bare.user_id })).toEqual([]);
+  });
 });

@@ -74,7 +74,7 @@ describe('a single send\'s recipients: the report, a retry of the failed and a r
     const failed = (await recipients(send.utr, '&status=failed')).recipients;
     expect(failed).toHaveLength(2);
     expect(failed[0]).toMatchObject({ status: 'failed', bounce_class: 'mailbox_full', sent_at: null, opened_at: null, clicked_at: null });
-    expect(failed[0].reason).toBe('EENVELOPE: 451 4.2.2 Mailbox full, try again later');
+    expect(failed[0].reason).toBe('451 4.2.2 Mailbox full, try again later');
 
     // One of them unsubscribes meanwhile: it stays failed. The bounced address is never retried.
     await h.api(alice).post('/global-unsubscribes/save').send({ email_address: 'full-left@example.org' }).expect(200);

@@ -145,4 +145,29 @@ describe('each recipient\'s own time zone: the contact\'s zone and sends at a lo
     // Anything but 0, 1 and 2 is outside the list.
     expect((await h.api(alice).post('/single/send/create').send({ ...body, schedule_type: 3 }).expect(422)).body.errors).toEqual({ schedule_type: ['The selected schedule type is invalid.'] });
   });
+
+  test('when a draft goes on each recipient\'s clock then its plan counts who has no zone (the account\'s for them) and when the first and last messages go; another draft has none', async () => {
+    await f.contact(alice.user_id, type, 'kiri@example.org', { time_zone: 'Pacific/Kiritimati' });
+    await f.contact(alice.user_id, type, 'paris@example.org', { country: await countryId(h, 'FR') });
+    await f.contact(alice.user_id, type, 'none1@example.org', {});
+    await f.contact(alice.user_id, type, 'none2@example.org', {});
+    const now = new Date('2031-03-01T12:00:00Z');
+    const { services, db } = h.runtime;
+    const ctx = { userId: alice.user_id };
+    const local = await createSend({ schedule_type: 2, schedule_date: '2031-03-02', schedule_time: '09:00' });
+    await db('single_sends').where({ id: local.id }).update({ status: 0, due_at: null });
+    await db('accounts').where({ id: alice.user_id }).update({ time_zone: 'America/New_York' });
+    expect(await services.sendControls.localTimePlan(ctx, local.utr, now)).toEqual({
+      withoutZone: 2,
+      accountZone: 'America/New_York',
+      // Kiritimati (UTC+14) first; the two without a zone, on New York's clock (UTC−5), last.
+      first: '2031-03-01T19:00:00.000Z',
+      last: '2031-03-02T14:00:00.000Z',
+    });
+    // Where 09:00 has passed already it goes at once: the first is now.
+    expect(await services.sendControls.localTimePlan(ctx, local.utr, new Date('2031-03-01T20:00:00Z'))).toMatchObject({ first: '2031-03-01T20:00:00.000Z', last: '2031-03-02T14:00:00.000Z' });
+    const plain = await createSend({ schedule_type: 1, schedule_date: '2031-03-02', schedule_time: '09:00' });
+    await db('single_sends').where({ id: plain.id }).update({ status: 0, due_at: null });
+    expect(await services.sendControls.localTimePlan(ctx, plain.utr, now)).toBeUndefined();
+  });
 });

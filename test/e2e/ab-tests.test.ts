@@ -73,12 +73,31 @@ describe('dashboard in Chromium: an A/B test composed, followed and decided', ()
       await rowB.getByText('The Garden Team').waitFor();
       await rowB.getByText('100%').first().waitFor();
       expect(await axeViolations(page)).toEqual([]);
+      // The button asks first, saying how many get B: the 8 who were not in the test.
+      const asked: string[] = [];
+      page.once('dialog', (dialog) => void asked.push(dialog.message()));
       await rowB.getByRole('button', { name: 'Send B to the rest now' }).click();
       await page.getByText('Variant B is being sent to everyone else.').waitFor();
+      expect(asked).toEqual(['Send variant B to the 8 recipients who have not had the test? This ends the test and cannot be undone.']);
       await eventually('everyone got the message', async () => sink.messages.length === READERS.length);
       await page.goto(`/single-sends/${utr}`);
       await report.getByText('Winner sent').waitFor();
-      await report.locator('tr.ab-winner', { hasText: 'Flowers for you' }).getByText('9', { exact: true }).first().waitFor();
+      await report.getByText('Variant B was picked by hand and went to everyone else.').waitFor();
+      // The test's figures stay as they were when B was chosen (1 sent, opened by its reader);
+      // the 8 of the rest are counted apart.
+      const winnerRow = report.locator('tr.ab-winner', { hasText: 'Flowers for you' });
+      expect((await winnerRow.locator('td.num').allTextContents()).map((t) => t.trim())).toEqual(['1', '1', '100%', '0%']);
+      const restRow = report.locator('table.ab-rest tr', { hasText: 'The rest, variant B' });
+      await eventually('the rest is delivered', async () => {
+        await page.goto(`/single-sends/${utr}`);
+        return (await restRow.locator('td.num').allTextContents()).map((t) => t.trim()).join(' ') === '8 8 0% 0%';
+      });
+      expect(await axeViolations(page)).toEqual([]);
+      // A resend proposes the subject most recipients got: B's, not the send's own.
+      await eventually('the send completes', async () => (await db('single_sends').where({ utr }).first('status')).status === 3);
+      await page.goto(`/single-sends/${utr}/resend`);
+      expect(await page.getByLabel('Subject').inputValue()).toBe('Flowers for you');
+      await page.goto(`/single-sends/${utr}`);
       // The report on a phone: its table scrolls inside itself, the page does not.
       await page.setViewportSize({ width: 390, height: 844 });
       const phone = await widths(page);

@@ -121,6 +121,10 @@ describe('dashboard in Chromium: the visual editor', () => {
     expect(stored.template_html).toContain('Edited in the visual editor.');
     // CSS inlined: the welcome text carries its style, and the class rules of the canvas are gone.
     expect(stored.template_html).toMatch(/<p[^>]* style="[^"]+"[^>]*>[^<]*Thanks for joining us\./);
+    // The stock design's way to the web view, and its footer line marked for recipients only
+    // (the public archive leaves it out), come through the visual editor.
+    expect(stored.template_html).toMatch(/<a [^>]*href="\(\(webview_url\)\)"[^>]*>View in your browser<\/a>/);
+    expect(stored.template_html).toMatch(/<p [^>]*data-recipient-only[^>]*>You are receiving this email because/);
     const project = JSON.parse(stored.template_json);
     expect(Array.isArray(project.pages)).toBe(true);
     expect(JSON.stringify(project.pages)).toContain('Edited in the visual editor.');

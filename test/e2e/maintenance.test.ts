@@ -67,4 +67,23 @@ describe('dashboard in Chromium: the Maintenance page', () => {
     await page.waitForURL(/\/maintenance\/operations\.md$/);
     await page.getByText('## Backup and restore', { exact: false }).waitFor();
   });
+
+  test('when an owner follows Maintenance to how long old data is kept then Settings says it in plain words, and the configuration\'s names only in the technical note opened by keyboard', async () => {
+    const { account, page } = await b.newcomer();
+    await b.signIn(page, account);
+    await page.goto('/maintenance');
+    await page.getByRole('link', { name: 'Settings' }).last().click();
+    const retention = page.getByRole('region', { name: 'Data retention' });
+    await retention.getByText('Who opened and clicked each message', { exact: true }).waitFor();
+    // What a person reads: no configuration variable among the words.
+    expect(await retention.innerText()).not.toMatch(/[A-Z]+_[A-Z_]+/);
+    // The technical note, opened from the keyboard, names them for whoever runs the service.
+    const note = retention.getByText('For whoever runs the service: how to change these times');
+    await note.focus();
+    await page.keyboard.press('Enter');
+    await retention.getByText('RETENTION_EVENTS_DAYS', { exact: true }).waitFor();
+    expect(await retention.innerText()).toContain('Who opened and clicked each message: RETENTION_EVENTS_DAYS');
+    expect(await axeViolations(page)).toEqual([]);
+    expect(b.problems).toEqual([]);
+  });
 });

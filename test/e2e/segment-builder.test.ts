@@ -60,8 +60,12 @@ describe('dashboard in Chromium: a "last 30 days and opened" segment', () => {
     await page.getByRole('button', { name: 'Add condition' }).focus();
     await page.keyboard.press('Enter');
     await eventually('the new condition takes the focus', async () => (await activeId()) === 'cond-0-field');
+    // The fields by their words, never the columns' names.
+    const fieldWords = (await page.locator('#cond-0-field option').allTextContents()).map((t) => t.trim());
+    expect(fieldWords).toEqual(expect.arrayContaining(['First name', 'State, province or region', 'Date added', 'Postal code']));
+    for (const machine of ['first_name', 'state_province_region', 'created_at', 'postal_code', 'address_line1']) expect(fieldWords).not.toContain(machine);
     // Type-ahead on the field, then the operator, then the days: nothing is swapped under the keys.
-    await page.keyboard.type('created');
+    await page.keyboard.type('Date added');
     await page.keyboard.press('Tab');
     await page.keyboard.type('in the');
     await page.keyboard.press('Tab');
@@ -96,7 +100,7 @@ describe('dashboard in Chromium: a "last 30 days and opened" segment', () => {
     const recipients = page.locator('#segment-recipient-list');
     const listed = async () => (await recipients.locator('tbody tr td:nth-child(3)').allTextContents()).sort();
     expect(await listed()).toEqual(['ada@example.com', 'bea@example.com']);
-    await page.getByText('created_at in the last 30 days and opened “November news').waitFor();
+    await page.getByText('Date added in the last 30 days and opened “November news').waitFor();
 
     // Three days on, Bea joined 31 days ago: she leaves at the next reading.
     now = start + 3 * DAY;

@@ -62,6 +62,10 @@ describe('dashboard in Chromium: a send drafted, tested, confirmed, paused and r
       await stats.getByRole('button', { name: 'Pause' }).click();
       await page.getByText('Paused: nothing more is sent until you resume.', { exact: false }).waitFor();
       await stats.getByText('Paused', { exact: true }).waitFor();
+      // The page says who paused it and how to go on.
+      const why = page.locator('.pause-explained');
+      await why.getByText(/ paused it on .*Nothing more is sent until it is resumed/).waitFor();
+      await why.getByText('Press “Resume” above: sending continues where it stopped', { exact: false }).waitFor();
       // What was in flight finishes; the rest waits parked in the ledger, none of it queued to go.
       release();
       const send = await h.runtime.db('single_sends').where({ user_id: account.user_id, single_send_name: 'Autumn letter' }).first('id');

@@ -1,5 +1,6 @@
 import { utcToZoned } from '../../src/lib/zoned-time';
-import { addContactType, manualClock, sendingFixtures, singleSendBody, testWorker } from '../support/fixtures';
+import { addContactType, countryId, manualClock, newsDesk, sendingFixtures, singleSendBody, testWorker } from '../support/fixtures';
+import { formatDateTime } from '../../src/web/views';
 import { useHarness } from '../support/harness';
 import { startSmtpSink } from '../support/smtp';
 import { axeViolations } from './axe';
@@ -60,6 +61,42 @@ describe('dashboard in Chromium: time zones', () => {
     await page.goto(`/single-sends/${utr}`);
     await page.locator('#local-time-waiting').getByText(`1 recipient is still waiting for ${local.time.slice(0, 5)} on their own clock.`).waitFor();
     expect(await axeViolations(page)).toEqual([]);
+    expect(b.problems).toEqual([]);
+  });
+
+  test('when a send on each recipient\'s clock is confirmed then the page says how many have no zone and get the account\'s, and when the first and last messages go', async () => {
+    const account = await h.account();
+    const { ctx, sender, group, type } = await newsDesk(h, account, 'Everywhere');
+    const f = sendingFixtures(h);
+    await f.contact(account.user_id, type, 'kiri@example.org', { time_zone: 'Pacific/Kiritimati' });
+    await f.contact(account.user_id, type, 'paris@example.org', { country: await countryId(h, 'FR') });
+    await f.contact(account.user_id, type, 'nowhere@example.org', {});
+    await f.contact(account.user_id, type, 'nobody@example.org', {});
+    // The day after tomorrow at 09:00: still ahead everywhere, Kiritimati's (UTC+14) first.
+    const date = new Date(Date.now() + 2 * 24 * HOUR).toISOString().slice(0, 10);
+    const utr = await h.runtime.services.singleSends.create(ctx, {
+      template_id: 1, template_json: null, template_html: '<html><body><p>Good morning</p></body></html>',
+      sender_id: sender, unsubscribe_group_id: group, single_send_name: 'Morning letter', subject: 'Good morning', preheader: '',
+      recipient_id: [{ id: String(type), table: 'contacts_' }], exclude_specific_recipient_id: [],
+      schedule_type: 2, schedule_date: date, schedule_time: '09:00:00',
+    }, { draft: true });
+
+    const page = await b.signedIn(account);
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.goto(`/single-sends/${utr}`);
+    await page.getByRole('link', { name: /^Schedule for / }).click();
+    const plan = page.locator('.local-time-plan');
+    const zone = (await h.runtime.db('accounts').where({ id: account.user_id }).first('time_zone')).time_zone as string;
+    const first = formatDateTime(new Date(`${date}T09:00:00+14:00`).toISOString(), zone);
+    const last = formatDateTime(new Date(`${date}T09:00:00Z`).toISOString(), zone);
+    await plan.getByText(`Each recipient gets it at 09:00 on their own clock: the first ${first}, the last ${last} (${zone}).`).waitFor();
+    await plan.getByText(`2 recipients have no time zone (none of their own, nor one from their state or country): they get the account’s, ${zone}, so they receive it at 09:00 there.`).waitFor();
+    expect(await axeViolations(page)).toEqual([]);
+    const { scroll, inner } = await widths(page);
+    expect(scroll).toBeLessThanOrEqual(inner);
+
+    await page.getByRole('button', { name: 'Schedule for 4 recipients' }).click();
+    await page.getByText('Scheduled.', { exact: false }).waitFor();
     expect(b.problems).toEqual([]);
   });
 });

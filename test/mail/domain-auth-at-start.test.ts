@@ -71,6 +71,11 @@ describe('REQUIRE_DOMAIN_AUTH when the worker starts a send or an automation ste
 
     await run();
     expect(await statusOf(refused)).toBe(SINGLE_SEND_STATUS.paused);
+    expect((await f.send(refused)).pause_reason).toBe('unauthenticated');
+    // Its page names the domain and the record that went.
+    const pause = await h.runtime.services.sendInsights.pauseOf({ userId: alice.user_id }, refused);
+    expect(pause).toMatchObject({ reason: 'unauthenticated', failed: 0, example: null, domain: { id: acme.id, domain: 'acme.test', status: 'failing' } });
+    expect(pause!.domain!.records.filter((r) => r.status !== 'ok').map((r) => r.purpose)).toEqual(['dkim']);
     expect(await f.ledger(refused)).toEqual([]);
     // The other send is not held up by it.
     expect(await statusOf(fine)).toBe(SINGLE_SEND_STATUS.completed);

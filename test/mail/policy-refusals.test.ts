@@ -63,4 +63,35 @@ describe('policy refusals', () => {
     await again.worker.runOnce().finally(again.close);
     expect(await notices()).toHaveLength(1);
   });
+
+  test('when the service pauses a send for refusals then it keeps why, logs the pause as its own, explains it, and a resume or a pause by hand clears the reason; the API\'s record is unchanged', async () => {
+    const carol = await h.account();
+    const basics = await f.basics(carol, 'Gmail readers');
+    await f.contacts(carol.user_id, basics.type, 20, 'gmail.test');
+    const sendId = await f.singleSend(carol.user_id, { senderId: basics.sender, groupId: basics.group, to: [{ contactType: basics.type }] });
+    const { worker, close } = testWorker(h, sink.url, { batchSize: 20, lanes: 1 });
+    await worker.runOnce().finally(close);
+    const { db, services } = h.runtime;
+    const send = await f.send(sendId);
+    expect(send).toMatchObject({ status: 4, pause_reason: 'policy' });
+
+    const entries = await db('audit_log').where({ user_id: carol.user_id, record_type: 'single_send', record_id: String(send.utr), action: 'single_send.paused' }).select('actor_type', 'actor_id', 'summary');
+    expect(entries).toEqual([{ actor_type: 'system', actor_id: null, summary: expect.stringMatching(/^November news: \d+ of \d+ messages refused by receiving mail servers for the sender's authentication or reputation$/) }]);
+
+    const ctx = { userId: carol.user_id };
+    const pause = await services.sendInsights.pauseOf(ctx, sendId);
+    expect(pause).toMatchObject({ reason: 'policy', domain: null, notified: 0, example: expect.stringMatching(/^550 5\.7\.26 Unauthenticated email/) });
+    expect(pause!.failed).toBeGreaterThan(0);
+    expect(await services.sendInsights.pauseOf({ userId: carol.user_id + 1000 }, sendId)).toBeUndefined();
+    expect((await services.sendInsights.failures(ctx, sendId)).map((r) => r.kind)).toEqual(['policy']);
+
+    const [details] = (await h.api(carol).get(`/single-send/details?utr=${String(send.utr)}`).expect(200)).body.message.singleSend;
+    expect(details).toMatchObject({ status: 4 });
+    expect(details).not.toHaveProperty('pause_reason');
+
+    await h.api(carol).get(`/single/send/resume?utr=${String(send.utr)}`).expect(200);
+    expect(await f.send(sendId)).toMatchObject({ status: 2, pause_reason: null });
+    await h.api(carol).get(`/single/send/pause?utr=${String(send.utr)}`).expect(200);
+    expect(await services.sendInsights.pauseOf(ctx, sendId)).toMatchObject({ reason: 'by_hand', domain: null, failed: 0, example: null });
+  });
 });

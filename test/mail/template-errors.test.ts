@@ -120,6 +120,18 @@ describe('templates whose Liquid does not render', () => {
     expect(mail[0].subject).toBe('Single send paused: Broken loop has a template that does not render');
     expect(mail[0].text).toContain(`could not be rendered, so they were not sent`);
     expect(mail[0].text).toContain('The error: The body could not be rendered: line 1: its Liquid built more than');
+    // The send's page is told why (its reason kept on the send), and the failures say they were not tried again.
+    const row = await h.runtime.db('single_sends').where({ utr }).first('id', 'pause_reason');
+    expect(row.pause_reason).toBe('template_error');
+    expect(await h.runtime.services.sendInsights.pauseOf({ userId: alice.user_id }, Number(row.id))).toMatchObject({
+      reason: 'template_error', failed: send.failed, example: expect.stringMatching(/^The body could not be rendered: line 1: /),
+    });
+    expect((await h.runtime.services.sendInsights.failures({ userId: alice.user_id }, Number(row.id))).map((r) => r.kind)).toEqual(['template_error']);
+    const page = (await (await signIn(h, alice)).get(`/single-sends/${utr}`).expect(200)).text;
+    expect(page).toContain('Why this send is paused');
+    expect(page).toContain(`${send.failed} of the ${send.failed} messages sent so far could not be made from the template, so they were not sent`);
+    expect(page).toContain('The message could not be made from the template, so it was not sent.');
+    expect(page).not.toContain('tried again several times');
   });
 
   test('when loops would run for minutes then the time bound stops them and the message fails as template_error instead of going out empty', async () => {

@@ -1,5 +1,5 @@
 import { simpleParser, ParsedMail } from 'mailparser';
-import { SMTPServer, SMTPServerAddress, SMTPServerSession } from 'smtp-server';
+import { SMTPServer, SMTPServerAddress, SMTPServerAuthentication, SMTPServerAuthenticationResponse, SMTPServerSession } from 'smtp-server';
 
 export interface ReceivedMessage {
   from: string;
@@ -43,6 +43,8 @@ export interface SmtpSinkOptions {
    * message is sent (a server that crashes or a network that fails early); nothing is kept.
    */
   dropAtRecipient?: (address: string, session: SMTPServerSession) => boolean;
+  /** A login the server takes (offered without TLS, as a local relay may): any other is refused (535). Absent: every login is refused. */
+  login?: { user: string; pass: string };
 }
 
 /**
@@ -65,6 +67,16 @@ export async function startSmtpSink(options: SmtpSinkOptions = {}): Promise<Smtp
   const server = new SMTPServer({
     disableReverseLookup: true,
     authOptional: true,
+    ...(options.login
+      ? {
+          allowInsecureAuth: true,
+          onAuth(auth: SMTPServerAuthentication, _session: SMTPServerSession, callback: (err: Error | null | undefined, response?: SMTPServerAuthenticationResponse) => void) {
+            const login = options.login!;
+            if (auth.username === login.user && auth.password === login.pass) return callback(null, { user: login.user });
+            callback(Object.assign(new Error('Invalid username or password'), { responseCode: 535 }));
+          },
+        }
+      : {}),
     disabledCommands: ['STARTTLS'],
     logger: false,
     // close() tells clients still connected that the server is going (421, as any server

@@ -68,11 +68,14 @@ describe('dashboard: a single send\'s A/B test', () => {
     page = await web.get(`/single-sends/${utr}`).expect(200);
     expect(page.text).toContain('Testing');
     expect(page.text).toContain('Send B to the rest now');
+    // It asks first, naming how many still wait for the winner (10 recipients, 2 in the test).
+    expect(page.text).toContain('hx-confirm="Send variant B to the 8 recipients who have not had the test? This ends the test and cannot be undone."');
 
     const chosen = await web.post(`/single-sends/${utr}/ab-test/choose`, { variant: '1' }).expect(303);
     page = await web.get(String(chosen.headers.location)).expect(200);
     expect(page.text).toContain('Variant B is being sent to everyone else.');
-    expect(page.text).toContain('Variant B had the best open rate of the test, or was picked');
+    expect(page.text).toContain('Variant B was picked by hand and went to everyone else.');
+    expect(page.text).toContain('The test’s figures below are as they were when the winner was chosen');
     const again = await web.post(`/single-sends/${utr}/ab-test/choose`, { variant: '0' }).expect(409);
     expect(again.text).toContain('The A/B test&#39;s winner has already been sent.');
   });

@@ -47,7 +47,8 @@ describe('dashboard CSV import without a detour', () => {
     const at = (name: string) => header.indexOf(name);
     expect(page.text).toContain('New number field “MEMBER_RATING” (as the values suggest)');
     expect(page.text).toContain('New date field “OPTIN_TIME” (as the values suggest)');
-    expect(page.text).toContain('New text field “Phone_Number” (as the values suggest)');
+    // Offered by the column's own header, the words the person knows it by.
+    expect(page.text).toContain('New text field “Phone Number” (as the values suggest)');
     const form: Record<string, string> = {};
     const chosen = [...page.text.matchAll(/<select id="column-(\d+)" name="column\[\d+\]">([\s\S]*?)<\/select>/g)].map((m) => /<option value="([^"]*)" selected>/.exec(m[2])?.[1] ?? 'ignore');
     chosen.forEach((target, i) => (form[`column[${i}]`] = target));
@@ -66,6 +67,24 @@ describe('dashboard CSV import without a detour', () => {
       { field_name: 'Phone_Number', field_type: 'text' },
       { field_name: 'TAGS', field_type: 'text' },
     ]);
+    // The header stays the field's label where it differs from the name; the API's records are as before.
+    expect(await h.runtime.db('fields').where({ user_id: t.alice.user_id, is_reserved: 0 }).orderBy('field_name').pluck('label')).toEqual([null, null, 'Phone Number', null]);
+    const listed = (await h.api(t.alice).get('/custom-fields').expect(200)).body.message.customFields;
+    expect(Object.keys(listed.find((f: { field_name: string }) => f.field_name === 'Phone_Number')).sort()).toEqual(['created_at', 'field_name', 'field_type', 'id', 'is_reserved', 'updated_at', 'user_id']);
+    // The dashboard shows the label: the custom fields page (with the placeholder's name beside it), the segment builder.
+    const fieldsPage = (await t.web.get('/custom-fields').expect(200)).text;
+    expect(fieldsPage).toContain('<td>Phone Number</td>');
+    expect(fieldsPage).toContain('<td><code>((Phone_Number))</code></td>');
+    await h.api(t.alice).post('/segment/save').send({
+      segment_name: 'Callable', contact_type_id: typeId, select_field: ['Phone_Number', 'state_province_region'], select_operator: ['is not empty', 'is'], value: ['Bavaria'],
+    }).expect(200);
+    const segments = (await t.web.get('/segments').expect(200)).text;
+    expect(segments).toContain('Phone Number is not empty and State, province or region is “Bavaria”');
+    const [segmentId] = await h.runtime.db('segments').where({ user_id: t.alice.user_id, segment_name: 'Callable' }).pluck('id');
+    const builder = (await t.web.get(`/segments/${segmentId}/edit`).expect(200)).text;
+    expect(builder).toContain('<option value="Phone_Number" data-kind="text" selected>Phone Number</option>');
+    expect(builder).toContain('<option value="state_province_region" data-kind="text" selected>State, province or region</option>');
+    expect(builder).toContain('<option value="created_at" data-kind="date">Date added</option>');
     const anna = await h.api(t.alice).get('/contacts/list').expect(200);
     const record = anna.body.message.contacts.find((c: { email: string }) => c.email === 'anna.schmidt@example.com');
     expect(record.custom_field.MEMBER_RATING.field_value).toBe('4');

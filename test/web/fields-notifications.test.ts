@@ -14,7 +14,9 @@ describe('dashboard custom fields and notification recipients', () => {
       const page = await t.web.get('/custom-fields').expect(200);
       expect(page.text).toContain('Field “company_name” added.');
       expect(page.text).toMatch(/<td>company_name<\/td>\s*<td>Text<\/td>\s*<td><code>\(\(company_name\)\)<\/code><\/td>/);
-      expect(page.text).toContain('<code>first_name</code>');
+      // Reserved fields by their words, each with the placeholder that inserts it.
+      expect(page.text).toContain('<li>First name <code>((first_name))</code></li>');
+      expect(page.text).toContain('<li>State, province or region <code>((state_province_region))</code></li>');
     });
 
     test('when the name is invalid, taken or reserved then the form says so next to the field', async () => {

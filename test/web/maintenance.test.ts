@@ -21,6 +21,10 @@ describe('dashboard maintenance and retention settings', () => {
     expect(page).toMatch(/Who opened and clicked each message<\/dt>\s*<dd><strong>Deleted after 90 days<\/strong>/);
     expect(page).toMatch(/finished single send, and the service&#39;s own mail<\/dt>\s*<dd><strong>Kept for ever<\/strong>/);
     expect(page).toMatch(/Webhook deliveries that arrived or were given up<\/dt>\s*<dd><strong>Deleted after 30 days<\/strong>/);
+    // The configuration's names are only in the technical note, not among the words of each row.
+    const [words, note] = page.slice(page.indexOf('id="retention"')).split('<details class="technical">');
+    expect(words).not.toMatch(/RETENTION_/);
+    expect(note).toContain('<code>RETENTION_EVENTS_DAYS</code>');
   });
 
   test('when contacts unsubscribed or bounced long ago are counted then the page shows how many, and only the confirmation deletes them, in this account only', async () => {

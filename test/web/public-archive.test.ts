@@ -2,7 +2,7 @@ import { DomUtils, parseDocument } from 'htmlparser2';
 import type { Element } from 'domhandler';
 import request from 'supertest';
 import { useHarness, TestAccount } from '../support/harness';
-import { addContactType, manualClock, sendingFixtures, singleSendBody, testWorker } from '../support/fixtures';
+import { addContactType, addCustomField, manualClock, sendingFixtures, singleSendBody, testWorker } from '../support/fixtures';
 import { useSmtpSink } from '../support/smtp';
 import { signIn } from '../support/web';
 
@@ -154,6 +154,7 @@ describe('web view and public archive', () => {
 
   test('when sends are archived then the account\'s archive lists only its completed archived ones, without personal data, the RSS feed has the same items, and one taken down is gone', async () => {
     const people = [{ email: 'erin.private@example.org', first_name: 'Erinna', code: 'SECRET-1' }];
+    await addCustomField(h, alice, 'code', 'text');
     const archived = await createSend(alice, people, { archive: 1, subject: 'Autumn <b>news</b> & "more" for ((first_name))' });
     const notArchived = await createSend(alice, [{ email: 'fay.private@example.org', first_name: 'Fayette' }], { subject: 'Not for the archive' });
     await run();
@@ -175,16 +176,20 @@ describe('web view and public archive', () => {
 
     const page = await app().get(path).expect(200);
     expect(page.text).toContain('Acme News: email archive');
-    expect(page.text).toContain('Autumn &lt;b&gt;news&lt;/b&gt; &amp; &quot;more&quot; for');
+    expect(page.text).toContain('Autumn &lt;b&gt;news&lt;/b&gt; &amp; &quot;more&quot; for Alex');
     expect(page.text).toContain(`href="${address}/${archived}"`);
     expect(page.text).toContain(`href="${address}/rss.xml"`);
     for (const absent of ['Not for the archive', 'Still scheduled', 'Bob\'s own news', 'Erinna', 'erin.private', 'SECRET-1', alice.email, '<script']) {
       expect(page.text).not.toContain(absent);
     }
 
-    // The archived message itself: the content, without the recipient, without tracking or an unsubscribe link.
+    // The archived message itself: the content, for the sample person instead of the recipient,
+    // without tracking or an unsubscribe link, and a way back to the archive.
     const item = await app().get(`${path}/${archived}`).expect(200);
-    expect(item.text).toContain('Dear  &lt;&gt;, your code is .');
+    expect(item.text).toContain('Dear Alex &lt;alex.sample@example.com&gt;, your code is [code].');
+    expect(item.text).toContain(`<a href="${address}" style="color:#1d4ed8;text-decoration:underline;display:inline-block;min-height:24px;padding:2px 4px">All emails in this archive</a>`);
+    // The paragraph that held only the preference placeholder is gone with it.
+    expect(item.text).not.toContain('<p></p>');
     expect(item.text).toContain('href="https://acme.test/offer"');
     expect(item.text).toContain(`<a href="${address}/${archived}">View this email in your browser</a>`);
     expect(item.text).toContain('Acme News');
@@ -203,12 +208,12 @@ describe('web view and public archive', () => {
     const items = DomUtils.findAll((e) => e.name === 'item', doc.children);
     expect(items).toHaveLength(1);
     const child = (e: Element, name: string) => DomUtils.textContent(DomUtils.findOne((c) => c.name === name, e.children)!);
-    expect(child(items[0], 'title')).toBe('Autumn <b>news</b> & "more" for');
+    expect(child(items[0], 'title')).toBe('Autumn <b>news</b> & "more" for Alex');
     expect(child(items[0], 'link')).toBe(`${address}/${archived}`);
     expect(child(items[0], 'guid')).toBe(`${address}/${archived}`);
     expect(new Date(child(items[0], 'pubDate')).getTime()).not.toBeNaN();
     expect(child(items[0], 'pubDate')).toMatch(/^[A-Z][a-z]{2}, \d{2} [A-Z][a-z]{2} \d{4} \d{2}:\d{2}:\d{2} GMT$/);
-    expect(child(items[0], 'description')).toContain('your code is .');
+    expect(child(items[0], 'description')).toContain('your code is [code].');
     for (const absent of ['Erinna', 'erin.private', 'SECRET-1', 'Fayette', 'Hal']) expect(rss.text).not.toContain(absent);
 
     // Taken down after it went out (the API; the dashboard's button below): gone from the page, the feed and its address.
@@ -260,6 +265,60 @@ describe('web view and public archive', () => {
     const address = await h.runtime.services.archive.address({ userId: alice.user_id });
     expect(settings.text).toContain(`<a href="${address}" hx-boost="false" class="break">${address}</a>`);
     expect(settings.text).toContain(`<a href="${address}/rss.xml" hx-boost="false">`);
+  });
+
+  test('when an archived send used a stock template then its footer\'s recipient lines and preference link are left out, and nothing links nowhere', async () => {
+    const stock = String((await h.runtime.db('design_templates').where({ id: 2 }).first('html_code')).html_code);
+    expect(stock).toContain('View in your browser');
+    const utr = await createSend(alice, [{ email: 'lou@example.org', first_name: 'Lou' }], { archive: 1, template_id: 2, template_html: '' });
+    await run();
+    // The recipient's mail keeps them: who it was sent to, and the preference link.
+    const mail = String(mailTo('lou@example.org').parsed.html);
+    expect(mail).toContain('You are receiving this email because lou@example.org is subscribed');
+    expect(mail).toMatch(/<a href="http:\/\/campaigns\.test\/unsubscribe\/[\w.-]+"[^>]*>Unsubscribe or manage preferences<\/a>/);
+    expect(mail).toContain(`<a href="http://campaigns.test${viewPath(mail)}" style="color:#4b5563;text-decoration:underline;">View in your browser</a>`);
+
+    const address = await h.runtime.services.archive.address({ userId: alice.user_id });
+    const item = await app().get(`${new URL(address).pathname}/${utr}`).expect(200);
+    for (const absent of ['You are receiving', 'Unsubscribe', 'manage preferences', 'lou@example.org', 'Lou']) expect(item.text).not.toContain(absent);
+    expect(item.text).toContain(`<a href="${address}/${utr}" style="color:#4b5563;text-decoration:underline;">View in your browser</a>`);
+    // Every link leads somewhere.
+    const doc = parseDocument(item.text);
+    const hrefs = DomUtils.findAll((e) => e.name === 'a', doc.children).map((a) => a.attribs.href ?? '');
+    expect(hrefs.length).toBeGreaterThan(0);
+    for (const href of hrefs) expect(href).toMatch(/^https?:\/\/\S+$/);
+  });
+
+  test('when an archived send had an A/B test then the archive shows the winner\'s subject and content', async () => {
+    const utr = await createSend(alice, [1, 2, 3, 4].map((n) => ({ email: `ab${n}@example.org`, first_name: `Ab${n}` })), { archive: 1 });
+    await h.api(alice).post('/single/send/ab/save').send({
+      utr, test_percent: 50, winner_metric: 'opens', wait_minutes: 60,
+      variants: [{ subject: 'Variant A for ((first_name))' }, { subject: 'Variant B for ((first_name))', template_html: '<html><body><p>B body for ((first_name))</p></body></html>' }],
+    }).expect(200);
+    await run();
+    await h.api(alice).get(`/single/send/ab/choose?utr=${utr}&variant=1`).expect(200);
+    await run();
+    expect(await details(alice, utr)).toMatchObject({ status: 3 });
+    const address = await h.runtime.services.archive.address({ userId: alice.user_id });
+    const list = await app().get(new URL(address).pathname).expect(200);
+    expect(list.text).toContain('Variant B for Alex');
+    expect(list.text).not.toContain('Variant A');
+    const item = await app().get(`${new URL(address).pathname}/${utr}`).expect(200);
+    expect(item.text).toContain('<p>B body for Alex</p>');
+    expect(item.text).not.toContain('Dear');
+    // The send's page links to the message as sent: the winner too, for its first recipient.
+    const web = await signIn(h, alice);
+    expect((await web.get(`/single-sends/${utr}`).expect(200)).text).toContain(`<a href="/single-sends/${utr}/preview" target="_blank" rel="noopener" hx-boost="false">View the message as sent`);
+    const asSent = await web.get(`/single-sends/${utr}/preview`).expect(200);
+    expect(asSent.text).toMatch(/<p>B body for Ab\d<\/p>/);
+  });
+
+  test('when a send has not gone out yet then its page offers the preview but no "message as sent"', async () => {
+    const utr = await createSend(alice, [{ email: 'zed@example.org', first_name: 'Zed' }], { schedule_type: 1, schedule_date: '2031-01-15', schedule_time: '09:30' });
+    const web = await signIn(h, alice);
+    const page = (await web.get(`/single-sends/${utr}`).expect(200)).text;
+    expect(page).toContain(`src="/single-sends/${utr}/preview"`);
+    expect(page).not.toContain('View the message as sent');
   });
 
   test('when the recipient\'s address has been erased then their web view says the email is no longer available (410)', async () => {

@@ -1,4 +1,5 @@
 import { markRelayDown } from '../../src/services/delivery/relays';
+import { relaySettings } from '../../src/services/delivery/relays/relays';
 import { useHarness } from '../support/harness';
 import { useSmtpSink } from '../support/smtp';
 import { signIn, useTwoAccounts } from '../support/web';
@@ -12,13 +13,21 @@ describe('dashboard relays page', () => {
   const relayOf = async () => (await h.runtime.services.relays.list({ userId: t.alice.user_id })).rows.find((r) => r.name.includes('Office'))!;
 
   test('when a relay is added then the list shows it working, with its rate and domains, and never its password', async () => {
-    const url = relay.url.replace('smtp://', 'smtp://mailer:pa55word@');
+    const sink = new URL(relay.url);
+    const parts: Array<[string, string]> = [['smtp_host', sink.hostname], ['smtp_port', sink.port], ['smtp_security', 'starttls'], ['smtp_user', 'mail@er'], ['smtp_password', 'pa55:w/rd@']];
     await t.web.agent
       .post('/relays')
       .type('form')
-      .send(form([['name', '<b>Office</b> Postfix'], ['kind', 'smtp'], ['url', url], ['max_rate', '5'], ['priority', '2'], ['domains', 'acme.test, news.acme.test']]))
+      .send(form([['name', '<b>Office</b> Postfix'], ['kind', 'smtp'], ...parts, ['max_rate', '5'], ['priority', '2'], ['domains', 'acme.test, news.acme.test']]))
       .expect(303);
+    // The dashboard composes the API's url from the parts; the password is sealed apart (with its odd characters whole).
+    const saved = await relayOf();
+    expect(saved.url).toBe(`smtp://mail%40er@${sink.hostname}:${sink.port}`);
+    const settings = relaySettings(await h.runtime.db('relays').where({ id: saved.id }).first(), h.runtime.secret);
+    expect(decodeURIComponent(new URL(String(settings.url)).password)).toBe('pa55:w/rd@');
     const page = await t.web.get('/relays').expect(200);
+    expect(page.text).toContain(`${sink.hostname}, port ${sink.port}, user mail@er`);
+    expect(page.text).not.toContain('smtp://');
     expect(page.text).toContain('&lt;b&gt;Office&lt;/b&gt; Postfix');
     expect(page.text).toContain('Working');
     expect(page.text).toContain('up to 5 a second');
@@ -42,7 +51,7 @@ describe('dashboard relays page', () => {
     await t.web.postWithoutToken(`/relays/${saved.id}/test`).expect(403);
     const res = await t.web.agent.post(`/relays/${saved.id}/test`).type('form').send(form([])).expect(303);
     // The sink offers no login: the relay's password is refused, and the page says so in the server's words.
-    expect((await t.web.agent.get(res.headers.location).expect(200)).text).toContain('The relay could not be used: EAUTH: 535');
+    expect((await t.web.agent.get(res.headers.location).expect(200)).text).toContain('The relay could not be used: 535');
 
     const open = await h.runtime.services.relays.save({ userId: t.alice.user_id }, { name: 'Open', kind: 'smtp', url: relay.url, api_key: null, region: null, endpoint: null, max_rate: 0, priority: 0, domains: [] });
     const ok = await t.web.agent.post(`/relays/${open.id}/test`).type('form').send(form([])).expect(303);
@@ -51,9 +60,18 @@ describe('dashboard relays page', () => {
   });
 
   test('when the form is wrong then each message is beside its field', async () => {
-    const res = await t.web.agent.post('/relays').type('form').send(form([['kind', 'smtp'], ['url', 'http://x'], ['domains', 'not a domain!']])).expect(422);
+    const res = await t.web.agent.post('/relays').type('form').send(form([['kind', 'smtp'], ['smtp_host', 'smtp://x:1/'], ['smtp_port', '99999'], ['smtp_password', 'secret-typed'], ['domains', 'not a domain!']])).expect(422);
     expect(res.text).toContain('The name field is required.');
-    expect(res.text).toContain('smtp://');
+    expect(res.text).toContain('Enter only the server’s name, for example smtp.example.com: no smtp://, port or slash.');
+    expect(res.text).toContain('Enter a port between 1 and 65535, for example 587.');
     expect(res.text).toContain('Each of the domains must be a domain name, such as example.com.');
+    // The password typed is not sent back in the page.
+    expect(res.text).not.toContain('secret-typed');
+    const empty = await t.web.agent.post('/relays').type('form').send(form([['name', 'X'], ['kind', 'smtp']])).expect(422);
+    expect(empty.text).toContain('Enter the server’s name, for example smtp.example.com.');
+    // A server the service refuses is said beside the server's field, in its words.
+    const unknown = await t.web.agent.post('/relays').type('form').send(form([['name', 'X'], ['kind', 'smtp'], ['smtp_host', 'no-such-host.invalid']])).expect(422);
+    expect(unknown.text).toContain('This server could not be found.');
+    expect(unknown.text).not.toMatch(/The (url|URL)\b/);
   });
 });

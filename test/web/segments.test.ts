@@ -62,7 +62,8 @@ describe('dashboard segments', () => {
     });
     const page = await t.web.get(saved.headers.location).expect(200);
     expect(page.text).toContain('Segment saved; its matching contacts are its recipients.');
-    expect(page.text).toContain('email ends with “@acme.example” or age greater than “29”');
+    // Fields by their words: the reserved field's label, the custom field's name (it has no label of its own).
+    expect(page.text).toContain('Email ends with “@acme.example” or age greater than “29”');
     expect(page.text).toContain('<td>cid@other.example</td>');
   });
 

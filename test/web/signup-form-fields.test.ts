@@ -128,4 +128,13 @@ describe('signup forms: country and custom fields the account chooses', () => {
     expect(show.text).toContain('&lt;select name=&quot;country&quot; required&gt;');
     expect(show.text).toContain(`&lt;option value=&quot;${country.id}&quot;&gt;`);
   });
+
+  test('when a custom field has a label (an import made it from its header) then the form editor and the public form ask for it by that label', async () => {
+    await h.runtime.services.fields.addCustom(ctx(), { field_name: 'Member_Since', field_type: 'datetime-local', label: 'Member Since' });
+    expect((await t.web.get('/signup-forms/new').expect(200)).text).toContain('Member Since (custom field)');
+    const id = await dashboardForm('Labelled', ['Member_Since'], []);
+    const page = await request(h.runtime.app).get(`/subscribe/${id}`).expect(200);
+    expect(page.text).toMatch(/<label for="field-\d+">Member Since<\/label>/);
+    expect(page.text).toContain('name="custom_field[Member_Since]"');
+  });
 });

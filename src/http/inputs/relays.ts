@@ -71,3 +71,46 @@ export const relayRefRule = () => field('relay_id').optional().integer(1);
 export function relayRefOf(body: Record<string, unknown> | undefined): number | null {
   return blank(body?.relay_id) ? null : (toId(body?.relay_id) ?? null);
 }
+
+/**
+ * The dashboard's SMTP relay: the server's name, port, kind of encryption, user name and
+ * password as fields of their own (a person does not write a password into a URL); they make
+ * the `url` the API takes (relayFormInputOf). `starttls`: `smtp://` (port 587 or 25, encryption
+ * agreed after connecting); `tls`: `smtps://` (port 465, encrypted from the start).
+ */
+export const SMTP_SECURITY = ['starttls', 'tls'] as const;
+const SMTP_DEFAULT_PORT: Record<(typeof SMTP_SECURITY)[number], number> = { starttls: 587, tls: 465 };
+/** A host name or an IP address, as a server's name field takes it (no scheme, port or path). */
+const HOST = /^(?=.{1,253}$)[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?)*$|^\[?[0-9A-Fa-f:.]+\]?$/;
+
+const whenSmtp = (check: (v: unknown) => boolean) => (v: unknown, meta: { req: { body?: Record<string, unknown> } }) => meta.req.body?.kind !== 'smtp' || check(v);
+
+/** The relay form's rules: the API's (relayRules) but its `url`, and the SMTP parts, said for a person. */
+export const relayFormRules = () => [
+  ...relayRules().filter((rule) => rule.name !== 'url'),
+  // Required for SMTP only; express-validator's optional() would skip the whole chain, this first check too.
+  field('smtp_host')
+    .custom(whenSmtp((v) => !blank(v)), 'Enter the server’s name, for example smtp.example.com.')
+    .check((v) => blank(v) || (typeof v === 'string' && HOST.test(v.trim())), 'Enter only the server’s name, for example smtp.example.com: no smtp://, port or slash.'),
+  field('smtp_port').optional().check((v) => /^\d{1,5}$/.test(String(v).trim()) && Number(v) >= 1 && Number(v) <= 65535, 'Enter a port between 1 and 65535, for example 587.'),
+  field('smtp_security').optional().string().oneOf(SMTP_SECURITY),
+  field('smtp_user').optional().string().maxLength(255),
+  field('smtp_password').optional().string().maxLength(1000),
+];
+
+/** The SMTP parts of the relay form as the API's url (`smtp://user:password@host:port`), or null for another kind. */
+export function smtpUrlOf(body: Record<string, unknown>): string | null {
+  if (body.kind !== 'smtp' || blank(body.smtp_host)) return null;
+  const security = body.smtp_security === 'tls' ? 'tls' : 'starttls';
+  const url = new URL(`${security === 'tls' ? 'smtps' : 'smtp'}://placeholder`);
+  url.hostname = String(body.smtp_host).trim();
+  url.port = String(blank(body.smtp_port) ? SMTP_DEFAULT_PORT[security] : Number(body.smtp_port));
+  if (!blank(body.smtp_user)) url.username = encodeURIComponent(String(body.smtp_user).trim());
+  if (!blank(body.smtp_password)) url.password = encodeURIComponent(String(body.smtp_password));
+  return url.toString().replace(/\/$/, '');
+}
+
+/** The relay form as the service's input: the API's, with the url made of its parts. */
+export function relayFormInputOf(req: Request): RelayInput {
+  return { ...relayInputOf(req), url: smtpUrlOf(req.body ?? {}) };
+}

@@ -80,7 +80,8 @@ export function createAccountsService({ db, config }: Pick<ServiceDeps, 'db' | '
   return {
     /**
      * `starter`: the account starts with a first contact type ("Subscribers"), as listmonk
-     * ships default lists, so a first import or signup form has somewhere to go. The CLI and
+     * ships default lists, so a first import or signup form has somewhere to go, and with its
+     * owner as its notification recipient, so a pause or a finished import reaches somebody. The CLI and
      * the demo account ask for it; tests build bare accounts.
      */
     async create(input: { email: string; name?: string; password?: string; starter?: boolean }): Promise<CreatedAccount> {
@@ -111,7 +112,11 @@ export function createAccountsService({ db, config }: Pick<ServiceDeps, 'db' | '
           updated_at: now,
         });
         await insertOwner(trx, { id: accountId, email, email_key: key, name, password_hash: passwordHash });
-        if (input.starter) await trx('contact_types').insert({ user_id: accountId, name: FIRST_CONTACT_TYPE, created_at: now, updated_at: now });
+        if (input.starter) {
+          await trx('contact_types').insert({ user_id: accountId, name: FIRST_CONTACT_TYPE, created_at: now, updated_at: now });
+          // Somebody is told when a send pauses or an import ends: the owner, until they choose others.
+          await trx('notification_recipients').insert({ user_id: accountId, email_address: email, email_key: key, email_owner: name, created_at: now, updated_at: now });
+        }
         return accountId;
       });
       return { user_id: id, email, public_key: pub, secret_key: secret, ...(input.password ? {} : { password }) };

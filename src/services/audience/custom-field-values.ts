@@ -16,6 +16,8 @@ export interface CustomFieldDef {
   id: number;
   field_name: string;
   field_type: CustomFieldType;
+  /** The words people see for it (its label, else its name). */
+  label?: string;
 }
 
 export type StoredCustomFields = Record<string, string | null>;
@@ -25,7 +27,7 @@ export type CustomFieldSource = Pick<FieldsService, 'listCustom'>;
 
 /** The account's custom fields, oldest first; pass the transaction when inside one. */
 export async function customFieldDefs(fields: CustomFieldSource, ctx: Ctx, trx?: Knex.Transaction): Promise<CustomFieldDef[]> {
-  return (await fields.listCustom(ctx, trx)).map((f) => ({ id: f.id, field_name: f.field_name, field_type: f.field_type as CustomFieldType }));
+  return (await fields.listCustom(ctx, trx)).map((f) => ({ id: f.id, field_name: f.field_name, field_type: f.field_type as CustomFieldType, label: f.label }));
 }
 
 /** Numbers as stored and compared (segments cast exactly this form on PostgreSQL). */

@@ -31,6 +31,11 @@ export function fieldRecord(row: Record<string, unknown>): FieldRecord {
   };
 }
 
+/** A custom field as the dashboard shows it: with the words people see for it (its label, else its name). */
+export interface CustomFieldRecord extends FieldRecord {
+  label: string;
+}
+
 const REFUSED_NAMES = new Set([...RESERVED_FIELD_NAMES, ...NOT_CUSTOM_FIELD_NAMES].map((n) => n.toLowerCase()));
 
 /**
@@ -54,16 +59,18 @@ export function createFieldsService({ db }: Pick<ServiceDeps, 'db'>) {
      * Every custom field of the account (contacts and segments check names and types against
      * them); inside a transaction pass it (SQLite has one connection).
      */
-    async listCustom(ctx: Ctx, trx?: Knex.Transaction): Promise<FieldRecord[]> {
-      return (await custom(ctx, trx).orderBy('id')).map(fieldRecord);
+    async listCustom(ctx: Ctx, trx?: Knex.Transaction): Promise<CustomFieldRecord[]> {
+      return (await custom(ctx, trx).orderBy('id')).map((row) => ({ ...fieldRecord(row), label: String(row.label ?? '').trim() || String(row.field_name) }));
     },
 
-    async addCustom(ctx: Ctx, input: { field_name: string; field_type: CustomFieldType }): Promise<number> {
+    /** `label`: the words people know it by, when not its name (an import's header). */
+    async addCustom(ctx: Ctx, input: { field_name: string; field_type: CustomFieldType; label?: string }): Promise<number> {
       const name = input.field_name;
+      const label = input.label && input.label !== name ? input.label.slice(0, 255) : null;
       if (REFUSED_NAMES.has(name.toLowerCase())) throw ValidationError.of('field_name', messages.reserved('field_name'));
       const now = nowValue();
       try {
-        return await audited(db, ctx, (trx) => insertId(trx, 'fields', { user_id: ctx.userId, field_name: name, field_type: input.field_type, is_reserved: 0, created_at: now, updated_at: now }), (id) => ({
+        return await audited(db, ctx, (trx) => insertId(trx, 'fields', { user_id: ctx.userId, field_name: name, field_type: input.field_type, label, is_reserved: 0, created_at: now, updated_at: now }), (id) => ({
           action: 'field.created', recordType: 'field', recordId: id, summary: summaries.field(name, input.field_type),
         }));
       } catch (err) {

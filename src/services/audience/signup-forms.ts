@@ -132,7 +132,7 @@ export function formFields(names: string[], defs: CustomFieldDef[], required: st
       continue;
     }
     const def = byName.get(name);
-    if (def) shown.push({ name: `custom_field[${name}]`, label: name, type: def.field_type as CustomFieldType, column: undefined, custom: def, maxLength: undefined, required: must.has(name) });
+    if (def) shown.push({ name: `custom_field[${name}]`, label: def.label || name, type: def.field_type as CustomFieldType, column: undefined, custom: def, maxLength: undefined, required: must.has(name) });
   }
   return shown;
 }

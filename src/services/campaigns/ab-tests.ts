@@ -1,16 +1,16 @@
 import type { Knex } from 'knex';
-import { nowValue } from '../../db/dialect';
+import { nowValue, toCount } from '../../db/dialect';
 import { forUpdate } from '../../db/locking';
-import { AB_TEST_STATE, AbWinnerMetric } from '../../lib/constants';
+import { AB_TEST_STATE, AbWinnerMetric, MESSAGE_STATE } from '../../lib/constants';
 import { ConflictError, FieldErrors, NotFoundError, ValidationError } from '../../lib/errors';
 import { throwIfAny } from '../../lib/validation';
 import { liquidErrors } from './template-syntax';
 import { isUtr } from '../../lib/utr';
-import { chooseWinner, variantStats } from '../delivery/ledger';
+import { chooseWinner, restStats, variantStats } from '../delivery/ledger';
 import type { Ctx, ServiceDeps } from '../context';
 import { AB_STATUS_NAMES, AbStatusName } from '../shared/ab-test-state';
 import { notEditableError, SINGLE_SEND_EDITABLE } from '../shared/single-send-state';
-import { recordAudit } from '../shared/audit-writer';
+import { recordAudit, summaries } from '../shared/audit-writer';
 
 export interface AbVariantInput {
   subject: string | null;
@@ -47,10 +47,26 @@ export interface AbTestRecord {
   variants: AbVariantRecord[];
 }
 
+/** A variant's (or the rest's) messages: sent, delivered, opened and clicked by people. */
+export interface AbFigures {
+  triggered: number;
+  delivered: number;
+  unique_opens: number;
+  unique_clicks: number;
+}
+
 /** What the dashboard shows beside the record: each variant's own fields as saved, and when the winner is due. */
 export interface AbTestDetails extends AbTestRecord {
   decide_at: string | null;
   saved: AbVariantInput[];
+  /** Whether the winner was chosen by the test's rule (the worker, when the wait was over) or by hand. */
+  chosen_by: 'rule' | 'hand' | null;
+  /** Each variant's figures when the winner was chosen, by index (null before, or for a test chosen before they were kept). */
+  decided: (AbFigures | null)[];
+  /** The rest's messages, sent with the winner, counted apart (null until the winner goes). */
+  rest: AbFigures | null;
+  /** Recipients still held for the winner. */
+  held: number;
 }
 
 /**
@@ -76,7 +92,16 @@ export function createAbTestsService({ db }: Pick<ServiceDeps, 'db'>) {
       (await db('single_sends as s').leftJoin('senders as r', 'r.id', 's.sender_id').whereIn('s.id', testedIds).select('s.id', 's.subject', 's.sender_name', 'r.from_name')).map((row) => [Number(row.id), row]),
     );
     const variants = await db('ab_variants').whereIn('ab_test_id', tests.map((t) => t.id)).orderBy('variant').select('*');
-    const stats = await variantStats(db, testedIds);
+    const [stats, rests, heldRows] = await Promise.all([
+      variantStats(db, testedIds),
+      restStats(db, testedIds),
+      db('send_messages').whereIn('single_send_id', testedIds).where('state', MESSAGE_STATE.held).groupBy('single_send_id').select('single_send_id').count({ n: '*' }),
+    ]);
+    const held = new Map((heldRows as { single_send_id: unknown; n: unknown }[]).map((r) => [Number(r.single_send_id), toCount(r.n)]));
+    const figures = (v: Record<string, unknown>): AbFigures | null =>
+      v.decided_triggered === null || v.decided_triggered === undefined
+        ? null
+        : { triggered: toCount(v.decided_triggered), delivered: toCount(v.decided_delivered), unique_opens: toCount(v.decided_opens), unique_clicks: toCount(v.decided_clicks) };
     const value = (v: unknown) => (v === null || v === undefined ? null : String(v));
     for (const test of tests) {
       const sendId = Number(test.single_send_id);
@@ -102,6 +127,10 @@ export function createAbTestsService({ db }: Pick<ServiceDeps, 'db'>) {
             unique_clicks: s?.unique_clicks ?? 0,
           };
         }),
+        chosen_by: test.chosen_by === 'rule' || test.chosen_by === 'hand' ? test.chosen_by : null,
+        decided: own.map(figures),
+        rest: rests.get(sendId) ?? null,
+        held: held.get(sendId) ?? 0,
         saved: own.map((v) => ({
           subject: value(v.subject),
           preheader: value(v.preheader),
@@ -114,7 +143,7 @@ export function createAbTestsService({ db }: Pick<ServiceDeps, 'db'>) {
     return found;
   }
 
-  const recordOf = ({ decide_at: _decide, saved: _saved, ...record }: AbTestDetails): AbTestRecord => record;
+  const recordOf = ({ decide_at: _decide, saved: _saved, chosen_by: _by, decided: _decided, rest: _rest, held: _held, ...record }: AbTestDetails): AbTestRecord => record;
 
   return {
     /**
@@ -164,11 +193,11 @@ export function createAbTestsService({ db }: Pick<ServiceDeps, 'db'>) {
       const send = await sendOf(ctx, utr);
       const test = await db('ab_tests').where({ single_send_id: send.id }).first('state');
       if (!test) throw new ConflictError('This single send has no A/B test; save one first.');
-      const result = await chooseWinner(db, send.id, variant, new Date());
-      if (result.chosen) {
-        await recordAudit(db, ctx, { action: 'single_send.ab_winner_chosen', recordType: 'single_send', recordId: utr, summary: `Variant ${variant} sent to the rest` });
-        return;
-      }
+      // Recorded inside the choice's transaction: the entry exists exactly when the winner went.
+      const result = await chooseWinner(db, send.id, variant, new Date(), (trx, chosen) => recordAudit(trx, ctx, {
+        action: 'single_send.ab_winner_chosen', recordType: 'single_send', recordId: utr, summary: summaries.abWinner(chosen.name, chosen.winner, 'hand', chosen.released),
+      }));
+      if (result.chosen) return;
       if (result.reason === 'no-variant') throw ValidationError.of('variant', 'The selected variant is invalid.');
       if (result.reason === 'not-running') throw new ConflictError('The A/B test\'s send is not sending (paused or cancelled); resume it first.');
       const state = Number((await db('ab_tests').where({ single_send_id: send.id }).first('state'))?.state);

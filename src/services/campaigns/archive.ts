@@ -19,6 +19,8 @@ export interface ArchiveItem {
   sentAt: string;
   /** Its own page in the archive. */
   url: string;
+  /** The archive's list it belongs to. */
+  archiveUrl: string;
   html: string;
   text: string;
   /** The start of its text, for the list. */
@@ -63,7 +65,7 @@ export function createArchiveService({ db, config, webView }: Pick<ServiceDeps, 
       const message = rendered.get(Number(row.id));
       if (!message) return [];
       const sent = new Date((row.sent_at ?? row.updated_at) as string | Date);
-      return [{ utr: String(row.utr), subject: message.subject, sentAt: sent.toISOString(), url: url(row), html: message.html, text: message.text, excerpt: excerptOf(message.text) }];
+      return [{ utr: String(row.utr), subject: message.subject, sentAt: sent.toISOString(), url: url(row), archiveUrl: addressOf(archiveId), html: message.html, text: message.text, excerpt: excerptOf(message.text) }];
     });
   }
 

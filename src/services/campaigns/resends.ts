@@ -5,7 +5,7 @@ import { ConflictError, NotFoundError, ValidationError } from '../../lib/errors'
 import { ZERO_DATE, ZERO_TIME } from '../../lib/time';
 import { isUtr, newUtr } from '../../lib/utr';
 import { zonedToUtc } from '../../lib/zoned-time';
-import { countRecipients } from '../delivery/ledger';
+import { countRecipients, shownVariants } from '../delivery/ledger';
 import type { Ctx, ServiceDeps } from '../context';
 import { recordAudit } from '../shared/audit-writer';
 import { COPIED, PAST_SCHEDULE_GRACE_MS, SCHEDULE_IN_PAST } from './single-sends';
@@ -72,6 +72,18 @@ export function createResendsService({ db }: Pick<ServiceDeps, 'db'>) {
   });
 
   return {
+    /**
+     * The subject a resend proposes: the one most recipients of the original got, which for an
+     * A/B test is its shown variant's (the winner's, see shownVariants), else the send's.
+     */
+    async proposedSubject(ctx: Ctx, utr: string): Promise<string> {
+      const original = await completedOriginal(ctx, utr);
+      const variant = (await shownVariants(db, [Number(original.id)])).get(Number(original.id));
+      if (variant === undefined) return String(original.subject);
+      const own = await db('ab_variants as v').join('ab_tests as t', 't.id', 'v.ab_test_id').where({ 't.single_send_id': Number(original.id), 'v.variant': variant }).first('v.subject');
+      return String(own?.subject ?? original.subject);
+    },
+
     /** How many would receive a resend started now: the dashboard shows it before one is made. */
     async nonOpenerCount(ctx: Ctx, utr: string): Promise<number> {
       return countRecipients(db, audienceOf(await completedOriginal(ctx, utr)));

@@ -3,7 +3,7 @@ import { domainStatusesOf, refuseUnauthenticated } from '../delivery/relays';
 import type { SenderDomainStatus } from '../../lib/constants';
 import { nowValue } from '../../db/dialect';
 import { SINGLE_SEND_STATUS as S } from '../../lib/constants';
-import { countRecipients } from '../delivery/ledger';
+import { countRecipients, localTimePlan, recipientsOf, type LocalTimePlan } from '../delivery/ledger';
 import { ConflictError, NotFoundError, ValidationError } from '../../lib/errors';
 import { ZERO_DATE, ZERO_TIME } from '../../lib/time';
 import { PAST_SCHEDULE_GRACE_MS, scheduledInstants } from './single-sends';
@@ -46,7 +46,8 @@ export function createSendControlsService({ db, config }: Pick<ServiceDeps, 'db'
   }
 
   async function transition(trx: Knex.Transaction, id: number, name: SingleSendTransition, refusal: string): Promise<void> {
-    if (!(await transitionSingleSends(trx('single_sends').where({ id }), name, { updated_at: nowValue() }))) throw new ConflictError(refusal);
+    // A pause by a person, and any resume, leave no reason of the service's behind.
+    if (!(await transitionSingleSends(trx('single_sends').where({ id }), name, { pause_reason: null, updated_at: nowValue() }))) throw new ConflictError(refusal);
   }
 
   const rows = (trx: Knex.Transaction, sendId: number) => trx('send_messages').where({ single_send_id: sendId });
@@ -62,6 +63,16 @@ export function createSendControlsService({ db, config }: Pick<ServiceDeps, 'db'
     /** How many addresses the send would go to now, after its exclusions, unsubscribes and suppressions. */
     async recipientCount(ctx: Ctx, utr: string): Promise<number> {
       return countRecipients(db, await draftOf(ctx, utr));
+    },
+
+    /**
+     * For a draft on each recipient's clock: how many recipients have no time zone and get the
+     * account's, and when the first and last messages would go (the confirm step says so); undefined otherwise.
+     */
+    async localTimePlan(ctx: Ctx, utr: string, now: Date = new Date()): Promise<LocalTimePlan | undefined> {
+      const row = await draftOf(ctx, utr);
+      if (Number(row.schedule_type) !== SCHEDULE_LOCAL_TIME) return undefined;
+      return localTimePlan(db, row, recipientsOf(db, row), now);
     },
 
     /** How the draft's From address stands (the confirm step warns when it is not verified). */

@@ -1,6 +1,7 @@
 import { toCount } from '../../db/dialect';
 import { utcHour } from '../../db/time-buckets';
-import { MESSAGE_STATE } from '../../lib/constants';
+import { MESSAGE_STATE, SEND_PAUSE_REASONS, SendPauseReason, SINGLE_SEND_STATUS } from '../../lib/constants';
+import { shownVariants } from '../delivery/ledger';
 import type { Turns } from '../../lib/turns';
 import { previewSingleSend, samplePerson } from '../delivery/messages';
 import type { RenderedMessage } from '../../mail/render';
@@ -9,6 +10,9 @@ import type { FieldsService } from '../audience/fields';
 import type { Ctx, ServiceDeps } from '../context';
 import type { SingleSendsService } from './single-sends';
 import { firstContactOf } from './test-sends';
+import { signingDomainOf } from '../../mail/dkim';
+import { storedAnswer } from '../../mail/transport';
+import { sendingDomainRecord, type SendingDomainRecord } from '../accounts/sending-domains';
 
 /** Unique opens in one period: `start` is its first hour (`2026-11-22T09`, UTC). */
 export interface OpenBucket {
@@ -20,6 +24,27 @@ export interface OpenBucket {
 export interface FailureReason {
   reason: string;
   messages: number;
+  /**
+   * What was done about them: `policy` refused for the sender's authentication or reputation,
+   * `template_error` not rendered, `unconfirmed` maybe taken (never sent again), `retried` tried
+   * again until given up, `refused` refused at once (a provider's final answer).
+   */
+  kind: 'policy' | 'template_error' | 'unconfirmed' | 'retried' | 'refused';
+}
+
+/** Why the service (or a person) paused a send, and what its page needs to say what to fix. */
+export interface PauseExplained {
+  /** `by_hand`: a person (or an API key) paused it; the others are the service's reasons. */
+  reason: SendPauseReason | 'by_hand';
+  /** Messages failed for that reason, and those attempted (delivered, bounced or failed). */
+  failed: number;
+  attempted: number;
+  /** The latest such failure as the receiving server (or the renderer) worded it. */
+  example: string | null;
+  /** The sending domain of the From address (the longest that covers it), or null when it has none. */
+  domain: SendingDomainRecord | null;
+  /** How many notification recipients were told (by email) of a pause by the service. */
+  notified: number;
 }
 
 /** Hours are grouped into days once the opens span more than this many. */
@@ -45,7 +70,9 @@ export function createSendInsightsService({ db, config, secret, singleSends, con
       const [send, chosen] = await Promise.all([singleSends.get(ctx, utr), contactId ? contacts.get(ctx, contactId) : undefined]);
       const contact = chosen ? { id: chosen.id, email: chosen.email } : await firstContactOf(db, ctx, send.recipient_id);
       const sample = contact ? undefined : samplePerson((await fields.listCustom(ctx)).map((f) => f.field_name));
-      const target = { userId: ctx.userId, singleSendId: send.id, contact, sample };
+      // Once it went out, an A/B test's send is shown as its winner went (see shownVariants).
+      const abVariant = send.status >= SINGLE_SEND_STATUS.running ? (await shownVariants(db, [send.id])).get(send.id) : undefined;
+      const target = { userId: ctx.userId, singleSendId: send.id, contact, sample, abVariant };
       const message = await previewSingleSend(db, secret, config.baseUrl, target, renderTurns);
       return { ...(message ?? { subject: send.subject, html: '', text: '' }), to: contact?.email ?? '', sample: !contact };
     },
@@ -64,16 +91,43 @@ export function createSendInsightsService({ db, config, secret, singleSends, con
       return toCount(row?.n);
     },
 
-    /** Why the send's failed messages failed: the most frequent reasons first (at most `limit`). */
+    /** Why the send's failed messages failed, and what was done about them: the most frequent reasons first (at most `limit`). */
     async failures(ctx: Ctx, singleSendId: number, limit = 10): Promise<FailureReason[]> {
       const rows = (await db('send_messages')
         .where({ single_send_id: singleSendId, user_id: ctx.userId, state: MESSAGE_STATE.failed })
-        .select({ reason: 'last_error' })
+        .select({ reason: 'last_error', why: 'failure_reason' })
+        .max({ attempts: 'attempts' })
         .count({ n: '*' })
-        .groupBy('last_error')
+        .groupBy('last_error', 'failure_reason')
         .orderBy([{ column: 'n', order: 'desc' }, { column: 'reason' }])
-        .limit(limit)) as unknown as { reason: string | null; n: unknown }[];
-      return rows.map((r) => ({ reason: r.reason ?? 'unknown', messages: toCount(r.n) }));
+        .limit(limit)) as unknown as { reason: string | null; why: string | null; attempts: unknown; n: unknown }[];
+      const kindOf = (r: (typeof rows)[number]): FailureReason['kind'] =>
+        r.why === 'policy' || r.why === 'template_error' || r.why === 'unconfirmed' ? r.why : toCount(r.attempts) > 1 ? 'retried' : 'refused';
+      return rows.map((r) => ({ reason: storedAnswer((r.reason ?? 'unknown').replace(/^template_error: /, '')), messages: toCount(r.n), kind: kindOf(r) }));
+    },
+
+    /** Why a paused send of the account is paused, with what its page shows to fix it (undefined when it is not paused). */
+    async pauseOf(ctx: Ctx, singleSendId: number): Promise<PauseExplained | undefined> {
+      const send = await db('single_sends').where({ id: singleSendId, user_id: ctx.userId, status: SINGLE_SEND_STATUS.paused }).first('pause_reason', 'from_sender', 'delivered', 'bounces', 'failed');
+      if (!send) return undefined;
+      const reason = (SEND_PAUSE_REASONS as readonly string[]).includes(String(send.pause_reason)) ? (send.pause_reason as PauseExplained['reason']) : 'by_hand';
+      const failing = reason === 'policy' || reason === 'template_error';
+      const [failed, example, domains, notified] = await Promise.all([
+        failing ? db('send_messages').where({ single_send_id: singleSendId, state: MESSAGE_STATE.failed, failure_reason: reason }).count({ n: '*' }).first() : undefined,
+        failing ? db('send_messages').where({ single_send_id: singleSendId, failure_reason: reason }).orderBy('id', 'desc').first('last_error') : undefined,
+        reason === 'by_hand' ? [] : db('sending_domains').where({ user_id: ctx.userId }).select('*'),
+        reason === 'by_hand' ? undefined : db('notification_recipients').where({ user_id: ctx.userId }).count({ n: '*' }).first(),
+      ]);
+      const name = signingDomainOf(String(send.from_sender), domains.map((d: { domain: string }) => String(d.domain)));
+      const domain = domains.find((d: { domain: string }) => d.domain === name);
+      return {
+        reason,
+        failed: toCount(failed?.n),
+        attempted: toCount(send.delivered) + toCount(send.bounces) + toCount(send.failed),
+        example: example?.last_error ? storedAnswer(String(example.last_error).replace(/^template_error: /, '')) : null,
+        domain: domain ? sendingDomainRecord(domain) : null,
+        notified: toCount(notified?.n),
+      };
     },
 
     /**

@@ -39,6 +39,11 @@ export const summaries = {
   retried(name: string, count: number): string {
     return `${name}: ${count} ${count === 1 ? 'message' : 'messages'}`;
   },
+  /** An A/B test's winner sent to the rest: by its letter, chosen by the test's rule or by hand. */
+  abWinner(name: string, winner: number, by: 'rule' | 'hand', released: number): string {
+    const letter = 'ABCD'[winner] ?? String(winner + 1);
+    return `${name}: variant ${letter} ${by === 'rule' ? 'won by the test’s rule' : 'picked by hand'}, sent to the other ${released} ${released === 1 ? 'recipient' : 'recipients'}`;
+  },
   /** A recipients download: whose, and which. */
   recipientsDownload(name: string, status?: string): string {
     return `Recipients of ${name}${status ? ` (${status})` : ''}, as CSV`;

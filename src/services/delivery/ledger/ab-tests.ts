@@ -5,6 +5,8 @@ import { AB_TEST_STATE, AbWinnerMetric, MESSAGE_STATE, SINGLE_SEND_STATUS } from
 import { transitionAbTests } from '../../shared/ab-test-state';
 import { moveCounters } from './counters';
 import { transitionMessages } from '../../shared/message-state';
+import { recordAudit, summaries } from '../../shared/audit-writer';
+import { SYSTEM_ACTOR } from '../../context';
 
 /**
  * The sending side of a single send's A/B test. When the send starts, its whole audience is
@@ -124,6 +126,33 @@ export function bestVariant(stats: Map<number, VariantStats>, variants: number, 
 
 export type ChooseResult = { chosen: true; winner: number; released: number } | { chosen: false; reason: 'not-testing' | 'not-running' | 'no-variant' };
 
+/** Called inside the choice's transaction once the winner is released (the audit entry, so it exists exactly when the choice does). */
+export type OnChosen = (trx: Knex.Transaction, chosen: { winner: number; released: number; userId: number; utr: string; name: string }) => Promise<void>;
+
+/**
+ * The rest's messages (released with the winner), by send: counted apart from the test's, whose
+ * figures are kept as they were at the decision (`ab_variants.decided_*`).
+ */
+export async function restStats(db: Knex | Knex.Transaction, sendIds: number[]): Promise<Map<number, VariantStats>> {
+  const bySend = new Map<number, VariantStats>();
+  if (!sendIds.length) return bySend;
+  const rows = await db('send_messages')
+    .whereIn('single_send_id', sendIds)
+    .where('ab_rest', 1)
+    .groupBy('single_send_id')
+    .select(
+      'single_send_id',
+      db.raw('count(*) as triggered'),
+      db.raw('sum(case when state = ? then 1 else 0 end) as delivered', [MESSAGE_STATE.sent]),
+      db.raw('sum(case when state = ? and human_opened_at is not null then 1 else 0 end) as unique_opens', [MESSAGE_STATE.sent]),
+      db.raw('sum(case when state = ? and clicked_at is not null then 1 else 0 end) as unique_clicks', [MESSAGE_STATE.sent]),
+    );
+  for (const row of rows) {
+    bySend.set(Number(row.single_send_id), { triggered: toCount(row.triggered), delivered: toCount(row.delivered), unique_opens: toCount(row.unique_opens), unique_clicks: toCount(row.unique_clicks) });
+  }
+  return bySend;
+}
+
 /**
  * Chooses the winner of a send's test and queues the held rest with it, in one transaction:
  * the send's row is locked first (the order of pause, cancel and the worker's ledger writes),
@@ -131,21 +160,31 @@ export type ChooseResult = { chosen: true; winner: number; released: number } | 
  * resumes), and the test's guarded change of state decides which of two choosers wins.
  * `variant` undefined: the best by the test's rule.
  */
-export async function chooseWinner(db: Knex, sendId: number, variant: number | undefined, now: Date): Promise<ChooseResult> {
+export async function chooseWinner(db: Knex, sendId: number, variant: number | undefined, now: Date, onChosen?: OnChosen): Promise<ChooseResult> {
   const at = now.toISOString();
   return db.transaction(async (trx) => {
-    const send = await forUpdate(trx, trx('single_sends').where({ id: sendId }).first('id', 'status'));
+    const send = await forUpdate(trx, trx('single_sends').where({ id: sendId }).first('id', 'status', 'user_id', 'utr', 'single_send_name'));
     const test = (await forUpdate(trx, trx('ab_tests').where({ single_send_id: sendId }).first())) as AbTestRow | undefined;
     if (!send || !test || Number(test.state) !== AB_TEST_STATE.testing) return { chosen: false, reason: 'not-testing' } as const;
     if (Number(send.status) !== SINGLE_SEND_STATUS.running) return { chosen: false, reason: 'not-running' } as const;
     const count = toCount((await trx('ab_variants').where({ ab_test_id: test.id }).count({ n: '*' }).first())?.n);
     if (variant !== undefined && (variant < 0 || variant >= count)) return { chosen: false, reason: 'no-variant' } as const;
-    const winner = variant ?? bestVariant((await variantStats(trx, [sendId])).get(sendId) ?? new Map(), count, test.winner_metric);
-    if (!(await transitionAbTests(trx('ab_tests').where({ id: test.id }), 'choose', { winner, decided_at: at, updated_at: at }))) {
+    const stats = (await variantStats(trx, [sendId])).get(sendId) ?? new Map<number, VariantStats>();
+    const winner = variant ?? bestVariant(stats, count, test.winner_metric);
+    const chosenBy = variant === undefined ? 'rule' : 'hand';
+    if (!(await transitionAbTests(trx('ab_tests').where({ id: test.id }), 'choose', { winner, chosen_by: chosenBy, decided_at: at, updated_at: at }))) {
       return { chosen: false, reason: 'not-testing' } as const;
     }
-    const released = Number(await transitionMessages(trx('send_messages').where({ single_send_id: sendId }), 'releaseWinner', { ab_variant: winner, available_at: at, updated_at: at }));
+    // The figures the choice was made on, kept: the rest's messages carry the winner's index from here on.
+    for (let i = 0; i < count; i += 1) {
+      const s = stats.get(i);
+      await trx('ab_variants').where({ ab_test_id: test.id, variant: i }).update({
+        decided_triggered: s?.triggered ?? 0, decided_delivered: s?.delivered ?? 0, decided_opens: s?.unique_opens ?? 0, decided_clicks: s?.unique_clicks ?? 0,
+      });
+    }
+    const released = Number(await transitionMessages(trx('send_messages').where({ single_send_id: sendId }), 'releaseWinner', { ab_variant: winner, ab_rest: 1, available_at: at, updated_at: at }));
     if (released) await moveCounters(trx, { single_send_id: sendId, automation_id: null }, { triggered: released });
+    await onChosen?.(trx, { winner, released, userId: Number(send.user_id), utr: String(send.utr), name: String(send.single_send_name) });
     return { chosen: true, winner, released } as const;
   });
 }
@@ -166,6 +205,31 @@ export async function decideDueAbTests(db: Knex, now: Date, limit = 10): Promise
     .limit(limit)
     .select('t.single_send_id');
   let decided = 0;
-  for (const row of due) if ((await chooseWinner(db, Number(row.single_send_id), undefined, now)).chosen) decided += 1;
+  // The service's own choice, in the audit log as the service's.
+  const audit: OnChosen = (trx, c) => recordAudit(trx, { userId: c.userId, actor: SYSTEM_ACTOR }, {
+    action: 'single_send.ab_winner_chosen', recordType: 'single_send', recordId: c.utr, summary: summaries.abWinner(c.name, c.winner, 'rule', c.released),
+  }, now.toISOString());
+  for (const row of due) if ((await chooseWinner(db, Number(row.single_send_id), undefined, now, audit)).chosen) decided += 1;
   return decided;
+}
+
+/**
+ * The variant that stands for each of these sends when one message is shown for all (the public
+ * archive, the send's own page): the winner, else (everyone was in the test) the variant most of
+ * its messages carry. Sends without a test are not in the answer.
+ */
+export async function shownVariants(db: Knex, sendIds: number[]): Promise<Map<number, number>> {
+  const shown = new Map<number, number>();
+  if (!sendIds.length) return shown;
+  const tests = await db('ab_tests').whereIn('single_send_id', sendIds).select('single_send_id', 'winner');
+  for (const test of tests) {
+    if (test.winner !== null && test.winner !== undefined) {
+      shown.set(Number(test.single_send_id), Number(test.winner));
+      continue;
+    }
+    const most = await db('send_messages').where({ single_send_id: test.single_send_id }).whereNotNull('ab_variant')
+      .groupBy('ab_variant').orderByRaw('count(*) desc').orderBy('ab_variant').first('ab_variant');
+    shown.set(Number(test.single_send_id), most ? Number(most.ab_variant) : 0);
+  }
+  return shown;
 }

@@ -1,7 +1,9 @@
 import type { Knex } from 'knex';
-import { MESSAGE_STATE, POLICY_REFUSALS, TEMPLATE_ERRORS } from '../../../lib/constants';
+import { MESSAGE_STATE, POLICY_REFUSALS, SendPauseReason, TEMPLATE_ERRORS } from '../../../lib/constants';
 import { transitionSingleSends } from '../../shared/single-send-state';
 import { transitionMessages } from '../../shared/message-state';
+import { recordAudit } from '../../shared/audit-writer';
+import { SYSTEM_ACTOR } from '../../context';
 
 /** A send paused because receivers refused its mail for the sender's authentication or reputation. */
 export interface PolicyPause {
@@ -17,8 +19,10 @@ export interface PolicyPause {
 
 /** The failures that pause a send: the messages' failure_reason (also its send_alerts kind), and how many of those attempted. */
 interface PauseRule {
-  reason: 'policy' | 'template_error';
+  reason: Extract<SendPauseReason, 'policy' | 'template_error'>;
   pauses(failed: number, attempted: number): boolean;
+  /** What the audit log says of the pause, after the send's name. */
+  summary(failed: number, attempted: number): string;
 }
 
 /**
@@ -30,7 +34,8 @@ interface PauseRule {
  */
 export function pauseForPolicy(trx: Knex.Transaction, sendIds: number[], now: string, onPause?: (pause: PolicyPause, trx: Knex.Transaction) => Promise<void>): Promise<void> {
   const pauses = (refused: number, attempted: number) => refused >= POLICY_REFUSALS.minCount || refused >= POLICY_REFUSALS.share * attempted;
-  return pauseForFailures(trx, sendIds, now, { reason: 'policy', pauses }, onPause);
+  const summary = (refused: number, attempted: number) => `${refused} of ${attempted} messages refused by receiving mail servers for the sender's authentication or reputation`;
+  return pauseForFailures(trx, sendIds, now, { reason: 'policy', pauses, summary }, onPause);
 }
 
 /**
@@ -40,20 +45,25 @@ export function pauseForPolicy(trx: Knex.Transaction, sendIds: number[], now: st
  */
 export function pauseForTemplateErrors(trx: Knex.Transaction, sendIds: number[], now: string, onPause?: (pause: PolicyPause, trx: Knex.Transaction) => Promise<void>): Promise<void> {
   const pauses = (failed: number, attempted: number) => attempted >= TEMPLATE_ERRORS.sample && failed > TEMPLATE_ERRORS.share * attempted;
-  return pauseForFailures(trx, sendIds, now, { reason: 'template_error', pauses }, onPause);
+  const summary = (failed: number, attempted: number) => `${failed} of ${attempted} messages could not be rendered from the template`;
+  return pauseForFailures(trx, sendIds, now, { reason: 'template_error', pauses, summary }, onPause);
 }
 
 async function pauseForFailures(trx: Knex.Transaction, sendIds: number[], now: string, rule: PauseRule, onPause?: (pause: PolicyPause, trx: Knex.Transaction) => Promise<void>): Promise<void> {
   for (const sendId of sendIds) {
-    const send = await trx('single_sends').where({ id: sendId }).first('user_id', 'single_send_name', 'delivered', 'bounces', 'failed', 'status');
+    const send = await trx('single_sends').where({ id: sendId }).first('user_id', 'utr', 'single_send_name', 'delivered', 'bounces', 'failed', 'status');
     if (!send) continue;
     // Failed ones only: a refused message retried since ("retry failed") counts again only if refused again.
     const [{ n }] = await trx('send_messages').where({ single_send_id: sendId, state: MESSAGE_STATE.failed, failure_reason: rule.reason }).count({ n: '*' });
     const refused = Number(n);
     const attempted = Number(send.delivered) + Number(send.bounces) + Number(send.failed);
     if (!rule.pauses(refused, attempted)) continue;
-    if (!(await transitionSingleSends(trx('single_sends').where({ id: sendId }), 'pause', { updated_at: now }))) continue;
+    if (!(await transitionSingleSends(trx('single_sends').where({ id: sendId }), 'pause', { pause_reason: rule.reason, updated_at: now }))) continue;
     await transitionMessages(trx('send_messages').where({ single_send_id: sendId }), 'pause', { updated_at: now });
+    // Every such pause is the service's own act, in the log with the send's name and why.
+    await recordAudit(trx, { userId: Number(send.user_id), actor: SYSTEM_ACTOR }, {
+      action: 'single_send.paused', recordType: 'single_send', recordId: String(send.utr), summary: `${String(send.single_send_name)}: ${rule.summary(refused, attempted)}`,
+    }, now);
     const inserted = await trx('send_alerts').insert({ single_send_id: sendId, kind: rule.reason, created_at: now }).onConflict(['single_send_id', 'kind']).ignore().returning('id');
     if (!inserted.length || !onPause) continue;
     const example = await trx('send_messages').where({ single_send_id: sendId, failure_reason: rule.reason }).orderBy('id', 'desc').first('last_error');

@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import { skipLocked } from '../../../db/locking';
-import { MESSAGE_STATE, SINGLE_SEND_STATUS } from '../../../lib/constants';
+import { MESSAGE_STATE, SendPauseReason, SINGLE_SEND_STATUS } from '../../../lib/constants';
 import { transitionSingleSends } from '../../shared/single-send-state';
 import { startAbTest, waitingAbTestOf } from './ab-tests';
 import { expandSingleSend, resendOf } from './expand';
@@ -67,7 +67,7 @@ export async function startDueSingleSends(db: Knex, now: Date, hooks: StartHooks
       // The rule holds when the mail goes, not only when the send was saved: a domain may have
       // stopped being verified since. Paused with nothing written, it starts afresh when resumed.
       if (options.requireDomainAuth && (await unauthenticatedError(trx, true, Number(row.user_id), [String(row.from_sender)]))) {
-        if (!(await transitionSingleSends(trx('single_sends').where({ id: row.id }), 'pause', { updated_at: at }))) return undefined;
+        if (!(await transitionSingleSends(trx('single_sends').where({ id: row.id }), 'pause', { pause_reason: 'unauthenticated' satisfies SendPauseReason, updated_at: at }))) return undefined;
         await hooks.singleSendRefusedUnauthenticated?.({ id: Number(row.id), userId: Number(row.user_id), name: String(row.single_send_name), fromEmail: String(row.from_sender) }, trx);
         return 'paused';
       }

@@ -6,6 +6,7 @@ import { Signer, TOKEN_PURPOSE } from '../../../lib/signed-token';
 import { compileMessage, CompiledMessage, renderEncoded, renderMessage, RenderedMessage, renumberLinks, TrackingOptions } from '../../../mail/render';
 import { renderBudget, RenderBudget, TemplateRenderError } from '../../../mail/liquid';
 import { personalValues, SenderValues } from '../../../mail/personal-values';
+import { withoutRecipientBlocks } from '../../../mail/recipient-only';
 import { systemMessage } from '../notices';
 import type { OutgoingMessage } from '../../../mail/outgoing-message';
 import type { LedgerRow } from '../ledger';
@@ -73,9 +74,11 @@ export class MessageSources {
     private readonly db: Knex,
     private readonly signer: Signer,
     private readonly baseUrl: string,
-    /** Store each source's tracked links (the worker); a preview stores nothing. */
-    /** recordLinks: store each source's tracked links (the worker); untracked: no pixel, links as written (a test send). */
-    private readonly options: { recordLinks: boolean; untracked?: boolean } = { recordLinks: true },
+    /**
+     * recordLinks: store each source's tracked links (the worker); untracked: no pixel, links as
+     * written (a test send); forNobody: without the blocks only a recipient needs (the public archive).
+     */
+    private readonly options: { recordLinks: boolean; untracked?: boolean; forNobody?: boolean } = { recordLinks: true },
     /** The app secret that opens the sending domains' keys: given, each source carries its key (the worker). */
     private readonly signingSecret?: string,
   ) {
@@ -199,7 +202,7 @@ export class MessageSources {
         {
           subject: String(variant?.subject ?? send.subject ?? ''),
           preheader: String(variant?.preheader ?? send.preheader ?? ''),
-          html: await this.templateHtml(variant?.template_html ?? send.template_html, send.template_id),
+          html: await this.templateHtml(variant?.template_html ?? send.template_html, send.template_id).then((html) => (this.options.forNobody ? withoutRecipientBlocks(html) : html)),
         },
         this.tracking(send),
       );

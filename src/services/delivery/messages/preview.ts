@@ -19,6 +19,8 @@ export interface PreviewTarget {
   contact?: { id: number; email: string };
   /** Without a contact: the made-up person whose values fill the placeholders (samplePerson). */
   sample?: Record<string, unknown>;
+  /** A single send's A/B test variant to show (see shownVariants); none: the send's own content. */
+  abVariant?: number;
 }
 
 /** SAMPLE_CONTACT as a person of the renderer, each custom field showing its name in brackets. */
@@ -48,6 +50,7 @@ export async function previewMessage(db: Knex, secret: string, baseUrl: string, 
     attempts: 0,
     unconfirmed: 0,
     payload: null,
+    ab_variant: target.abVariant ?? null,
   };
   const signer = createSigner(secret);
   const sources = new MessageSources(db, signer, baseUrl, { recordLinks: false, untracked: options.untracked });

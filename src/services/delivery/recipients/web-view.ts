@@ -3,14 +3,15 @@ import { createSigner, TOKEN_PURPOSE } from '../../../lib/signed-token';
 import { personalValues } from '../../../mail/personal-values';
 import { renderMessage, RenderedMessage } from '../../../mail/render';
 import type { ServiceDeps } from '../../context';
-import { LEDGER_COLUMNS, LedgerRow } from '../ledger';
+import { LEDGER_COLUMNS, LedgerRow, shownVariants } from '../ledger';
 import { MessageSources, sourceKey } from '../messages';
-import { blankOpenPixels } from '../messages';
+import { blankOpenPixels, samplePerson } from '../messages';
+import { parseJson } from '../../../db/dialect';
 
 /** What a web-view link finds: the message, one retention deleted or whose address was erased (`gone`), or nothing (a forged link). */
 export type WebView = { html: string; subject: string } | 'gone' | undefined;
 
-/** A send's message as the public archive shows it: for nobody, untracked, without an unsubscribe link. */
+/** A send's message as the public archive shows it: for nobody, untracked, without the recipient's blocks. */
 export interface ArchivedMessage extends RenderedMessage {
   singleSendId: number;
 }
@@ -47,22 +48,30 @@ export function createWebViewService({ db, config, secret }: Pick<ServiceDeps, '
     },
 
     /**
-     * Single sends of one account as the public archive shows them: rendered for nobody (every
-     * personal placeholder empty, the sender's filled), links as written, no pixel, no
-     * unsubscribe link; `((webview_url))` is the send's own archive page (`permalink`).
+     * Single sends of one account as the public archive shows them: rendered for nobody, its
+     * personal placeholders filled with the sample person the previews use (the account's custom
+     * fields showing their names), links as written, no pixel, and without the blocks only a
+     * recipient needs (the preference link, a footer marked for recipients: see
+     * withoutRecipientBlocks); an A/B test's send shows its winner (or, when everyone was in the
+     * test, the variant most recipients got); `((webview_url))` is the send's own archive page.
      */
     async archived(userId: number, sends: Array<{ id: number; permalink: string }>): Promise<ArchivedMessage[]> {
+      const variants = await shownVariants(db, sends.map((send) => send.id));
       const rows: LedgerRow[] = sends.map((send) => ({
         id: 0, kind: MESSAGE_KIND.single, user_id: userId, single_send_id: send.id, automation_id: null, automation_schedule_id: null,
-        contact_id: null, segment_recipient_id: null, email: '', email_key: '', attempts: 0, unconfirmed: 0, payload: null,
+        contact_id: null, segment_recipient_id: null, email: '', email_key: '', attempts: 0, unconfirmed: 0, payload: null, ab_variant: variants.get(send.id) ?? null,
       }));
-      const sources = new MessageSources(db, signer, config.baseUrl, { recordLinks: false, untracked: true });
-      const { sources: loaded } = await sources.prepare(rows);
+      const sources = new MessageSources(db, signer, config.baseUrl, { recordLinks: false, untracked: true, forNobody: true });
+      const [{ sources: loaded }, custom] = await Promise.all([
+        sources.prepare(rows),
+        db('fields').where({ user_id: userId, is_reserved: 0 }).orderBy('id').pluck('field_name'),
+      ]);
+      const sample = samplePerson(custom.map(String));
       const out: ArchivedMessage[] = [];
       sends.forEach((send, i) => {
         const source = loaded.get(sourceKey(rows[i]) ?? '');
         if (!source) return;
-        const values = personalValues({}, null, () => undefined, source.sender);
+        const values = personalValues(sample, parseJson<Record<string, unknown>>(sample.custom_fields, {}), () => undefined, source.sender);
         values[WEBVIEW_PLACEHOLDER] = send.permalink;
         out.push({ singleSendId: send.id, ...renderMessage(source.compiled, { values, unsubscribeUrl: '', pixelUrl: '', clickUrl: '' }) });
       });
