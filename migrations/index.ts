@@ -56,6 +56,7 @@ import * as relayTlsVerify from './20261129_0831_relay-tls-verify';
 import * as sendPauseReason from './20261129_1100_send-pause-reason';
 import * as abTestDecision from './20261129_1101_ab-test-decision';
 import * as fieldLabels from './20261129_1130_field-labels';
+import * as transactional from './20261129_1200_transactional';
 import * as bounceClasses from './20261129_1400_bounce-classes';
 import * as recipientDomains from './20261129_1401_recipient-domains';
 import * as providerThrottles from './20261129_1402_provider-throttles';
@@ -125,6 +126,7 @@ export const migrations: ReadonlyArray<[name: string, migration: Knex.Migration]
   ['20261129_1100_send-pause-reason', sendPauseReason],
   ['20261129_1101_ab-test-decision', abTestDecision],
   ['20261129_1130_field-labels', fieldLabels],
+  ['20261129_1200_transactional', transactional],
   ['20261129_1400_bounce-classes', bounceClasses],
   ['20261129_1401_recipient-domains', recipientDomains],
   ['20261129_1402_provider-throttles', providerThrottles],

@@ -77,6 +77,11 @@ export interface Config {
   bounceSmtpHost: string;
   /** Largest inbound bounce message accepted, in bytes. */
   bounceMaxBytes: number;
+  /**
+   * SMTP submission of transactional mail (SUBMISSION_PORT; undefined: off), in the `both` and
+   * `inbound` roles: STARTTLS with `tls` (PEM files; unset: a self-signed pair in the data folder).
+   */
+  submission: { port: number; host: string; tls: { cert: string; key: string } | undefined; maxBytes: number } | undefined;
   /** Soft bounces within 30 days after which an address is suppressed. */
   softBounceLimit: number;
   /** `imaps://user:pass@host/INBOX`: a mailbox that receives bounces, polled by the worker. */
@@ -420,6 +425,18 @@ export function loadConfig(given: NodeJS.ProcessEnv = process.env, kind: keyof t
   const bounceTlsCert = optional(env, 'BOUNCE_TLS_CERT');
   const bounceTlsKey = optional(env, 'BOUNCE_TLS_KEY');
   if (Boolean(bounceTlsCert) !== Boolean(bounceTlsKey)) throw new ConfigError('BOUNCE_TLS_CERT and BOUNCE_TLS_KEY must be set together');
+  const submissionCert = optional(env, 'SUBMISSION_TLS_CERT');
+  const submissionKey = optional(env, 'SUBMISSION_TLS_KEY');
+  if (Boolean(submissionCert) !== Boolean(submissionKey)) throw new ConfigError('SUBMISSION_TLS_CERT and SUBMISSION_TLS_KEY must be set together');
+  const submission =
+    optional(env, 'SUBMISSION_PORT') === undefined
+      ? undefined
+      : {
+          port: integer(env, 'SUBMISSION_PORT', 587, 0),
+          host: optional(env, 'SUBMISSION_HOST') ?? '0.0.0.0',
+          tls: submissionCert && submissionKey ? { cert: submissionCert, key: submissionKey } : undefined,
+          maxBytes: integer(env, 'SUBMISSION_MAX_BYTES', 25 * 1024 * 1024, 1024),
+        };
   const sqliteFile = path.resolve(optional(env, 'SQLITE_FILE') ?? path.join(dataDir, 'campaigns.sqlite3'));
   const baseUrl = (optional(env, 'BASE_URL') ?? `http://localhost:${port}`).replace(/\/+$/, '');
   return {
@@ -460,6 +477,7 @@ export function loadConfig(given: NodeJS.ProcessEnv = process.env, kind: keyof t
     bounceSmtpPort: optional(env, 'BOUNCE_SMTP_PORT') === undefined ? undefined : integer(env, 'BOUNCE_SMTP_PORT', 0, 0),
     bounceSmtpHost: optional(env, 'BOUNCE_SMTP_HOST') ?? '127.0.0.1',
     bounceMaxBytes: integer(env, 'BOUNCE_MAX_KB', 512, 16) * 1024,
+    submission,
     softBounceLimit: integer(env, 'SOFT_BOUNCE_LIMIT', 3, 1),
     bounceImapUrl: imapUrlOf(optional(env, 'BOUNCE_IMAP_URL')),
     bounceImapPollMs: integer(env, 'BOUNCE_IMAP_POLL_SECONDS', 60, 1) * 1000,

@@ -3,6 +3,7 @@ import net from 'node:net';
 import { parseArgs } from 'node:util';
 import { boot, ensureFirstAccount, Runtime } from './boot';
 import { loadConfig } from './config';
+import { PERMISSIONS } from './http/permissions';
 import { createWorkerRuntime, WorkerRuntime } from './workers/worker-runtime';
 
 type Role = 'web' | 'worker' | 'both' | 'inbound';
@@ -29,7 +30,10 @@ async function main(): Promise<void> {
   sending?.heartbeat.start();
   if (role === 'worker') process.stdout.write(`Sending worker ${sending?.worker.owner} started\n`);
   // Bounces come back to the worker (or a process of their own with --role=inbound).
-  const inbound = role === 'web' ? undefined : await startInbound(runtime, role === 'inbound');
+  const bounces = role === 'web' ? undefined : await startInbound(runtime, role === 'inbound' && !config.submission);
+  // SMTP submission of transactional mail is inbound mail too: the both and inbound roles.
+  const submission = role === 'both' || role === 'inbound' ? await startSubmission(runtime) : undefined;
+  const inbound = bounces || submission ? { close: async () => void (await Promise.all([bounces?.close(), submission?.close()])) } : undefined;
   handleSignals(runtime, server, sending, inbound);
 }
 
@@ -62,7 +66,7 @@ async function listen(runtime: Runtime): Promise<Server> {
 async function startInbound(runtime: Runtime, required: boolean): Promise<{ close(): Promise<void> } | undefined> {
   const { config, services, logger } = runtime;
   if (config.bounceSmtpPort === undefined && config.bounceImapUrl === undefined) {
-    if (required) throw new Error('--role=inbound needs BOUNCE_SMTP_PORT (with BOUNCE_DOMAIN) or BOUNCE_IMAP_URL');
+    if (required) throw new Error('--role=inbound needs BOUNCE_SMTP_PORT (with BOUNCE_DOMAIN), BOUNCE_IMAP_URL or SUBMISSION_PORT');
     return undefined;
   }
   // Loaded only when configured: a web process never pays for the SMTP server and IMAP client.
@@ -75,6 +79,17 @@ async function startInbound(runtime: Runtime, required: boolean): Promise<{ clos
     : (await import('./workers/bounce-mailbox')).createBounceMailbox({ config, feedback: services.feedback, logger });
   mailbox?.start();
   return { close: async () => void (await Promise.all([listener?.close(), mailbox?.stop()])) };
+}
+
+/** SMTP submission (SUBMISSION_PORT), when set: its certificate's fingerprint is printed for clients to pin. */
+async function startSubmission(runtime: Runtime): Promise<{ close(): Promise<void> } | undefined> {
+  const { config, services, logger, db } = runtime;
+  if (!config.submission) return undefined;
+  const { createSubmission } = await import('./services/transactional/submission');
+  const submission = createSubmission({ db, accounts: services.accounts, transactional: services.transactional, senders: PERMISSIONS.transactional.write });
+  const server = await (await import('./workers/submission-server')).startSubmissionServer({ config: { ...config, submission: config.submission }, submission, logger });
+  process.stdout.write(`SMTP submission on smtp://${config.submission.host}:${server.port} (STARTTLS, certificate SHA-256 ${server.fingerprint})\n`);
+  return server;
 }
 
 /**

@@ -68,3 +68,13 @@ export function lists(collection: string, item: JsonSchema): SuccessDoc {
 export function csvFile(description: string): SuccessDoc {
   return { description, content: { 'text/csv': { schema: { type: 'string' } } } };
 }
+
+/** A failure whose sentence is under `message` (`{ status: 'failed', message }`): one of these constant sentences. */
+export function failsWith(description: string, sentences: readonly string[]): SuccessDoc {
+  return json(description, {
+    type: 'object',
+    properties: { status: { const: 'failed' }, message: { type: 'string', enum: [...sentences] } },
+    required: ['status', 'message'],
+    additionalProperties: false,
+  });
+}

@@ -31,6 +31,7 @@ import { mountSendingDomains } from './sending-domains';
 import { mountAutomationProviders, mountDomainProviders, mountSendProviders } from './provider-figures';
 import { mountApiKeys, mountTeamUsers } from './team';
 import { mountAuditLog } from './audit-log';
+import { mountTransactional } from './transactional';
 
 /**
  * The JSON API of the reference, mounted at /api/v1; `table` is its route table (tests walk it).
@@ -65,6 +66,7 @@ export function createApiRouter(config: Config, services: Services, logger: Logg
   mountTeamUsers(routes.tagged('Team'), services);
   mountApiKeys(routes.tagged('API keys'), services);
   mountAuditLog(routes.tagged('Audit log'), services);
+  mountTransactional(routes.tagged('Transactional mail'), services);
   mountOpenApi(routes.tagged('Documentation'));
 
   const api = express.Router();

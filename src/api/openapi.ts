@@ -132,6 +132,7 @@ function operation(route: DescribedRoute) {
           '429': { $ref: '#/components/responses/TooManyRequests' },
         }),
     '422': { $ref: '#/components/responses/ValidationFailed' },
+    ...route.doc.failures,
     default: { $ref: '#/components/responses/Failure' },
   };
   return op;

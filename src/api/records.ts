@@ -30,6 +30,10 @@ import type { TeamUserRecord } from '../services/accounts/team-users';
 import type { ApiKeyRecord, CreatedApiKey } from '../services/accounts/api-keys';
 import type { AuditRecord } from '../services/accounts/audit-log';
 import { AUDIT_ACTIONS, AUDIT_ACTOR_TYPES } from '../lib/constants';
+import type { AcceptedMessage } from '../services/transactional/accept';
+import type { TransactionalDetails, TransactionalEvent, TransactionalMessageRecord } from '../services/transactional/message-log';
+import type { TransactionalTemplateRecord } from '../services/transactional/templates';
+import { TRANSACTIONAL_STATUSES } from '../lib/constants';
 import { arrayOf, flag, int, Members, nullable, object, plainDateTime, str, strings, timestamp, uuid } from './schema-words';
 
 /**
@@ -62,6 +66,19 @@ const statuses = (values: Record<string, number>) => ({
   enum: Object.values(values),
   description: Object.entries(values).map(([name, value]) => `${value} ${name}`).join(', '),
 });
+
+const transactionalMessage: Members<TransactionalMessageRecord> = {
+  id: { type: 'string', pattern: '^tx_[0-9]+$' },
+  to: str,
+  from: str,
+  subject: str,
+  status: { type: 'string', enum: [...TRANSACTIONAL_STATUSES] },
+  tags: strings,
+  created_at: nullable(timestamp),
+  sent_at: nullable(timestamp),
+  opened_at: nullable(timestamp),
+  clicked_at: nullable(timestamp),
+};
 
 const unsubscriber: Members<UnsubscriberRecord> = {
   id: int,
@@ -498,6 +515,33 @@ export const RECORDS = {
   }),
   ProviderFigures: record<ProviderFiguresRecord>('How one mailbox provider treated a set of messages (extension); rates read over `delivered`.', providerFigures),
   ProviderDay: record<ProviderDayRecord>('How one mailbox provider treated the mail of a sending domain on one UTC day (extension).', { day: { type: 'string', format: 'date' }, ...providerFigures }),
+  TransactionalAccepted: record<AcceptedMessage>('A transactional message as a send answers it: queued, or suppressed for an address that bounced or complained (nothing is sent).', {
+    id: { type: 'string', pattern: '^tx_[0-9]+$' },
+    to: str,
+    status: { type: 'string', enum: ['queued', 'suppressed'] },
+  }),
+  TransactionalMessage: record<TransactionalMessageRecord>('A transactional message as the log lists it.', transactionalMessage),
+  TransactionalDetails: record<TransactionalDetails>('A transactional message with its timeline and the mail server\'s last answer.', {
+    ...transactionalMessage,
+    cc: strings,
+    bcc: strings,
+    reply_to: nullable(str),
+    source: { type: 'string', enum: ['api', 'smtp'] },
+    events: arrayOf(record<TransactionalEvent>('One thing that happened to the message.', {
+      type: { type: 'string', enum: ['accepted', 'sent', 'deferred', 'delivered', 'bounced', 'complained', 'opened', 'clicked', 'failed', 'suppressed'] },
+      at: nullable(timestamp),
+      detail: nullable(str),
+    })),
+    last_smtp_response: nullable(object({ code: nullable(int), message: str })),
+  }),
+  TransactionalTemplate: record<TransactionalTemplateRecord>('A template of transactional mail (Liquid reads `data` and a contact\'s fields).', {
+    id: int,
+    name: str,
+    subject: str,
+    html: str,
+    text: nullable(str),
+    ...stamps,
+  }),
 } satisfies Record<string, JsonSchema>;
 
 export type RecordName = keyof typeof RECORDS;

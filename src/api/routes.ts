@@ -28,6 +28,8 @@ export interface RouteDoc {
    * write permission, one audit entry) or `exports` data (the read permission, one audit entry).
    */
   effect?: Effect;
+  /** Answers beyond the usual ones, by status (made with ./describe's `failsWith`). */
+  failures?: Record<string, SuccessDoc>;
 }
 
 /** A registered route as the document describes it. */

@@ -30,6 +30,8 @@ export interface ClaimOptions {
   leaseUntil: string;
   owner: string;
   columns: string[];
+  /** Only rows of a priority below this one (the worker's lane for urgent mail). */
+  priorityBelow?: number;
 }
 
 /**
@@ -45,13 +47,14 @@ export async function claimMessages(db: Knex, options: ClaimOptions): Promise<Re
     set state = 1, attempts = attempts + 1, available_at = ?, lease_owner = ?, updated_at = ?
     where id in (
       select id from send_messages
-      where state in (0, 1) and available_at <= ?
+      where state in (0, 1) and available_at <= ?${options.priorityBelow === undefined ? '' : ' and priority < ?'}
         and (automation_id is null or exists (
           select 1 from automations a where a.id = send_messages.automation_id and a.status = ? and a.deleted_at is null))
       order by priority, available_at
       limit ? ${lock}
     )
     returning ${returning}`;
-  const result = await db.raw(sql, [options.leaseUntil, options.owner, options.now, options.now, AUTOMATION_STATUS.live, options.limit]);
+  const below = options.priorityBelow === undefined ? [] : [options.priorityBelow];
+  const result = await db.raw(sql, [options.leaseUntil, options.owner, options.now, options.now, ...below, AUTOMATION_STATUS.live, options.limit]);
   return isPostgres(db) ? result.rows : result;
 }

@@ -52,6 +52,8 @@ export const PERMISSIONS = {
     api: ['/single-send', '/single/send', '/automations', '/get-design', '/get-dynamic', '/sender', '/senders'],
     web: ['/single-sends', '/automations', '/design-templates', '/my-templates', '/editor', '/senders'],
   },
+  /** Receipts, password resets, alerts: editors send and retry, everyone reads the log. */
+  transactional: { title: 'Transactional mail', read: EVERYONE, write: EDITORS, api: ['/transactional'], web: ['/transactional'] },
   webhooks: { title: 'Webhooks', read: ADMINS, write: ADMINS, api: ['/webhooks'], web: ['/webhook-endpoints'] },
   team: { title: 'Team', read: ADMINS, write: ADMINS, api: ['/users'], web: ['/team'] },
   apiKeys: { title: 'API keys', read: ADMINS, write: ADMINS, api: ['/api-keys'], web: ['/api-keys'] },

@@ -99,7 +99,29 @@ export const MESSAGE_STATE = { queued: 0, sending: 1, sent: 2, failed: 3, bounce
 export const RECIPIENT_STATUSES = ['queued', 'delivered', 'opened', 'clicked', 'bounced', 'failed', 'unsubscribed', 'complained', 'skipped'] as const;
 export type RecipientStatus = (typeof RECIPIENT_STATUSES)[number];
 /** What a ledger row belongs to. */
-export const MESSAGE_KIND = { single: 1, automation: 2, system: 3 } as const;
+export const MESSAGE_KIND = { single: 1, automation: 2, system: 3, transactional: 4 } as const;
+/**
+ * The ledger's `priority` of each kind of message: lower is claimed first, so system mail and
+ * then transactional mail overtake single sends and automation steps already queued.
+ */
+export const MESSAGE_PRIORITY = { system: 0, transactional: 1, campaign: 5 } as const;
+/** What a transactional message is, as its log and API say it. */
+export const TRANSACTIONAL_STATUSES = ['queued', 'sent', 'delivered', 'deferred', 'bounced', 'complained', 'failed', 'suppressed'] as const;
+export type TransactionalStatus = (typeof TRANSACTIONAL_STATUSES)[number];
+/** Limits of a transactional message (docs/transactional.md). */
+export const TRANSACTIONAL_LIMITS = {
+  recipients: 50,
+  batch: 100,
+  attachments: 10,
+  attachmentBytes: 10 * 1024 * 1024,
+  tags: 10,
+  tagLength: 64,
+  sendAtDays: 30,
+  idempotencyKey: 256,
+  idempotencyHours: 24,
+  /** A key whose first request has been in progress this long was abandoned (its process died): it may be used again. */
+  idempotencyStaleMs: 120_000,
+} as const;
 /** States of an automation enrolment; `skipped`: a welcome automation's member from before go-live. */
 export const ENROLMENT_STATE = { active: 0, left: 1, skipped: 2 } as const;
 export const AUTOMATION_STATUS = { draft: 0, live: 1, paused: 2 } as const;
@@ -359,6 +381,11 @@ export const AUDIT_ACTIONS = [
   'single_send.ab_test_saved',
   'single_send.ab_winner_chosen',
   'single_send.failed_retried',
+  'transactional.sent',
+  'transactional.retried',
+  'transactional_template.created',
+  'transactional_template.updated',
+  'transactional_template.deleted',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 /** Who an audit entry names: a person, an API key, or the service itself (a worker, a schedule). */

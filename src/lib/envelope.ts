@@ -18,6 +18,11 @@ export function sendFailure(res: Response, status: number, errors: FieldErrors |
   sendJson(res, status, { status: 'failed', errors });
 }
 
+/** A failure whose sentence is under `message` (see MessageConflictError). */
+export function sendFailedMessage(res: Response, status: number, message: string): void {
+  sendJson(res, status, { status: 'failed', message });
+}
+
 /**
  * `res.status(status).json(body)`, with the same headers in the same order (Content-Type,
  * Content-Length, the weak ETag of the app's `etag fn`), the document serialised once into one

@@ -33,6 +33,12 @@ export class ConflictError extends AppError {
   readonly status = 409;
 }
 
+/**
+ * 409 whose sentence the answer carries under `message` (`{ status: 'failed', message }`), the
+ * shape callers of an Idempotency-Key expect from other mail APIs.
+ */
+export class MessageConflictError extends ConflictError {}
+
 /** 401: missing keys (field errors) or wrong keys (a string). */
 export class UnauthorizedError extends AppError {
   readonly status = 401;

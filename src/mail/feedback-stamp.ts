@@ -34,7 +34,8 @@ export function feedbackStamp(secret: string, bounceDomain: string | undefined, 
     return {
       ...message,
       headers: { ...message.headers, [MESSAGE_HEADER]: token, ...echoHeaders(smtpUrl, token) },
-      ...(bounceDomain ? { envelope: { from: verpAddress(token, message.returnPathDomain ?? bounceDomain), to: message.to } } : {}),
+      // The envelope names every recipient: its copies too, or they would never be delivered.
+      ...(bounceDomain ? { envelope: { from: verpAddress(token, message.returnPathDomain ?? bounceDomain), to: [message.to, ...(message.cc ?? []), ...(message.bcc ?? [])].join(', ') } } : {}),
     };
   };
 }

@@ -4,7 +4,7 @@ import { sha256 } from '../lib/crypto';
 /** What a message belongs to, for its List-Id and Feedback-ID (nothing about its recipient). */
 export interface MailStream {
   userId: number;
-  kind: 'campaign' | 'automation' | 'system';
+  kind: 'campaign' | 'automation' | 'system' | 'transactional';
   /** The single send's or automation's id; none for system mail. */
   campaignId?: number;
   /** The unsubscribe group its recipients leave with; null: the account's whole list. */
@@ -28,7 +28,8 @@ export function createListHeaders(baseUrl: string) {
   return (stream: MailStream): Record<string, string> => {
     const campaign = stream.campaignId ? `${stream.kind === 'automation' ? 'a' : 's'}${stream.campaignId}` : 'none';
     const feedback = { 'Feedback-ID': `${campaign}:u${stream.userId}:${stream.kind}:${senderId}` };
-    if (stream.kind === 'system') return feedback;
+    // Not a list: no List-Id, so no receiver offers to unsubscribe from a receipt.
+    if (stream.kind === 'system' || stream.kind === 'transactional') return feedback;
     const list = stream.groupId ? `g${stream.groupId}` : 'all';
     return { 'List-Id': `<${list}.u${stream.userId}.${namespace}>`, ...feedback };
   };

@@ -12,6 +12,12 @@ export interface OutgoingMessage {
   encoded?: boolean;
   /** Liquid values of this message that failed and were left empty: counted on its send, never sent. */
   templateErrors?: number;
+  /** Copies (transactional mail): in the envelope and the headers like `to`. */
+  cc?: string[];
+  /** Blind copies (transactional mail): in the envelope only. */
+  bcc?: string[];
+  /** Files (transactional mail), base64; nodemailer builds the multipart/mixed around them. */
+  attachments?: Array<{ filename: string; content: string; encoding: 'base64'; contentType?: string }>;
   /** Extra headers, for example List-Unsubscribe. */
   headers?: Record<string, string>;
   messageId?: string;

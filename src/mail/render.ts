@@ -144,6 +144,8 @@ export interface RenderInput {
   pixelUrl: string;
   /** The message's click URL without the link number: `$BASE_URL/c/<token>`. */
   clickUrl: string;
+  /** Values only Liquid reads, which may be objects (a transactional message's `data`): `{{ data.order_id }}`. */
+  liquidValues?: Record<string, unknown>;
 }
 
 export interface RenderedMessage {
@@ -196,7 +198,7 @@ function withErrors(rendered: RenderedMessage, errors: number | undefined): Rend
  * are then filled as in any other message.
  */
 function liquidOf(liquid: LiquidParts, input: RenderInput, budget: RenderBudget) {
-  const variables: Record<string, string> = {};
+  const variables: Record<string, unknown> = { ...input.liquidValues };
   for (const [name, value] of Object.entries(input.values)) if (value) variables[name] = value;
   variables[UNSUBSCRIBE] = input.unsubscribeUrl;
   const tally = { count: 0 };

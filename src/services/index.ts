@@ -1,3 +1,6 @@
+import { MESSAGE_KIND } from '../lib/constants';
+import { transactionalKind } from './transactional/message-kind';
+import { createTransactionalService } from './transactional/transactional';
 import { createAccountsService } from './accounts/accounts';
 import { createAudienceEvents } from './audience/audience-events';
 import { createContactTypesService } from './audience/contact-types';
@@ -78,7 +81,8 @@ export function createWorkerLedger(
     startDue: (at: Date) => runAutomations(db, at, hooks, { requireDomainAuth: config.domains?.requireDomainAuth }),
     everyMs: options.automationsEveryMs ?? 5000,
   };
-  return createSendLedger({ ...deps, feeds: [automations] }, options);
+  const transactional = transactionalKind({ db, secret: deps.secret, baseUrl: config.baseUrl, signingSecret: deps.secret });
+  return createSendLedger({ ...deps, feeds: [automations], kinds: { [MESSAGE_KIND.transactional]: transactional } }, options);
 }
 
 /** The composition root of the domain: every service, built once from its dependencies. */
@@ -110,6 +114,7 @@ export function createServices(deps: ServiceDeps) {
   const providerFigures = createProviderFiguresService({ db: deps.db, lines: deps.config.deliverability, classifier: createDomainClassifier({ db: deps.db, lookupMx: createMxLookup(deps.config.domains.dnsServers), logger: deps.logger }) });
   return {
     accounts,
+    transactional: createTransactionalService(deps),
     contactTypes,
     unsubscribeGroups,
     globalUnsubscribes: createGlobalUnsubscribesService(deps),

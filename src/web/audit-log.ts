@@ -96,6 +96,11 @@ export const AUDIT_ACTION_LABELS: Record<AuditAction, string> = {
   'single_send.ab_test_saved': 'Saved an A/B test',
   'single_send.ab_winner_chosen': 'Chose an A/B test winner',
   'single_send.failed_retried': 'Retried the failed messages',
+  'transactional.sent': 'Sent transactional mail',
+  'transactional.retried': 'Retried a transactional message',
+  'transactional_template.created': 'Added a transactional template',
+  'transactional_template.updated': 'Changed a transactional template',
+  'transactional_template.deleted': 'Deleted a transactional template',
 };
 
 const ACTOR_KINDS = [

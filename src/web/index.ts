@@ -45,6 +45,7 @@ import { mountTeamAccess } from './team-access';
 import { mountProfile } from './profile';
 import { mountAuditLog } from './audit-log';
 import { mountTwoFactor } from './two-factor';
+import { mountTransactional } from './transactional';
 
 /** Every page group of the dashboard; each mounts its routes on the shared route table. */
 type PageGroup = (routes: WebRoutes, services: Services, views: Views, config: Config) => void;
@@ -79,6 +80,7 @@ const PAGE_GROUPS: PageGroup[] = [
   mountDomains,
   mountTeam,
   mountAuditLog,
+  mountTransactional,
 ];
 
 export interface Dashboard {

@@ -18,6 +18,8 @@ export interface WorkerOptions extends SendLedgerOptions {
   pollMs?: number;
   /** How often the background loop looks at automations (enrolment compares whole targets). */
   automationsEveryMs?: number;
+  /** Idle wait of the urgent lane, which claims only mail that overtakes campaigns (transactional, system). */
+  urgentPollMs?: number;
 }
 
 export interface SendingWorker {
@@ -40,6 +42,7 @@ export function createSendingWorker(deps: WorkerDeps, options: WorkerOptions = {
   const batchSize = options.batchSize ?? 200;
   const lanes = options.lanes ?? 2;
   const pollMs = options.pollMs ?? 1000;
+  const urgentPollMs = options.urgentPollMs ?? 100;
   // Rate-limit waits sleep here too, so stopping the worker ends them.
   const sleeper = new Sleeper();
   const ledger = createWorkerLedger({ ...deps, sleep: (ms) => sleeper.sleep(ms) }, options);
@@ -89,6 +92,25 @@ export function createSendingWorker(deps: WorkerDeps, options: WorkerOptions = {
     }
   }
 
+  /**
+   * The urgent lane: while the other lanes work through a bulk send's batches, it claims only
+   * transactional and system mail and sends it one message at a time (so it adds one message
+   * in flight at most to what a crash may leave in doubt).
+   */
+  async function urgentLane(): Promise<void> {
+    while (running) {
+      try {
+        const rows = await ledger.claim(20, true);
+        for (const claimed of rows.length ? await ledger.prepare(rows) : []) await sendOne(claimed);
+        await ledger.flush();
+        if (!rows.length) await sleeper.sleep(urgentPollMs);
+      } catch (err) {
+        logger.error({ err }, 'sending urgent mail failed; trying again shortly');
+        await sleeper.sleep(pollMs);
+      }
+    }
+  }
+
   async function heartbeat(): Promise<void> {
     while (running) {
       await sleeper.sleep(Math.max(100, Math.floor(ledger.leaseMs / 3)));
@@ -119,7 +141,7 @@ export function createSendingWorker(deps: WorkerDeps, options: WorkerOptions = {
     start() {
       if (running) return;
       running = true;
-      loops = [ticker(), heartbeat(), ...Array.from({ length: lanes }, lane)];
+      loops = [ticker(), heartbeat(), urgentLane(), ...Array.from({ length: lanes }, lane)];
       logger.info({ owner: ledger.owner, lanes, batchSize }, 'sending worker started');
     },
     async stop() {

@@ -33,7 +33,7 @@ const MAY_IMPORT: Record<string, string[]> = {
  * holds what every part may use (state tables, the audit writer), and context.ts is the floor.
  */
 const ORDER: Record<string, string[]> = {
-  'src/services': ['index.ts', 'operations', 'maintenance', 'campaigns', 'audience', 'accounts', 'delivery', 'integrations', 'reference', 'shared', 'context.ts'],
+  'src/services': ['index.ts', 'transactional', 'operations', 'maintenance', 'campaigns', 'audience', 'accounts', 'delivery', 'integrations', 'reference', 'shared', 'context.ts'],
   'src/services/delivery': ['sending', 'reports', 'recipients', 'feedback', 'messages', 'notices', 'ledger', 'relays', 'providers'],
 };
 /** Folders whose subfolders are rooms: from outside a room, only its index.ts is imported. */

@@ -5,7 +5,7 @@ import { liquidSyntaxError } from '../../mail/liquid';
  * Refuses, field by field, a subject, preheader or body whose Liquid does not parse, naming the
  * line, so that nothing that cannot render is ever saved (the send would go out as written).
  */
-export function liquidErrors(fields: Partial<Record<'subject' | 'preheader' | 'template_html', string | null | undefined>>, errors: FieldErrors): void {
+export function liquidErrors(fields: Partial<Record<string, string | null | undefined>>, errors: FieldErrors): void {
   for (const [name, source] of Object.entries(fields)) {
     if (!source || errors[name]) continue;
     const problem = liquidSyntaxError(source);

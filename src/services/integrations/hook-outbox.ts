@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import type { Knex } from 'knex';
 import { nowValue, parseJson, rowsPerInsert } from '../../db/dialect';
-import { BATCHED_HOOK_EVENTS, HOOK_DELIVERY_STATE, HookEventType } from '../../lib/constants';
+import { BATCHED_HOOK_EVENTS, HOOK_DELIVERY_STATE, HookEventType, MESSAGE_KIND } from '../../lib/constants';
 import { timestamp } from '../../lib/time';
 
 /** One event before it is written: whose, what it says, and whose contact it concerns (for ordering). */
@@ -81,9 +81,10 @@ export interface MessageHookEvent {
 }
 
 /**
- * message.* events of campaign messages (single sends and automation steps; system mail has
- * none): `data` is the message (`message_id`, `email`, `contact_id`, `single_send_utr`,
- * `automation_utr`, `automation_schedule_utr`) plus the event's own fields.
+ * message.* events of campaign and transactional messages (system mail has none): `data` is
+ * the message (`message_id`, `email`, `contact_id`, `single_send_utr`, `automation_utr`,
+ * `automation_schedule_utr`; a transactional message's with `transactional: true`, its `id` and
+ * `tags`) plus the event's own fields.
  */
 export async function emitMessageEvents(trx: Knex, type: HookEventType, events: MessageHookEvent[], at: string = nowValue()): Promise<number> {
   if (!events.length) return 0;
@@ -99,9 +100,10 @@ export async function emitMessageEvents(trx: Knex, type: HookEventType, events: 
           .leftJoin('single_sends as s', 's.id', 'm.single_send_id')
           .leftJoin('automations as a', 'a.id', 'm.automation_id')
           .leftJoin('automation_schedules as k', 'k.id', 'm.automation_schedule_id')
+          .leftJoin('transactional_messages as t', 't.id', 'm.id')
           .whereIn('m.id', ids.slice(i, i + 500))
-          .where((q) => q.whereNotNull('m.single_send_id').orWhereNotNull('m.automation_id'))
-          .select('m.id', 'm.email', 'm.email_key', 'm.contact_id', 's.utr as send_utr', 'a.utr as automation_utr', 'k.utr as schedule_utr');
+          .where((q) => q.whereNotNull('m.single_send_id').orWhereNotNull('m.automation_id').orWhere('m.kind', MESSAGE_KIND.transactional))
+          .select('m.id', 'm.kind', 'm.email', 'm.email_key', 'm.contact_id', 's.utr as send_utr', 'a.utr as automation_utr', 'k.utr as schedule_utr', 't.tags as tx_tags');
         for (const row of rows) byId.set(Number(row.id), row);
       }
       return events.flatMap((e) => {
@@ -114,6 +116,7 @@ export async function emitMessageEvents(trx: Knex, type: HookEventType, events: 
           single_send_utr: m.send_utr ?? null,
           automation_utr: m.automation_utr ?? null,
           automation_schedule_utr: m.schedule_utr ?? null,
+          ...(Number(m.kind) === MESSAGE_KIND.transactional ? { transactional: true, id: `tx_${Number(e.messageId)}`, tags: parseJson<string[]>(m.tx_tags, []) } : {}),
           occurred_at: timestamp(at),
           ...e.extra,
         };

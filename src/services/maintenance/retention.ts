@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import type { RetentionDays } from '../../config';
 import { deleteSome, releaseFreePages } from '../../db/pruning';
-import { HOOK_DELIVERY_STATE, MESSAGE_KIND, MESSAGE_STATE, SIGNUP, SINGLE_SEND_STATUS } from '../../lib/constants';
+import { HOOK_DELIVERY_STATE, MESSAGE_KIND, MESSAGE_STATE, SIGNUP, SINGLE_SEND_STATUS, TRANSACTIONAL_LIMITS } from '../../lib/constants';
 import type { ServiceDeps } from '../context';
 
 /** Rows per statement: each batch is a short transaction, so no lock is held for long and memory stays flat. */
@@ -26,6 +26,8 @@ export interface PruneCounts {
   signups: number;
   webhookTokens: number;
   signupMailSlots: number;
+  /** Idempotency-Keys of transactional mail past their day. */
+  idempotencyKeys: number;
   /** Messages whose opens and clicks were deleted. */
   engagement: number;
   messages: number;
@@ -139,12 +141,13 @@ export function createRetentionService({ db, config, logger }: Pick<ServiceDeps,
       const daysAgo = (days: number) => new Date(now.getTime() - days * DAY_MS).toISOString();
       const batches = (table: string, where: (q: Knex.QueryBuilder) => void) => untilDone(size, shouldStop, () => deleteSome(db, table, where, size));
       const days = policy();
-      const counts: PruneCounts = { sessions: 0, signups: 0, webhookTokens: 0, signupMailSlots: 0, engagement: 0, messages: 0, webhookDeliveries: 0, auditEntries: 0, freedPages: 0 };
+      const counts: PruneCounts = { sessions: 0, signups: 0, webhookTokens: 0, signupMailSlots: 0, idempotencyKeys: 0, engagement: 0, messages: 0, webhookDeliveries: 0, auditEntries: 0, freedPages: 0 };
 
       counts.sessions = await batches('sessions', (q) => q.where('expires_at', '<', now.toISOString()));
       counts.signups = await batches('signups', (q) => q.whereNull('confirmed_at').where('expires_at', '<', new Date(now.getTime() - SIGNUP.keepExpiredMs).toISOString()));
       counts.webhookTokens = await batches('provider_webhook_tokens', (q) => q.where('expires_at', '<', now.toISOString()));
       counts.signupMailSlots = await batches('signup_mail_slots', (q) => q.where('taken_at', '<', now.getTime() - DAY_MS));
+      counts.idempotencyKeys = await batches('idempotency_keys', (q) => q.where('created_at', '<', new Date(now.getTime() - TRANSACTIONAL_LIMITS.idempotencyHours * 3_600_000).toISOString()));
       if (days.events > 0 && !shouldStop()) counts.engagement = await pruneEngagement(db, { before: daysAgo(days.events) }, { now, batchSize: size, shouldStop });
       if (days.messages > 0 && !shouldStop()) counts.messages = await pruneMessages(daysAgo(days.messages), size, shouldStop);
       if (days.webhookDeliveries > 0 && !shouldStop()) {

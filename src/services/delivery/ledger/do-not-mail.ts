@@ -7,11 +7,13 @@ import type { LedgerRow } from './ledger-row';
  * suppressed (bounced, complained) addresses, and the recipients who left the message's
  * unsubscribe group. Each is keyed by `email_key` within its scope column. Expansion, enrolment
  * and the worker's last check before sending all read this list, so a new one is added here once.
+ * `transactional`: the list stops transactional mail too (a receipt still goes to someone who
+ * left the newsletter, never to an address that bounced or complained).
  */
 export const DO_NOT_MAIL = [
-  { table: 'global_unsubscribes', scope: 'user_id', of: 'account' },
-  { table: 'suppressed_addresses', scope: 'user_id', of: 'account' },
-  { table: 'unsubscribe_group_recipients', scope: 'unsubscribe_groups_id', of: 'group' },
+  { table: 'global_unsubscribes', scope: 'user_id', of: 'account', transactional: false },
+  { table: 'suppressed_addresses', scope: 'user_id', of: 'account', transactional: true },
+  { table: 'unsubscribe_group_recipients', scope: 'unsubscribe_groups_id', of: 'group', transactional: false },
 ] as const;
 
 /** Whose lists apply: the account's, and the message's unsubscribe group's when it has one. */
@@ -53,12 +55,13 @@ export async function suppressedRowIds(db: Knex, rows: LedgerRow[], groupOf: (ro
   if (!campaign.length) return suppressed;
   const keys = [...new Set(campaign.map((r) => r.email_key))];
   const ownerOf = (row: LedgerRow, of: 'account' | 'group') => (of === 'account' ? Number(row.user_id) : groupOf(row));
-  for (const { table, scope, of } of DO_NOT_MAIL) {
-    const owners = [...new Set(campaign.map((r) => ownerOf(r, of)).filter((o): o is number => o !== null))];
+  for (const { table, scope, of, transactional } of DO_NOT_MAIL) {
+    const concerned = transactional ? campaign : campaign.filter((r) => r.kind !== MESSAGE_KIND.transactional);
+    const owners = [...new Set(concerned.map((r) => ownerOf(r, of)).filter((o): o is number => o !== null))];
     if (!owners.length) continue;
     const found = await db(table).whereIn(scope, owners).whereIn('email_key', keys).select(scope, 'email_key');
     const listed = new Set(found.map((f) => `${f[scope]}:${f.email_key}`));
-    for (const row of campaign) {
+    for (const row of concerned) {
       const owner = ownerOf(row, of);
       if (owner !== null && listed.has(`${owner}:${row.email_key}`)) suppressed.add(Number(row.id));
     }

@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import { jsonValue, nowValue, parseJson } from '../../../db/dialect';
 import { emailKey } from '../../../lib/email-key';
-import { MESSAGE_KIND, MESSAGE_STATE } from '../../../lib/constants';
+import { MESSAGE_KIND, MESSAGE_PRIORITY, MESSAGE_STATE } from '../../../lib/constants';
 import { randomToken } from '../../../lib/crypto';
 import { createSigner, TOKEN_PURPOSE } from '../../../lib/signed-token';
 import { transitionMessages } from '../../shared/message-state';
@@ -17,8 +17,6 @@ import { teamLinkBody, TeamLinkRef } from './team-links';
 import type { OutgoingMessage } from '../../../mail/outgoing-message';
 import { classifySendError, MailTransport } from '../../../mail/transport';
 
-/** System mail (verification, notifications) goes before campaign mail (lower sorts first). */
-const SYSTEM_PRIORITY = 0;
 const MAX_ATTEMPTS = 5;
 
 export type SystemMail = Pick<OutgoingMessage, 'from' | 'to' | 'subject' | 'html' | 'text' | 'replyTo'> & {
@@ -47,7 +45,7 @@ export async function queueSystemMail(db: Knex, userId: number, message: SystemM
       kind: MESSAGE_KIND.system,
       email: to,
       email_key: emailKey(to),
-      priority: SYSTEM_PRIORITY,
+      priority: MESSAGE_PRIORITY.system,
       state: MESSAGE_STATE.queued,
       available_at: now,
       payload: jsonValue(payload),

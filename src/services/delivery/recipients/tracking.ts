@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { nowValue } from '../../../db/dialect';
+import { nowValue, parseJson } from '../../../db/dialect';
 import { isAutomatedOpen } from '../../../lib/automated-opens';
 import { createSigner } from '../../../lib/signed-token';
 import type { Ctx, ServiceDeps } from '../../context';
@@ -47,11 +47,21 @@ export function createTrackingService({ db, secret, engaged }: Deps) {
     if (first) await announce(trx, message);
   }
 
+  /**
+   * Link n of a transactional message: its links are its own (stored with it when it was built),
+   * with no per-link counters (`id` null).
+   */
+  async function transactionalLinkOf(trx: Knex, message: TrackedMessage, n: number): Promise<{ id: number | null; url: string } | undefined> {
+    const row = await trx('transactional_messages').where({ id: message.id }).first('links');
+    const url = parseJson<string[]>(row?.links, [])[n - 1];
+    return url ? { id: null, url } : undefined;
+  }
+
   /** Link n of the message's send or automation step. */
-  async function linkOf(trx: Knex, message: TrackedMessage, n: number): Promise<{ id: number; url: string } | undefined> {
+  async function linkOf(trx: Knex, message: TrackedMessage, n: number): Promise<{ id: number | null; url: string } | undefined> {
     if (!Number.isSafeInteger(n) || n < 1 || n > 2147483647) return undefined;
     const owner = message.single_send_id ? { single_send_id: message.single_send_id } : message.automation_schedule_id ? { automation_schedule_id: message.automation_schedule_id } : undefined;
-    if (!owner) return undefined;
+    if (!owner) return transactionalLinkOf(trx, message, n);
     // A step's message resolves only the numbers of the content it was sent with: its step's
     // links of other versions (earlier or later edits) are not its links.
     if (message.link_version_id !== null && message.link_version_id !== undefined) {
@@ -92,17 +102,21 @@ export function createTrackingService({ db, secret, engaged }: Deps) {
         const plus = (column: string, by: number) => trx.raw('?? + ?', [column, by]);
         // A message whose engagement was pruned had its unique clicks counted already: totals only.
         const pruned = message.engagement_pruned_at !== null && message.engagement_pruned_at !== undefined;
-        const inserted = pruned
+        const inserted = pruned || link.id === null
           ? []
           : await trx('link_clicks')
               .insert({ link_id: link.id, message_id: message.id, clicks: 1, first_at: now, last_at: now })
               .onConflict(['link_id', 'message_id'])
               .ignore()
               .returning('link_id');
-        const firstOfLink = inserted.length > 0 ? 1 : 0;
-        if (!firstOfLink && !pruned) await trx('link_clicks').where({ link_id: link.id, message_id: message.id }).update({ clicks: plus('clicks', 1), last_at: now });
-        await trx('send_links').where({ id: link.id }).update({ total_clicks: plus('total_clicks', 1), unique_clicks: plus('unique_clicks', firstOfLink) });
+        let firstOfLink = inserted.length > 0 ? 1 : 0;
+        if (link.id !== null) {
+          if (!firstOfLink && !pruned) await trx('link_clicks').where({ link_id: link.id, message_id: message.id }).update({ clicks: plus('clicks', 1), last_at: now });
+          await trx('send_links').where({ id: link.id }).update({ total_clicks: plus('total_clicks', 1), unique_clicks: plus('unique_clicks', firstOfLink) });
+        }
         const first = pruned ? 0 : await trx('send_messages').where({ id: message.id }).whereNull('clicked_at').update({ clicked_at: now });
+        // A transactional message's links have no rows of their own: its first click is reported.
+        if (link.id === null) firstOfLink = first ? 1 : 0;
         // message.clicked: the first click of each link of a message (as unique clicks count it).
         if (firstOfLink) await emitMessageEvents(trx, 'message.clicked', [{ messageId: message.id, userId: Number(message.user_id), extra: { url: link.url } }], now);
         await moveCounters(trx, message, { clicked: 1, clickedFirst: first });

@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import type { Config } from '../../../config';
 import { claimMessages } from '../../../db/locking';
-import { MESSAGE_KIND, MESSAGE_STATE } from '../../../lib/constants';
+import { MESSAGE_KIND, MESSAGE_PRIORITY, MESSAGE_STATE } from '../../../lib/constants';
 import { randomToken } from '../../../lib/crypto';
 import { createSigner } from '../../../lib/signed-token';
 import { feedbackStamp } from '../../../mail/feedback-stamp';
@@ -88,6 +88,11 @@ export interface SendLedgerDeps {
   hooks?: SendHooks;
   /** Feeds beyond the built-in ones, asked after them. */
   feeds?: LedgerFeed[];
+  /**
+   * Kinds beyond the built-in ones, by MESSAGE_KIND (the composition root adds transactional
+   * mail); a kind without its own `send` leaves the way campaign mail does (the account's relays).
+   */
+  kinds?: Record<number, Pick<MessageKind, 'build'> & Partial<Pick<MessageKind, 'send'>>>;
   /** The waits rate limits ask for (the worker's, so stopping it ends them). */
   sleep(ms: number): Promise<void>;
 }
@@ -116,8 +121,8 @@ export interface SendLedger {
   readonly concurrency: number;
   /** Asks the feeds for due work (`everything`: the throttled ones too); answers how much began. */
   startDue(everything: boolean): Promise<number>;
-  /** Leases up to `limit` rows due now to this worker. */
-  claim(limit: number): Promise<LedgerRow[]>;
+  /** Leases up to `limit` rows due now to this worker; `urgent`: only kinds that overtake campaigns (system, transactional). */
+  claim(limit: number, urgent?: boolean): Promise<LedgerRow[]>;
   /** Loads what a claimed batch needs, a few queries per batch: sources, people, who must not be written to. */
   prepare(rows: LedgerRow[]): Promise<Claimed[]>;
   /** Whether a claimed message goes now (pure: see decideClaim). */
@@ -178,6 +183,9 @@ export function createSendLedger(deps: SendLedgerDeps, options: SendLedgerOption
     [MESSAGE_KIND.automation, campaign],
     [MESSAGE_KIND.system, system],
   ]);
+  for (const [kind, extra] of Object.entries(deps.kinds ?? {})) {
+    kinds.set(Number(kind), { build: extra.build, send: extra.send ?? ((claimed, message) => relays.send(Number(claimed.row.user_id), null, message)) });
+  }
 
   // Recipient domains are classified by provider in the background: a send's when it starts,
   // and those checked more than a day ago now and then; the sending never waits for DNS.
@@ -269,9 +277,16 @@ export function createSendLedger(deps: SendLedgerDeps, options: SendLedgerOption
       return started;
     },
 
-    async claim(limit) {
+    async claim(limit, urgent = false) {
       const at = now();
-      const rows = await claimMessages(db, { limit, now: at.toISOString(), leaseUntil: new Date(at.getTime() + leaseMs).toISOString(), owner, columns: LEDGER_COLUMNS });
+      const rows = await claimMessages(db, {
+        limit,
+        now: at.toISOString(),
+        leaseUntil: new Date(at.getTime() + leaseMs).toISOString(),
+        owner,
+        columns: LEDGER_COLUMNS,
+        ...(urgent ? { priorityBelow: MESSAGE_PRIORITY.campaign } : {}),
+      });
       for (const row of rows) inHand.add(Number(row.id));
       return rows as unknown as LedgerRow[];
     },
@@ -298,7 +313,9 @@ export function createSendLedger(deps: SendLedgerDeps, options: SendLedgerOption
         const from = source?.from.address;
         const isPaused = !!from && paused.size > 0 && paused.has(pauseKey(Number(row.user_id), domainOf(from), provider));
         const warmup = from ? warming.get(`${Number(row.user_id)}|${domainOf(from).toLowerCase()}`) : undefined;
-        return { row, person, source, provider, paused: isPaused, warmup, unmailable: suppressed.has(Number(row.id)) || !!person.deleted_at };
+        // A transactional message goes to its address whether or not a contact of it remains.
+        const gone = !!person.deleted_at && row.kind !== MESSAGE_KIND.transactional;
+        return { row, person, source, provider, paused: isPaused, warmup, unmailable: suppressed.has(Number(row.id)) || gone };
       });
     },
 
