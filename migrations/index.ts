@@ -138,8 +138,8 @@ export const migrations: ReadonlyArray<[name: string, migration: Knex.Migration]
   ['20261129_1402_provider-throttles', providerThrottles],
   ['20261129_1403_provider-pauses', providerPauses],
   ['20261129_1404_warmup', warmup],
-  ['20261129_1500_send-expansion', sendExpansion],
   ['20261129_1410_instance-bounces', instanceBounces],
+  ['20261129_1500_send-expansion', sendExpansion],
 ];
 
 export const migrationSource: Knex.MigrationSource<[string, Knex.Migration]> = {
