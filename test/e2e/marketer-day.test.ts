@@ -129,7 +129,7 @@ describe('dashboard in Chromium: a marketer’s first day', () => {
     const at = new Date().toISOString();
     await h.runtime.db('send_messages').insert({
       kind: 1, user_id: account.user_id, single_send_id: send.id, email: 'gone@example.org', email_key: 'gone@example.org', state: MESSAGE_STATE.bounced, attempts: 1,
-      last_error: '550 5.1.1 <gone@example.org>: user unknown', created_at: at, updated_at: at,
+      last_error: '550 5.1.1 <gone@example.org>: user unknown', bounce_class: 'hard', created_at: at, updated_at: at,
     });
 
     const paths = ['/', '/contacts', '/contact-types', '/segments', '/single-sends', `/single-sends/${utr}`, '/automations', '/senders', '/unsubscribe-groups', '/global-unsubscribes', '/settings'];
