@@ -130,6 +130,7 @@ async function main(): Promise<void> {
     const during = await round('during');
     const bulkAfter = sink.bulk();
     console.log(`during the bulk send (${kind}): accepted ${during.acceptRate.toFixed(0)} msgs/s; answer to arrival p50 ${during.p50.toFixed(0)} ms, p95 ${during.p95.toFixed(0)} ms (${during.arrived}/${count} arrived; the bulk send at ${bulkBefore} → ${bulkAfter} of ${recipients} meanwhile)`);
+    console.log(`uptime at the end: ${execSync('uptime').toString().trim()}`);
     console.log(`targets: p95 during the bulk send ≤ 1000 ms: ${during.p95 <= 1000 ? 'met' : 'missed'}; accept rate ≥ 500 msgs/s: ${Math.min(alone.acceptRate, during.acceptRate) >= 500 ? 'met' : 'missed'} (${Math.min(alone.acceptRate, during.acceptRate).toFixed(0)})`);
   } finally {
     server?.child.kill('SIGTERM');

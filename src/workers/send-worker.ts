@@ -20,6 +20,8 @@ export interface WorkerOptions extends SendLedgerOptions {
   automationsEveryMs?: number;
   /** Idle wait of the urgent lane, which claims only mail that overtakes campaigns (transactional, system). */
   urgentPollMs?: number;
+  /** Rows per claim of the urgent lane. */
+  urgentBatchSize?: number;
 }
 
 export interface SendingWorker {
@@ -28,6 +30,8 @@ export interface SendingWorker {
   runOnce(): Promise<void>;
   /** Keeps working in the background until stop(). */
   start(): void;
+  /** Ends the urgent lane's idle wait: this process just queued mail that overtakes campaigns. */
+  wakeUrgent(): void;
   /** Finishes the messages in hand, records them and returns; leaves no timer running. */
   stop(): Promise<void>;
 }
@@ -43,8 +47,11 @@ export function createSendingWorker(deps: WorkerDeps, options: WorkerOptions = {
   const lanes = options.lanes ?? 2;
   const pollMs = options.pollMs ?? 1000;
   const urgentPollMs = options.urgentPollMs ?? 100;
+  const urgentBatchSize = options.urgentBatchSize ?? 50;
   // Rate-limit waits sleep here too, so stopping the worker ends them.
   const sleeper = new Sleeper();
+  // The urgent lane's own idle wait, so waking it for one receipt does not stir the bulk lanes.
+  const urgentSleeper = new Sleeper();
   const ledger = createWorkerLedger({ ...deps, sleep: (ms) => sleeper.sleep(ms) }, options);
   let running = false;
   let loops: Promise<void>[] = [];
@@ -94,19 +101,20 @@ export function createSendingWorker(deps: WorkerDeps, options: WorkerOptions = {
 
   /**
    * The urgent lane: while the other lanes work through a bulk send's batches, it claims only
-   * transactional and system mail and sends it one message at a time (so it adds one message
-   * in flight at most to what a crash may leave in doubt).
+   * transactional and system mail and sends it as a batch is sent (the transport's permits and
+   * concurrency, each slot's outcome written before its next message), so a crash leaves in
+   * doubt no more of it than of a bulk batch. `wakeUrgent()` ends its idle wait when this
+   * process queues such mail; the poll stays for mail queued by other processes.
    */
   async function urgentLane(): Promise<void> {
     while (running) {
       try {
-        const rows = await ledger.claim(20, true);
-        for (const claimed of rows.length ? await ledger.prepare(rows) : []) await sendOne(claimed);
-        await ledger.flush();
-        if (!rows.length) await sleeper.sleep(urgentPollMs);
+        const rows = await ledger.claim(urgentBatchSize, true);
+        if (rows.length) await sendBatch(await ledger.prepare(rows));
+        else await urgentSleeper.sleep(urgentPollMs);
       } catch (err) {
         logger.error({ err }, 'sending urgent mail failed; trying again shortly');
-        await sleeper.sleep(pollMs);
+        await urgentSleeper.sleep(pollMs);
       }
     }
   }
@@ -138,6 +146,9 @@ export function createSendingWorker(deps: WorkerDeps, options: WorkerOptions = {
       await ledger.flush();
       await ledger.completeSends();
     },
+    wakeUrgent() {
+      urgentSleeper.wakeAll();
+    },
     start() {
       if (running) return;
       running = true;
@@ -151,6 +162,7 @@ export function createSendingWorker(deps: WorkerDeps, options: WorkerOptions = {
       }
       running = false;
       sleeper.wakeAll();
+      urgentSleeper.wakeAll();
       await Promise.all(loops);
       await ledger.flush();
       await ledger.completeSends();

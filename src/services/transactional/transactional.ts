@@ -62,10 +62,12 @@ export function messageIdOf(value: unknown): number {
 export function createTransactionalService(deps: TransactionalDeps) {
   const { db } = deps;
   const now = deps.now ?? (() => new Date());
+  // A worker in this process listens here so a receipt goes out without waiting for its poll.
+  const queuedListeners = new Set<() => void>();
 
   /** Checks every message, then writes them all in one transaction, answered once per Idempotency-Key. */
   async function accept(ctx: Ctx, inputs: MessageInput[], prefixOf: (i: number) => string, options: { key?: string; hash: string; source: MessageSource }): Promise<AcceptedMessage[]> {
-    return withIdempotency<AcceptedMessage[]>(db, { userId: ctx.userId, key: options.key, hash: options.hash, now: now() }, async (remember) => {
+    const answer = await withIdempotency<AcceptedMessage[]>(db, { userId: ctx.userId, key: options.key, hash: options.hash, now: now() }, async (remember) => {
       const resolved = await resolveMessages(db, ctx.userId, inputs, prefixOf);
       return db.transaction(async (trx) => {
         const accepted = await writeMessages(trx, ctx.userId, resolved, options.source);
@@ -74,10 +76,18 @@ export function createTransactionalService(deps: TransactionalDeps) {
         return accepted;
       });
     });
+    if (answer.some((m) => m.status === 'queued')) for (const listener of queuedListeners) listener();
+    return answer;
   }
 
   return {
     templates: createTransactionalTemplates(db),
+
+    /** Calls `listener` after each accepted request that queued mail; returns how to stop. */
+    onQueued(listener: () => void): () => void {
+      queuedListeners.add(listener);
+      return () => void queuedListeners.delete(listener);
+    },
 
     /** POST /transactional/send: one message per address of `to`. */
     async send(ctx: Ctx, body: unknown, key?: string, source: MessageSource = 'api'): Promise<AcceptedMessage[]> {
