@@ -63,12 +63,12 @@ export function createSendingWorker(deps: WorkerDeps, options: WorkerOptions = {
     if (outcome) ledger.record(outcome);
   }
 
-  async function sendBatch(claims: Claimed[]): Promise<void> {
+  async function sendBatch(claims: Claimed[], urgent = false): Promise<void> {
     let next = 0;
     // A slot sends one message at a time: the start of its next message is written together
     // with the outcome of its last one, and nothing goes out before that write is durable.
     const slot = async (): Promise<void> => {
-      await ledger.permits.acquire();
+      await ledger.permits.acquire(urgent);
       try {
         while (next < claims.length) await sendOne(claims[next++]);
         await ledger.flush();
@@ -102,15 +102,15 @@ export function createSendingWorker(deps: WorkerDeps, options: WorkerOptions = {
   /**
    * The urgent lane: while the other lanes work through a bulk send's batches, it claims only
    * transactional and system mail and sends it as a batch is sent (the transport's permits and
-   * concurrency, each slot's outcome written before its next message), so a crash leaves in
-   * doubt no more of it than of a bulk batch. `wakeUrgent()` ends its idle wait when this
+   * concurrency, each slot's outcome written before its next message; its slots wait for a
+   * permit ahead of the bulk lanes'), so a crash leaves in doubt no more than the permits allow. `wakeUrgent()` ends its idle wait when this
    * process queues such mail; the poll stays for mail queued by other processes.
    */
   async function urgentLane(): Promise<void> {
     while (running) {
       try {
         const rows = await ledger.claim(urgentBatchSize, true);
-        if (rows.length) await sendBatch(await ledger.prepare(rows));
+        if (rows.length) await sendBatch(await ledger.prepare(rows), true);
         else await urgentSleeper.sleep(urgentPollMs);
       } catch (err) {
         logger.error({ err }, 'sending urgent mail failed; trying again shortly');

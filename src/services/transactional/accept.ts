@@ -5,6 +5,7 @@ import { emailKey } from '../../lib/email-key';
 import { FieldErrors, ValidationError } from '../../lib/errors';
 import { messages } from '../../lib/validation';
 import { liquidErrors } from '../campaigns/template-syntax';
+import { domainStatusesOf, SENDER_DOMAIN_UNAUTHENTICATED } from '../delivery/relays';
 import type { MessageInput } from './message-input';
 
 /** One message as a send answers it. */
@@ -42,9 +43,10 @@ interface Resolved {
 /**
  * What each message needs from the account, checked for all of them before anything is
  * written: its sender (verified, by id or address) and its template. Errors are named by
- * `prefixOf(i)` (`messages[3].` in a batch).
+ * `prefixOf(i)` (`messages[3].` in a batch). With `requireDomainAuth` (REQUIRE_DOMAIN_AUTH) a
+ * sender whose domain is not a verified sending domain is refused as starting a campaign is.
  */
-export async function resolveMessages(db: Knex, userId: number, inputs: MessageInput[], prefixOf: (i: number) => string): Promise<Resolved[]> {
+export async function resolveMessages(db: Knex, userId: number, inputs: MessageInput[], prefixOf: (i: number) => string, requireDomainAuth = false): Promise<Resolved[]> {
   const errors: FieldErrors = {};
   const senderIds = [...new Set(inputs.map((m) => m.senderId).filter((id): id is number => id !== undefined))];
   const fromKeys = [...new Set(inputs.filter((m) => m.senderId === undefined && m.from).map((m) => emailKey(m.from!)))];
@@ -53,6 +55,7 @@ export async function resolveMessages(db: Knex, userId: number, inputs: MessageI
   const byAddress = new Map<string, Record<string, unknown>>();
   if (fromKeys.length) for (const s of await verified().orderBy('id')) if (!byAddress.has(emailKey(String(s.from_email)))) byAddress.set(emailKey(String(s.from_email)), s);
   const templateIds = [...new Set(inputs.map((m) => m.templateId).filter((id): id is number => id !== undefined))];
+  const statusOf = requireDomainAuth ? await domainStatusesOf(db, userId) : undefined;
   const templates = new Map((templateIds.length ? await db('transactional_templates').where({ user_id: userId }).whereIn('id', templateIds) : []).map((t) => [Number(t.id), t]));
 
   const resolved = inputs.map((input, i): Resolved | undefined => {
@@ -61,6 +64,8 @@ export async function resolveMessages(db: Knex, userId: number, inputs: MessageI
     if (!sender) {
       if (input.senderId !== undefined) errors[`${prefix}sender_id`] = [messages.selected('sender_id')];
       else errors[`${prefix}from`] = ['The from must be the address of a verified sender of the account.'];
+    } else if (statusOf && statusOf(String(sender.from_email)) !== 'verified') {
+      errors[`${prefix}${input.senderId !== undefined ? 'sender_id' : 'from'}`] = [SENDER_DOMAIN_UNAUTHENTICATED];
     }
     const template = input.templateId !== undefined ? templates.get(input.templateId) : undefined;
     if (input.templateId !== undefined && !template) errors[`${prefix}template_id`] = [messages.selected('template_id')];

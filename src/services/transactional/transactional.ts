@@ -14,6 +14,8 @@ import { createTransactionalTemplates } from './templates';
 
 export interface TransactionalDeps {
   db: Knex;
+  /** REQUIRE_DOMAIN_AUTH applies to transactional senders as to campaigns. */
+  config?: { domains?: { requireDomainAuth?: boolean } };
   /** The clock (tests move it). */
   now?: () => Date;
 }
@@ -68,7 +70,7 @@ export function createTransactionalService(deps: TransactionalDeps) {
   /** Checks every message, then writes them all in one transaction, answered once per Idempotency-Key. */
   async function accept(ctx: Ctx, inputs: MessageInput[], prefixOf: (i: number) => string, options: { key?: string; hash: string; source: MessageSource }): Promise<AcceptedMessage[]> {
     const answer = await withIdempotency<AcceptedMessage[]>(db, { userId: ctx.userId, key: options.key, hash: options.hash, now: now() }, async (remember) => {
-      const resolved = await resolveMessages(db, ctx.userId, inputs, prefixOf);
+      const resolved = await resolveMessages(db, ctx.userId, inputs, prefixOf, deps.config?.domains?.requireDomainAuth ?? false);
       return db.transaction(async (trx) => {
         const accepted = await writeMessages(trx, ctx.userId, resolved, options.source);
         await recordAudit(trx, ctx, { action: 'transactional.sent', recordType: 'transactional_message', recordId: accepted[0]?.id ?? null, summary: `${accepted.length} ${accepted.length === 1 ? 'message' : 'messages'}` });
