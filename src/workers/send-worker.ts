@@ -1,6 +1,10 @@
 import { createWorkerLedger, WorkerHooks } from '../services';
 import type { Claimed, SendLedgerDeps, SendLedgerOptions } from '../services/delivery/sending';
+import { MESSAGE_KIND } from '../lib/constants';
 import { Sleeper } from './sleeper';
+
+/** Kinds claimed ahead of campaign mail (MESSAGE_PRIORITY). */
+const OVERTAKING_KINDS: ReadonlySet<number> = new Set([MESSAGE_KIND.system, MESSAGE_KIND.transactional]);
 
 export type { WorkerHooks };
 
@@ -80,10 +84,19 @@ export function createSendingWorker(deps: WorkerDeps, options: WorkerOptions = {
     await ledger.flush();
   }
 
-  /** Claims a batch and sends it; a short claim (the queue is empty for now) completes what this worker finished. */
+  /**
+   * Claims a batch and sends it; a short claim (the queue is empty for now) completes what this
+   * worker finished. A claim that holds mail that overtakes campaigns and campaign mail sends the
+   * first part before starting the second, so MAIL_RATE's slots go to it first.
+   */
   async function turn(): Promise<number> {
     const rows = await ledger.claim(batchSize);
-    if (rows.length) await sendBatch(await ledger.prepare(rows));
+    if (rows.length) {
+      const claims = await ledger.prepare(rows);
+      const first = claims.filter((c) => OVERTAKING_KINDS.has(c.row.kind));
+      if (first.length && first.length < claims.length) await sendBatch(first);
+      await sendBatch(first.length && first.length < claims.length ? claims.filter((c) => !OVERTAKING_KINDS.has(c.row.kind)) : claims);
+    }
     if (rows.length < batchSize) await ledger.completeSends();
     return rows.length;
   }
