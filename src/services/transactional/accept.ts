@@ -34,6 +34,22 @@ export function ledgerIdOf(id: unknown): number | undefined {
   return match ? Number(match[1]) : undefined;
 }
 
+/** Sources whose Liquid parsed, remembered by the service (a few hundred, the oldest forgotten first). */
+export class ParsedSources {
+  private readonly sources = new Set<string>();
+  constructor(private readonly size = 256, private readonly longest = 64 * 1024) {}
+
+  has(source: string): boolean {
+    return this.sources.has(source);
+  }
+
+  add(source: string): void {
+    if (source.length > this.longest) return;
+    if (this.sources.size >= this.size) this.sources.delete(this.sources.values().next().value as string);
+    this.sources.add(source);
+  }
+}
+
 interface Resolved {
   input: MessageInput;
   sender: { id: number | null; name: string; address: string; replyTo: string | null };
@@ -46,7 +62,7 @@ interface Resolved {
  * `prefixOf(i)` (`messages[3].` in a batch). With `requireDomainAuth` (REQUIRE_DOMAIN_AUTH) a
  * sender whose domain is not a verified sending domain is refused as starting a campaign is.
  */
-export async function resolveMessages(db: Knex, userId: number, inputs: MessageInput[], prefixOf: (i: number) => string, requireDomainAuth = false): Promise<Resolved[]> {
+export async function resolveMessages(db: Knex, userId: number, inputs: MessageInput[], prefixOf: (i: number) => string, requireDomainAuth = false, parsed?: ParsedSources): Promise<Resolved[]> {
   const errors: FieldErrors = {};
   const senderIds = [...new Set(inputs.map((m) => m.senderId).filter((id): id is number => id !== undefined))];
   const fromKeys = [...new Set(inputs.filter((m) => m.senderId === undefined && m.from).map((m) => emailKey(m.from!)))];
@@ -70,7 +86,10 @@ export async function resolveMessages(db: Knex, userId: number, inputs: MessageI
     const template = input.templateId !== undefined ? templates.get(input.templateId) : undefined;
     if (input.templateId !== undefined && !template) errors[`${prefix}template_id`] = [messages.selected('template_id')];
     const own: FieldErrors = {};
-    liquidErrors({ subject: input.subject, html: input.html, text: input.text }, own);
+    // An app sends the same subject and body again and again: each parses once while remembered.
+    const fresh = Object.fromEntries(Object.entries({ subject: input.subject, html: input.html, text: input.text }).filter(([, v]) => v && !parsed?.has(v)));
+    liquidErrors(fresh, own);
+    for (const [name, source] of Object.entries(fresh)) if (!own[name]) parsed?.add(source!);
     for (const [name, list] of Object.entries(own)) errors[`${prefix}${name}`] = list;
     if (!sender || (input.templateId !== undefined && !template)) return undefined;
     return {

@@ -6,7 +6,7 @@ import { isBlank, isInteger, isScalar, messages } from '../../lib/validation';
 import type { Ctx } from '../context';
 import { recordAudit } from '../shared/audit-writer';
 import { transitionMessages } from '../shared/message-state';
-import { AcceptedMessage, ledgerIdOf, MessageSource, resolveMessages, writeMessages } from './accept';
+import { AcceptedMessage, ledgerIdOf, MessageSource, ParsedSources, resolveMessages, writeMessages } from './accept';
 import { requestHash, withIdempotency } from './idempotency';
 import { checkMessage, MessageInput } from './message-input';
 import { listMessages, LogFilters, messageDetails, TransactionalDetails, TransactionalMessageRecord } from './message-log';
@@ -66,11 +66,12 @@ export function createTransactionalService(deps: TransactionalDeps) {
   const now = deps.now ?? (() => new Date());
   // A worker in this process listens here so a receipt goes out without waiting for its poll.
   const queuedListeners = new Set<() => void>();
+  const parsed = new ParsedSources();
 
   /** Checks every message, then writes them all in one transaction, answered once per Idempotency-Key. */
   async function accept(ctx: Ctx, inputs: MessageInput[], prefixOf: (i: number) => string, options: { key?: string; hash: string; source: MessageSource }): Promise<AcceptedMessage[]> {
     const answer = await withIdempotency<AcceptedMessage[]>(db, { userId: ctx.userId, key: options.key, hash: options.hash, now: now() }, async (remember) => {
-      const resolved = await resolveMessages(db, ctx.userId, inputs, prefixOf, deps.config?.domains?.requireDomainAuth ?? false);
+      const resolved = await resolveMessages(db, ctx.userId, inputs, prefixOf, deps.config?.domains?.requireDomainAuth ?? false, parsed);
       return db.transaction(async (trx) => {
         const accepted = await writeMessages(trx, ctx.userId, resolved, options.source);
         await recordAudit(trx, ctx, { action: 'transactional.sent', recordType: 'transactional_message', recordId: accepted[0]?.id ?? null, summary: `${accepted.length} ${accepted.length === 1 ? 'message' : 'messages'}` });
