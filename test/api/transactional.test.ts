@@ -99,6 +99,11 @@ describe('transactional mail through the API', () => {
     const again = await api().post('/transactional/send').set('Idempotency-Key', 'abandoned').send(receipt({ to: 'late@shop.test' })).expect(200);
     expect(again.body).toEqual(takenOver.body);
     expect(Number((await keys().whereIn('idempotency_key', ['old', 'abandoned']).count({ n: '*' }).first())?.n)).toBe(2);
+    // Each request's mail went out once.
+    await deliver();
+    await sink.waitFor(3);
+    await sink.settled();
+    expect(sink.messages.map((m) => m.to[0]).sort()).toEqual(['late@shop.test', 'new@shop.test', 'old@shop.test']);
   });
 
   test('when a request comes while the first with its key is still being handled then it is a 409 in progress, and one mail goes out', async () => {
