@@ -60,6 +60,11 @@ import * as fieldLabels from './20261129_1130_field-labels';
 import * as transactional from './20261129_1200_transactional';
 import * as sendExpansion from './20261129_1500_send-expansion';
 import * as relayTests from './20261129_1150_relay-tests';
+import * as bounceClasses from './20261129_1400_bounce-classes';
+import * as recipientDomains from './20261129_1401_recipient-domains';
+import * as providerThrottles from './20261129_1402_provider-throttles';
+import * as providerPauses from './20261129_1403_provider-pauses';
+import * as warmup from './20261129_1404_warmup';
 
 /**
  * The ordered list of migrations. A static list (instead of a directory scan) makes the
@@ -127,6 +132,11 @@ export const migrations: ReadonlyArray<[name: string, migration: Knex.Migration]
   ['20261129_1150_relay-tests', relayTests],
   ['20261129_1200_transactional', transactional],
   ['20261129_1300_journeys', journeys],
+  ['20261129_1400_bounce-classes', bounceClasses],
+  ['20261129_1401_recipient-domains', recipientDomains],
+  ['20261129_1402_provider-throttles', providerThrottles],
+  ['20261129_1403_provider-pauses', providerPauses],
+  ['20261129_1404_warmup', warmup],
   ['20261129_1500_send-expansion', sendExpansion],
 ];
 

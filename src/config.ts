@@ -109,6 +109,8 @@ export interface Config {
   };
   /** Sending domains and bounces over TLS. */
   domains: DomainConfig;
+  /** The complaint and bounce guard per sending domain and provider (docs/deliverability.md). */
+  deliverability: DeliverabilityConfig;
   /** Days audit log entries are kept before the maintenance job deletes them (AUDIT_RETENTION_DAYS; 0 = for ever). */
   auditRetentionDays: number;
   /** Single sign-on through an OpenID Connect provider (OIDC_*); undefined: password sign-in only. */
@@ -207,6 +209,24 @@ function smtpTlsOf(env: NodeJS.ProcessEnv, smtpUrl: string | undefined): SmtpTls
   }
   if (implicit && raw !== 'tls') throw new ConfigError(`SMTP_URL smtps:// means TLS from the start; use smtp:// with SMTP_TLS=${raw}`);
   return raw as SmtpTls;
+}
+
+export interface DeliverabilityConfig {
+  /** COMPLAINT_PAUSE_RATE: complaints over delivered (24 h) at which a domain's sends to a provider pause. */
+  complaintPauseRate: number;
+  /** BOUNCE_PAUSE_RATE: hard bounces over delivered (24 h) likewise. */
+  bouncePauseRate: number;
+  /** GUARD_MIN_DELIVERED: delivered messages (24 h) below which the guard does not judge. */
+  guardMinDelivered: number;
+}
+
+/** A rate as `0.3%` or `0.003`, between 0 and 1. */
+function rate(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
+  const raw = env[name]?.trim();
+  if (raw === undefined || raw === '') return fallback;
+  const value = raw.endsWith('%') ? Number(raw.slice(0, -1)) / 100 : Number(raw);
+  if (!Number.isFinite(value) || value <= 0 || value > 1) throw new ConfigError(`${name} must be a rate such as 0.3% or 0.003, got "${raw}"`);
+  return value;
 }
 
 function integer(env: NodeJS.ProcessEnv, name: string, fallback: number, min = 0): number {
@@ -474,6 +494,11 @@ export function loadConfig(given: NodeJS.ProcessEnv = process.env, kind: keyof t
       sendgridPublicKey: optional(env, 'SENDGRID_WEBHOOK_PUBLIC_KEY'),
       postmarkAuth: postmarkAuthOf(optional(env, 'POSTMARK_WEBHOOK_AUTH')),
       mailgunSigningKey: optional(env, 'MAILGUN_WEBHOOK_SIGNING_KEY'),
+    },
+    deliverability: {
+      complaintPauseRate: rate(env, 'COMPLAINT_PAUSE_RATE', 0.003),
+      bouncePauseRate: rate(env, 'BOUNCE_PAUSE_RATE', 0.05),
+      guardMinDelivered: integer(env, 'GUARD_MIN_DELIVERED', 1000, 1),
     },
     domains: {
       dnsServers: dnsServersOf(optional(env, 'DNS_SERVERS')),

@@ -29,6 +29,7 @@ import { mountRelays } from './relays';
 import { mountSendFollowUps, mountStepRecipients } from './send-follow-ups';
 import { mountAbTests } from './ab-tests';
 import { mountSendingDomains } from './sending-domains';
+import { mountAutomationProviders, mountDomainProviders, mountSendProviders } from './provider-figures';
 import { mountApiKeys, mountTeamUsers } from './team';
 import { mountAuditLog } from './audit-log';
 import { mountTransactional } from './transactional';
@@ -61,6 +62,9 @@ export function createApiRouter(config: Config, services: Services, logger: Logg
   mountAbTests(routes.tagged('Single sends'), services);
   mountStepRecipients(routes.tagged('Automations'), services);
   mountSendingDomains(routes.tagged('Sending domains'), services);
+  mountSendProviders(routes.tagged('Single sends'), services);
+  mountAutomationProviders(routes.tagged('Automations'), services);
+  mountDomainProviders(routes.tagged('Sending domains'), services);
   mountTeamUsers(routes.tagged('Team'), services);
   mountApiKeys(routes.tagged('API keys'), services);
   mountAuditLog(routes.tagged('Audit log'), services);

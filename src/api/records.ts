@@ -17,6 +17,8 @@ import type { SingleSendRecord } from '../services/campaigns/single-sends';
 import type { AbTestRecord, AbVariantRecord } from '../services/campaigns/ab-tests';
 import type { SuppressionRecord } from '../services/delivery/feedback';
 import type { RecipientReportRecord } from '../services/delivery/reports';
+import { BOUNCE_CLASSES } from '../lib/bounce-class';
+import { PROVIDERS, type DeferralCount, type ProviderDayRecord, type ProviderFiguresRecord } from '../services/delivery/providers';
 import type { CityRecord, CountryRecord, StateRecord } from '../services/reference/geography';
 import type { DeliveryRecord, WebhookRecord } from '../services/integrations/outgoing-webhooks';
 import type { RelayRecord } from '../services/delivery/relays';
@@ -44,6 +46,17 @@ const describe = (schema: JsonSchema, description: string): JsonSchema => ({ des
 const record = <T>(description: string, members: Members<T>, optional: readonly (keyof T & string)[] = []) =>
   describe(object(members, optional), description);
 const stamps = { created_at: timestamp, updated_at: timestamp };
+const providerFigures: Members<ProviderFiguresRecord> = {
+  provider: { type: 'string', enum: [...PROVIDERS], description: 'By the MX hosts of the recipients\' domains: google, microsoft, yahoo, apple, proton, zoho, amazon, or other (a domain not resolved yet too).' },
+  sent: int,
+  delivered: int,
+  deferred: { type: 'integer', description: 'Messages refused for now at least once.' },
+  bounced: int,
+  complained: int,
+  opened: { type: 'integer', description: 'Opened by a person (automated opens are not counted).' },
+  clicked: int,
+  top_deferrals: arrayOf(record<DeferralCount>('A temporary refusal and how often it was answered.', { code: { type: 'string', description: 'The enhanced status code (4.7.28), or the reply code when it had none.' }, text: str, count: int })),
+};
 const keyMaker = nullable({
   ...object({ id: nullable(int), name: str }),
   description: 'Extension: who made the key (the person responsible for it; `id` null for the original key pair); null when not recorded. Removing that person deletes the key; a new role for them lowers it to that role.',
@@ -265,6 +278,7 @@ export const RECORDS = {
     email: str,
     status: { type: 'string', enum: [...RECIPIENT_STATUSES], description: 'The furthest the message got: queued (waiting or retrying), delivered, opened (by a person: automated opens are not counted), clicked, unsubscribed, complained; or bounced, failed (given up after its retries), skipped (not sent: unsubscribed, suppressed or deleted first, or its send cancelled).' },
     reason: nullable(str),
+    bounce_class: { ...nullable({ type: 'string', enum: [...BOUNCE_CLASSES] }), description: 'The class of its last refusal: hard (no such address or domain), mailbox_full, policy (the sender\'s authentication or reputation, or the receiver\'s limits: never suppressed), soft (another temporary refusal), other.' },
     sent_at: nullable(plainDateTime),
     opened_at: nullable(plainDateTime),
     clicked_at: nullable(plainDateTime),
@@ -372,6 +386,7 @@ export const RECORDS = {
     user_id: int,
     email_address: str,
     reason: { type: 'string', enum: [...SUPPRESSION_REASONS] },
+    bounce_class: { ...nullable({ type: 'string', enum: [...BOUNCE_CLASSES] }), description: 'The class of the refusal that suppressed it; null for complaints and addresses added by hand.' },
     diagnostic: str,
     source: str,
     created_at: timestamp,
@@ -440,6 +455,8 @@ export const RECORDS = {
     })),
     last_checked_at: nullable(timestamp),
     verified_at: nullable(timestamp),
+    warmup: { ...nullable(arrayOf({ type: 'integer', minimum: 1 })), description: 'The warm-up schedule: each day\'s cap per mailbox provider from `warmup_started_at` (then 30% more a day until no cap); null: none.' },
+    warmup_started_at: nullable(timestamp),
     ...stamps,
   }),
   Webhook: record<WebhookRecord>('An outgoing webhook (`secret` only in the answer of save, and of update with rotate_secret).', {
@@ -498,6 +515,8 @@ export const RECORDS = {
     webhook_deliveries: int,
     signups: int,
   }),
+  ProviderFigures: record<ProviderFiguresRecord>('How one mailbox provider treated a set of messages (extension); rates read over `delivered`.', providerFigures),
+  ProviderDay: record<ProviderDayRecord>('How one mailbox provider treated the mail of a sending domain on one UTC day (extension).', { day: { type: 'string', format: 'date' }, ...providerFigures }),
   TransactionalAccepted: record<AcceptedMessage>('A transactional message as a send answers it: queued, or suppressed for an address that bounced or complained (nothing is sent).', {
     id: { type: 'string', pattern: '^tx_[0-9]+$' },
     to: str,

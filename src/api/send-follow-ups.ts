@@ -25,11 +25,11 @@ function recipientsDoc(): SuccessDoc {
 
 async function answerRecipients(services: Services, req: Request, res: Response, of: ReportOf, fileName: string): Promise<void> {
   const { recipientReport } = services;
-  const { status, csv } = recipientReportInput(req);
-  if (csv) return streamCsv(res, fileName, recipientReport.csv(ctxOf(req), of, status));
+  const { csv, ...filter } = recipientReportInput(req);
+  if (csv) return streamCsv(res, fileName, recipientReport.csv(ctxOf(req), of, filter));
   const paging = pagingOf(req);
-  if (paging) return sendSuccess(res, listMessage('recipients', await recipientReport.page(ctxOf(req), of, status, paging)));
-  await sendStreamedList(res, 'recipients', recipientReport.chunks(ctxOf(req), of, status));
+  if (paging) return sendSuccess(res, listMessage('recipients', await recipientReport.page(ctxOf(req), of, filter, paging)));
+  await sendStreamedList(res, 'recipients', recipientReport.chunks(ctxOf(req), of, filter));
 }
 
 /**

@@ -93,3 +93,10 @@ export function lookupJoin(db: Knex, kind: 'join' | 'left join', table: string, 
   if (isPostgres(db)) return `${kind} lateral (select * from ${table} where ${table}.${column} = ${value} offset 0) ${alias} on true`;
   return `${kind === 'join' ? 'cross join' : kind} ${table} ${alias} on ${alias}.${column} = ${value}`;
 }
+
+/** The domain of an address column (what follows its last `@`), to group or join by. */
+export function emailDomain(db: Knex, column: string): Knex.Raw {
+  return isPostgres(db)
+    ? db.raw(`substring(?? from '@([^@]*)$')`, [column])
+    : db.raw(`substr(??, instr(??, '@') + 1)`, [column, column]);
+}

@@ -155,3 +155,19 @@ async function txtRecords(name: string, resolve: DnsResolve): Promise<string[]> 
     return [];
   }
 }
+
+/** The MX hosts of a domain, lowest preference first; none when it has no MX or does not exist. Throws DnsUnavailableError. */
+export type MxLookup = (domain: string) => Promise<string[]>;
+
+export function createMxLookup(servers: string[]): MxLookup {
+  const resolve = createDnsResolve(servers);
+  return async (domain) => {
+    try {
+      const records = (await resolve(domain, 'MX')) as Array<{ exchange: string; priority: number }>;
+      return [...records].sort((a, b) => a.priority - b.priority).map((r) => r.exchange.toLowerCase());
+    } catch (err) {
+      if (isAbsent(err)) return [];
+      throw err;
+    }
+  };
+}

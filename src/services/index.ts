@@ -45,6 +45,8 @@ import { createDesignEditorService } from './campaigns/design-editor';
 import { createOwnTemplatesService } from './campaigns/own-templates';
 import { createPreferencesService } from './delivery/recipients';
 import { createRecipientReportService } from './delivery/reports';
+import { createDomainClassifier, createProviderFiguresService, createProviderGuard, warmupToday } from './delivery/providers';
+import { createMxLookup } from '../mail/domain-records';
 import { createResendsService } from './campaigns/resends';
 import { createCleanupService } from './maintenance/cleanup';
 import { createRetentionService } from './maintenance/retention';
@@ -114,6 +116,7 @@ export function createServices(deps: ServiceDeps) {
   const signupForms = createSignupFormsService({ ...deps, fields, contactTypes });
   const webView = createWebViewService(deps);
   const accounts = createAccountsService(deps);
+  const providerFigures = createProviderFiguresService({ db: deps.db, lines: deps.config.deliverability, classifier: createDomainClassifier({ db: deps.db, lookupMx: createMxLookup(deps.config.domains.dnsServers), logger: deps.logger }) });
   return {
     accounts,
     transactional: createTransactionalService(deps),
@@ -157,6 +160,10 @@ export function createServices(deps: ServiceDeps) {
     ownTemplates: createOwnTemplatesService(deps),
     preferences: createPreferencesService(deps),
     recipientReport: createRecipientReportService(deps),
+    providerFigures,
+    /** A sending domain's warm-up: today's cap and use per provider (its page). */
+    warmups: { today: (domain: { id: number; warmup: number[] | null; warmup_started_at: string | null }) => warmupToday(deps.db, domain) },
+    providerGuard: createProviderGuard({ db: deps.db, figures: providerFigures, settings: deps.config.deliverability }),
     resends: createResendsService(deps),
     retention: createRetentionService(deps),
     cleanup: createCleanupService({ ...deps, contacts }),

@@ -8,6 +8,10 @@ import { onInvalid } from './errors';
 import { pagerOf, pagingOf } from './paging';
 import type { WebRoutes } from './routes';
 import type { Views } from './views';
+import { providerPanel, sumDays } from './provider-figures';
+
+/** Days of per-provider figures the domain's page sums. */
+const PROVIDER_DAYS_SHOWN = 7;
 
 /** What each record is for, in the words the page uses. */
 const PURPOSE_LABELS: Record<string, string> = {
@@ -26,7 +30,8 @@ export function spfTerms(value: string): string {
 }
 
 /** Sending domains: the same service and rules as `/domains*` of the API. */
-export function mountDomains(routes: WebRoutes, { sendingDomains }: Services, views: Views): void {
+export function mountDomains(routes: WebRoutes, services: Services, views: Views): void {
+  const { sendingDomains, providerFigures, providerGuard } = services;
   const idOf = (req: Request) => toId(req.params.id) ?? 0;
   const listData = async (req: Request) => {
     const result = await sendingDomains.list(ctxOf(req), pagingOf(req));
@@ -34,7 +39,11 @@ export function mountDomains(routes: WebRoutes, { sendingDomains }: Services, vi
   };
   const showPage = async (req: Request, res: Response) => {
     const domain = await sendingDomains.get(ctxOf(req), idOf(req));
-    views.page(req, res, 'domains/show.njk', { title: domain.domain, domain, purposes: PURPOSE_LABELS, spfTerms });
+    const days = await providerFigures.ofSendingDomain(ctxOf(req), domain.id, PROVIDER_DAYS_SHOWN);
+    const byProvider = await providerPanel(services, sumDays(days), req.account!.time_zone);
+    const pauses = await providerGuard.ofDomain(ctxOf(req), domain.id);
+    const warmup = await services.warmups.today(domain);
+    views.page(req, res, 'domains/show.njk', { title: domain.domain, domain, purposes: PURPOSE_LABELS, byProvider, pauses, warmup, providerDays: PROVIDER_DAYS_SHOWN, spfTerms });
   };
 
   routes.get('/domains', async (req, res) => views.page(req, res, 'domains/index.njk', await listData(req)));
@@ -45,6 +54,12 @@ export function mountDomains(routes: WebRoutes, { sendingDomains }: Services, vi
   });
 
   routes.get('/domains/:id', showPage);
+
+  // The guard paused this domain's mail to a provider: an admin lets it go on.
+  routes.post('/domains/:id/resume', async (req, res) => {
+    await providerGuard.resume(ctxOf(req), idOf(req), String(req.body.provider ?? ''));
+    views.redirect(res, `/domains/${idOf(req)}`, 'Resumed: its queued mail to that provider goes out again.');
+  });
 
   routes.post('/domains/:id/verify', async (req, res) => {
     const domain = await sendingDomains.verify(ctxOf(req), idOf(req));

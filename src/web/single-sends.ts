@@ -25,6 +25,7 @@ import { TRACKING_SWITCHES } from './settings';
 import { withSendStatus } from './statuses';
 import type { WebRoutes } from './routes';
 import type { Views } from './views';
+import { providerPanel } from './provider-figures';
 
 const LIST = { 'single-send-list': 'single-sends/macros.njk#list' } as const;
 const STATS = { 'send-stats': 'single-sends/macros.njk#stats' } as const;
@@ -159,7 +160,7 @@ export function mountSingleSends(routes: WebRoutes, services: Services, views: V
     const started = send.status >= SINGLE_SEND_STATUS.running;
     const onLocalClock = send.schedule_type === SCHEDULE_LOCAL_TIME && started;
     const shown = recipientFilterOf(req);
-    const [types, segmentList, opens, failures, engagement, waiting, abTest, history, bounced, whoGot, pause] = await Promise.all([
+    const [types, segmentList, opens, failures, engagement, waiting, abTest, history, bounced, whoGot, pause, byProvider] = await Promise.all([
       contactTypes.list(ctx),
       segments.list(ctx),
       sendInsights.opensOverTime(ctx, send.id),
@@ -175,6 +176,7 @@ export function mountSingleSends(routes: WebRoutes, services: Services, views: V
       started ? services.recipientReport.page(ctx, { singleSend: send.utr }, shown, pagingOf(req, RECIPIENTS_PER_PAGE)) : undefined,
       // A paused send says why, what to fix and how to go on.
       send.status === SINGLE_SEND_STATUS.paused ? sendInsights.pauseOf(ctx, send.id) : undefined,
+      started ? services.providerFigures.ofSingleSend(ctx, send.utr).then((figures) => providerPanel(services, figures, req.account!.time_zone)) : undefined,
     ]);
     const names = new Map([
       ...types.rows.map((t): [string, string] => [`contacts_${t.id}`, t.name]),
@@ -187,6 +189,7 @@ export function mountSingleSends(routes: WebRoutes, services: Services, views: V
       opens: opensChart(opens),
       failures,
       bounced,
+      byProvider,
       engagement,
       waiting,
       abTest,

@@ -9,6 +9,7 @@ import { emitHookEvents } from '../services/integrations/hook-outbox';
 import type { HookEventType } from '../lib/constants';
 import { recordAudit } from '../services/shared/audit-writer';
 import { SYSTEM_ACTOR } from '../services/context';
+import { providerLabel } from '../services/delivery/providers';
 
 /** What the worker notices, turned into notification mail and outgoing webhook events (in the same transaction). */
 export function eventHooks(events: EventsService): WorkerHooks {
@@ -39,6 +40,12 @@ export function eventHooks(events: EventsService): WorkerHooks {
     },
     sendPausedForPolicy: async (pause, trx) => {
       await events.sendPausedForPolicy(pause, trx);
+    },
+    providerPaused: async (pause, trx) => {
+      await events.providerPaused({ ...pause, providerName: providerLabel(pause.provider) }, trx);
+      await recordAudit(trx, { userId: pause.userId, actor: SYSTEM_ACTOR }, {
+        action: 'sending_domain.provider_paused', recordType: 'sending_domain', recordId: pause.sendingDomainId, summary: `${pause.domain}: mail to ${providerLabel(pause.provider)} paused by the complaint and bounce guard`,
+      });
     },
     sendPausedForTemplateErrors: async (pause, trx) => {
       await events.sendPausedForTemplateErrors(pause, trx);

@@ -73,7 +73,7 @@ describe('a single send\'s recipients: the report, a retry of the failed and a r
     expect(await details(send.utr)).toMatchObject({ status: 3, triggered: 4, delivered: 1, bounces: 1, failed: 2 });
     const failed = (await recipients(send.utr, '&status=failed')).recipients;
     expect(failed).toHaveLength(2);
-    expect(failed[0]).toMatchObject({ status: 'failed', sent_at: null, opened_at: null, clicked_at: null });
+    expect(failed[0]).toMatchObject({ status: 'failed', bounce_class: 'mailbox_full', sent_at: null, opened_at: null, clicked_at: null });
     expect(failed[0].reason).toBe('451 4.2.2 Mailbox full, try again later');
 
     // One of them unsubscribes meanwhile: it stays failed. The bounced address is never retried.
@@ -82,7 +82,7 @@ describe('a single send\'s recipients: the report, a retry of the failed and a r
     sink.messages.splice(0);
     expect((await h.api(alice).get(`/single/send/retry-failed?utr=${send.utr}`).expect(200)).body).toEqual({ status: 'success', message: { retried: 1 } });
     expect(await details(send.utr)).toMatchObject({ status: 2, failed: 1 });
-    expect((await recipients(send.utr, '&status=queued')).recipients).toMatchObject([{ email: 'full@example.org', status: 'queued', reason: null }]);
+    expect((await recipients(send.utr, '&status=queued')).recipients).toMatchObject([{ email: 'full@example.org', status: 'queued', reason: null, bounce_class: null }]);
 
     await run();
     expect(sink.messages.map((m) => m.to[0])).toEqual(['full@example.org']);
@@ -228,8 +228,10 @@ describe('a single send\'s recipients: the report, a retry of the failed and a r
     });
     const opener = all.find((r: { email: string }) => r.email === 'opener@example.org');
     const contact = await h.runtime.db('contacts').where({ user_id: alice.user_id, email: 'opener@example.org' }).first('id');
-    expect(opener).toEqual({ contact_id: Number(contact.id), email: 'opener@example.org', status: 'opened', reason: null, sent_at: expect.stringMatching(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/), opened_at: expect.stringMatching(/^\d{4}-/), clicked_at: null });
-    expect((await recipients(send.utr, '&status=bounced')).recipients).toMatchObject([{ email: 'gone@example.org', reason: expect.stringContaining('No such user'), sent_at: null }]);
+    expect(opener).toEqual({ contact_id: Number(contact.id), email: 'opener@example.org', status: 'opened', reason: null, bounce_class: null, sent_at: expect.stringMatching(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/), opened_at: expect.stringMatching(/^\d{4}-/), clicked_at: null });
+    expect((await recipients(send.utr, '&status=bounced')).recipients).toMatchObject([{ email: 'gone@example.org', reason: expect.stringContaining('No such user'), bounce_class: 'hard', sent_at: null }]);
+    expect((await recipients(send.utr, '&bounce_class=hard')).recipients.map((r: { email: string }) => r.email)).toEqual(['gone@example.org']);
+    expect((await recipients(send.utr, '&bounce_class=policy&status=bounced')).recipients).toEqual([]);
     expect((await recipients(send.utr, '&status=clicked')).recipients.map((r: { email: string }) => r.email)).toEqual(['clicker@example.org']);
     expect((await recipients(send.utr, '&status=skipped')).recipients).toEqual([]);
 
@@ -242,13 +244,13 @@ describe('a single send\'s recipients: the report, a retry of the failed and a r
     expect(csv.headers['content-type']).toBe('text/csv; charset=utf-8');
     expect(csv.headers['content-disposition']).toContain(`single-send-recipients-${send.utr}.csv`);
     const lines = csv.text.trim().split('\r\n');
-    expect(lines[0]).toBe('contact_id,email,status,reason,sent_at,opened_at,clicked_at');
+    expect(lines[0]).toBe('contact_id,email,status,reason,bounce_class,sent_at,opened_at,clicked_at');
     expect(lines).toHaveLength(2);
-    expect(lines[1]).toMatch(new RegExp(`^${contact.id},opener@example.org,opened,,\\d{4}-\\d{2}-\\d{2} [\\d:]{8},\\d{4}-\\d{2}-\\d{2} [\\d:]{8},$`));
+    expect(lines[1]).toMatch(new RegExp(`^${contact.id},opener@example.org,opened,,,\\d{4}-\\d{2}-\\d{2} [\\d:]{8},\\d{4}-\\d{2}-\\d{2} [\\d:]{8},$`));
 
-    expect((await h.api(alice).get(`/single-send/recipients?utr=${send.utr}&status=lost&format=xml`).expect(422)).body).toEqual({
+    expect((await h.api(alice).get(`/single-send/recipients?utr=${send.utr}&status=lost&format=xml&bounce_class=firm`).expect(422)).body).toEqual({
       status: 'failed',
-      errors: { status: ['The selected status is invalid.'], format: ['The selected format is invalid.'] },
+      errors: { status: ['The selected status is invalid.'], bounce_class: ['The selected bounce class is invalid.'], format: ['The selected format is invalid.'] },
     });
     const bob = await h.account();
     expect((await h.api(bob).get(`/single-send/recipients?utr=${send.utr}`).expect(404)).body).toEqual({ status: 'failed', errors: 'Record Not Found' });

@@ -20,11 +20,23 @@ describe('suppressions (extension)', () => {
       status: 'success',
       message: {
         suppressions: [
-          { id: expect.any(Number), user_id: alice.user_id, email_address: 'angry@example.org', reason: 'complaint', diagnostic: 'abuse', source: 'arf', created_at: expect.stringMatching(TIMESTAMP) },
-          { id: expect.any(Number), user_id: alice.user_id, email_address: 'Gone@Example.org', reason: 'hard_bounce', diagnostic: 'smtp; 550 5.1.1 user unknown', source: 'dsn', created_at: expect.stringMatching(TIMESTAMP) },
+          { id: expect.any(Number), user_id: alice.user_id, email_address: 'angry@example.org', reason: 'complaint', bounce_class: null, diagnostic: 'abuse', source: 'arf', created_at: expect.stringMatching(TIMESTAMP) },
+          { id: expect.any(Number), user_id: alice.user_id, email_address: 'Gone@Example.org', reason: 'hard_bounce', bounce_class: 'hard', diagnostic: 'smtp; 550 5.1.1 user unknown', source: 'dsn', created_at: expect.stringMatching(TIMESTAMP) },
         ],
       },
     });
+  });
+
+  test('when the list is filtered by bounce class then only the addresses suppressed for that kind of refusal come back', async () => {
+    const erin = await h.account();
+    await suppress(erin, 'gone@example.org', 'hard_bounce', 'smtp; 550 5.1.1 user unknown', 'dsn');
+    await suppress(erin, 'full@example.org', 'soft_bounce', '452 4.2.2 The email account that you tried to reach is over quota', 'smtp');
+    await suppress(erin, 'angry@example.org', 'complaint', 'abuse', 'arf');
+    const listed = async (klass: string) => (await h.api(erin).get(`/suppressions?bounce_class=${klass}`).expect(200)).body.message.suppressions.map((s: { email_address: string }) => s.email_address);
+    expect(await listed('hard')).toEqual(['gone@example.org']);
+    expect(await listed('mailbox_full')).toEqual(['full@example.org']);
+    expect(await listed('policy')).toEqual([]);
+    expect((await h.api(erin).get('/suppressions?bounce_class=firm').expect(422)).body).toEqual({ status: 'failed', errors: { bounce_class: ['The selected bounce class is invalid.'] } });
   });
 
   test('when the list is searched and paged then only matching addresses of that page come back with the pagination', async () => {

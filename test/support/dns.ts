@@ -1,11 +1,11 @@
 import dns2 from 'dns2';
 
-type RecordType = 'TXT' | 'CNAME';
+type RecordType = 'TXT' | 'CNAME' | 'MX';
 
 export interface TestDnsServer {
   /** `127.0.0.1:<port>`, for DNS_SERVERS. */
   address: string;
-  /** Sets the records of one name and type (replacing what was there); TXT values longer than 255 are split into strings. */
+  /** Sets the records of one name and type (replacing what was there); TXT values longer than 255 are split into strings; MX values are `preference host`. */
   set(name: string, type: RecordType, values: string[]): void;
   /** Removes the records of one name and type. */
   remove(name: string, type: RecordType): void;
@@ -42,6 +42,9 @@ export async function startDnsServer(): Promise<TestDnsServer> {
         if (type === 'TXT') {
           const chunks = value.match(/.{1,255}/g) ?? [''];
           response.answers.push({ name: alias ?? question.name, type: Packet.TYPE.TXT, class: Packet.CLASS.IN, ttl: 1, data: chunks } as never);
+        } else if (type === 'MX') {
+          const [priority, exchange] = value.split(/\s+/);
+          response.answers.push({ name: alias ?? question.name, type: Packet.TYPE.MX, class: Packet.CLASS.IN, ttl: 1, priority: Number(priority), exchange } as never);
         } else if (type === 'CNAME') {
           response.answers.push({ name: question.name, type: Packet.TYPE.CNAME, class: Packet.CLASS.IN, ttl: 1, domain: value } as never);
         }

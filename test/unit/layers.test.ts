@@ -34,7 +34,7 @@ const MAY_IMPORT: Record<string, string[]> = {
  */
 const ORDER: Record<string, string[]> = {
   'src/services': ['index.ts', 'transactional', 'operations', 'maintenance', 'campaigns', 'journeys', 'audience', 'accounts', 'delivery', 'integrations', 'reference', 'shared', 'context.ts'],
-  'src/services/delivery': ['sending', 'reports', 'recipients', 'feedback', 'messages', 'notices', 'ledger', 'relays'],
+  'src/services/delivery': ['sending', 'reports', 'recipients', 'feedback', 'messages', 'notices', 'ledger', 'relays', 'providers'],
 };
 /** Folders whose subfolders are rooms: from outside a room, only its index.ts is imported. */
 const ROOMS = ['src/services/delivery'];

@@ -122,16 +122,16 @@ describe('dashboard single sends', () => {
     const now = new Date().toISOString();
     await h.runtime.db('send_messages').insert({
       kind: 1, user_id: t.alice.user_id, single_send_id: sendId, email: 'gone@example.org', email_key: 'gone@example.org', state: MESSAGE_STATE.bounced, attempts: 1,
-      last_error: '550 5.1.1 <gone@example.org>: user unknown', created_at: now, updated_at: now,
+      last_error: '550 5.1.1 <gone@example.org>: user unknown', bounce_class: 'hard', created_at: now, updated_at: now,
     });
     const bounced = await asFragment(t.web.get(`/single-sends/${utr}`), 'send-stats').expect(200);
     expect(bounced.text).toContain('<h2>1 address bounced</h2>');
-    expect(bounced.text).toContain('<tr><td>gone@example.org</td><td class="diagnostic">550 5.1.1 &lt;gone@example.org&gt;: user unknown</td></tr>');
+    expect(bounced.text).toContain('<tr><td>gone@example.org</td><td>No such address</td><td class="diagnostic">550 5.1.1 &lt;gone@example.org&gt;: user unknown</td></tr>');
     expect(bounced.text).toContain(`href="/single-sends/${utr}/recipients.csv?status=bounced"`);
     // The whole page, as opened from the list, lists it too (not only the polled fragment).
     const whole = await t.web.get(`/single-sends/${utr}`).expect(200);
     expect(whole.text).toContain('<h2>1 address bounced</h2>');
-    expect(whole.text).toContain('<tr><td>gone@example.org</td><td class="diagnostic">550 5.1.1 &lt;gone@example.org&gt;: user unknown</td></tr>');
+    expect(whole.text).toContain('<tr><td>gone@example.org</td><td>No such address</td><td class="diagnostic">550 5.1.1 &lt;gone@example.org&gt;: user unknown</td></tr>');
 
     const body = await t.web.get(`/single-sends/template-body?template_id=${refs.template}`).expect(200);
     expect(body.text.trimStart()).toMatch(/^<div id="body-editor"/);

@@ -1,6 +1,7 @@
 import type { Request } from 'express';
 import { CAMPAIGN_LIMITS, RECIPIENT_STATUSES, RecipientStatus } from '../../lib/constants';
 import { ZERO_TIME } from '../../lib/time';
+import { BOUNCE_CLASSES, isBounceClass, type BounceClass } from '../../lib/bounce-class';
 import { isBlank, toFlag } from '../../lib/validation';
 import { normaliseTime } from '../../lib/zoned-time';
 import type { ResendInput } from '../../services/campaigns/resends';
@@ -12,12 +13,14 @@ import { scheduleDateFields } from './single-sends';
 export const recipientReportFields = () => [
   utrField(),
   field('status', 'query').optional().oneOf(RECIPIENT_STATUSES).describe({}, 'Only the recipients whose message has this status.'),
+  field('bounce_class', 'query').optional().oneOf(BOUNCE_CLASSES).describe({}, 'Only the recipients whose last refusal has this class (hard, mailbox_full, policy, soft, other).'),
   field('format', 'query').optional().oneOf(['json', 'csv']).describe({}, '`csv` downloads the same rows as a CSV file (every row: paging does not apply).'),
 ];
 
-export function recipientReportInput(req: Request): { status?: RecipientStatus; csv: boolean } {
+export function recipientReportInput(req: Request): { status?: RecipientStatus; bounceClass?: BounceClass; csv: boolean } {
   const status = typeof req.query.status === 'string' && req.query.status.trim() ? (req.query.status.trim() as RecipientStatus) : undefined;
-  return { status, csv: typeof req.query.format === 'string' && req.query.format.trim() === 'csv' };
+  const klass = typeof req.query.bounce_class === 'string' ? req.query.bounce_class.trim() : undefined;
+  return { status, bounceClass: isBounceClass(klass) ? klass : undefined, csv: typeof req.query.format === 'string' && req.query.format.trim() === 'csv' };
 }
 
 /** Resend to non-openers: without schedule_type a draft; 0 at once, 1 at schedule_date and schedule_time. */

@@ -24,9 +24,25 @@ export interface SendingDomainRecord {
   verified_at: string | null;
   created_at: string | null;
   updated_at: string | null;
+  /** Daily caps per mailbox provider from `warmup_started_at`, one a day (docs/deliverability.md); null: no warm-up. */
+  warmup: number[] | null;
+  warmup_started_at: string | null;
 }
 
-const COLUMNS = ['id', 'user_id', 'domain', 'dkim_selector', 'dkim_public_key', 'status', 'records', 'last_checked_at', 'verified_at', 'created_at', 'updated_at'];
+const COLUMNS = ['id', 'user_id', 'domain', 'dkim_selector', 'dkim_public_key', 'status', 'records', 'last_checked_at', 'verified_at', 'created_at', 'updated_at', 'warmup', 'warmup_started_at'];
+
+/** Days a warm-up schedule may list, and the largest daily cap. */
+export const WARMUP_LIMITS = { days: 60, cap: 10_000_000 } as const;
+
+/** `warmup`: null, or a list of 1 to 60 whole numbers from 1 to 10,000,000; else a 422. */
+function warmupInput(value: unknown): number[] | null {
+  if (value === null || value === 'null') return null;
+  const list = Array.isArray(value) ? value.map((v) => (typeof v === 'string' && /^\d+$/.test(v.trim()) ? Number(v) : v)) : undefined;
+  if (!list || !list.length || list.length > WARMUP_LIMITS.days || !list.every((v) => Number.isInteger(v) && v >= 1 && v <= WARMUP_LIMITS.cap)) {
+    throw ValidationError.of('warmup', `The warmup must be null or a list of 1 to ${WARMUP_LIMITS.days} daily caps, each a whole number from 1 to ${WARMUP_LIMITS.cap}.`);
+  }
+  return list as number[];
+}
 
 export function sendingDomainRecord(row: Record<string, unknown>): SendingDomainRecord {
   return {
@@ -40,6 +56,8 @@ export function sendingDomainRecord(row: Record<string, unknown>): SendingDomain
     verified_at: timestamp(row.verified_at),
     created_at: timestamp(row.created_at),
     updated_at: timestamp(row.updated_at),
+    warmup: parseJson<number[] | null>(row.warmup, null),
+    warmup_started_at: timestamp(row.warmup_started_at),
   };
 }
 
@@ -156,6 +174,20 @@ export function createSendingDomainsService({ db, config, secret, events, resolv
     },
 
     /** Checks the domain's DNS now; a DNS server that does not answer is a 409 and changes nothing. */
+    /** `POST /domains/update?id=`: its warm-up schedule, or null for none (a new schedule starts today; a changed one keeps its start). */
+    async update(ctx: Ctx, id: number, input: { warmup: unknown }): Promise<SendingDomainRecord> {
+      const warmup = warmupInput(input.warmup);
+      const row = await find(ctx, id);
+      const now = nowValue();
+      const startedAt = warmup ? (row.warmup && row.warmup_started_at ? row.warmup_started_at : now) : null;
+      await db.transaction(async (trx) => {
+        await trx('sending_domains').where({ id: row.id }).update({ warmup: warmup ? JSON.stringify(warmup) : null, warmup_started_at: startedAt, updated_at: now });
+        const summary = warmup ? `${String(row.domain)}: warm-up ${warmup.join(', ')} a day per provider` : `${String(row.domain)}: no warm-up`;
+        await recordAudit(trx, ctx, { action: 'sending_domain.warmup_changed', recordType: 'sending_domain', recordId: Number(row.id), summary }, now);
+      });
+      return sendingDomainRecord(await db('sending_domains').where({ id: row.id }).first(COLUMNS));
+    },
+
     async verify(ctx: Ctx, id: number): Promise<SendingDomainRecord> {
       const row = await db('sending_domains').where({ user_id: ctx.userId, id }).first([...COLUMNS]);
       if (!row) throw new NotFoundError();

@@ -148,7 +148,7 @@ export function createSendControlsService({ db, config }: Pick<ServiceDeps, 'db'
           'send_messages.email_key',
         );
         retried = Number(await transitionMessages(failed, 'retryFailed', {
-          attempts: 0, unconfirmed: 0, lease_owner: null, available_at: now, smtp_code: null, last_error: null, failure_reason: null, updated_at: now,
+          attempts: 0, unconfirmed: 0, lease_owner: null, available_at: now, smtp_code: null, last_error: null, bounce_class: null, failure_reason: null, updated_at: now,
         }));
         if (!retried) return false;
         await moveCounters(trx, { single_send_id: send.id, automation_id: null }, { failed: -retried });

@@ -8,6 +8,7 @@ import { addUnsubscribers } from '../../shared/unsubscribers';
 import { emitMessageEvents } from '../../integrations/hook-outbox';
 import { isPolicyRefusal } from '../../../mail/relay-transports';
 import { pauseForPolicy, type PolicyPause } from '../ledger';
+import { bounceClass } from '../../../lib/bounce-class';
 
 /** What came back about one sent message, from whichever channel (DSN, ARF, a provider's webhook). */
 export type Feedback =
@@ -91,16 +92,17 @@ export async function recordFeedback(db: Knex, f: Feedback, policy: FeedbackPoli
     const automationId = message.automation_id === null ? null : Number(message.automation_id);
     if (sendId) await forUpdate(trx, trx('single_sends').where({ id: sendId }).select('id'));
     if (automationId) await forUpdate(trx, trx('automations').where({ id: automationId }).select('id'));
-    const suppression = { userId, email: message.email, emailKey: message.email_key, diagnostic: f.diagnostic, source: f.source, now };
+    const klass = f.event === FEEDBACK_EVENT.bounce ? bounceClass(f.status, f.diagnostic) : null;
+    const suppression = { userId, email: message.email, emailKey: message.email_key, diagnostic: f.diagnostic, source: f.source, now, bounceClass: klass };
 
     if (refusedByPolicy) {
-      const patch = { failure_reason: 'policy', last_error: f.diagnostic.slice(0, 500), updated_at: now };
+      const patch = { failure_reason: 'policy', last_error: f.diagnostic.slice(0, 500), bounce_class: 'policy', updated_at: now };
       if (await transitionMessages(trx('send_messages').where({ id: message.id }), 'refuseAfterDelivery', patch)) {
         await moveCounters(trx, message, { delivered: -1, failed: 1 });
         if (sendId) await pauseForPolicy(trx, [sendId], now, policy.onPolicyPause);
       }
     } else if (f.event === FEEDBACK_EVENT.bounce) {
-      const moved = await transitionMessages(trx('send_messages').where({ id: message.id }), 'bounceAfterDelivery', { last_error: f.diagnostic.slice(0, 500), updated_at: now });
+      const moved = await transitionMessages(trx('send_messages').where({ id: message.id }), 'bounceAfterDelivery', { last_error: f.diagnostic.slice(0, 500), bounce_class: klass, updated_at: now });
       if (moved) {
         // Reported once: a message refused at SMTP time was reported then (outcomes.ts).
         const extra = { permanent: f.permanent, status: f.status ?? null, diagnostic: f.diagnostic.slice(0, 500), source: f.source };

@@ -5,6 +5,7 @@ import { NotFoundError } from '../../../lib/errors';
 import { emailKey } from '../../../lib/email-key';
 import { FEEDBACK_EVENT, SuppressionReason } from '../../../lib/constants';
 import { timestamp } from '../../../lib/time';
+import type { BounceClass } from '../../../lib/bounce-class';
 import { suppressAddress } from '../ledger';
 import type { Ctx, ServiceDeps } from '../../context';
 import { recordAudit } from '../../shared/audit-writer';
@@ -14,6 +15,8 @@ export interface SuppressionRecord {
   user_id: number;
   email_address: string;
   reason: SuppressionReason;
+  /** The class of the refusal that suppressed it; null for complaints and hand-made ones. */
+  bounce_class: BounceClass | null;
   diagnostic: string;
   source: string;
   created_at: string | null;
@@ -25,6 +28,7 @@ export function suppressionRecord(row: Record<string, unknown>): SuppressionReco
     user_id: Number(row.user_id),
     email_address: String(row.email_address ?? row.email_key),
     reason: String(row.category ?? 'hard_bounce') as SuppressionReason,
+    bounce_class: row.bounce_class ? (String(row.bounce_class) as BounceClass) : null,
     diagnostic: String(row.reason ?? ''),
     source: String(row.source ?? 'smtp'),
     created_at: timestamp(row.created_at),
@@ -38,8 +42,9 @@ export function suppressionRecord(row: Record<string, unknown>): SuppressionReco
  */
 export function createSuppressionsService({ db }: Pick<ServiceDeps, 'db'>) {
   return {
-    async list(ctx: Ctx, paging?: Paging, search?: string) {
+    async list(ctx: Ctx, paging?: Paging, search?: string, bounceClass?: BounceClass) {
       const query = db('suppressed_addresses').where({ user_id: ctx.userId }).orderBy('id', 'desc');
+      if (bounceClass) query.where({ bounce_class: bounceClass });
       if (search) query.whereRaw(`email_key ${likeOperator(db)} ? escape '\\'`, [likePattern(search.toLowerCase(), 'contains')]);
       return listPage(query, paging, suppressionRecord);
     },

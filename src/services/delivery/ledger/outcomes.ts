@@ -9,6 +9,7 @@ import { emitMessageEvents } from '../../integrations/hook-outbox';
 import { pauseForPolicy, pauseForTemplateErrors, PolicyPause } from './policy-refusals';
 import type { LedgerRow } from './ledger-row';
 import type { RelayFailure } from '../../../mail/relay-transports';
+import { bounceClass } from '../../../lib/bounce-class';
 
 /** How one claimed ledger row ended this attempt. */
 export type Outcome =
@@ -16,6 +17,13 @@ export type Outcome =
   /** linkVersion: the automation step's link numbers the message carried (link_versions). */
   | { id: number; result: 'sent'; templateErrors?: boolean; relayId?: number | null; providerMessageId?: string | null; linkVersion?: number | null }
   | { id: number; result: 'retry'; attempts: number; code: number | null; error: string }
+  /** Not attempted (its provider is slowed or its cap reached): queued again for `until`, its claim's attempt given back. */
+  | { id: number; result: 'held'; until: Date }
+  /**
+   * Deferred by a provider that throttles the sender: a deferral, not an attempt (it never makes
+   * the message fail); queued again for when the provider's wait ends.
+   */
+  | { id: number; result: 'throttled'; until: Date; code: number | null; error: string }
   | { id: number; result: 'bounce'; userId: number; emailKey: string; code: number | null; error: string }
   | { id: number; result: 'suppressed'; error: string }
   /** Given up at once (it may already have gone out twice: see IN_DOUBT_TWICE). */
@@ -194,23 +202,36 @@ async function moveRows(w: Writing, outcomes: Outcome[], sends: { id: number; st
   }
   for (const o of outcomes) {
     if (o.result === 'bounce') {
-      const rows = await end(mine().where({ id: o.id }), 'bounce', { smtp_code: o.code, last_error: o.error.slice(0, 500) }).returning([...RETURNING, 'email']);
+      const klass = bounceClass(null, o.error);
+      const rows = await end(mine().where({ id: o.id }), 'bounce', { smtp_code: o.code, last_error: o.error.slice(0, 500), bounce_class: klass }).returning([...RETURNING, 'email']);
       if (!rows.length) continue;
       moved.bounced.push(...rows.map((row) => ({ ...row, extra: { permanent: true, smtp_code: o.code, diagnostic: o.error.slice(0, 500) } })));
       const email = String(rows[0].email);
-      await suppressAddress(trx, { userId: o.userId, email, emailKey: o.emailKey, category: 'hard_bounce', diagnostic: o.error, source: 'smtp', now });
+      await suppressAddress(trx, { userId: o.userId, email, emailKey: o.emailKey, category: 'hard_bounce', diagnostic: o.error, source: 'smtp', now, bounceClass: klass });
     } else if (o.result === 'retry') {
       const final = o.attempts >= policy.maxAttempts;
       const rows = await end(mine().where({ id: o.id }), final ? 'fail' : 'retry', {
         available_at: final ? null : new Date(policy.now.getTime() + policy.retryDelayMs(o.attempts)).toISOString(),
         smtp_code: o.code,
         last_error: o.error.slice(0, 500),
-      }).returning(RETURNING);
+        // A retry without a server's answer (no connection, a busy template) was refused by nobody.
+        bounce_class: o.code === null ? null : bounceClass(null, o.error),
+      }).returning([...RETURNING, 'email_key']);
       (final ? moved.failed : moved.other).push(...rows);
+      if (o.code !== null) await recordDeferrals(trx, rows, o, now);
+    } else if (o.result === 'held' || o.result === 'throttled') {
+      const given = { available_at: o.until.toISOString(), attempts: trx.raw('?? - 1', ['attempts']) };
+      // Held before it started: a crash's trace on it stays. Throttled: it was refused, so it certainly did not go.
+      const patch = o.result === 'held'
+        ? { ...given, unconfirmed: trx.raw('??', ['unconfirmed']) }
+        : { ...given, smtp_code: o.code, last_error: o.error.slice(0, 500), bounce_class: bounceClass(null, o.error) };
+      const rows = await end(mine().where({ id: o.id }), 'retry', patch).returning([...RETURNING, 'email_key']);
+      moved.other.push(...rows);
+      if (o.result === 'throttled') await recordDeferrals(trx, rows, o, now);
     } else if (o.result === 'failed') {
       moved.failed.push(...(await end(mine().where({ id: o.id }), 'fail', { last_error: o.error.slice(0, 500) }).returning(RETURNING)));
     } else if (o.result === 'policy') {
-      const patch = { smtp_code: o.code, last_error: o.error.slice(0, 500), failure_reason: 'policy', relay_id: o.relayId ?? null };
+      const patch = { smtp_code: o.code, last_error: o.error.slice(0, 500), failure_reason: 'policy', relay_id: o.relayId ?? null, bounce_class: 'policy' };
       const rows = await end(mine().where({ id: o.id }), 'fail', patch).returning(RETURNING);
       moved.failed.push(...rows);
       moved.refusedByPolicy.push(...rows);
@@ -248,12 +269,12 @@ async function moveDelivered({ mine, end, now }: Writing, outcomes: Outcome[]): 
   }
   for (const { relayId, linkVersion, ids: sentIds } of alike.values()) {
     for (let i = 0; i < sentIds.length; i += CHUNK) {
-      const patch = { sent_at: now, smtp_code: null, last_error: null, relay_id: relayId, link_version_id: linkVersion };
+      const patch = { sent_at: now, smtp_code: null, last_error: null, bounce_class: null, relay_id: relayId, link_version_id: linkVersion };
       delivered.push(...(await end(mine().whereIn('id', sentIds.slice(i, i + CHUNK)), 'deliver', patch).returning(RETURNING)));
     }
   }
   for (const o of sentOutcomes.filter((x) => x.providerMessageId)) {
-    const patch = { sent_at: now, smtp_code: null, last_error: null, relay_id: o.relayId ?? null, link_version_id: o.linkVersion ?? null, provider_message_id: String(o.providerMessageId).slice(0, 255) };
+    const patch = { sent_at: now, smtp_code: null, last_error: null, bounce_class: null, relay_id: o.relayId ?? null, link_version_id: o.linkVersion ?? null, provider_message_id: String(o.providerMessageId).slice(0, 255) };
     delivered.push(...(await end(mine().where({ id: o.id }), 'deliver', patch).returning(RETURNING)));
   }
   return delivered;
@@ -331,6 +352,19 @@ export async function completeSends(db: Knex, sendIds: number[], now: Date, onCo
     if (done !== undefined) completed.push(done);
   }
   return completed;
+}
+
+/**
+ * A server's temporary refusal, kept per message for the per-provider figures (which refusals a
+ * provider answers most): the enhanced code when the reply has one, else the reply code.
+ */
+async function recordDeferrals(trx: Knex.Transaction, rows: Array<Touched & { email_key?: string }>, o: { code: number | null; error: string }, now: string): Promise<void> {
+  if (!rows.length) return;
+  const code = /\b[45]\.\d{1,3}\.\d{1,3}\b/.exec(o.error)?.[0] ?? String(o.code);
+  const text = o.error.replace(/^[A-Z]+:\s*/, '').slice(0, 200);
+  await trx('message_deferrals').insert(
+    rows.map((row) => ({ message_id: row.id, user_id: row.user_id, domain: String(row.email_key ?? '').slice(String(row.email_key ?? '').lastIndexOf('@') + 1), code, text, created_at: now })),
+  );
 }
 
 /** Distinct non-null ids, ascending. */

@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import type { SuppressionReason } from '../../../lib/constants';
+import { bounceClass, type BounceClass } from '../../../lib/bounce-class';
 
 export interface Suppression {
   userId: number;
@@ -11,6 +12,8 @@ export interface Suppression {
   /** Where it was learnt: smtp, dsn, arf, imap, ses, sendgrid, postmark, mailgun, dashboard, api. */
   source: string;
   now: string;
+  /** The refusal's class; by default read from the diagnostic when it is a bounce (none for complaints and hand-made ones). */
+  bounceClass?: BounceClass | null;
 }
 
 /** Puts an address on the account's suppression list; one already there keeps its first record. True when added. */
@@ -23,6 +26,7 @@ export async function suppressAddress(trx: Knex | Knex.Transaction, s: Suppressi
       category: s.category,
       source: s.source,
       reason: s.diagnostic.slice(0, 500),
+      bounce_class: s.bounceClass !== undefined ? s.bounceClass : s.category.endsWith('_bounce') ? bounceClass(null, s.diagnostic) : null,
       created_at: s.now,
     })
     .onConflict(['user_id', 'email_key'])

@@ -105,6 +105,10 @@ export function createEventsService({ db, config }: Pick<ServiceDeps, 'db' | 'co
         trx,
       ),
 
+    /** The guard paused a sending domain's mail to one mailbox provider (once per pause). */
+    providerPaused: (p: { userId: number; domain: string; provider: string; providerName: string; reason: string }, trx: Knex = db) =>
+      notify(p.userId, { subject: `Mail from ${p.domain} to ${p.providerName} is paused`, text: p.reason }, trx),
+
     /** A send was paused because receivers refused it for the sender's authentication or reputation (once per send). */
     sendPausedForPolicy: (p: PolicyPause, trx: Knex = db) =>
       notify(

@@ -5,6 +5,7 @@ import { FEEDBACK_EVENT, MESSAGE_STATE as M, RecipientStatus } from '../../../li
 import { NotFoundError } from '../../../lib/errors';
 import { plainDateTime, zonedDateTime } from '../../../lib/time';
 import { isUtr } from '../../../lib/utr';
+import type { BounceClass } from '../../../lib/bounce-class';
 import type { Ctx, ServiceDeps } from '../../context';
 import { recordAudit, summaries } from '../../shared/audit-writer';
 
@@ -15,6 +16,8 @@ export interface RecipientReportRecord {
   status: RecipientStatus;
   /** Why it bounced, failed, was skipped, or the last refusal of one still queued for a retry. */
   reason: string | null;
+  /** The class of that refusal (hard, mailbox_full, policy, soft, other); null when there was none. */
+  bounce_class: BounceClass | null;
   /** `YYYY-MM-DD HH:MM:SS` UTC, as the other `sent_at` fields. */
   sent_at: string | null;
   /** The first open by a person (automated opens are not counted). */
@@ -24,6 +27,12 @@ export interface RecipientReportRecord {
 
 /** Whose recipients: a single send or an automation step, by its utr. */
 export type ReportOf = { singleSend: string } | { step: string };
+
+/** Which of them: by status, by the class of their last refusal, or both. */
+export interface ReportFilter {
+  status?: RecipientStatus;
+  bounceClass?: BounceClass;
+}
 
 /**
  * The status of a ledger message, in order: the first rule that holds is its status. `states`
@@ -47,7 +56,7 @@ const RULES: ReadonlyArray<{ status: RecipientStatus; states: number[]; when: st
 const STATUS_SQL = `case ${RULES.map((r) => `when ${r.when} then '${r.status}'`).join(' ')} else 'delivered' end`;
 const statesOf = (status: RecipientStatus) => RULES.find((r) => r.status === status)?.states ?? [M.sent];
 
-const CSV_HEADER = ['contact_id', 'email', 'status', 'reason', 'sent_at', 'opened_at', 'clicked_at'] as const;
+const CSV_HEADER = ['contact_id', 'email', 'status', 'reason', 'bounce_class', 'sent_at', 'opened_at', 'clicked_at'] as const;
 
 function reportRecord(row: Record<string, unknown>): RecipientReportRecord {
   return {
@@ -55,6 +64,7 @@ function reportRecord(row: Record<string, unknown>): RecipientReportRecord {
     email: String(row.email),
     status: String(row.status) as RecipientStatus,
     reason: row.last_error === null || row.last_error === undefined ? null : String(row.last_error),
+    bounce_class: row.bounce_class ? (String(row.bounce_class) as BounceClass) : null,
     sent_at: plainDateTime(row.sent_at),
     opened_at: plainDateTime(row.human_opened_at),
     clicked_at: plainDateTime(row.clicked_at),
@@ -86,31 +96,34 @@ export function createRecipientReportService({ db }: Pick<ServiceDeps, 'db'>) {
   }
 
   /** The report's query, wrapped: a query builder is a thenable, which an async function would run. */
-  async function query(ctx: Ctx, of: ReportOf, status: RecipientStatus | undefined): Promise<{ q: Knex.QueryBuilder; name: string }> {
+  async function query(ctx: Ctx, of: ReportOf, filter: ReportFilter): Promise<{ q: Knex.QueryBuilder; name: string }> {
+    const { status, bounceClass } = filter;
     const owner = await ownerOf(ctx, of);
     const q = db('send_messages as m')
       .where('m.user_id', ctx.userId)
       .where(owner.where)
-      .select('m.id', 'm.contact_id', 'm.email', db.raw(`${STATUS_SQL} as status`), 'm.last_error', 'm.sent_at', 'm.human_opened_at', 'm.clicked_at');
+      .select('m.id', 'm.contact_id', 'm.email', db.raw(`${STATUS_SQL} as status`), 'm.last_error', 'm.bounce_class', 'm.sent_at', 'm.human_opened_at', 'm.clicked_at');
     if (status) q.whereIn('m.state', statesOf(status)).whereRaw(`(${STATUS_SQL}) = ?`, [status]);
+    if (bounceClass) q.where('m.bounce_class', bounceClass);
     return { q, name: owner.name };
   }
 
   return {
     /** One page of the recipients, newest message first. */
-    async page(ctx: Ctx, of: ReportOf, status: RecipientStatus | undefined, paging: Paging): Promise<ListResult<RecipientReportRecord>> {
-      return listPage((await query(ctx, of, status)).q.orderBy('m.id', 'desc'), paging, reportRecord);
+    async page(ctx: Ctx, of: ReportOf, filter: RecipientStatus | ReportFilter | undefined, paging: Paging): Promise<ListResult<RecipientReportRecord>> {
+      return listPage((await query(ctx, of, filterOf(filter))).q.orderBy('m.id', 'desc'), paging, reportRecord);
     },
 
     /** Every recipient in chunks keyed on the message id: memory holds one chunk. */
-    async *chunks(ctx: Ctx, of: ReportOf, status?: RecipientStatus): AsyncGenerator<RecipientReportRecord[]> {
-      const { q } = await query(ctx, of, status);
+    async *chunks(ctx: Ctx, of: ReportOf, filter?: RecipientStatus | ReportFilter): AsyncGenerator<RecipientReportRecord[]> {
+      const { q } = await query(ctx, of, filterOf(filter));
       for await (const rows of idChunks(q, 'm.id')) yield rows.map(reportRecord);
     },
 
     /** The same rows as CSV, a header line first. */
-    async *csv(ctx: Ctx, of: ReportOf, status?: RecipientStatus, options: { timeZone?: string } = {}): AsyncGenerator<string> {
-      const { q, name } = await query(ctx, of, status);
+    async *csv(ctx: Ctx, of: ReportOf, filter?: RecipientStatus | ReportFilter, options: { timeZone?: string } = {}): AsyncGenerator<string> {
+      const { status } = filterOf(filter);
+      const { q, name } = await query(ctx, of, filterOf(filter));
       await recordAudit(db, ctx, {
         action: 'recipient_report.exported',
         recordType: 'singleSend' in of ? 'single_send' : 'automation_step',
@@ -127,6 +140,11 @@ export function createRecipientReportService({ db }: Pick<ServiceDeps, 'db'>) {
       }
     },
   };
+}
+
+/** A status alone (as the dashboard asks) or a whole filter. */
+function filterOf(filter: RecipientStatus | ReportFilter | undefined): ReportFilter {
+  return typeof filter === 'string' ? { status: filter } : (filter ?? {});
 }
 
 export type RecipientReportService = ReturnType<typeof createRecipientReportService>;

@@ -29,6 +29,8 @@ import { MessageSources, sourceKey, type MessageSource } from '../messages';
 import { VOID_SYSTEM_MAIL } from '../notices';
 import { AccountRateLimiter, handOverFailure, PinnedRelayMissing, RelayRouter, type Routed } from '../relays';
 import { decideClaim, type ClaimFacts, type Verdict } from './decide';
+import { createMxLookup } from '../../../mail/domain-records';
+import { createDomainClassifier, createProviderFiguresService, createProviderGuard, domainOf, isThrottling, pauseKey, PAUSED_RECHECK_MS, ProviderThrottles, createWarmups, nextDay, type Provider, type ProviderPause, type Warmup } from '../providers';
 
 /** What the ledger tells the rest of the service about (events become notification mail). */
 export interface SendHooks extends StartHooks {
@@ -36,6 +38,8 @@ export interface SendHooks extends StartHooks {
   sendPausedForPolicy?(pause: PolicyPause, trx: Knex.Transaction): Promise<void>;
   /** A send was paused for messages whose template did not render (in the ledger write's transaction, once per send). */
   sendPausedForTemplateErrors?(pause: PolicyPause, trx: Knex.Transaction): Promise<void>;
+  /** The guard paused a sending domain's mail to a provider (in the pause's transaction, once per pause). */
+  providerPaused?(pause: ProviderPause, trx: Knex.Transaction): Promise<void>;
 }
 
 /**
@@ -61,6 +65,12 @@ export interface Claimed extends ClaimFacts {
   person: Record<string, unknown>;
   /** What a campaign message is built from (its send's or step's content); none for system mail. */
   source?: MessageSource;
+  /** The mailbox provider of its domain as known now (`other` until the domain resolves). */
+  provider?: Provider;
+  /** Its From domain's mail to that provider is paused by the guard: it stays queued. */
+  paused?: boolean;
+  /** Its From domain's warm-up schedule, when it has one. */
+  warmup?: Warmup;
 }
 
 /**
@@ -76,7 +86,7 @@ export interface MessageKind {
 
 export interface SendLedgerDeps {
   db: Knex;
-  config: Pick<Config, 'baseUrl' | 'mailRate' | 'bounceDomain' | 'smtpUrl' | 'sendMaxAttempts' | 'sendRetryMs' | 'relayAllowPrivate' | 'dkim'> & { domains?: Pick<Config['domains'], 'requireDomainAuth'> };
+  config: Pick<Config, 'baseUrl' | 'mailRate' | 'bounceDomain' | 'smtpUrl' | 'sendMaxAttempts' | 'sendRetryMs' | 'relayAllowPrivate' | 'dkim'> & { domains?: Partial<Pick<Config['domains'], 'requireDomainAuth' | 'dnsServers'>>; deliverability?: Config['deliverability'] };
   logger: Logger;
   secret: string;
   /** The instance's own way out: system mail, and campaign mail of accounts without a relay for its domain. */
@@ -145,6 +155,10 @@ export interface SendLedger {
 }
 
 const NO_ROUTE: Routed = { relayId: null, providerMessageId: null };
+/** A slowed provider's slot further away than this is waited for queued, not by a sleeping worker. */
+const SLOT_WAIT_MAX_MS = 2000;
+/** How long a started send waits for its recipient domains' lookups before its messages go. */
+const CLASSIFY_WAIT_MS = 5000;
 
 export function createSendLedger(deps: SendLedgerDeps, options: SendLedgerOptions = {}): SendLedger {
   const { db, logger, transport, hooks = {} } = deps;
@@ -183,12 +197,38 @@ export function createSendLedger(deps: SendLedgerDeps, options: SendLedgerOption
     kinds.set(Number(kind), { build: extra.build, send: extra.send ?? ((claimed, message) => relays.send(Number(claimed.row.user_id), null, message)) });
   }
 
+  // Recipient domains are classified by provider in the background: a send's when it starts,
+  // and those checked more than a day ago now and then; the sending never waits for DNS.
+  const classifier = createDomainClassifier({ db, lookupMx: createMxLookup(deps.config.domains?.dnsServers ?? []), logger, now });
+  // A started send's domains are classified before its first messages are claimed when DNS
+  // answers within a few seconds; past that the lookups go on in the background.
+  const classifyStarted = async (sendId: number) => {
+    const done = classifier.classifySend(sendId).catch((err) => logger.warn({ err, sendId }, 'classifying a send\'s recipient domains failed'));
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([done, new Promise<void>((resolve) => (timer = setTimeout(resolve, CLASSIFY_WAIT_MS).unref()))]);
+    clearTimeout(timer);
+  };
+
+  const throttles = new ProviderThrottles(db, retryBaseMs);
+  const warmups = createWarmups(db);
+  const guardSettings = deps.config.deliverability;
+  const guard = guardSettings ? createProviderGuard({ db, figures: createProviderFiguresService({ db, classifier }), settings: guardSettings }) : undefined;
+
   const expansion = { batch: options.expandBatch ?? 5000, ahead: options.expandAhead ?? 3, onCompleted: hooks.singleSendCompleted };
   const feeds: LedgerFeed[] = [
     // A started send's first batch is queued: its first message need not wait for the other feeds.
-    { startDue: async (at) => (await startDueSingleSends(db, at, hooks, { requireDomainAuth, firstBatch: Math.min(1000, expansion.batch) })).length, wakesAtOnce: true },
+    {
+      startDue: async (at) => {
+        const started = await startDueSingleSends(db, at, hooks, { requireDomainAuth, firstBatch: Math.min(1000, expansion.batch) });
+        for (const send of started) await classifyStarted(send.id);
+        return started.length;
+      },
+      wakesAtOnce: true,
+    },
     // The running sends' audiences, written a few batches ahead of the sending.
     { startDue: (at, everything) => expandRunningSends(db, at, { ...expansion, everything }) },
+    { startDue: async () => (await classifier.refreshStale(), 0), everyMs: 10 * 60_000 },
+    ...(guard ? [{ startDue: async (at: Date) => (await guard.check(at, hooks.providerPaused), 0), everyMs: 5 * 60_000 }] : []),
     { startDue: (at) => decideDueAbTests(db, at) },
     ...(deps.feeds ?? []),
   ];
@@ -275,23 +315,54 @@ export function createSendLedger(deps: SendLedgerDeps, options: SendLedgerOption
         return key ? bySource.get(key) : undefined;
       };
       const suppressed = await suppressedRowIds(db, rows, (row) => sourceOf(row)?.groupId ?? null);
+      // One query for the batch's providers; domains not seen yet are looked up in the background.
+      const domains = [...new Set(rows.map((row) => domainOf(row.email_key)))];
+      const providers = await classifier.providersOf(domains);
+      void classifier.classify(domains).catch((err) => logger.warn({ err }, 'classifying recipient domains failed'));
+      await throttles.refresh();
+      const userIds = [...new Set(rows.map((row) => Number(row.user_id)))];
+      const paused = guard ? await guard.pausedKeys(userIds) : new Set<string>();
+      const warming = await warmups.of(userIds);
       return rows.map((row) => {
         const person = people(row);
+        const source = sourceOf(row);
+        const provider = providers.get(domainOf(row.email_key)) ?? 'other';
+        const from = source?.from.address;
+        const isPaused = !!from && paused.size > 0 && paused.has(pauseKey(Number(row.user_id), domainOf(from), provider));
+        const warmup = from ? warming.get(`${Number(row.user_id)}|${domainOf(from).toLowerCase()}`) : undefined;
         // A transactional message goes to its address whether or not a contact of it remains.
         const gone = !!person.deleted_at && row.kind !== MESSAGE_KIND.transactional;
-        return { row, person, source: sourceOf(row), unmailable: suppressed.has(Number(row.id)) || gone };
+        return { row, person, source, provider, paused: isPaused, warmup, unmailable: suppressed.has(Number(row.id)) || gone };
       });
     },
 
-    decide: (claimed) => decideClaim(claimed, maxAttempts),
+    decide(claimed) {
+      const verdict = decideClaim(claimed, maxAttempts);
+      if (verdict.verdict !== 'go' || !claimed.provider) return verdict;
+      // Paused by the guard: it stays queued and is looked at again later.
+      if (claimed.paused) return { verdict: 'wait', outcome: { id: Number(claimed.row.id), result: 'held', until: new Date(now().getTime() + PAUSED_RECHECK_MS) } };
+      // A provider that deferred for the sender's volume waits: its messages are not attempted meanwhile.
+      const until = throttles.heldUntil(claimed.provider, now());
+      return until ? { verdict: 'wait', outcome: { id: Number(claimed.row.id), result: 'held', until } } : verdict;
+    },
 
     async send(claimed) {
       const { row } = claimed;
+      // `other` gathers unrelated domains: one of them deferring slows no one else.
+      const provider = claimed.provider && claimed.provider !== 'other' ? claimed.provider : undefined;
       const id = Number(row.id);
       const kind = kinds.get(row.kind) ?? campaign;
       try {
         const message = await kind.build(claimed);
         if (!message) return { id, result: 'suppressed', error: VOID_SYSTEM_MAIL };
+        if (provider) {
+          // A slowed provider's next slot: a short wait is waited, a long one is waited queued.
+          const wait = await throttles.slot(provider, now());
+          if (wait > SLOT_WAIT_MAX_MS) return { id, result: 'held', until: new Date(now().getTime() + wait) };
+          if (wait > 0) await sleep(wait);
+        }
+        // Past today's warm-up cap for its provider: queued for tomorrow, not attempted.
+        if (claimed.warmup && claimed.provider && !(await warmups.take(claimed.warmup, claimed.provider, now()))) return { id, result: 'held', until: nextDay(now()) };
         await limiter.take(Number(row.user_id));
         // Nothing goes out before its start is durable: a crash then leaves a trace on it.
         if (!(await writer.start(id))) {
@@ -299,6 +370,8 @@ export function createSendLedger(deps: SendLedgerDeps, options: SendLedgerOption
           return undefined;
         }
         const routed = await kind.send(claimed, stamp(message, id));
+        // It went out: whatever happens to the bookkeeping, it is recorded as sent.
+        if (provider) await throttles.delivered(provider, now()).catch((err) => logger.warn({ err, provider }, 'recording a provider\'s delivery failed'));
         return { id, result: 'sent', ...routed, linkVersion: claimed.source?.linkVersion ?? null, ...(message.templateErrors ? { templateErrors: true } : {}) };
       } catch (err) {
         // Out of time while the machine was busy: the template is not to blame, a later try may render it.
@@ -312,6 +385,11 @@ export function createSendLedger(deps: SendLedgerDeps, options: SendLedgerOption
         if (err instanceof PinnedRelayMissing) sources.forget(row);
         const { failure, relayId } = handOverFailure(err);
         const outcome = failedOutcome(row, failure, relayId);
+        if (provider && outcome.result === 'retry' && isThrottling(outcome.code, outcome.error)) {
+          const code = /\b4\.\d{1,3}\.\d{1,3}\b/.exec(outcome.error)?.[0] ?? String(outcome.code ?? '');
+          const until = await throttles.deferred(provider, code, outcome.error, now()).catch((err) => void logger.warn({ err, provider }, 'recording a provider\'s deferral failed'));
+          if (until) return { id, result: 'throttled', until, code: outcome.code, error: outcome.error };
+        }
         return outcome.result === 'unconfirmed' ? { ...outcome, linkVersion: claimed.source?.linkVersion ?? null } : outcome;
       }
     },
