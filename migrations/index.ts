@@ -65,6 +65,7 @@ import * as recipientDomains from './20261129_1401_recipient-domains';
 import * as providerThrottles from './20261129_1402_provider-throttles';
 import * as providerPauses from './20261129_1403_provider-pauses';
 import * as warmup from './20261129_1404_warmup';
+import * as instanceBounces from './20261129_1410_instance-bounces';
 
 /**
  * The ordered list of migrations. A static list (instead of a directory scan) makes the
@@ -137,6 +138,7 @@ export const migrations: ReadonlyArray<[name: string, migration: Knex.Migration]
   ['20261129_1402_provider-throttles', providerThrottles],
   ['20261129_1403_provider-pauses', providerPauses],
   ['20261129_1404_warmup', warmup],
+  ['20261129_1410_instance-bounces', instanceBounces],
   ['20261129_1500_send-expansion', sendExpansion],
 ];
 

@@ -218,6 +218,11 @@ export interface DeliverabilityConfig {
   bouncePauseRate: number;
   /** GUARD_MIN_DELIVERED: delivered messages (24 h) below which the guard does not judge. */
   guardMinDelivered: number;
+  /**
+   * INSTANCE_BOUNCE_LIST=1: an address that hard-bounced in any account is skipped in every
+   * account's sends for 30 days (kept only as a keyed hash; docs/deliverability.md).
+   */
+  instanceBounceList: boolean;
 }
 
 /** A rate as `0.3%` or `0.003`, between 0 and 1. */
@@ -499,6 +504,7 @@ export function loadConfig(given: NodeJS.ProcessEnv = process.env, kind: keyof t
       complaintPauseRate: rate(env, 'COMPLAINT_PAUSE_RATE', 0.003),
       bouncePauseRate: rate(env, 'BOUNCE_PAUSE_RATE', 0.05),
       guardMinDelivered: integer(env, 'GUARD_MIN_DELIVERED', 1000, 1),
+      instanceBounceList: flag(env, 'INSTANCE_BOUNCE_LIST', false),
     },
     domains: {
       dnsServers: dnsServersOf(optional(env, 'DNS_SERVERS')),

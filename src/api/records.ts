@@ -73,6 +73,7 @@ const transactionalMessage: Members<TransactionalMessageRecord> = {
   from: str,
   subject: str,
   status: { type: 'string', enum: [...TRANSACTIONAL_STATUSES] },
+  bounce_class: { ...nullable({ type: 'string', enum: [...BOUNCE_CLASSES] }), description: 'The class of its last refusal: hard (no such address or domain), mailbox_full, policy (the sender\'s authentication or reputation, or the receiver\'s limits), soft (another temporary refusal), other; null when nobody refused it.' },
   tags: strings,
   created_at: nullable(timestamp),
   sent_at: nullable(timestamp),

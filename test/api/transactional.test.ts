@@ -195,6 +195,14 @@ describe('transactional mail through the API', () => {
     const failed = await details(sent.id);
     expect(failed.last_smtp_response).toMatchObject({ code: 451 });
     expect(failed.events.at(-1)).toMatchObject({ type: 'failed', detail: expect.stringContaining('try again later') });
+    // The class of its last refusal, in the details and the log, which filters by it.
+    expect(failed.bounce_class).toBe('soft');
+    const soft = (await api().get('/transactional/messages?bounce_class=soft&to=hal@shop.test').expect(200)).body.message;
+    expect(soft.total).toBe(1);
+    expect(soft.messages[0]).toMatchObject({ id: sent.id, status: 'failed', bounce_class: 'soft' });
+    expect((await api().get('/transactional/messages?bounce_class=hard&to=hal@shop.test').expect(200)).body.message.total).toBe(0);
+    const wrong = await api().get('/transactional/messages?bounce_class=bounced').expect(422);
+    expect(wrong.body.errors.bounce_class).toEqual(['The selected bounce class is invalid.']);
     const queuedRetry = await api().post('/transactional/messages/retry').send({ id: 'tx_999999999' }).expect(404);
     expect(queuedRetry.body.errors).toBe('Record Not Found');
 
@@ -205,6 +213,7 @@ describe('transactional mail through the API', () => {
     await sink.waitFor(1);
     const delivered = await details(sent.id);
     expect(delivered.status).toBe('delivered');
+    expect(delivered.bounce_class).toBeNull();
     expect(delivered.events.map((e: { type: string }) => e.type)).toEqual(['accepted', 'failed', 'sent', 'delivered']);
   });
 

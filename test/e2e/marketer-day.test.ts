@@ -149,7 +149,7 @@ describe('dashboard in Chromium: a marketer’s first day', () => {
     const [delivered, opened] = [await barWidth('Delivered'), await barWidth('Unique opens')];
     expect(Math.abs(opened - delivered / 2)).toBeLessThanOrEqual(1);
     await page.getByRole('heading', { name: '1 address bounced' }).waitFor();
-    await page.getByRole('row', { name: 'gone@example.org 550 5.1.1 <gone@example.org>: user unknown' }).waitFor();
+    await page.getByRole('row', { name: 'gone@example.org No such address 550 5.1.1 <gone@example.org>: user unknown' }).waitFor();
     expect(b.problems).toEqual([]);
   });
 });

@@ -44,6 +44,7 @@ describe('dashboard transactional mail in Chromium', () => {
     await page.getByRole('link', { name: 'pat@shop.test' }).press('Enter');
     await page.getByRole('heading', { name: 'Timeline' }).waitFor();
     await page.getByText('5.1.1 no such user').first().waitFor();
+    await page.getByText('No such address', { exact: true }).waitFor();
     // A bounce is not retried: the address is refused for good.
     expect(await page.getByRole('button', { name: 'Try again' }).count()).toBe(0);
 

@@ -1,5 +1,6 @@
 import type { Request } from 'express';
 import { TRANSACTIONAL_LIMITS as L, TRANSACTIONAL_STATUSES } from '../../lib/constants';
+import { BOUNCE_CLASSES } from '../../lib/bounce-class';
 import { param, ParamDoc } from '../param-doc';
 
 const addresses = (what: string) => ({ type: ['string', 'array'], items: { type: 'string', format: 'email' }, maxItems: L.recipients, description: what });
@@ -33,6 +34,7 @@ export const LOG_PARAMS: readonly ParamDoc[] = [
   param('page', 'query', { type: 'integer', minimum: 1 }, 'The page (default 1).'),
   param('limit', 'query', { type: 'integer', minimum: 1, maximum: 100 }, 'Messages a page (default 50).'),
   param('status', 'query', { type: 'string', enum: [...TRANSACTIONAL_STATUSES] }, 'Only messages of this status.'),
+  param('bounce_class', 'query', { type: 'string', enum: [...BOUNCE_CLASSES] }, 'Only messages whose last refusal has this class (hard, mailbox_full, policy, soft, other).'),
   param('to', 'query', { type: 'string', maxLength: 320 }, 'Only messages to this address.'),
   param('tag', 'query', { type: 'string', maxLength: L.tagLength }, 'Only messages with this tag.'),
   param('from_date', 'query', { type: 'string' }, 'Accepted on or after this date (YYYY-MM-DD) or instant.'),

@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import { parseJson, toCount } from '../../db/dialect';
 import { FEEDBACK_EVENT, MESSAGE_STATE as M, type TransactionalStatus } from '../../lib/constants';
 import { emailKey } from '../../lib/email-key';
+import type { BounceClass } from '../../lib/bounce-class';
 import { timestamp } from '../../lib/time';
 import { txId } from './accept';
 
@@ -12,6 +13,8 @@ export interface TransactionalMessageRecord {
   from: string;
   subject: string;
   status: TransactionalStatus;
+  /** The class of its last refusal (docs/deliverability.md); null when nobody refused it. */
+  bounce_class: BounceClass | null;
   tags: string[];
   created_at: string | null;
   sent_at: string | null;
@@ -38,6 +41,7 @@ export interface TransactionalDetails extends TransactionalMessageRecord {
 
 export interface LogFilters {
   status?: TransactionalStatus;
+  bounceClass?: BounceClass;
   to?: string;
   tag?: string;
   fromDate?: string;
@@ -89,7 +93,7 @@ export function statusOf(row: Record<string, unknown>): TransactionalStatus {
 }
 
 const COLUMNS = [
-  'm.id', 'm.email', 'm.state', 'm.last_error', 'm.smtp_code', 'm.provider_message_id', 'm.sent_at', 'm.opened_at', 'm.clicked_at', 'm.updated_at', 'm.created_at',
+  'm.id', 'm.email', 'm.state', 'm.bounce_class', 'm.last_error', 'm.smtp_code', 'm.provider_message_id', 'm.sent_at', 'm.opened_at', 'm.clicked_at', 'm.updated_at', 'm.created_at',
   't.from_name', 't.from_email', 't.subject', 't.tags', 't.cc', 't.bcc', 't.reply_to', 't.source',
 ];
 
@@ -104,6 +108,7 @@ function recordOf(row: Record<string, unknown>): TransactionalMessageRecord {
     from: fromOf(row),
     subject: String(row.subject),
     status: statusOf(row),
+    bounce_class: row.bounce_class ? (String(row.bounce_class) as BounceClass) : null,
     tags: parseJson<string[]>(row.tags, []),
     created_at: timestamp(row.created_at),
     sent_at: timestamp(row.sent_at),
@@ -120,6 +125,7 @@ function messagesOf(db: Knex, userId: number): Knex.QueryBuilder {
 export async function listMessages(db: Knex, userId: number, filters: LogFilters): Promise<{ messages: TransactionalMessageRecord[]; total: number }> {
   const query = messagesOf(db, userId);
   if (filters.status) query.where(whereStatus(db, filters.status));
+  if (filters.bounceClass) query.where('m.bounce_class', filters.bounceClass);
   if (filters.to) query.where('m.email_key', emailKey(filters.to));
   if (filters.tag) query.whereExists(db('transactional_tags as g').select(db.raw('1')).whereRaw('g.message_id = t.id').where('g.user_id', userId).where('g.tag', filters.tag));
   if (filters.fromDate) query.where('t.created_at', '>=', filters.fromDate);

@@ -3,6 +3,7 @@ import { nowValue } from '../../db/dialect';
 import { MESSAGE_STATE, TRANSACTIONAL_LIMITS, TRANSACTIONAL_STATUSES, type TransactionalStatus } from '../../lib/constants';
 import { FieldErrors, NotFoundError, ValidationError } from '../../lib/errors';
 import { isBlank, isInteger, isScalar, messages } from '../../lib/validation';
+import { isBounceClass } from '../../lib/bounce-class';
 import type { Ctx } from '../context';
 import { recordAudit } from '../shared/audit-writer';
 import { transitionMessages } from '../shared/message-state';
@@ -26,6 +27,8 @@ export function logFilters(query: Record<string, unknown>): LogFilters {
   const text = (name: string) => (isBlank(query[name]) ? undefined : isScalar(query[name]) ? String(query[name]) : ((errors[name] = [messages.string(name)]), undefined));
   const status = text('status');
   if (status !== undefined && !(TRANSACTIONAL_STATUSES as readonly string[]).includes(status)) errors.status = [messages.selected('status')];
+  const bounceClass = text('bounce_class');
+  if (bounceClass !== undefined && !isBounceClass(bounceClass)) errors.bounce_class = [messages.selected('bounce_class')];
   const date = (name: string, end: boolean) => {
     const v = text(name);
     if (v === undefined) return undefined;
@@ -43,6 +46,7 @@ export function logFilters(query: Record<string, unknown>): LogFilters {
   };
   const filters: LogFilters = {
     status: status as TransactionalStatus | undefined,
+    bounceClass: bounceClass !== undefined && isBounceClass(bounceClass) ? bounceClass : undefined,
     to: text('to'),
     tag: text('tag'),
     fromDate: date('from_date', false),

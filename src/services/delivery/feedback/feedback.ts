@@ -5,6 +5,7 @@ import { RETURN_PATH_LABEL } from '../../../lib/constants';
 import { Feedback, FeedbackResult, recordFeedback } from './record-feedback';
 import type { ServiceDeps } from '../../context';
 import { checkSendRates } from '../notices';
+import { instanceBounceList } from '../ledger';
 import type { EventsService } from '../notices';
 
 /** A report before it is matched to a message: which message it names, and what happened. */
@@ -19,6 +20,7 @@ type DistributiveOmit<T, K extends keyof never> = T extends unknown ? Omit<T, K>
  */
 export function createFeedbackService({ db, config, secret, logger, events }: Pick<ServiceDeps, 'db' | 'config' | 'secret' | 'logger'> & { events: EventsService }) {
   const tokens = createBounceTokens(secret);
+  const instanceBounces = config.deliverability.instanceBounceList ? instanceBounceList(secret) : undefined;
   const signer = createSigner(secret);
   const messageOfToken = (token: string | undefined): number | undefined => (token ? tokens.verify(token) : undefined);
   const messageOfMessageId = (messageId: string | undefined): number | undefined => {
@@ -29,6 +31,7 @@ export function createFeedbackService({ db, config, secret, logger, events }: Pi
     const result = await recordFeedback(db, { ...report, messageId } as Feedback, {
       now,
       softBounceLimit: config.softBounceLimit,
+      instanceBounces,
       onRecorded: (sendId, trx) => checkSendRates(trx, sendId, now.toISOString(), async (alert) => void (await events.sendRateAlert(alert, trx))),
       onPolicyPause: async (pause, trx) => void (await events.sendPausedForPolicy(pause, trx)),
     });

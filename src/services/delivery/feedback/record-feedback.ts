@@ -7,7 +7,7 @@ import { suppressAddress } from '../ledger';
 import { addUnsubscribers } from '../../shared/unsubscribers';
 import { emitMessageEvents } from '../../integrations/hook-outbox';
 import { isPolicyRefusal } from '../../../mail/relay-transports';
-import { pauseForPolicy, type PolicyPause } from '../ledger';
+import { listInstanceBounce, pauseForPolicy, type InstanceBounceList, type PolicyPause } from '../ledger';
 import { bounceClass } from '../../../lib/bounce-class';
 
 /** What came back about one sent message, from whichever channel (DSN, ARF, a provider's webhook). */
@@ -28,6 +28,8 @@ export interface FeedbackPolicy {
   now: Date;
   /** Soft bounces of an address within 30 days that suppress it. */
   softBounceLimit: number;
+  /** The instance's bounce list, when it is kept (INSTANCE_BOUNCE_LIST): hard bounces are added to it. */
+  instanceBounces?: InstanceBounceList;
   /** Called inside the transaction after an event of a single send's message was recorded (rate alerts). */
   onRecorded?(sendId: number, trx: Knex.Transaction): Promise<void>;
   /** Called inside the transaction that paused a send for its policy refusals (once per send). */
@@ -111,6 +113,7 @@ export async function recordFeedback(db: Knex, f: Feedback, policy: FeedbackPoli
       }
       if (f.permanent) {
         await suppressAddress(trx, { ...suppression, category: 'hard_bounce' });
+        if (klass === 'hard' && policy.instanceBounces) await listInstanceBounce(trx, policy.instanceBounces, message.email_key, now);
       } else if ((await softBounces(trx, userId, message.email_key, policy)) >= policy.softBounceLimit) {
         await suppressAddress(trx, { ...suppression, category: 'soft_bounce' });
       }

@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import { MESSAGE_KIND } from '../../../lib/constants';
+import { instanceBounced, ON_INSTANCE_BOUNCE_LIST, type InstanceBounceList } from './instance-bounces';
 import type { LedgerRow } from './ledger-row';
 
 /**
@@ -44,14 +45,23 @@ export function unsubscribedOrSuppressed(db: Knex, audience: Audience, column: s
   };
 }
 
+/** What a message skipped for the account's or its group's lists records. */
+export const UNSUBSCRIBED_OR_SUPPRESSED = 'unsubscribed, bounced or deleted before sending';
+
 /**
  * Rows of a claimed batch whose address was unsubscribed (globally or from the message's group)
- * or suppressed after the row was queued: they are marked suppressed instead of sent. One
- * query per list for the whole batch.
+ * or suppressed after the row was queued, with the reason each records: they are marked
+ * suppressed instead of sent. One query per list for the whole batch; `instance`: the instance's
+ * bounce list also applies (INSTANCE_BOUNCE_LIST), one more query, as of `instance.now`.
  */
-export async function suppressedRowIds(db: Knex, rows: LedgerRow[], groupOf: (row: LedgerRow) => number | null): Promise<Set<number>> {
+export async function suppressedRowIds(
+  db: Knex,
+  rows: LedgerRow[],
+  groupOf: (row: LedgerRow) => number | null,
+  instance?: { list: InstanceBounceList; now: Date },
+): Promise<Map<number, string>> {
   const campaign = rows.filter((r) => r.kind !== MESSAGE_KIND.system);
-  const suppressed = new Set<number>();
+  const suppressed = new Map<number, string>();
   if (!campaign.length) return suppressed;
   const keys = [...new Set(campaign.map((r) => r.email_key))];
   const ownerOf = (row: LedgerRow, of: 'account' | 'group') => (of === 'account' ? Number(row.user_id) : groupOf(row));
@@ -63,7 +73,14 @@ export async function suppressedRowIds(db: Knex, rows: LedgerRow[], groupOf: (ro
     const listed = new Set(found.map((f) => `${f[scope]}:${f.email_key}`));
     for (const row of concerned) {
       const owner = ownerOf(row, of);
-      if (owner !== null && listed.has(`${owner}:${row.email_key}`)) suppressed.add(Number(row.id));
+      if (owner !== null && listed.has(`${owner}:${row.email_key}`)) suppressed.set(Number(row.id), UNSUBSCRIBED_OR_SUPPRESSED);
+    }
+  }
+  if (instance) {
+    // Like the account's own suppressions, it stops transactional mail too: the address does not exist.
+    const bounced = await instanceBounced(db, instance.list, keys, instance.now);
+    for (const row of campaign) {
+      if (!suppressed.has(Number(row.id)) && bounced.has(row.email_key)) suppressed.set(Number(row.id), ON_INSTANCE_BOUNCE_LIST);
     }
   }
   return suppressed;

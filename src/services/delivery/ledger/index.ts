@@ -1,9 +1,10 @@
 /** The send ledger: a send expanded into one row per recipient, rows claimed, their outcomes written, the counters and pauses those move. Other folders import this file, never the room's files. */
 export { chooseWinner, decideDueAbTests, restStats, shownVariants, variantStats } from './ab-tests';
 export { COUNTERS, countUnsubscribe, moveCounters } from './counters';
-export { suppressedRowIds, unsubscribedOrSuppressed, withoutUnsubscribed, type Audience } from './do-not-mail';
+export { suppressedRowIds, UNSUBSCRIBED_OR_SUPPRESSED, unsubscribedOrSuppressed, withoutUnsubscribed, type Audience } from './do-not-mail';
 export { audienceSources, batchEnd, batchRecipients, countRecipients, membersOf, recipientsOf } from './expand';
 export { expandRunningSends } from './expansion';
+export { instanceBounceList, listInstanceBounce, ON_INSTANCE_BOUNCE_LIST, type InstanceBounceList } from './instance-bounces';
 export { LEDGER_COLUMNS, type LedgerRow } from './ledger-row';
 export { localTimePlan, type LocalTimePlan } from './local-time';
 export { LedgerWriter, Permits } from './ledger-writer';

@@ -5,6 +5,7 @@ import { transitionSingleSends } from '../../shared/single-send-state';
 import { countEach } from './counters';
 import { MessageTransition, transitionMessages } from '../../shared/message-state';
 import { suppressAddress } from './suppression-list';
+import { listInstanceBounce, type InstanceBounceList } from './instance-bounces';
 import { emitMessageEvents } from '../../integrations/hook-outbox';
 import { pauseForPolicy, pauseForTemplateErrors, PolicyPause } from './policy-refusals';
 import type { LedgerRow } from './ledger-row';
@@ -82,6 +83,8 @@ export interface OutcomePolicy {
   onCompleted?(sendId: number, trx: Knex.Transaction): Promise<void>;
   /** Called inside the transaction that paused a send for its policy refusals (once per send). */
   onPolicyPause?(pause: PolicyPause, trx: Knex.Transaction): Promise<void>;
+  /** The instance's bounce list, when it is kept (INSTANCE_BOUNCE_LIST): hard bounces are added to it. */
+  instanceBounces?: InstanceBounceList;
   /** Called inside the transaction that paused a send for its template errors (once per send). */
   onTemplateErrorPause?(pause: PolicyPause, trx: Knex.Transaction): Promise<void>;
   /**
@@ -194,11 +197,13 @@ async function moveRows(w: Writing, outcomes: Outcome[], sends: { id: number; st
   const { trx, mine, end, now, policy } = w;
   const moved: Moved = { delivered: await moveDelivered(w, outcomes), bounced: [], failed: [], refusedByPolicy: [], unrendered: [], other: [] };
   const pausedSends = sends.filter((send) => Number(send.status) === SINGLE_SEND_STATUS.paused).map((send) => Number(send.id));
-  const suppressedIds = outcomes.filter((o) => o.result === 'suppressed').map((o) => o.id);
-  for (let i = 0; i < suppressedIds.length; i += CHUNK) {
-    moved.other.push(
-      ...(await end(mine().whereIn('id', suppressedIds.slice(i, i + CHUNK)), 'suppress', { last_error: 'unsubscribed, bounced or deleted before sending' }).returning(RETURNING)),
-    );
+  // Skipped messages are written together, one statement per reason.
+  const suppressedIds = new Map<string, number[]>();
+  for (const o of outcomes) if (o.result === 'suppressed') suppressedIds.set(o.error, [...(suppressedIds.get(o.error) ?? []), o.id]);
+  for (const [reason, ids] of suppressedIds) {
+    for (let i = 0; i < ids.length; i += CHUNK) {
+      moved.other.push(...(await end(mine().whereIn('id', ids.slice(i, i + CHUNK)), 'suppress', { last_error: reason.slice(0, 500) }).returning(RETURNING)));
+    }
   }
   for (const o of outcomes) {
     if (o.result === 'bounce') {
@@ -208,6 +213,7 @@ async function moveRows(w: Writing, outcomes: Outcome[], sends: { id: number; st
       moved.bounced.push(...rows.map((row) => ({ ...row, extra: { permanent: true, smtp_code: o.code, diagnostic: o.error.slice(0, 500) } })));
       const email = String(rows[0].email);
       await suppressAddress(trx, { userId: o.userId, email, emailKey: o.emailKey, category: 'hard_bounce', diagnostic: o.error, source: 'smtp', now, bounceClass: klass });
+      if (klass === 'hard' && policy.instanceBounces) await listInstanceBounce(trx, policy.instanceBounces, o.emailKey, now);
     } else if (o.result === 'retry') {
       const final = o.attempts >= policy.maxAttempts;
       const rows = await end(mine().where({ id: o.id }), final ? 'fail' : 'retry', {

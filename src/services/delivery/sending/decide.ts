@@ -1,10 +1,12 @@
-import { IN_DOUBT_TWICE, type LedgerRow, type Outcome } from '../ledger';
+import { IN_DOUBT_TWICE, UNSUBSCRIBED_OR_SUPPRESSED, type LedgerRow, type Outcome } from '../ledger';
 
 /** What the ledger knows of one claimed row once its batch is prepared. */
 export interface ClaimFacts {
   row: Pick<LedgerRow, 'id' | 'attempts' | 'unconfirmed'>;
   /** Its address was unsubscribed or suppressed, or its contact deleted, after it was queued. */
   unmailable: boolean;
+  /** Why, when it is unmailable for a list (the instance's bounce list says so; by default the account's lists). */
+  unmailableReason?: string;
 }
 
 /** Whether a claimed message goes now; if not, the outcome recorded instead (skipped, or back to wait). */
@@ -15,9 +17,9 @@ export type Verdict = { verdict: 'go' } | { verdict: 'skip' | 'wait'; outcome: O
  * who left the list meanwhile; a row the worker kept dying on gives up; a message that was in
  * flight at two crashes may have gone out twice and never goes a third time.
  */
-export function decideClaim({ row, unmailable }: ClaimFacts, maxAttempts: number): Verdict {
+export function decideClaim({ row, unmailable, unmailableReason }: ClaimFacts, maxAttempts: number): Verdict {
   const id = Number(row.id);
-  if (unmailable) return { verdict: 'skip', outcome: { id, result: 'suppressed', error: 'unsubscribed, bounced or deleted before sending' } };
+  if (unmailable) return { verdict: 'skip', outcome: { id, result: 'suppressed', error: unmailableReason ?? UNSUBSCRIBED_OR_SUPPRESSED } };
   if (row.attempts > maxAttempts) {
     // Recorded as a retry, which at this many attempts is final.
     return { verdict: 'wait', outcome: { id, result: 'retry', attempts: row.attempts, code: null, error: 'too many attempts (the worker stopped while sending)' } };

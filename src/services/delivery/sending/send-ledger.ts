@@ -19,6 +19,7 @@ import {
   Permits,
   startDueSingleSends,
   suppressedRowIds,
+  instanceBounceList,
   writeLedger,
   type LedgerRow,
   type Outcome,
@@ -176,6 +177,7 @@ export function createSendLedger(deps: SendLedgerDeps, options: SendLedgerOption
   const stamp = feedbackStamp(deps.secret, deps.config.bounceDomain, deps.config.smtpUrl);
   // Accounts' own relays; mail of accounts without one serving its From domain (and system mail) leaves through `transport`.
   const relays = new RelayRouter(db, deps.secret, deps.config, transport, sleep, now);
+  const instanceBounces = deps.config.deliverability?.instanceBounceList ? instanceBounceList(deps.secret) : undefined;
 
   const campaign: MessageKind = {
     async build({ row, source, person }) {
@@ -248,6 +250,7 @@ export function createSendLedger(deps: SendLedgerDeps, options: SendLedgerOption
         maxAttempts,
         retryDelayMs: (attempts) => Math.min(retryMaxMs, retryBaseMs * 2 ** Math.max(0, attempts - 1)),
         deferCompletion: true,
+        instanceBounces,
         onPolicyPause: hooks.sendPausedForPolicy,
         onTemplateErrorPause: hooks.sendPausedForTemplateErrors,
       });
@@ -314,7 +317,7 @@ export function createSendLedger(deps: SendLedgerDeps, options: SendLedgerOption
         const key = sourceKey(row);
         return key ? bySource.get(key) : undefined;
       };
-      const suppressed = await suppressedRowIds(db, rows, (row) => sourceOf(row)?.groupId ?? null);
+      const suppressed = await suppressedRowIds(db, rows, (row) => sourceOf(row)?.groupId ?? null, instanceBounces && { list: instanceBounces, now: now() });
       // One query for the batch's providers; domains not seen yet are looked up in the background.
       const domains = [...new Set(rows.map((row) => domainOf(row.email_key)))];
       const providers = await classifier.providersOf(domains);
@@ -332,7 +335,7 @@ export function createSendLedger(deps: SendLedgerDeps, options: SendLedgerOption
         const warmup = from ? warming.get(`${Number(row.user_id)}|${domainOf(from).toLowerCase()}`) : undefined;
         // A transactional message goes to its address whether or not a contact of it remains.
         const gone = !!person.deleted_at && row.kind !== MESSAGE_KIND.transactional;
-        return { row, person, source, provider, paused: isPaused, warmup, unmailable: suppressed.has(Number(row.id)) || gone };
+        return { row, person, source, provider, paused: isPaused, warmup, unmailable: suppressed.has(Number(row.id)) || gone, unmailableReason: suppressed.get(Number(row.id)) };
       });
     },
 
