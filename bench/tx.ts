@@ -7,6 +7,7 @@
  * Targets: p95 ≤ 1 s during the bulk send; accept rate ≥ 500 messages/s.
  *
  *   npm run bench:tx [-- --recipients 100000 --messages 1000]
+ *   BENCH_CPU_PROF=/tmp/prof writes the server's CPU profile there (node --cpu-prof)
  *   DATABASE_URL=postgres://127.0.0.1:5432/test npm run bench:tx   (a scratch database on that server)
  */
 import { execSync } from 'node:child_process';
@@ -87,7 +88,7 @@ async function main(): Promise<void> {
       BASE_URL: 'https://campaigns.example.com',
       API_RATE_LIMIT: '0',
       LOG_LEVEL: 'warn',
-    }, true);
+    }, true, process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : []);
     const headers = { 'Content-Type': 'application/json', PublicKey: String(account.public_key), SecretKey: SECRET };
     for (let i = 0; i < 200; i += 1) {
       const ok = await fetch(`http://127.0.0.1:${port}/healthz`).then((r) => r.ok, () => false);
@@ -130,6 +131,7 @@ async function main(): Promise<void> {
     const during = await round('during');
     const bulkAfter = sink.bulk();
     console.log(`during the bulk send (${kind}): accepted ${during.acceptRate.toFixed(0)} msgs/s; answer to arrival p50 ${during.p50.toFixed(0)} ms, p95 ${during.p95.toFixed(0)} ms (${during.arrived}/${count} arrived; the bulk send at ${bulkBefore} → ${bulkAfter} of ${recipients} meanwhile)`);
+    console.log(`uptime at the end: ${execSync('uptime').toString().trim()}`);
     console.log(`targets: p95 during the bulk send ≤ 1000 ms: ${during.p95 <= 1000 ? 'met' : 'missed'}; accept rate ≥ 500 msgs/s: ${Math.min(alone.acceptRate, during.acceptRate) >= 500 ? 'met' : 'missed'} (${Math.min(alone.acceptRate, during.acceptRate).toFixed(0)})`);
   } finally {
     server?.child.kill('SIGTERM');

@@ -1,6 +1,10 @@
 import { createWorkerLedger, WorkerHooks } from '../services';
 import type { Claimed, SendLedgerDeps, SendLedgerOptions } from '../services/delivery/sending';
+import { MESSAGE_KIND } from '../lib/constants';
 import { Sleeper } from './sleeper';
+
+/** Kinds claimed ahead of campaign mail (MESSAGE_PRIORITY). */
+const OVERTAKING_KINDS: ReadonlySet<number> = new Set([MESSAGE_KIND.system, MESSAGE_KIND.transactional]);
 
 export type { WorkerHooks };
 
@@ -20,6 +24,8 @@ export interface WorkerOptions extends SendLedgerOptions {
   automationsEveryMs?: number;
   /** Idle wait of the urgent lane, which claims only mail that overtakes campaigns (transactional, system). */
   urgentPollMs?: number;
+  /** Rows per claim of the urgent lane. */
+  urgentBatchSize?: number;
 }
 
 export interface SendingWorker {
@@ -28,6 +34,8 @@ export interface SendingWorker {
   runOnce(): Promise<void>;
   /** Keeps working in the background until stop(). */
   start(): void;
+  /** Ends the urgent lane's idle wait: this process just queued mail that overtakes campaigns. */
+  wakeUrgent(): void;
   /** Finishes the messages in hand, records them and returns; leaves no timer running. */
   stop(): Promise<void>;
 }
@@ -43,8 +51,11 @@ export function createSendingWorker(deps: WorkerDeps, options: WorkerOptions = {
   const lanes = options.lanes ?? 2;
   const pollMs = options.pollMs ?? 1000;
   const urgentPollMs = options.urgentPollMs ?? 100;
+  const urgentBatchSize = options.urgentBatchSize ?? 50;
   // Rate-limit waits sleep here too, so stopping the worker ends them.
   const sleeper = new Sleeper();
+  // The urgent lane's own idle wait, so waking it for one receipt does not stir the bulk lanes.
+  const urgentSleeper = new Sleeper();
   const ledger = createWorkerLedger({ ...deps, sleep: (ms) => sleeper.sleep(ms) }, options);
   let running = false;
   let loops: Promise<void>[] = [];
@@ -56,12 +67,12 @@ export function createSendingWorker(deps: WorkerDeps, options: WorkerOptions = {
     if (outcome) ledger.record(outcome);
   }
 
-  async function sendBatch(claims: Claimed[]): Promise<void> {
+  async function sendBatch(claims: Claimed[], urgent = false): Promise<void> {
     let next = 0;
     // A slot sends one message at a time: the start of its next message is written together
     // with the outcome of its last one, and nothing goes out before that write is durable.
     const slot = async (): Promise<void> => {
-      await ledger.permits.acquire();
+      await ledger.permits.acquire(urgent);
       try {
         while (next < claims.length) await sendOne(claims[next++]);
         await ledger.flush();
@@ -73,10 +84,19 @@ export function createSendingWorker(deps: WorkerDeps, options: WorkerOptions = {
     await ledger.flush();
   }
 
-  /** Claims a batch and sends it; a short claim (the queue is empty for now) completes what this worker finished. */
+  /**
+   * Claims a batch and sends it; a short claim (the queue is empty for now) completes what this
+   * worker finished. A claim that holds mail that overtakes campaigns and campaign mail sends the
+   * first part before starting the second, so MAIL_RATE's slots go to it first.
+   */
   async function turn(): Promise<number> {
     const rows = await ledger.claim(batchSize);
-    if (rows.length) await sendBatch(await ledger.prepare(rows));
+    if (rows.length) {
+      const claims = await ledger.prepare(rows);
+      const first = claims.filter((c) => OVERTAKING_KINDS.has(c.row.kind));
+      if (first.length && first.length < claims.length) await sendBatch(first);
+      await sendBatch(first.length && first.length < claims.length ? claims.filter((c) => !OVERTAKING_KINDS.has(c.row.kind)) : claims);
+    }
     if (rows.length < batchSize) await ledger.completeSends();
     return rows.length;
   }
@@ -94,19 +114,20 @@ export function createSendingWorker(deps: WorkerDeps, options: WorkerOptions = {
 
   /**
    * The urgent lane: while the other lanes work through a bulk send's batches, it claims only
-   * transactional and system mail and sends it one message at a time (so it adds one message
-   * in flight at most to what a crash may leave in doubt).
+   * transactional and system mail and sends it as a batch is sent (the transport's permits and
+   * concurrency, each slot's outcome written before its next message; its slots wait for a
+   * permit ahead of the bulk lanes'), so a crash leaves in doubt no more than the permits allow. `wakeUrgent()` ends its idle wait when this
+   * process queues such mail; the poll stays for mail queued by other processes.
    */
   async function urgentLane(): Promise<void> {
     while (running) {
       try {
-        const rows = await ledger.claim(20, true);
-        for (const claimed of rows.length ? await ledger.prepare(rows) : []) await sendOne(claimed);
-        await ledger.flush();
-        if (!rows.length) await sleeper.sleep(urgentPollMs);
+        const rows = await ledger.claim(urgentBatchSize, true);
+        if (rows.length) await sendBatch(await ledger.prepare(rows), true);
+        else await urgentSleeper.sleep(urgentPollMs);
       } catch (err) {
         logger.error({ err }, 'sending urgent mail failed; trying again shortly');
-        await sleeper.sleep(pollMs);
+        await urgentSleeper.sleep(pollMs);
       }
     }
   }
@@ -138,6 +159,9 @@ export function createSendingWorker(deps: WorkerDeps, options: WorkerOptions = {
       await ledger.flush();
       await ledger.completeSends();
     },
+    wakeUrgent() {
+      urgentSleeper.wakeAll();
+    },
     start() {
       if (running) return;
       running = true;
@@ -151,6 +175,7 @@ export function createSendingWorker(deps: WorkerDeps, options: WorkerOptions = {
       }
       running = false;
       sleeper.wakeAll();
+      urgentSleeper.wakeAll();
       await Promise.all(loops);
       await ledger.flush();
       await ledger.completeSends();

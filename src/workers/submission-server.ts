@@ -8,6 +8,7 @@ import { MessageConflictError, ValidationError } from '../lib/errors';
 import { selfSignedPair } from '../lib/self-signed';
 import type { Ctx } from '../services/context';
 import type { Submission } from '../services/transactional/submission';
+import { SENDER_DOMAIN_UNAUTHENTICATED } from '../services/delivery/relays';
 
 export interface SubmissionServer {
   readonly port: number;
@@ -100,6 +101,7 @@ export async function startSubmissionServer(deps: Deps, port = deps.config.submi
           (err) => {
             if (err instanceof ValidationError) {
               const from = err.fields.from ?? err.fields.sender_id;
+              if (from?.[0] === SENDER_DOMAIN_UNAUTHENTICATED) return callback(smtpError(550, "5.7.1 The sender's domain is not authenticated"));
               if (from) return callback(smtpError(550, '5.7.1 The From address is not a verified sender of this account'));
               const [field, messages] = Object.entries(err.fields)[0] ?? ['message', ['is invalid']];
               return callback(smtpError(550, `5.6.0 ${field}: ${messages[0]}`));

@@ -38,6 +38,8 @@ export function createWorkerRuntime(runtime: WorkerDeps, options: WorkerOptions 
   const { config, db, logger, secret, services } = runtime;
   const transport = createMailTransport(config, logger, { maxConnections: config.smtpMaxConnections });
   const worker = createSendingWorker({ db, config, logger, secret, transport, hooks: workerHooks(services) }, { leaseMs: config.sendLeaseMs, expandBatch: config.sendExpandBatch, expandAhead: config.sendExpandAhead, ...options });
+  // Mail the API or SMTP submission of this process queues wakes the urgent lane at once.
+  const stopWaking = services.transactional.onQueued(() => worker.wakeUrgent());
   const hooks = createHookDeliverer({ db, config, logger, secret });
   const maintenance = createMaintenanceJob({ retention: services.retention, segments: services.segments, logger });
   const heartbeat = createHeartbeat({ health: services.health, logger }, worker.owner, 'worker');
@@ -49,6 +51,7 @@ export function createWorkerRuntime(runtime: WorkerDeps, options: WorkerOptions 
     heartbeat,
     domainChecks,
     async close() {
+      stopWaking();
       await Promise.all([worker.stop(), hooks.stop(), maintenance.stop(), heartbeat.stop(), domainChecks.stop()]);
       transport.close();
     },

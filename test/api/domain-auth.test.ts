@@ -45,6 +45,24 @@ describe('REQUIRE_DOMAIN_AUTH', () => {
     await h.api(alice).post('/single/send/create').send(singleSendBody(a)).expect(200);
   });
 
+  test('when transactional mail is sent from an unauthenticated domain then 422 on the field naming the sender, nothing is queued, and it goes once verified', async () => {
+    const sender = (await h.api(alice).get(`/sender/details?sender_id=${a.senderId}`).expect(200)).body.message.sender;
+    const receipt = { to: 'buyer@shop.test', subject: 'Receipt', text: 'Thanks.' };
+    const queued = () => h.runtime.db('transactional_messages').where({ user_id: alice.user_id }).count({ n: '*' }).first();
+    const before = await queued();
+    for (const status of ['pending', 'failing']) {
+      await setDomain(status);
+      expect((await h.api(alice).post('/transactional/send').send({ ...receipt, sender_id: a.senderId }).expect(422)).body).toEqual(REFUSED);
+      expect((await h.api(alice).post('/transactional/send').send({ ...receipt, from: sender.from_email }).expect(422)).body).toEqual({ status: 'failed', errors: { from: REFUSED.errors.sender_id } });
+      const batch = await h.api(alice).post('/transactional/batch').send({ messages: [{ ...receipt, sender_id: a.senderId }] }).expect(422);
+      expect(batch.body.errors).toEqual({ 'messages[0].sender_id': REFUSED.errors.sender_id });
+    }
+    expect(await queued()).toEqual(before);
+    await setDomain('verified');
+    const sent = await h.api(alice).post('/transactional/send').send({ ...receipt, sender_id: a.senderId }).expect(200);
+    expect(sent.body.message.messages[0].status).toBe('queued');
+  });
+
   test('when an automation with a step from an unauthenticated domain is set live then 422, and live once it is verified', async () => {
     await setDomain('pending');
     const utr = await addAutomation(h, alice, { unsubscribe_group_id: a.groupId });

@@ -88,6 +88,24 @@ describe('transactional mail through the API', () => {
     expect(sink.messages.map((m) => m.to[0])).toEqual(['bob@shop.test', 'bob@shop.test']);
   });
 
+  test('when a key is older than its 24 hours, or was left in progress by a process that died, then it is free again', async () => {
+    const keys = () => h.runtime.db('idempotency_keys').where({ user_id: setup.account.user_id });
+    await api().post('/transactional/send').set('Idempotency-Key', 'old').send(receipt({ to: 'old@shop.test' })).expect(200);
+    await keys().where({ idempotency_key: 'old' }).update({ created_at: new Date(Date.now() - 25 * 3_600_000).toISOString() });
+    const reused = await api().post('/transactional/send').set('Idempotency-Key', 'old').send(receipt({ to: 'new@shop.test' })).expect(200);
+    expect(reused.body.message.messages[0].to).toBe('new@shop.test');
+    await h.runtime.db('idempotency_keys').insert({ user_id: setup.account.user_id, idempotency_key: 'abandoned', request_hash: 'x', response: null, created_at: new Date(Date.now() - 3 * 60_000).toISOString() });
+    const takenOver = await api().post('/transactional/send').set('Idempotency-Key', 'abandoned').send(receipt({ to: 'late@shop.test' })).expect(200);
+    const again = await api().post('/transactional/send').set('Idempotency-Key', 'abandoned').send(receipt({ to: 'late@shop.test' })).expect(200);
+    expect(again.body).toEqual(takenOver.body);
+    expect(Number((await keys().whereIn('idempotency_key', ['old', 'abandoned']).count({ n: '*' }).first())?.n)).toBe(2);
+    // Each request's mail went out once.
+    await deliver();
+    await sink.waitFor(3);
+    await sink.settled();
+    expect(sink.messages.map((m) => m.to[0]).sort()).toEqual(['late@shop.test', 'new@shop.test', 'old@shop.test']);
+  });
+
   test('when a request comes while the first with its key is still being handled then it is a 409 in progress, and one mail goes out', async () => {
     const body = receipt({ to: ['kit@shop.test', 'lou@shop.test'] });
     const send = () => api().post('/transactional/send').set('Idempotency-Key', 'together').send(body);

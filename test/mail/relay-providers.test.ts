@@ -74,6 +74,35 @@ describe('relays through the providers\' APIs', () => {
       expect(rows.map((r) => r.provider_message_id).sort()).toEqual(emulator.messages.map((m) => m.providerId).sort());
     });
 
+    if (kind === 'sendgrid' || kind === 'postmark') {
+      test('when transactional mail has copies, blind copies and files then the provider receives each as its API takes them', async () => {
+        const pdf = Buffer.from('%PDF-1.4 receipt 812');
+        const body = {
+          to: 'buyer@tx-copies.example',
+          sender_id: sender,
+          subject: 'Your receipt',
+          html: '<p>Thanks.</p>',
+          // The `to` again in the copies: the APIs refuse an address twice in one message.
+          cc: ['accounts@tx-copies.example', 'BUYER@tx-copies.example'],
+          bcc: ['audit@tx-copies.example', 'accounts@tx-copies.example'],
+          attachments: [{ filename: 'receipt.pdf', content: pdf.toString('base64'), content_type: 'application/pdf' }, { filename: 'notes.txt', content: Buffer.from('hello').toString('base64') }],
+        };
+        await h.api(account).post('/transactional/send').send(body).expect(200);
+        const before = emulator.messages.length;
+        const { worker, close } = testWorker(h, instance.url);
+        await worker.runOnce().finally(close);
+        const received = emulator.messages.slice(before);
+        expect(received).toHaveLength(1);
+        expect(received[0]).toMatchObject({ to: 'buyer@tx-copies.example', cc: ['accounts@tx-copies.example'], bcc: ['audit@tx-copies.example'] });
+        expect(received[0].attachments).toEqual([
+          { filename: 'receipt.pdf', contentType: 'application/pdf', content: pdf },
+          { filename: 'notes.txt', contentType: expect.stringMatching(/^(text\/plain|application\/octet-stream)/), content: Buffer.from('hello') },
+        ]);
+        expect(emulator.refused.filter((r) => r.status === 400 || r.status === 422)).toEqual([]);
+        expect(instance.messages).toHaveLength(0);
+      });
+    }
+
     if (kind === 'postmark') {
       test('when Postmark reports a bounce naming only its own MessageID then the message it was answered for is matched', async () => {
         const { rows } = await send('pm-webhook', 1);

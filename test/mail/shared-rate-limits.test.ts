@@ -20,6 +20,26 @@ describe('MAIL_RATE shared by every worker process through the database', () => 
     },
   });
 
+  /** `n` workers paced by MAIL_RATE (each its own process's limiter) run until nothing is due. */
+  async function runWorkers(n: number): Promise<void> {
+    const workers = Array.from({ length: n }, () => {
+      const transport = createMailTransport({ smtpUrl: sink.url, outboxDir: '', dkim: undefined });
+      const worker = createSendingWorker(
+        { db: h.runtime.db, config: { ...h.runtime.config, mailRate: MAIL_RATE }, logger: h.runtime.logger, secret: h.runtime.secret, transport, hooks: workerHooks(h.runtime.services) },
+        { batchSize: 4 },
+      );
+      return { worker, transport };
+    });
+    try {
+      await Promise.all(workers.map(({ worker }) => worker.runOnce()));
+    } finally {
+      for (const { worker, transport } of workers) {
+        await worker.stop();
+        transport.close();
+      }
+    }
+  }
+
   test('when MAIL_RATE is set then each account is paced on its own, and 0 paces nothing', async () => {
     // The limiter's sleep really waits and records who waited how long. Reservations are
     // measured from the first one, so a slow database shortens the waits but never the spacing.
@@ -71,31 +91,41 @@ describe('MAIL_RATE shared by every worker process through the database', () => 
     for (let i = 0; i < count; i += 1) await f.contact(owner.user_id, type, `reader${i}@example.org`);
     await f.singleSend(owner.user_id, { senderId: sender, groupId: group, to: [{ contactType: type }], subject: 'Hi', html: '<p>Hi</p>' });
 
-    const workers = [0, 1].map(() => {
-      const transport = createMailTransport({ smtpUrl: sink.url, outboxDir: '', dkim: undefined });
-      const worker = createSendingWorker(
-        { db: h.runtime.db, config: { ...h.runtime.config, mailRate: MAIL_RATE }, logger: h.runtime.logger, secret: h.runtime.secret, transport, hooks: workerHooks(h.runtime.services) },
-        { batchSize: 4 },
-      );
-      return { worker, transport };
-    });
     arrivals.splice(0);
     const sent = sink.messages.length;
     const started = Date.now();
-    try {
-      await Promise.all(workers.map(({ worker }) => worker.runOnce()));
-    } finally {
-      for (const { worker, transport } of workers) {
-        await worker.stop();
-        transport.close();
-      }
-    }
+    await runWorkers(2);
     expect(sink.messages.length - sent).toBe(count);
     expect(arrivals).toHaveLength(count);
     // Messages per second from the start of the send to the last arrival (one limit per process
     // would give twice the rate). Measured from the start, not from the first arrival: the first
     // message waits for its SMTP connection, which would shorten the span and inflate the rate.
     const rate = count / ((arrivals[count - 1] - started) / 1000);
+    expect(rate).toBeLessThanOrEqual(MAIL_RATE * 1.1);
+  });
+
+  test('when one account has transactional and campaign mail queued then MAIL_RATE paces both together, the transactional first', async () => {
+    const owner = await h.account();
+    const sender = await f.sender(owner.user_id, { from_email: 'shop@acme.test' });
+    const group = await f.group(owner.user_id);
+    const type = await addContactType(h, owner, 'Buyers');
+    const campaign = 30;
+    for (let i = 0; i < campaign; i += 1) await f.contact(owner.user_id, type, `buyer${i}@example.org`);
+    await f.singleSend(owner.user_id, { senderId: sender, groupId: group, to: [{ contactType: type }], subject: 'News', html: '<p>News</p>' });
+    const receipts = Array.from({ length: 10 }, (_, i) => `receipt${i}@example.org`);
+    await h.api(owner).post('/transactional/send').send({ to: receipts, sender_id: sender, subject: 'Receipt', text: 'Thanks.' }).expect(200);
+
+    arrivals.splice(0);
+    const sent = sink.messages.length;
+    const started = Date.now();
+    await runWorkers(1);
+    const received = sink.messages.slice(sent).map((m) => m.to[0]);
+    const count = campaign + receipts.length;
+    expect(received).toHaveLength(count);
+    // Every receipt took a slot before any campaign message did.
+    expect(received.slice(0, receipts.length).sort()).toEqual([...receipts].sort());
+    // Both kinds in the same slots: the receipts unpaced would give 40 messages in 1.5 s.
+    const rate = count / ((arrivals[arrivals.length - 1] - started) / 1000);
     expect(rate).toBeLessThanOrEqual(MAIL_RATE * 1.1);
   });
 });

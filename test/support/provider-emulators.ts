@@ -13,10 +13,14 @@ import addressparser from 'nodemailer/lib/addressparser';
  *   errors as REST-JSON with `x-amzn-ErrorType` (TooManyRequestsException 429, MessageRejected 400).
  * - SendGrid v3: `POST /v3/mail/send` (Bearer key) → 202, empty body, `X-Message-Id`;
  *   errors `{"errors":[{"message","field","help"}]}`; `from` is `{"email", "name"}` and the name
- *   is shown as given (a 400 without `from.email`).
+ *   is shown as given (a 400 without `from.email`); copies in `personalizations[].cc/bcc` as
+ *   `{email}` (a 400 when an address is in `to`, `cc` or `bcc` twice), files in `attachments` as
+ *   `{content (base64), filename, type}` (a 400 without `content` or `filename`).
  * - Postmark: `From` is an RFC 5322 address (`"Name" <address>`), so its name is parsed.
  * - Postmark: `POST /email` (`X-Postmark-Server-Token`) → 200 `{To, SubmittedAt, MessageID, ErrorCode: 0, Message: "OK"}`;
- *   errors `{"ErrorCode", "Message"}` (10 bad token 401, 300 invalid request 422, 429 rate limit).
+ *   errors `{"ErrorCode", "Message"}` (10 bad token 401, 300 invalid request 422, 429 rate limit);
+ *   `Cc` and `Bcc` are comma-separated addresses, `Attachments` `[{Name, Content (base64), ContentType}]`
+ *   (300 without `Name`, `Content` or `ContentType`).
  * - Mailgun: `POST /v3/<domain>/messages.mime` (basic `api:<key>`, multipart `to` and `message`)
  *   → 200 `{"id":"<…@domain>","message":"Queued. Thank you."}`; 401 `Forbidden`; errors `{"message"}`.
  */
@@ -37,6 +41,11 @@ export interface ReceivedApiMessage {
   /** The MIME message (SES, Mailgun) parsed, or the JSON parts' headers (SendGrid, Postmark). */
   headers: Record<string, string>;
   providerId: string;
+  /** Copies and blind copies as the JSON APIs take them (SendGrid, Postmark). */
+  cc?: string[];
+  bcc?: string[];
+  /** Files as the JSON APIs take them, decoded (SendGrid, Postmark). */
+  attachments?: Array<{ filename: string; contentType: string; content: Buffer }>;
   parsed?: ParsedMail;
   /** The MIME message as the API received it (SES, Mailgun), for checking its signature. */
   raw?: Buffer;
@@ -142,8 +151,21 @@ export async function startProviderEmulator(kind: ProviderKind): Promise<Provide
       if (typeof input.from?.email !== 'string' || !input.from.email) {
         return refuse(res, path, 400, { errors: [{ field: 'from.email', message: 'The from object must be provided for every email send. It is an object that requires the email parameter, but may also contain a name parameter.', help: 'http://sendgrid.com/docs/API_Reference/Web_API_v3/Mail/errors.html#message.from' }] });
       }
+      const personalization = input.personalizations?.[0] ?? {};
+      const emails = (list: unknown) => (Array.isArray(list) ? list.map((e: { email: string }) => String(e.email)) : []);
+      const everyone = [...emails(personalization.to), ...emails(personalization.cc), ...emails(personalization.bcc)].map((e) => e.toLowerCase());
+      if (new Set(everyone).size !== everyone.length) {
+        return refuse(res, path, 400, { errors: [{ field: 'personalizations.0', message: 'Each email address in the personalization block should be unique between to, cc, and bcc. We found the first duplicate instance of [' + everyone.find((e, i) => everyone.indexOf(e) !== i) + '] in the personalizations.0.to field.', help: 'http://sendgrid.com/docs/API_Reference/Web_API_v3/Mail/errors.html#message.recipient-errors' }] });
+      }
+      const files = Array.isArray(input.attachments) ? input.attachments : [];
+      if (files.some((a: { content?: string; filename?: string }) => !a.content || !a.filename)) {
+        return refuse(res, path, 400, { errors: [{ field: 'attachments.0.content', message: 'The attachment content is required.', help: 'http://sendgrid.com/docs/API_Reference/Web_API_v3/Mail/errors.html#message.attachments.content' }] });
+      }
       const providerId = crypto.randomBytes(11).toString('base64url');
       emulator.messages.push({
+        cc: emails(personalization.cc),
+        bcc: emails(personalization.bcc),
+        attachments: files.map((a: { content: string; filename: string; type?: string }) => ({ filename: a.filename, contentType: String(a.type ?? ''), content: Buffer.from(a.content, 'base64') })),
         fromName: String(input.from.name ?? ''),
         to: input.personalizations?.[0]?.to?.[0]?.email,
         subject: input.subject,
@@ -162,9 +184,14 @@ export async function startProviderEmulator(kind: ProviderKind): Promise<Provide
       if (b === 'server-error') return refuse(res, path, 500, { ErrorCode: 100, Message: 'Maintenance' });
       const input = JSON.parse(body.toString('utf8'));
       if (b === 'policy') return refuse(res, path, 422, { ErrorCode: 400, Message: `The 'From' address you supplied (${input.From}) is not a Sender Signature on your account. Please add and confirm this address in order to be able to use it in the 'From' field of your messages.` });
+      const files = Array.isArray(input.Attachments) ? input.Attachments : [];
+      if (files.some((a: { Name?: string; Content?: string; ContentType?: string }) => !a.Name || !a.Content || !a.ContentType)) {
+        return refuse(res, path, 422, { ErrorCode: 300, Message: 'Invalid attachment: Name, Content and ContentType are required.' });
+      }
+      const list = (value: unknown) => (value ? addressparser(String(value)).map((a) => a.address ?? '') : []);
       const providerId = crypto.randomUUID();
       const headers = Object.fromEntries((input.Headers ?? []).map((h: { Name: string; Value: string }) => [h.Name, h.Value]));
-      emulator.messages.push({ fromName: addressparser(String(input.From ?? ''))[0]?.name ?? '', to: input.To, subject: input.Subject, html: input.HtmlBody, headers: { ...headers, Metadata: JSON.stringify(input.Metadata ?? {}), MessageStream: input.MessageStream }, providerId });
+      emulator.messages.push({ fromName: addressparser(String(input.From ?? ''))[0]?.name ?? '', to: input.To, subject: input.Subject, html: input.HtmlBody, cc: list(input.Cc), bcc: list(input.Bcc), attachments: files.map((a: { Name: string; Content: string; ContentType: string }) => ({ filename: a.Name, contentType: a.ContentType, content: Buffer.from(a.Content, 'base64') })), headers: { ...headers, Metadata: JSON.stringify(input.Metadata ?? {}), MessageStream: input.MessageStream }, providerId });
       return json(res, 200, { To: input.To, SubmittedAt: new Date().toISOString(), MessageID: providerId, ErrorCode: 0, Message: 'OK' });
     }
     // Mailgun

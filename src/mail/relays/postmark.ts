@@ -1,5 +1,5 @@
 import { lazy } from '../../lib/lazy';
-import { ApiProvider, httpStatus, jsonParts, overHttp } from './shared';
+import { ApiProvider, httpStatus, jsonExtras, jsonParts, overHttp } from './shared';
 
 const postmarkSdk = lazy(() => require('postmark') as typeof import('postmark'));
 
@@ -14,14 +14,18 @@ export const postmark: ApiProvider = {
       async send(message) {
         await checkOnce();
         const p = jsonParts(message);
+        const x = jsonExtras(message);
         const out = await overHttp(() => client().sendEmail({
           From: p.from,
           To: message.to,
+          ...(x.cc.length ? { Cc: x.cc.join(', ') } : {}),
+          ...(x.bcc.length ? { Bcc: x.bcc.join(', ') } : {}),
           ...(message.replyTo ? { ReplyTo: message.replyTo } : {}),
           Subject: message.subject,
           HtmlBody: p.html,
           ...(p.text ? { TextBody: p.text } : {}),
           Headers: Object.entries(p.headers).map(([Name, Value]) => ({ Name, Value })),
+          ...(x.attachments.length ? { Attachments: x.attachments.map((a) => ({ Name: a.filename, Content: a.content, ContentType: a.type, ContentID: null })) } : {}),
           ...(p.token ? { Metadata: { campaign_message: p.token } } : {}),
           // Campaigns belong in Postmark's broadcast stream, which every server has.
           MessageStream: 'broadcast',

@@ -1,6 +1,6 @@
 import { lazy } from '../../lib/lazy';
 import type { OutgoingMessage } from '../outgoing-message';
-import { ApiProvider, httpStatus, jsonParts, overHttp } from './shared';
+import { ApiProvider, httpStatus, jsonExtras, jsonParts, overHttp } from './shared';
 
 // Both packages export a default instance with the class beside it.
 const sendgridMail = lazy(() => require('@sendgrid/mail') as { MailService: new () => import('@sendgrid/mail').MailService });
@@ -33,14 +33,19 @@ export const sendgrid: ApiProvider = {
       async send(message) {
         await checkOnce();
         const p = jsonParts(message);
+        const x = jsonExtras(message);
         const [response] = await overHttp(() => mail().service.send({
           from: sendgridFrom(message.from),
+          // The library puts `to`, `cc` and `bcc` in one personalization.
           to: message.to,
+          ...(x.cc.length ? { cc: x.cc } : {}),
+          ...(x.bcc.length ? { bcc: x.bcc } : {}),
           ...(message.replyTo ? { replyTo: message.replyTo } : {}),
           subject: message.subject,
           html: p.html,
           ...(p.text ? { text: p.text } : {}),
           headers: p.headers,
+          ...(x.attachments.length ? { attachments: x.attachments.map((a) => ({ content: a.content, filename: a.filename, type: a.type, disposition: 'attachment' })) } : {}),
           ...(p.token ? { customArgs: { campaign_message: p.token } } : {}),
         }));
         const id = response.headers?.['x-message-id'];

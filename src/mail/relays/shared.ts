@@ -184,6 +184,22 @@ export function jsonParts(message: OutgoingMessage) {
   return { from, html: decoded(message.html) ?? '', text: decoded(message.text), headers, token: message.headers?.[MESSAGE_HEADER] };
 }
 
+/**
+ * The copies and files of a message for a JSON API: copies without the `to` address or a
+ * repeat (the APIs refuse an address twice in one message), files as base64 with their type.
+ */
+export function jsonExtras(message: OutgoingMessage) {
+  const seen = new Set([message.to.trim().toLowerCase()]);
+  const once = (list: string[] | undefined) => (list ?? []).filter((a) => {
+    const key = a.trim().toLowerCase();
+    return seen.has(key) ? false : (seen.add(key), true);
+  });
+  const cc = once(message.cc);
+  const bcc = once(message.bcc);
+  const attachments = (message.attachments ?? []).map((a) => ({ filename: a.filename, content: a.content, type: a.contentType || 'application/octet-stream' }));
+  return { cc, bcc, attachments };
+}
+
 /** The domain of a From address. */
 export function fromDomain(from: OutgoingMessage['from']): string {
   const address = typeof from === 'string' ? (/<([^>]+)>/.exec(from)?.[1] ?? from) : from.address;

@@ -5,6 +5,7 @@ import { emailKey } from '../../lib/email-key';
 import { FieldErrors, ValidationError } from '../../lib/errors';
 import { messages } from '../../lib/validation';
 import { liquidErrors } from '../campaigns/template-syntax';
+import { domainStatusesOf, SENDER_DOMAIN_UNAUTHENTICATED } from '../delivery/relays';
 import type { MessageInput } from './message-input';
 
 /** One message as a send answers it. */
@@ -33,6 +34,22 @@ export function ledgerIdOf(id: unknown): number | undefined {
   return match ? Number(match[1]) : undefined;
 }
 
+/** Sources whose Liquid parsed, remembered by the service (a few hundred, the oldest forgotten first). */
+export class ParsedSources {
+  private readonly sources = new Set<string>();
+  constructor(private readonly size = 256, private readonly longest = 64 * 1024) {}
+
+  has(source: string): boolean {
+    return this.sources.has(source);
+  }
+
+  add(source: string): void {
+    if (source.length > this.longest) return;
+    if (this.sources.size >= this.size) this.sources.delete(this.sources.values().next().value as string);
+    this.sources.add(source);
+  }
+}
+
 interface Resolved {
   input: MessageInput;
   sender: { id: number | null; name: string; address: string; replyTo: string | null };
@@ -42,9 +59,10 @@ interface Resolved {
 /**
  * What each message needs from the account, checked for all of them before anything is
  * written: its sender (verified, by id or address) and its template. Errors are named by
- * `prefixOf(i)` (`messages[3].` in a batch).
+ * `prefixOf(i)` (`messages[3].` in a batch). With `requireDomainAuth` (REQUIRE_DOMAIN_AUTH) a
+ * sender whose domain is not a verified sending domain is refused as starting a campaign is.
  */
-export async function resolveMessages(db: Knex, userId: number, inputs: MessageInput[], prefixOf: (i: number) => string): Promise<Resolved[]> {
+export async function resolveMessages(db: Knex, userId: number, inputs: MessageInput[], prefixOf: (i: number) => string, requireDomainAuth = false, parsed?: ParsedSources): Promise<Resolved[]> {
   const errors: FieldErrors = {};
   const senderIds = [...new Set(inputs.map((m) => m.senderId).filter((id): id is number => id !== undefined))];
   const fromKeys = [...new Set(inputs.filter((m) => m.senderId === undefined && m.from).map((m) => emailKey(m.from!)))];
@@ -53,6 +71,7 @@ export async function resolveMessages(db: Knex, userId: number, inputs: MessageI
   const byAddress = new Map<string, Record<string, unknown>>();
   if (fromKeys.length) for (const s of await verified().orderBy('id')) if (!byAddress.has(emailKey(String(s.from_email)))) byAddress.set(emailKey(String(s.from_email)), s);
   const templateIds = [...new Set(inputs.map((m) => m.templateId).filter((id): id is number => id !== undefined))];
+  const statusOf = requireDomainAuth ? await domainStatusesOf(db, userId) : undefined;
   const templates = new Map((templateIds.length ? await db('transactional_templates').where({ user_id: userId }).whereIn('id', templateIds) : []).map((t) => [Number(t.id), t]));
 
   const resolved = inputs.map((input, i): Resolved | undefined => {
@@ -61,11 +80,16 @@ export async function resolveMessages(db: Knex, userId: number, inputs: MessageI
     if (!sender) {
       if (input.senderId !== undefined) errors[`${prefix}sender_id`] = [messages.selected('sender_id')];
       else errors[`${prefix}from`] = ['The from must be the address of a verified sender of the account.'];
+    } else if (statusOf && statusOf(String(sender.from_email)) !== 'verified') {
+      errors[`${prefix}${input.senderId !== undefined ? 'sender_id' : 'from'}`] = [SENDER_DOMAIN_UNAUTHENTICATED];
     }
     const template = input.templateId !== undefined ? templates.get(input.templateId) : undefined;
     if (input.templateId !== undefined && !template) errors[`${prefix}template_id`] = [messages.selected('template_id')];
     const own: FieldErrors = {};
-    liquidErrors({ subject: input.subject, html: input.html, text: input.text }, own);
+    // An app sends the same subject and body again and again: each parses once while remembered.
+    const fresh = Object.fromEntries(Object.entries({ subject: input.subject, html: input.html, text: input.text }).filter(([, v]) => v && !parsed?.has(v)));
+    liquidErrors(fresh, own);
+    for (const [name, source] of Object.entries(fresh)) if (!own[name]) parsed?.add(source!);
     for (const [name, list] of Object.entries(own)) errors[`${prefix}${name}`] = list;
     if (!sender || (input.templateId !== undefined && !template)) return undefined;
     return {

@@ -52,20 +52,32 @@ export async function withIdempotency<T>(
   const expired = new Date(now.getTime() - TRANSACTIONAL_LIMITS.idempotencyHours * 3_600_000).toISOString();
   const stale = new Date(now.getTime() - TRANSACTIONAL_LIMITS.idempotencyStaleMs).toISOString();
   const mine = () => db('idempotency_keys').where({ user_id: userId, idempotency_key: key });
-  await mine()
-    .where((q) => q.where('created_at', '<', expired).orWhere((p) => p.whereNull('response').where('created_at', '<', stale)))
-    .delete();
+  const insert = async () => {
+    const [row] = await db('idempotency_keys').insert({ user_id: userId, idempotency_key: key, request_hash: hash, response: null, created_at: now.toISOString() }).returning('id');
+    return Number(typeof row === 'object' ? row.id : row);
+  };
   let id: number;
   try {
-    const [row] = await db('idempotency_keys').insert({ user_id: userId, idempotency_key: key, request_hash: hash, response: null, created_at: now.toISOString() }).returning('id');
-    id = Number(typeof row === 'object' ? row.id : row);
+    // A new key (the usual case) costs this one statement; an old row is looked at only on a conflict.
+    id = await insert();
   } catch (err) {
     if (!isUniqueViolation(err)) throw err;
-    const existing = await mine().first('request_hash', 'response');
-    if (!existing) throw new MessageConflictError(IDEMPOTENCY_WORDS.inProgress);
-    if (existing.request_hash !== hash) throw new MessageConflictError(IDEMPOTENCY_WORDS.otherBody);
-    if (existing.response === null) throw new MessageConflictError(IDEMPOTENCY_WORDS.inProgress);
-    return parseJson<T>(existing.response, undefined as T);
+    // Expired, or abandoned by a process that died: the key is free again (the unique index still
+    // decides between two requests taking it over together).
+    const freed = await mine()
+      .where((q) => q.where('created_at', '<', expired).orWhere((p) => p.whereNull('response').where('created_at', '<', stale)))
+      .delete();
+    if (freed) id = await insert().catch((again: unknown) => {
+      if (isUniqueViolation(again)) throw new MessageConflictError(IDEMPOTENCY_WORDS.inProgress);
+      throw again;
+    });
+    else {
+      const existing = await mine().first('request_hash', 'response');
+      if (!existing) throw new MessageConflictError(IDEMPOTENCY_WORDS.inProgress);
+      if (existing.request_hash !== hash) throw new MessageConflictError(IDEMPOTENCY_WORDS.otherBody);
+      if (existing.response === null) throw new MessageConflictError(IDEMPOTENCY_WORDS.inProgress);
+      return parseJson<T>(existing.response, undefined as T);
+    }
   }
   try {
     return await handle(async (trx, answer) => {

@@ -7,7 +7,7 @@ import { isBounceClass } from '../../lib/bounce-class';
 import type { Ctx } from '../context';
 import { recordAudit } from '../shared/audit-writer';
 import { transitionMessages } from '../shared/message-state';
-import { AcceptedMessage, ledgerIdOf, MessageSource, resolveMessages, writeMessages } from './accept';
+import { AcceptedMessage, ledgerIdOf, MessageSource, ParsedSources, resolveMessages, writeMessages } from './accept';
 import { requestHash, withIdempotency } from './idempotency';
 import { checkMessage, MessageInput } from './message-input';
 import { listMessages, LogFilters, messageDetails, TransactionalDetails, TransactionalMessageRecord } from './message-log';
@@ -15,6 +15,8 @@ import { createTransactionalTemplates } from './templates';
 
 export interface TransactionalDeps {
   db: Knex;
+  /** REQUIRE_DOMAIN_AUTH applies to transactional senders as to campaigns. */
+  config?: { domains?: { requireDomainAuth?: boolean } };
   /** The clock (tests move it). */
   now?: () => Date;
 }
@@ -66,11 +68,14 @@ export function messageIdOf(value: unknown): number {
 export function createTransactionalService(deps: TransactionalDeps) {
   const { db } = deps;
   const now = deps.now ?? (() => new Date());
+  // A worker in this process listens here so a receipt goes out without waiting for its poll.
+  const queuedListeners = new Set<() => void>();
+  const parsed = new ParsedSources();
 
   /** Checks every message, then writes them all in one transaction, answered once per Idempotency-Key. */
   async function accept(ctx: Ctx, inputs: MessageInput[], prefixOf: (i: number) => string, options: { key?: string; hash: string; source: MessageSource }): Promise<AcceptedMessage[]> {
-    return withIdempotency<AcceptedMessage[]>(db, { userId: ctx.userId, key: options.key, hash: options.hash, now: now() }, async (remember) => {
-      const resolved = await resolveMessages(db, ctx.userId, inputs, prefixOf);
+    const answer = await withIdempotency<AcceptedMessage[]>(db, { userId: ctx.userId, key: options.key, hash: options.hash, now: now() }, async (remember) => {
+      const resolved = await resolveMessages(db, ctx.userId, inputs, prefixOf, deps.config?.domains?.requireDomainAuth ?? false, parsed);
       return db.transaction(async (trx) => {
         const accepted = await writeMessages(trx, ctx.userId, resolved, options.source);
         await recordAudit(trx, ctx, { action: 'transactional.sent', recordType: 'transactional_message', recordId: accepted[0]?.id ?? null, summary: `${accepted.length} ${accepted.length === 1 ? 'message' : 'messages'}` });
@@ -78,10 +83,18 @@ export function createTransactionalService(deps: TransactionalDeps) {
         return accepted;
       });
     });
+    if (answer.some((m) => m.status === 'queued')) for (const listener of queuedListeners) listener();
+    return answer;
   }
 
   return {
     templates: createTransactionalTemplates(db),
+
+    /** Calls `listener` after each accepted request that queued mail; returns how to stop. */
+    onQueued(listener: () => void): () => void {
+      queuedListeners.add(listener);
+      return () => void queuedListeners.delete(listener);
+    },
 
     /** POST /transactional/send: one message per address of `to`. */
     async send(ctx: Ctx, body: unknown, key?: string, source: MessageSource = 'api'): Promise<AcceptedMessage[]> {

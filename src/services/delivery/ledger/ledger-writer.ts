@@ -98,12 +98,13 @@ export class Permits {
     this.free = size;
   }
 
-  async acquire(): Promise<void> {
+  /** `first`: waits ahead of every other waiter (urgent mail during a bulk send). */
+  async acquire(first = false): Promise<void> {
     if (this.free > 0) {
       this.free -= 1;
       return;
     }
-    await new Promise<void>((resolve) => this.queue.push(resolve));
+    await new Promise<void>((resolve) => (first ? this.queue.unshift(resolve) : this.queue.push(resolve)));
   }
 
   release(): void {

@@ -2,4 +2,4 @@
 export { AccountRateLimiter } from './mail-rate';
 export { handOverFailure, PinnedRelayMissing, RelayRefusal, RelayRouter, RelaysDown, type Routed } from './relay-router';
 export { createRelaysService, markRelayDown, servesDomain, type RelayInput, type RelayRecord } from './relays';
-export { DKIM_KEY_PURPOSE, domainStatusColumn, domainStatusesOf, refuseUnauthenticated, signingKeyOf, unauthenticatedError, type SigningDomain } from './signing-keys';
+export { DKIM_KEY_PURPOSE, domainStatusColumn, domainStatusesOf, refuseUnauthenticated, SENDER_DOMAIN_UNAUTHENTICATED, signingKeyOf, unauthenticatedError, type SigningDomain } from './signing-keys';
