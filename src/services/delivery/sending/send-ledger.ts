@@ -199,17 +199,17 @@ export function createSendLedger(deps: SendLedgerDeps, options: SendLedgerOption
     kinds.set(Number(kind), { build: extra.build, send: extra.send ?? ((claimed, message) => relays.send(Number(claimed.row.user_id), null, message)) });
   }
 
-  // Recipient domains are classified by provider in the background: a send's when it starts,
-  // and those checked more than a day ago now and then; the sending never waits for DNS.
+  // Recipient domains are classified by provider: a send's when it starts, a claimed batch's new
+  // ones before it is sent, and those checked more than a day ago now and then. The sending
+  // waits for DNS a few seconds at most; past that the lookups go on in the background.
   const classifier = createDomainClassifier({ db, lookupMx: createMxLookup(deps.config.domains?.dnsServers ?? []), logger, now });
-  // A started send's domains are classified before its first messages are claimed when DNS
-  // answers within a few seconds; past that the lookups go on in the background.
-  const classifyStarted = async (sendId: number) => {
-    const done = classifier.classifySend(sendId).catch((err) => logger.warn({ err, sendId }, 'classifying a send\'s recipient domains failed'));
+  const briefly = async (lookups: Promise<void>) => {
+    const done = lookups.catch((err) => logger.warn({ err }, 'classifying recipient domains failed'));
     let timer: NodeJS.Timeout | undefined;
     await Promise.race([done, new Promise<void>((resolve) => (timer = setTimeout(resolve, CLASSIFY_WAIT_MS).unref()))]);
     clearTimeout(timer);
   };
+  const classifyStarted = (sendId: number) => briefly(classifier.classifySend(sendId));
 
   const throttles = new ProviderThrottles(db, retryBaseMs);
   const warmups = createWarmups(db);
@@ -318,10 +318,12 @@ export function createSendLedger(deps: SendLedgerDeps, options: SendLedgerOption
         return key ? bySource.get(key) : undefined;
       };
       const suppressed = await suppressedRowIds(db, rows, (row) => sourceOf(row)?.groupId ?? null, instanceBounces && { list: instanceBounces, now: now() });
-      // One query for the batch's providers; domains not seen yet are looked up in the background.
+      // A batch written after its send started (the expansion goes on while it sends) may hold
+      // domains not seen yet: they are looked up before its messages go, so a provider's
+      // deferrals are known as its own from the first message.
       const domains = [...new Set(rows.map((row) => domainOf(row.email_key)))];
+      await briefly(classifier.classify(domains));
       const providers = await classifier.providersOf(domains);
-      void classifier.classify(domains).catch((err) => logger.warn({ err }, 'classifying recipient domains failed'));
       await throttles.refresh();
       const userIds = [...new Set(rows.map((row) => Number(row.user_id)))];
       const paused = guard ? await guard.pausedKeys(userIds) : new Set<string>();
@@ -393,6 +395,10 @@ export function createSendLedger(deps: SendLedgerDeps, options: SendLedgerOption
           const until = await throttles.deferred(provider, code, outcome.error, now()).catch((err) => void logger.warn({ err, provider }, 'recording a provider\'s deferral failed'));
           if (until) return { id, result: 'throttled', until, code: outcome.code, error: outcome.error };
         }
+        // A throttling answer closes the connection: the messages in flight on it fail without an
+        // answer of their own, and wait with the provider's as if deferred, not as an attempt.
+        const held = provider && outcome.result === 'retry' && outcome.code === null ? throttles.heldUntil(provider, now()) : undefined;
+        if (held) return { id, result: 'held', until: held };
         return outcome.result === 'unconfirmed' ? { ...outcome, linkVersion: claimed.source?.linkVersion ?? null } : outcome;
       }
     },
