@@ -1,7 +1,6 @@
 import type { Knex } from 'knex';
 import { countApiHit, uncountApiHit } from '../../db/rate-limits';
 import type { TeamRole } from '../../lib/constants';
-import { emailKey } from '../../lib/email-key';
 import { lazy } from '../../lib/lazy';
 import type { AccountsService } from '../accounts/accounts';
 import type { Ctx } from '../context';
@@ -87,13 +86,6 @@ export function createSubmission(deps: SubmissionDeps) {
           : {}),
       };
       return deps.transactional.send(ctx, body, header('idempotency-key'), 'smtp');
-    },
-
-    /** Whether `address` is a verified sender of the account (the From a submission may use). */
-    async isSender(ctx: Ctx, address: string): Promise<boolean> {
-      const key = emailKey(address);
-      const rows = await db('senders').where({ user_id: ctx.userId, is_verified: 1 }).whereNull('deleted_at').select('from_email');
-      return rows.some((r) => emailKey(String(r.from_email)) === key);
     },
   };
 }
