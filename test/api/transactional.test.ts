@@ -160,13 +160,18 @@ describe('transactional mail through the API', () => {
     const template = (await api().post('/transactional/templates/save').send({ name: 'Reset', subject: 'Reset for {{ data.user }}', html: '<p>Code {{ data.code }}</p>' }).expect(200)).body.message.template;
     expect(template).toMatchObject({ id: expect.any(Number), name: 'Reset', text: null });
     await api().post('/transactional/send').send({ to: 'eve@shop.test', from: 'NEWS@acme.test', template_id: template.id, data: { user: 'eve', code: '4711' } }).expect(200);
+    // The worker compiles a template once for all its messages: each still gets its own data.
+    await api().post('/transactional/send').send({ to: 'fay@shop.test', from: 'NEWS@acme.test', template_id: template.id, data: { user: 'fay', code: '9000' } }).expect(200);
     // A queued message keeps its template.
     const refused = await api().delete(`/transactional/templates/delete?id=${template.id}`).expect(422);
     expect(refused.body.errors.id[0]).toMatch(/still queued/);
     await deliver();
-    const [mail] = await sink.waitFor(1);
-    expect(mail.parsed.subject).toBe('Reset for eve');
-    expect(mail.parsed.html).toContain('Code 4711');
+    const mails = await sink.waitFor(2);
+    const [eve, fay] = ['eve@shop.test', 'fay@shop.test'].map((to) => mails.find((m) => m.to[0] === to));
+    expect(eve?.parsed.subject).toBe('Reset for eve');
+    expect(eve?.parsed.html).toContain('Code 4711');
+    expect(fay?.parsed.subject).toBe('Reset for fay');
+    expect(fay?.parsed.html).toContain('Code 9000');
     await api().delete(`/transactional/templates/delete?id=${template.id}`).expect(200);
     expect((await api().get('/transactional/templates').expect(200)).body.message.templates.map((t: { name: string }) => t.name)).not.toContain('Reset');
   });

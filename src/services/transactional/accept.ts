@@ -34,19 +34,23 @@ export function ledgerIdOf(id: unknown): number | undefined {
   return match ? Number(match[1]) : undefined;
 }
 
-/** Sources whose Liquid parsed, remembered by the service (a few hundred, the oldest forgotten first). */
-export class ParsedSources {
-  private readonly sources = new Set<string>();
+/**
+ * What the service made of a source text (a subject, a body), remembered so that an app sending
+ * the same ones again and again costs the work once: a few hundred, the oldest forgotten first,
+ * a very long source never kept.
+ */
+export class RecentSources<V> {
+  private readonly values = new Map<string, V>();
   constructor(private readonly size = 256, private readonly longest = 64 * 1024) {}
 
-  has(source: string): boolean {
-    return this.sources.has(source);
+  get(source: string): V | undefined {
+    return this.values.get(source);
   }
 
-  add(source: string): void {
+  set(source: string, value: V): void {
     if (source.length > this.longest) return;
-    if (this.sources.size >= this.size) this.sources.delete(this.sources.values().next().value as string);
-    this.sources.add(source);
+    if (this.values.size >= this.size && !this.values.has(source)) this.values.delete(this.values.keys().next().value as string);
+    this.values.set(source, value);
   }
 }
 
@@ -62,7 +66,7 @@ interface Resolved {
  * `prefixOf(i)` (`messages[3].` in a batch). With `requireDomainAuth` (REQUIRE_DOMAIN_AUTH) a
  * sender whose domain is not a verified sending domain is refused as starting a campaign is.
  */
-export async function resolveMessages(db: Knex, userId: number, inputs: MessageInput[], prefixOf: (i: number) => string, requireDomainAuth = false, parsed?: ParsedSources): Promise<Resolved[]> {
+export async function resolveMessages(db: Knex, userId: number, inputs: MessageInput[], prefixOf: (i: number) => string, requireDomainAuth = false, parsed?: RecentSources<true>): Promise<Resolved[]> {
   const errors: FieldErrors = {};
   const senderIds = [...new Set(inputs.map((m) => m.senderId).filter((id): id is number => id !== undefined))];
   const fromKeys = [...new Set(inputs.filter((m) => m.senderId === undefined && m.from).map((m) => emailKey(m.from!)))];
@@ -87,9 +91,9 @@ export async function resolveMessages(db: Knex, userId: number, inputs: MessageI
     if (input.templateId !== undefined && !template) errors[`${prefix}template_id`] = [messages.selected('template_id')];
     const own: FieldErrors = {};
     // An app sends the same subject and body again and again: each parses once while remembered.
-    const fresh = Object.fromEntries(Object.entries({ subject: input.subject, html: input.html, text: input.text }).filter(([, v]) => v && !parsed?.has(v)));
+    const fresh = Object.fromEntries(Object.entries({ subject: input.subject, html: input.html, text: input.text }).filter(([, v]) => v && !parsed?.get(v)));
     liquidErrors(fresh, own);
-    for (const [name, source] of Object.entries(fresh)) if (!own[name]) parsed?.add(source!);
+    for (const [name, source] of Object.entries(fresh)) if (!own[name]) parsed?.set(source!, true);
     for (const [name, list] of Object.entries(own)) errors[`${prefix}${name}`] = list;
     if (!sender || (input.templateId !== undefined && !template)) return undefined;
     return {

@@ -1,15 +1,29 @@
 import type { Knex } from 'knex';
 import { jsonValue, parseJson } from '../../db/dialect';
 import { createSigner, TOKEN_PURPOSE } from '../../lib/signed-token';
-import { parseLiquid, renderBudget, renderLiquid, TemplateRenderError } from '../../mail/liquid';
+import { LiquidTemplate, parseLiquid, renderBudget, renderLiquid, TemplateRenderError } from '../../mail/liquid';
 import { createListHeaders } from '../../mail/list-headers';
 import type { OutgoingMessage } from '../../mail/outgoing-message';
 import { personalValues } from '../../mail/personal-values';
-import { compileMessage, CompiledMessage, renderMessage, RenderInput } from '../../mail/render';
+import { compileMessage, CompiledMessage, renderMessage, RenderInput, TrackingOptions } from '../../mail/render';
 import { fromAddress } from '../../mail/dkim';
 import type { Claimed, MessageKind } from '../delivery/sending';
 import { signingKeyOf } from '../delivery/relays';
+import { RecentSources } from './accept';
 import type { AttachmentInput } from './message-input';
+
+/** A message's content compiled once: its subject and HTML as the sending engine's, its own text (if given) as Liquid. */
+export interface CompiledContent {
+  compiled: CompiledMessage;
+  text: string | null;
+  textTemplate?: LiquidTemplate;
+}
+
+export function compileContent(content: { subject: string; html: string; text: string | null }, tracking: TrackingOptions): CompiledContent {
+  const compiled = compileMessage({ subject: content.subject, preheader: '', html: content.html }, tracking);
+  const textTemplate = content.text ? parseLiquid(content.text, false) : undefined;
+  return { compiled, text: content.text, ...(textTemplate ? { textTemplate } : {}) };
+}
 
 /**
  * One message's subject, HTML and text: the compiled HTML rendered with the sending engine's
@@ -17,8 +31,8 @@ import type { AttachmentInput } from './message-input';
  * HTML. Out of time once may be a pause to collect garbage or a busy machine (as campaign mail):
  * once more, afresh.
  */
-export function renderContent(compiled: CompiledMessage, text: string | null, input: RenderInput): { subject: string; html: string; text: string } {
-  const textTemplate = text ? parseLiquid(text, false) : undefined;
+export function renderContent(content: CompiledContent, input: RenderInput): { subject: string; html: string; text: string } {
+  const { compiled, text, textTemplate } = content;
   const render = () => {
     const budget = renderBudget();
     const rendered = renderMessage(compiled, input, budget);
@@ -36,8 +50,8 @@ export function renderContent(compiled: CompiledMessage, text: string | null, in
 
 /** A template's content rendered for sample `data` (the dashboard's preview): never tracked. */
 export function previewContent(content: { subject: string; html: string; text: string | null }, data: Record<string, unknown>): { subject: string; html: string; text: string } {
-  const compiled = compileMessage({ subject: content.subject, preheader: '', html: content.html }, { trackOpens: false, trackClicks: false });
-  return renderContent(compiled, content.text, { values: {}, unsubscribeUrl: '', pixelUrl: '', clickUrl: '', liquidValues: { data } });
+  const compiled = compileContent(content, { trackOpens: false, trackClicks: false });
+  return renderContent(compiled, { values: {}, unsubscribeUrl: '', pixelUrl: '', clickUrl: '', liquidValues: { data } });
 }
 
 export interface TransactionalKindDeps {
@@ -59,6 +73,9 @@ export function transactionalKind(deps: TransactionalKindDeps): Pick<MessageKind
   const signer = createSigner(deps.secret);
   const host = new URL(baseUrl).hostname || 'localhost';
   const listHeaders = createListHeaders(baseUrl);
+  const ownUrlPrefixes = [`${baseUrl}/c/`, `${baseUrl}/open/`];
+  // A few dozen contents of up to 256 KiB (subject, HTML and text together).
+  const compiledContents = new RecentSources<CompiledContent>(64, 256 * 1024);
 
   return {
     async build({ row, person }: Claimed): Promise<OutgoingMessage | undefined> {
@@ -72,12 +89,20 @@ export function transactionalKind(deps: TransactionalKindDeps): Pick<MessageKind
         sender_address: '',
       });
       const liquidValues = { data: parseJson<Record<string, unknown>>(stored.data, {}) };
-      const compiled = compileMessage(
-        { subject: String(stored.subject ?? ''), preheader: '', html: String(stored.html ?? '') },
-        { trackOpens: Number(stored.track_opens) === 1 && !!stored.html, trackClicks: Number(stored.track_clicks) === 1 && !!stored.html, ownUrlPrefixes: [`${baseUrl}/c/`, `${baseUrl}/open/`] },
-      );
-      if (compiled.links.length && stored.links === null) await db('transactional_messages').where({ id }).update({ links: jsonValue(compiled.links) });
-      const rendered = renderContent(compiled, stored.text ? String(stored.text) : null, { values, unsubscribeUrl: '', pixelUrl: `${baseUrl}/open/${token}.gif`, clickUrl: `${baseUrl}/c/${token}`, liquidValues });
+      const content = { subject: String(stored.subject ?? ''), html: String(stored.html ?? ''), text: stored.text ? String(stored.text) : null };
+      const trackOpens = Number(stored.track_opens) === 1 && !!stored.html;
+      const trackClicks = Number(stored.track_clicks) === 1 && !!stored.html;
+      // Messages of one template (or an app's same body) share its compiled form: what each one
+      // adds is its own values, as a campaign's messages share their send's.
+      const key = JSON.stringify([content.subject, content.html, content.text, trackOpens, trackClicks]);
+      let compiled = compiledContents.get(key);
+      if (!compiled) {
+        compiled = compileContent(content, { trackOpens, trackClicks, ownUrlPrefixes });
+        compiledContents.set(key, compiled);
+      }
+      const { links } = compiled.compiled;
+      if (links.length && stored.links === null) await db('transactional_messages').where({ id }).update({ links: jsonValue(links) });
+      const rendered = renderContent(compiled, { values, unsubscribeUrl: '', pixelUrl: `${baseUrl}/open/${token}.gif`, clickUrl: `${baseUrl}/c/${token}`, liquidValues });
       const text = rendered.text;
       const attachments = parseJson<AttachmentInput[]>(stored.attachments, []);
       const cc = parseJson<string[]>(stored.cc, []);

@@ -7,7 +7,7 @@ import { isBounceClass } from '../../lib/bounce-class';
 import type { Ctx } from '../context';
 import { recordAudit } from '../shared/audit-writer';
 import { transitionMessages } from '../shared/message-state';
-import { AcceptedMessage, ledgerIdOf, MessageSource, ParsedSources, resolveMessages, writeMessages } from './accept';
+import { AcceptedMessage, ledgerIdOf, MessageSource, RecentSources, resolveMessages, writeMessages } from './accept';
 import { requestHash, withIdempotency } from './idempotency';
 import { checkMessage, MessageInput } from './message-input';
 import { listMessages, LogFilters, messageDetails, TransactionalDetails, TransactionalMessageRecord } from './message-log';
@@ -70,7 +70,8 @@ export function createTransactionalService(deps: TransactionalDeps) {
   const now = deps.now ?? (() => new Date());
   // A worker in this process listens here so a receipt goes out without waiting for its poll.
   const queuedListeners = new Set<() => void>();
-  const parsed = new ParsedSources();
+  // Sources whose Liquid parsed.
+  const parsed = new RecentSources<true>();
 
   /** Checks every message, then writes them all in one transaction, answered once per Idempotency-Key. */
   async function accept(ctx: Ctx, inputs: MessageInput[], prefixOf: (i: number) => string, options: { key?: string; hash: string; source: MessageSource }): Promise<AcceptedMessage[]> {
