@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { jsonValue, nowValue } from '../../db/dialect';
+import { insertId, jsonValue, nowValue, rowsPerInsert } from '../../db/dialect';
 import { MESSAGE_KIND, MESSAGE_PRIORITY, MESSAGE_STATE, type TransactionalStatus } from '../../lib/constants';
 import { emailKey } from '../../lib/email-key';
 import { FieldErrors, ValidationError } from '../../lib/errors';
@@ -128,26 +128,24 @@ export async function writeMessages(trx: Knex.Transaction, userId: number, messa
     }
   }
   const answer: AcceptedMessage[] = [];
+  const tags: { message_id: number; user_id: number; tag: string }[] = [];
   for (const { input, sender, content } of messages) {
     for (const to of input.to) {
       const key = emailKey(to);
       const isSuppressed = suppressed.has(key);
-      const [row] = await trx('send_messages')
-        .insert({
-          user_id: userId,
-          kind: MESSAGE_KIND.transactional,
-          contact_id: contacts.get(key) ?? null,
-          email: to,
-          email_key: key,
-          priority: MESSAGE_PRIORITY.transactional,
-          state: isSuppressed ? MESSAGE_STATE.suppressed : MESSAGE_STATE.queued,
-          available_at: isSuppressed ? null : (input.sendAt?.toISOString() ?? now),
-          last_error: isSuppressed ? SUPPRESSED_WORDS : null,
-          created_at: now,
-          updated_at: now,
-        })
-        .returning('id');
-      const id = Number(typeof row === 'object' ? row.id : row);
+      const id = await insertId(trx, 'send_messages', {
+        user_id: userId,
+        kind: MESSAGE_KIND.transactional,
+        contact_id: contacts.get(key) ?? null,
+        email: to,
+        email_key: key,
+        priority: MESSAGE_PRIORITY.transactional,
+        state: isSuppressed ? MESSAGE_STATE.suppressed : MESSAGE_STATE.queued,
+        available_at: isSuppressed ? null : (input.sendAt?.toISOString() ?? now),
+        last_error: isSuppressed ? SUPPRESSED_WORDS : null,
+        created_at: now,
+        updated_at: now,
+      });
       await trx('transactional_messages').insert({
         id,
         user_id: userId,
@@ -170,9 +168,12 @@ export async function writeMessages(trx: Knex.Transaction, userId: number, messa
         source,
         created_at: now,
       });
-      if (input.tags.length) await trx('transactional_tags').insert(input.tags.map((tag) => ({ message_id: id, user_id: userId, tag })));
+      for (const tag of input.tags) tags.push({ message_id: id, user_id: userId, tag });
       answer.push({ id: txId(id), to, status: isSuppressed ? 'suppressed' : 'queued' });
     }
   }
+  // The tags of the whole request in a few statements, not one per recipient.
+  const chunk = rowsPerInsert(trx, 3);
+  for (let i = 0; i < tags.length; i += chunk) await trx('transactional_tags').insert(tags.slice(i, i + chunk));
   return answer;
 }

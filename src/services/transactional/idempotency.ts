@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { isUniqueViolation, parseJson } from '../../db/dialect';
+import { insertId, isUniqueViolation, parseJson } from '../../db/dialect';
 import { TRANSACTIONAL_LIMITS } from '../../lib/constants';
 import { sha256 } from '../../lib/crypto';
 import { MessageConflictError, ValidationError } from '../../lib/errors';
@@ -52,10 +52,7 @@ export async function withIdempotency<T>(
   const expired = new Date(now.getTime() - TRANSACTIONAL_LIMITS.idempotencyHours * 3_600_000).toISOString();
   const stale = new Date(now.getTime() - TRANSACTIONAL_LIMITS.idempotencyStaleMs).toISOString();
   const mine = () => db('idempotency_keys').where({ user_id: userId, idempotency_key: key });
-  const insert = async () => {
-    const [row] = await db('idempotency_keys').insert({ user_id: userId, idempotency_key: key, request_hash: hash, response: null, created_at: now.toISOString() }).returning('id');
-    return Number(typeof row === 'object' ? row.id : row);
-  };
+  const insert = () => insertId(db, 'idempotency_keys', { user_id: userId, idempotency_key: key, request_hash: hash, response: null, created_at: now.toISOString() });
   let id: number;
   try {
     // A new key (the usual case) costs this one statement; an old row is looked at only on a conflict.
