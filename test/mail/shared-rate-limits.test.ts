@@ -3,7 +3,7 @@ import { AccountRateLimiter } from '../../src/services/delivery/relays';
 import { createMailTransport } from '../../src/mail/transport';
 import { createSendingWorker } from '../../src/workers/send-worker';
 import { workerHooks } from '../../src/workers/event-hooks';
-import { useHarness } from '../support/harness';
+import { TestAccount, useHarness } from '../support/harness';
 import { addContactType, sendingFixtures } from '../support/fixtures';
 import { useSmtpSink } from '../support/smtp';
 
@@ -19,6 +19,17 @@ describe('MAIL_RATE shared by every worker process through the database', () => 
       return undefined;
     },
   });
+
+  /** A new account whose single send to `count` contacts is due. */
+  async function accountWithSend(count: number): Promise<{ owner: TestAccount; sender: number }> {
+    const owner = await h.account();
+    const sender = await f.sender(owner.user_id, { from_email: 'news@acme.test' });
+    const group = await f.group(owner.user_id);
+    const type = await addContactType(h, owner, 'Readers');
+    await f.contacts(owner.user_id, type, count, 'example.org');
+    await f.singleSend(owner.user_id, { senderId: sender, groupId: group, to: [{ contactType: type }], subject: 'News', html: '<p>News</p>' });
+    return { owner, sender };
+  }
 
   /** `n` workers paced by MAIL_RATE (each its own process's limiter) run until nothing is due. */
   async function runWorkers(n: number): Promise<void> {
@@ -83,13 +94,8 @@ describe('MAIL_RATE shared by every worker process through the database', () => 
   });
 
   test('when two workers send one account\'s single send then their combined rate stays within 10% of MAIL_RATE', async () => {
-    const owner = await h.account();
-    const sender = await f.sender(owner.user_id, { from_email: 'news@acme.test' });
-    const group = await f.group(owner.user_id);
-    const type = await addContactType(h, owner, 'Readers');
     const count = 40;
-    for (let i = 0; i < count; i += 1) await f.contact(owner.user_id, type, `reader${i}@example.org`);
-    await f.singleSend(owner.user_id, { senderId: sender, groupId: group, to: [{ contactType: type }], subject: 'Hi', html: '<p>Hi</p>' });
+    await accountWithSend(count);
 
     arrivals.splice(0);
     const sent = sink.messages.length;
@@ -105,13 +111,8 @@ describe('MAIL_RATE shared by every worker process through the database', () => 
   });
 
   test('when one account has transactional and campaign mail queued then MAIL_RATE paces both together, the transactional first', async () => {
-    const owner = await h.account();
-    const sender = await f.sender(owner.user_id, { from_email: 'shop@acme.test' });
-    const group = await f.group(owner.user_id);
-    const type = await addContactType(h, owner, 'Buyers');
     const campaign = 30;
-    for (let i = 0; i < campaign; i += 1) await f.contact(owner.user_id, type, `buyer${i}@example.org`);
-    await f.singleSend(owner.user_id, { senderId: sender, groupId: group, to: [{ contactType: type }], subject: 'News', html: '<p>News</p>' });
+    const { owner, sender } = await accountWithSend(campaign);
     const receipts = Array.from({ length: 10 }, (_, i) => `receipt${i}@example.org`);
     await h.api(owner).post('/transactional/send').send({ to: receipts, sender_id: sender, subject: 'Receipt', text: 'Thanks.' }).expect(200);
 
