@@ -94,8 +94,9 @@ export function createSendingWorker(deps: WorkerDeps, options: WorkerOptions = {
     if (rows.length) {
       const claims = await ledger.prepare(rows);
       const first = claims.filter((c) => OVERTAKING_KINDS.has(c.row.kind));
-      if (first.length && first.length < claims.length) await sendBatch(first);
-      await sendBatch(first.length && first.length < claims.length ? claims.filter((c) => !OVERTAKING_KINDS.has(c.row.kind)) : claims);
+      const rest = claims.filter((c) => !OVERTAKING_KINDS.has(c.row.kind));
+      if (first.length) await sendBatch(first);
+      if (rest.length) await sendBatch(rest);
     }
     if (rows.length < batchSize) await ledger.completeSends();
     return rows.length;
