@@ -32,7 +32,8 @@ function returnPathHost(address: string): string | undefined {
   return host.startsWith(`${RETURN_PATH_LABEL}.`) ? host : undefined;
 }
 
-function smtpError(code: number, message: string): Error {
+/** An answer to an SMTP command with its reply code (smtp-server sends `code message`). */
+export function smtpError(code: number, message: string): Error {
   return Object.assign(new Error(message), { responseCode: code });
 }
 

@@ -9,6 +9,7 @@ import { selfSignedPair } from '../lib/self-signed';
 import type { Ctx } from '../services/context';
 import type { Submission } from '../services/transactional/submission';
 import { SENDER_DOMAIN_UNAUTHENTICATED } from '../services/delivery/relays';
+import { smtpError } from './bounce-listener';
 
 export interface SubmissionServer {
   readonly port: number;
@@ -22,10 +23,6 @@ type Deps = {
   submission: Submission;
   logger: Logger;
 };
-
-function smtpError(code: number, message: string): Error {
-  return Object.assign(new Error(message), { responseCode: code });
-}
 
 /**
  * SUBMISSION_TLS_CERT and SUBMISSION_TLS_KEY, or a self-signed pair made once in the data folder
