@@ -6,6 +6,7 @@ import type { ClientRequest } from 'node:http';
 import { decode } from 'libqp';
 import type { Config } from '../../config';
 import type { RelayKind } from '../../lib/constants';
+import { emailKey } from '../../lib/email-key';
 import { refusedHost } from '../../lib/public-address';
 import { MESSAGE_HEADER } from '../../lib/verp';
 import { handedOver, HandOver } from '../hand-over';
@@ -189,9 +190,9 @@ export function jsonParts(message: OutgoingMessage) {
  * repeat (the APIs refuse an address twice in one message), files as base64 with their type.
  */
 export function jsonExtras(message: OutgoingMessage) {
-  const seen = new Set([message.to.trim().toLowerCase()]);
+  const seen = new Set([emailKey(message.to)]);
   const once = (list: string[] | undefined) => (list ?? []).filter((a) => {
-    const key = a.trim().toLowerCase();
+    const key = emailKey(a);
     return seen.has(key) ? false : (seen.add(key), true);
   });
   const cc = once(message.cc);
