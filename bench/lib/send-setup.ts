@@ -41,8 +41,8 @@ export async function createSend(db: Db, recipients: number, html: string): Prom
   });
 }
 
-export /** A fresh SQLite file, or a fresh database on DATABASE_URL's server; dropped afterwards. */
-async function scratchDatabase(): Promise<{ databaseUrl: string | undefined; sqliteFile: string; drop(): Promise<void> }> {
+/** A fresh SQLite file, or a fresh database on DATABASE_URL's server; dropped afterwards. */
+export async function scratchDatabase(): Promise<{ databaseUrl: string | undefined; sqliteFile: string; drop(): Promise<void> }> {
   const base = process.env.DATABASE_URL;
   if (!base) {
     const file = path.join(os.tmpdir(), `bench-send-${process.pid}.sqlite3`);
