@@ -12,7 +12,7 @@ import {
 } from '../http/inputs/transactional';
 import { validate, field } from '../http/validation';
 import type { Services } from '../services';
-import { checkedKey, IDEMPOTENCY_WORDS as CONFLICTS } from '../services/transactional/idempotency';
+import { IDEMPOTENCY_WORDS as CONFLICTS } from '../services/transactional/idempotency';
 import { checkTemplate } from '../services/transactional/templates';
 import { logFilters, messageIdOf } from '../services/transactional/transactional';
 import { arrayOf, int } from './schema-words';
@@ -25,11 +25,11 @@ export function mountTransactional(routes: ApiRoutes, { transactional }: Service
   const accepted = holds({ messages: arrayOf(ref('TransactionalAccepted')) }, '`message.messages`: one per address, in order: `{id, to, status}` (`queued` or `suppressed`).');
 
   routes.post('/transactional/send', { summary: 'Send a transactional message', description: IDEMPOTENCY_WORDS, response: accepted, params: MESSAGE_PARAMS, failures: conflicts }, async (req, res) => {
-    sendSuccess(res, { messages: await transactional.send(ctxOf(req), req.body, checkedKey(idempotencyKeyOf(req))) });
+    sendSuccess(res, { messages: await transactional.send(ctxOf(req), req.body, idempotencyKeyOf(req)) });
   });
 
   routes.post('/transactional/batch', { summary: 'Send up to 100 transactional messages', description: `One invalid item is a 422 naming it and nothing is sent. ${IDEMPOTENCY_WORDS}`, response: accepted, params: BATCH_PARAMS, failures: conflicts }, async (req, res) => {
-    sendSuccess(res, { messages: await transactional.batch(ctxOf(req), req.body, checkedKey(idempotencyKeyOf(req))) });
+    sendSuccess(res, { messages: await transactional.batch(ctxOf(req), req.body, idempotencyKeyOf(req)) });
   });
 
   routes.get('/transactional/messages', { summary: 'The transactional message log', response: holds({ messages: arrayOf(ref('TransactionalMessage')), total: int }), params: LOG_PARAMS }, async (req, res) => {

@@ -86,12 +86,17 @@ describe('SMTP submission of transactional mail', () => {
     expect(await h.runtime.db('send_messages').where({ email: 'x@shop.test' }).first()).toBeUndefined();
   });
 
-  test('when the From is not a verified sender then it is 550 5.7.1; a message over the size limit is 552', async () => {
+  test('when the From is not a verified sender then it is 550 5.7.1; a message over the size limit is 552; an over-long Idempotency-Key is 550', async () => {
     const unverified = await f.sender(setup.account.user_id, { from_email: 'new@acme.test', is_verified: 0 });
     expect(unverified).toBeGreaterThan(0);
     const mailer = client(setup.account.public_key, setup.account.secret_key);
     await expect(mailer.sendMail({ from: 'new@acme.test', to: 'y@shop.test', subject: 'x', text: 'x' })).rejects.toMatchObject({ responseCode: 550, response: expect.stringContaining('5.7.1') });
     await expect(mailer.sendMail({ from: 'news@acme.test', to: 'y@shop.test', subject: 'big', text: 'x'.repeat(MAX_BYTES * 2) })).rejects.toMatchObject({ responseCode: 552 });
+    // The Idempotency-Key is checked as the API checks it: 1 to 256 characters.
+    await expect(mailer.sendMail({ from: 'news@acme.test', to: 'y@shop.test', subject: 'x', text: 'x', headers: { 'Idempotency-Key': 'k'.repeat(257) } })).rejects.toMatchObject({
+      responseCode: 550,
+      response: expect.stringContaining('Idempotency-Key header must be 1 to 256 characters'),
+    });
     expect(await h.runtime.db('send_messages').where({ email: 'y@shop.test' }).first()).toBeUndefined();
   });
 

@@ -56,6 +56,5 @@ export const IDEMPOTENCY_WORDS =
 
 /** The Idempotency-Key header, as given (checked by the service). */
 export function idempotencyKeyOf(req: Request): string | undefined {
-  const value = req.get('Idempotency-Key');
-  return value === undefined ? undefined : value;
+  return req.get('Idempotency-Key');
 }

@@ -8,7 +8,7 @@ import type { Ctx } from '../context';
 import { recordAudit } from '../shared/audit-writer';
 import { transitionMessages } from '../shared/message-state';
 import { AcceptedMessage, ledgerIdOf, MessageSource, RecentSources, resolveMessages, writeMessages } from './accept';
-import { requestHash, withIdempotency } from './idempotency';
+import { checkedKey, requestHash, withIdempotency } from './idempotency';
 import { checkMessage, MessageInput } from './message-input';
 import { listMessages, LogFilters, messageDetails, TransactionalDetails, TransactionalMessageRecord } from './message-log';
 import { createTransactionalTemplates } from './templates';
@@ -97,16 +97,18 @@ export function createTransactionalService(deps: TransactionalDeps) {
       return () => void queuedListeners.delete(listener);
     },
 
-    /** POST /transactional/send: one message per address of `to`. */
+    /** POST /transactional/send: one message per address of `to`. `key`: the Idempotency-Key as given (checked here, for the API and SMTP alike). */
     async send(ctx: Ctx, body: unknown, key?: string, source: MessageSource = 'api'): Promise<AcceptedMessage[]> {
+      const checked = checkedKey(key);
       const errors: FieldErrors = {};
       const input = checkMessage(body, errors, '', now());
       if (!input) throw new ValidationError(errors);
-      return accept(ctx, [input], () => '', { key, hash: requestHash('send', body), source });
+      return accept(ctx, [input], () => '', { key: checked, hash: requestHash('send', body), source });
     },
 
     /** POST /transactional/batch: every message checked before any is written; the answer in order. */
     async batch(ctx: Ctx, body: unknown, key?: string): Promise<AcceptedMessage[]> {
+      const checked = checkedKey(key);
       const list = (body as { messages?: unknown } | null)?.messages;
       if (!Array.isArray(list) || !list.length) throw ValidationError.of('messages', isBlank(list) ? messages.required('messages') : messages.array('messages'));
       if (list.length > TRANSACTIONAL_LIMITS.batch) throw ValidationError.of('messages', messages.arrayMax('messages', TRANSACTIONAL_LIMITS.batch));
@@ -114,7 +116,7 @@ export function createTransactionalService(deps: TransactionalDeps) {
       const at = now();
       const inputs = list.map((item, i) => checkMessage(item, errors, `messages[${i}].`, at));
       if (Object.keys(errors).length) throw new ValidationError(errors);
-      return accept(ctx, inputs as MessageInput[], (i) => `messages[${i}].`, { key, hash: requestHash('batch', list), source: 'api' });
+      return accept(ctx, inputs as MessageInput[], (i) => `messages[${i}].`, { key: checked, hash: requestHash('batch', list), source: 'api' });
     },
 
     async list(ctx: Ctx, filters: LogFilters): Promise<{ messages: TransactionalMessageRecord[]; total: number }> {
