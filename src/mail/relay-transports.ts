@@ -1,12 +1,12 @@
 import type { RelayKind } from '../lib/constants';
-import { UNCONFIRMED_WORDS, wasHandedOver } from './hand-over';
+import { wasHandedOver } from './hand-over';
 import { mailgun } from './relays/mailgun';
 import { postmark } from './relays/postmark';
 import { sendgrid } from './relays/sendgrid';
 import { ses } from './relays/ses';
 import { checkRelayHost, isPolicyRefusal, RelayContext, RelayFailure, RelaySettings, RelayTransport, RelayTransportOptions } from './relays/shared';
 import { classifySmtpError, smtpTransport } from './relays/smtp';
-import { wholeSentences } from './transport';
+import { unconfirmedText, wholeSentences } from './transport';
 
 // The one door to the relays: each provider lives in its own file under relays/, what they share in relays/shared.ts.
 export { checkRelayHost, fromDomain, isPolicyRefusal } from './relays/shared';
@@ -58,7 +58,7 @@ export function classifyRelayError(kind: RelayKind, err: unknown): RelayFailure 
   // Handed over whole and then no answer at all (reset, closed, timed out): the relay may have
   // taken the message (classifySendError says so for SMTP). An answer, even a refusal, says it did not.
   if (provider && wasHandedOver(err) && provider.errorOf(e).status === null) {
-    return { relayDown: true, outcome: 'unconfirmed', code: null, message: `${UNCONFIRMED_WORDS} (${kind}: ${provider.errorOf(e).text})`.slice(0, 480) };
+    return { relayDown: true, outcome: 'unconfirmed', code: null, message: unconfirmedText(kind, provider.errorOf(e).text) };
   }
   if (e.code === 'EPRIVATE' || e.code === 'EDNS') return { relayDown: true, outcome: 'retry', code: null, message: String(e.message) };
   if (!provider) return classifySmtpError(err);

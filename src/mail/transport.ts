@@ -174,6 +174,15 @@ export function wholeSentences(text: string, max = ANSWER_MAX): string {
   return `${room.slice(0, word > 0 ? word : room.length)} …`;
 }
 
+/**
+ * The text of a message the relay may have taken (UNCONFIRMED_WORDS) with what its connection
+ * said, the latter shortened to fit so that the whole still reads to its closing bracket.
+ */
+export function unconfirmedText(kind: string, said: string): string {
+  const frame = `${UNCONFIRMED_WORDS} (${kind}: )`;
+  return `${UNCONFIRMED_WORDS} (${kind}: ${wholeSentences(said, ANSWER_MAX - frame.length)})`;
+}
+
 /** What to do with a message whose send failed. */
 export interface SendFailure {
   /**
@@ -200,7 +209,7 @@ export function classifySendError(err: unknown): SendFailure {
   const text = answered ? smtpAnswer(String(e.response)) : wholeSentences(String(e?.message ?? err).replace(/\s+/g, ' ').trim());
   const message = !answered && e?.code && !text.includes(String(e.code)) ? `${String(e.code)}: ${text}` : text;
   if (wasHandedOver(err) && code === null && !['EENVELOPE', 'EMESSAGE', 'EAUTH', 'ESTREAM'].includes(String(e?.code))) {
-    return { outcome: 'unconfirmed', code: null, message: `${UNCONFIRMED_WORDS} (smtp: ${message})`.slice(0, 480) };
+    return { outcome: 'unconfirmed', code: null, message: unconfirmedText('smtp', message) };
   }
   return { outcome: code !== null && code >= 500 && code < 600 ? 'bounce' : 'retry', code, message };
 }

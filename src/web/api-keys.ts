@@ -2,12 +2,11 @@ import type { Request } from 'express';
 import { ctxOf } from '../http/context';
 import { apiKeyInput, apiKeyRules } from '../http/inputs/team';
 import { validate } from '../http/validation';
-import { TEAM_ROLES } from '../lib/constants';
+import { TEAM_ROLE_NAMES, TEAM_ROLES } from '../lib/constants';
 import { toId } from '../lib/http';
 import type { Services } from '../services';
 import { onInvalid } from './errors';
 import type { WebRoutes } from './routes';
-import { ROLE_LABELS } from './team';
 import type { Views } from './views';
 
 const SECRET = { 'secret-key': 'api-keys/macros.njk#secretKey' } as const;
@@ -19,9 +18,9 @@ const SECRET = { 'secret-key': 'api-keys/macros.njk#secretKey' } as const;
 export function mountApiKeys(routes: WebRoutes, { accounts, apiKeys }: Services, views: Views): void {
   const data = async (req: Request) => ({
     title: 'API keys',
-    keys: (await apiKeys.list(ctxOf(req))).rows.map((key) => ({ ...key, roleLabel: ROLE_LABELS[key.role] })),
+    keys: (await apiKeys.list(ctxOf(req))).rows.map((key) => ({ ...key, roleLabel: TEAM_ROLE_NAMES[key.role] })),
     // Only roles up to the maker's own: a key never outranks who made it.
-    roles: TEAM_ROLES.slice(TEAM_ROLES.indexOf(req.actor?.role ?? 'analyst')).map((role) => ({ value: role, label: ROLE_LABELS[role] })),
+    roles: TEAM_ROLES.slice(TEAM_ROLES.indexOf(req.actor?.role ?? 'analyst')).map((role) => ({ value: role, label: TEAM_ROLE_NAMES[role] })),
     values: { role: 'analyst' },
   });
 
@@ -39,7 +38,7 @@ export function mountApiKeys(routes: WebRoutes, { accounts, apiKeys }: Services,
 
   routes.post('/api-keys', onInvalid('api-keys/index.njk', data), validate(...apiKeyRules()), async (req, res) => {
     const created = await apiKeys.create(ctxOf(req), apiKeyInput(req.body));
-    views.page(req, res, 'api-keys/index.njk', { ...(await data(req)), created: { ...created, roleLabel: ROLE_LABELS[created.role] } });
+    views.page(req, res, 'api-keys/index.njk', { ...(await data(req)), created: { ...created, roleLabel: TEAM_ROLE_NAMES[created.role] } });
   });
 
   routes.post('/api-keys/:id/delete', async (req, res) => {

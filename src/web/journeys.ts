@@ -6,7 +6,7 @@ import { csvUploadParser, thenRemoveUpload } from '../http/upload';
 import { SEGMENT_OPERATORS } from '../lib/constants';
 import { ValidationError } from '../lib/errors';
 import type { Services } from '../services';
-import { graphEdits, NODE_TYPES, type JourneyGraph, type JourneyNode } from '../services/journeys';
+import { graphEdits, NODE_TYPES, SETTABLE_RESERVED, type JourneyGraph, type JourneyNode } from '../services/journeys';
 import { errorsByNode, flowOf, FlowCounts, KIND } from './journey-flow';
 import type { WebRoutes } from './routes';
 import type { Views } from './views';
@@ -98,7 +98,7 @@ export function mountJourneys(routes: WebRoutes, services: Services, views: View
         steps: steps.map((s) => ({ value: s.utr, label: s.subject })),
         emailNodes,
         segments: segmentNames.map((s) => ({ value: String(s.id), label: s.segment_name })),
-        fields: [...new Set(['first_name', 'last_name', 'city', 'state', 'postal_code', 'address_line1', 'address_line2', 'state_province_region', ...custom.map((f) => f.field_name)])],
+        fields: [...new Set([...SETTABLE_RESERVED, ...custom.map((f) => f.field_name)])],
         operators: OPERATORS,
       },
       versions: saved.versions,

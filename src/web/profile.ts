@@ -1,12 +1,11 @@
 import type { Request, Response } from 'express';
-import { SESSION } from '../lib/constants';
+import { SESSION, TEAM_ROLE_NAMES } from '../lib/constants';
 import type { Services } from '../services';
 import type { TeamMember } from '../services/accounts/team-identity';
 import { SESSION_COOKIE, sessionOrigin } from './auth';
 import type { Cookies } from './cookies';
 import { onInvalid } from './errors';
 import type { WebRoutes } from './routes';
-import { ROLE_LABELS } from './team';
 import type { Views } from './views';
 
 /** A browser's name from its User-Agent, in plain words (the full string stays in the title). */
@@ -28,7 +27,7 @@ export function mountProfile(routes: WebRoutes, { teamUsers, sessions, twoFactor
     const [list, twoStep] = await Promise.all([sessions.list(me.id, cookies.read(req, SESSION_COOKIE) ?? ''), twoFactor.status(me.id)]);
     return {
       title: 'Your profile',
-      me: { ...me, roleLabel: ROLE_LABELS[me.role] },
+      me: { ...me, roleLabel: TEAM_ROLE_NAMES[me.role] },
       twoStep,
       sessions: list.map((s) => ({ ...s, browser: browserOf(s.user_agent) })),
     };

@@ -11,14 +11,12 @@ import { onInvalid } from './errors';
 import type { WebRoutes } from './routes';
 import type { Views } from './views';
 
-export const ROLE_LABELS = TEAM_ROLE_NAMES;
-const ROLE_HINTS = TEAM_ROLE_DUTIES;
 const STATUS_LABELS: Record<TeamUserStatus, string> = { invited: 'Invited', active: 'Active', disabled: 'Disabled' };
 
 /** The roles a row's role can be changed to by the signed-in person: ownership only by the owner, to an active admin. */
 function roleChoices(me: TeamMember, row: TeamUserRecord) {
   const roles: TeamRole[] = me.role === 'owner' && row.role === 'admin' && row.status === 'active' ? [...INVITED_ROLES, 'owner'] : [...INVITED_ROLES];
-  return roles.map((role) => ({ value: role, label: role === 'owner' ? 'Owner (hand over ownership)' : ROLE_LABELS[role] }));
+  return roles.map((role) => ({ value: role, label: role === 'owner' ? 'Owner (hand over ownership)' : TEAM_ROLE_NAMES[role] }));
 }
 
 /** The Team page: the people of the account, invitations, roles, disabling and removing. */
@@ -30,12 +28,12 @@ export function mountTeam(routes: WebRoutes, { teamUsers }: Services, views: Vie
       title: 'Team',
       people: rows.map((row) => ({
         ...row,
-        roleLabel: ROLE_LABELS[row.role],
+        roleLabel: TEAM_ROLE_NAMES[row.role],
         statusLabel: STATUS_LABELS[row.status],
         isMe: row.id === me.id,
         roleChoices: row.role === 'owner' ? [] : roleChoices(me, row),
       })),
-      inviteRoles: INVITED_ROLES.map((role) => ({ value: role, label: `${ROLE_LABELS[role]}: ${ROLE_HINTS[role]}` })),
+      inviteRoles: INVITED_ROLES.map((role) => ({ value: role, label: `${TEAM_ROLE_NAMES[role]}: ${TEAM_ROLE_DUTIES[role]}` })),
       values: { role: 'editor' },
     };
   };

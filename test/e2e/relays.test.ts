@@ -1,9 +1,7 @@
-import { readFileSync } from 'node:fs';
 import { useHarness } from '../support/harness';
 import { useSmtpSink } from '../support/smtp';
+import { axeViolations } from './axe';
 import { useBrowser, widths } from './browser';
-
-const AXE_SOURCE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
 
 /** The Relays page on a phone, with the keyboard, under the CSP. */
 describe('dashboard relays in Chromium', () => {
@@ -38,9 +36,7 @@ describe('dashboard relays in Chromium', () => {
 
     const { scroll, inner } = await widths(page);
     expect(scroll).toBeLessThanOrEqual(inner);
-    await page.evaluate(AXE_SOURCE);
-    const axe = (await page.evaluate('window.axe.run(document, { resultTypes: ["violations"] })')) as { violations: Array<{ id: string }> };
-    expect(axe.violations.map((v) => v.id)).toEqual([]);
+    expect(await axeViolations(page)).toEqual([]);
 
     await page.getByRole('button', { name: 'Test Office Postfix' }).press('Enter');
     await page.getByText('The relay connected and accepted the login. Nothing was sent.').waitFor();

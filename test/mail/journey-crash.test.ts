@@ -28,7 +28,7 @@ describe('a worker killed while contacts move through a journey', () => {
     const utrs: string[] = [];
     for (const subject of subjects) {
       const id = await f.schedule(alice.user_id, automation, { senderId: sender, subject, waitingPeriod: 1, waitingType: 'instantly' });
-      utrs.push(String((await h.runtime.db('automation_schedules').where({ id }).first('utr')).utr));
+      utrs.push(await f.utrOf('automation_schedules', id));
     }
     const utr = String((await f.automationRecord(automation)).utr);
     await h.api(alice).post('/automations/journey/save').send({

@@ -29,7 +29,7 @@ describe('a journey\'s webhook step', () => {
     await f.contact(alice.user_id, type, 'ben@example.org', { first_name: 'Ben' });
     const automation = await f.automation(alice.user_id, { type: 'custom', contactType: type, groupId: setup.group });
     const stepId = await f.schedule(alice.user_id, automation, { senderId: setup.sender, subject: 'After the hooks, ((first_name))', waitingPeriod: 1, waitingType: 'instantly' });
-    const stepUtr = String((await h.runtime.db('automation_schedules').where({ id: stepId }).first('utr')).utr);
+    const stepUtr = await f.utrOf('automation_schedules', stepId);
     const utr = String((await f.automationRecord(automation)).utr);
     const graph = (hookUrl: string) => ({
       start: 'notify',

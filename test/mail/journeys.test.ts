@@ -18,18 +18,17 @@ describe('journeys', () => {
   const sink = useSmtpSink({ emptyBeforeEach: true });
 
   const received = () => sink.messages.map((m) => `${m.to[0]}: ${m.parsed.subject}`).sort();
-  const utrOf = async (table: string, id: number) => String((await h.runtime.db(table).where({ id }).first('utr')).utr);
   const save = async (account: TestAccount, automation: number, graph: unknown) => {
-    const res = await h.api(account).post('/automations/journey/save').send({ utr: await utrOf('automations', automation), graph: JSON.stringify(graph) }).expect(200);
+    const res = await h.api(account).post('/automations/journey/save').send({ utr: await f.utrOf('automations', automation), graph: JSON.stringify(graph) }).expect(200);
     return res.body.message.version as number;
   };
   const report = async (automation: number, version: number) => {
-    const res = await h.api(alice).get(`/automations/journey/report?utr=${await utrOf('automations', automation)}&version=${version}`).expect(200);
+    const res = await h.api(alice).get(`/automations/journey/report?utr=${await f.utrOf('automations', automation)}&version=${version}`).expect(200);
     return Object.fromEntries(res.body.message.nodes.map((n: { id: string }) => [n.id, n]));
   };
   /** A step of the automation, its content links to the offer page. */
   const step = async (automation: number, subject: string) =>
-    utrOf('automation_schedules', await f.schedule(alice.user_id, automation, {
+    f.utrOf('automation_schedules', await f.schedule(alice.user_id, automation, {
       senderId: setup.sender,
       subject,
       waitingPeriod: 1,
@@ -220,7 +219,7 @@ describe('journeys', () => {
       await f.contact(alice.user_id, type, 'new@example.org', { first_name: 'New' });
       await f.groupUnsubscribe(alice.user_id, setup.group, 'gone@example.org');
       await worker.runOnce();
-      const shown = await h.api(alice).get(`/automations/journey?utr=${await utrOf('automations', automation)}`).expect(200);
+      const shown = await h.api(alice).get(`/automations/journey?utr=${await f.utrOf('automations', automation)}`).expect(200);
       expect(shown.body.message.versions.map((v: { version: number; contacts_in: number }) => [v.version, v.contacts_in])).toEqual([[2, 1], [1, 1]]);
 
       await f.setAutomationStatus(automation, 2);

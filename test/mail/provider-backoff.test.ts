@@ -1,8 +1,5 @@
 import { MESSAGE_STATE } from '../../src/lib/constants';
-import { useHarness, TestAccount } from '../support/harness';
-import { manualClock, sendingFixtures, testWorker } from '../support/fixtures';
-import { useSmtpSink } from '../support/smtp';
-import { startDnsServer, TestDnsServer } from '../support/dns';
+import { useProviderWorld } from '../support/providers';
 import { signIn } from '../support/web';
 
 /**
@@ -10,35 +7,17 @@ import { signIn } from '../support/web';
  * a while; the worker slows Gmail only, and its messages wait without using up their attempts.
  */
 describe('backoff when a provider defers for the sender\'s volume', () => {
-  let dns: TestDnsServer;
-  beforeAll(async () => {
-    dns = await startDnsServer();
-    dns.set('gmail-like.test', 'MX', ['5 gmail-smtp-in.l.google.com']);
-    dns.set('outlook-like.test', 'MX', ['10 outlook-like-test.mail.protection.outlook.com']);
-  });
-  afterAll(() => dns.close());
-
   let gmailDeferring = true;
-  const sink = useSmtpSink({
-    onRecipient: (address) =>
-      gmailDeferring && address.endsWith('@gmail-like.test')
-        ? { code: 421, message: '4.7.28 Gmail has detected an unusual rate of unsolicited mail originating from your SPF domain' }
-        : undefined,
+  const { sink, h, f, alice, clock, run } = useProviderWorld({
+    sink: {
+      onRecipient: (address) =>
+        gmailDeferring && address.endsWith('@gmail-like.test')
+          ? { code: 421, message: '4.7.28 Gmail has detected an unusual rate of unsolicited mail originating from your SPF domain' }
+          : undefined,
+    },
+    // Two attempts at most: three rounds of throttling would fail every Gmail message if they counted.
+    env: { SEND_MAX_ATTEMPTS: '2', SEND_RETRY_SECONDS: '60' },
   });
-  // Two attempts at most: three rounds of throttling would fail every Gmail message if they counted.
-  const h = useHarness({ DNS_SERVERS: () => dns.address, SMTP_URL: () => sink.url, SEND_MAX_ATTEMPTS: '2', SEND_RETRY_SECONDS: '60' });
-  const f = sendingFixtures(h);
-  let alice: TestAccount;
-  const clock = manualClock(new Date(Date.now() + 3_600_000));
-
-  beforeAll(async () => {
-    alice = await h.account();
-  });
-
-  async function run(): Promise<void> {
-    const { worker, close } = testWorker(h, sink.url, { now: clock.now });
-    await worker.runOnce().finally(close);
-  }
   const gmailRows = async (sendId: number) => (await f.ledger(sendId)).filter((r) => String(r.email).endsWith('@gmail-like.test'));
   const throttle = async () => h.runtime.db('provider_throttles').where({ provider: 'google' }).first();
 

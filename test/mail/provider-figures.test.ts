@@ -1,7 +1,4 @@
-import { useHarness, TestAccount } from '../support/harness';
-import { manualClock, sendingFixtures, testWorker } from '../support/fixtures';
-import { useSmtpSink } from '../support/smtp';
-import { startDnsServer, TestDnsServer } from '../support/dns';
+import { useProviderWorld } from '../support/providers';
 import { until } from '../support/wait';
 import { signIn } from '../support/web';
 
@@ -10,41 +7,23 @@ import { signIn } from '../support/web';
  * DNS server, a real SMTP sink that defers and refuses some recipients.
  */
 describe('figures per mailbox provider', () => {
-  let dns: TestDnsServer;
-  beforeAll(async () => {
-    dns = await startDnsServer();
-    dns.set('gmail-like.test', 'MX', ['5 gmail-smtp-in.l.google.com', '10 alt1.gmail-smtp-in.l.google.com']);
-    dns.set('outlook-like.test', 'MX', ['10 outlook-like-test.mail.protection.outlook.com']);
-    dns.set('plain.test', 'MX', ['10 mx.plain.test']);
-    // nomx.test: no record at all (NXDOMAIN).
-  });
-  afterAll(() => dns.close());
-
   // `deferred@` is deferred as Gmail defers a sender it throttles, once; `gone@` does not exist.
   const deferredOnce = new Set<string>();
-  const sink = useSmtpSink({
-    onRecipient: (address) => {
-      if (address.startsWith('gone@')) return { code: 550, message: '5.1.1 The email account that you tried to reach does not exist' };
-      if (address.startsWith('deferred@') && !deferredOnce.has(address)) {
-        deferredOnce.add(address);
-        return { code: 421, message: '4.7.28 Gmail has detected an unusual rate of unsolicited mail originating from your SPF domain' };
-      }
-      return undefined;
+  const { h, f, alice, clock, run } = useProviderWorld({
+    // nomx.test: no record at all (NXDOMAIN).
+    mx: { 'gmail-like.test': ['5 gmail-smtp-in.l.google.com', '10 alt1.gmail-smtp-in.l.google.com'], 'plain.test': ['10 mx.plain.test'] },
+    sink: {
+      onRecipient: (address) => {
+        if (address.startsWith('gone@')) return { code: 550, message: '5.1.1 The email account that you tried to reach does not exist' };
+        if (address.startsWith('deferred@') && !deferredOnce.has(address)) {
+          deferredOnce.add(address);
+          return { code: 421, message: '4.7.28 Gmail has detected an unusual rate of unsolicited mail originating from your SPF domain' };
+        }
+        return undefined;
+      },
     },
+    env: { SEND_RETRY_SECONDS: '60' },
   });
-  const h = useHarness({ DNS_SERVERS: () => dns.address, SMTP_URL: () => sink.url, SEND_RETRY_SECONDS: '60' });
-  const f = sendingFixtures(h);
-  let alice: TestAccount;
-  const clock = manualClock(new Date(Date.now() + 3_600_000));
-
-  beforeAll(async () => {
-    alice = await h.account();
-  });
-
-  async function run(): Promise<void> {
-    const { worker, close } = testWorker(h, sink.url, { now: clock.now });
-    await worker.runOnce().finally(close);
-  }
 
   const figures = async (path: string) => {
     const res = await h.api(alice).get(path);

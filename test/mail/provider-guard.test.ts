@@ -1,9 +1,6 @@
 import { insertId, nowValue } from '../../src/db/dialect';
 import { FEEDBACK_EVENT, MESSAGE_STATE } from '../../src/lib/constants';
-import { useHarness, TestAccount } from '../support/harness';
-import { manualClock, sendingFixtures, testWorker } from '../support/fixtures';
-import { useSmtpSink } from '../support/smtp';
-import { startDnsServer, TestDnsServer } from '../support/dns';
+import { useProviderWorld } from '../support/providers';
 import { signIn } from '../support/web';
 
 /**
@@ -11,32 +8,14 @@ import { signIn } from '../support/web';
  * domain's mail to Gmail only; Outlook's recipients keep getting it; an admin resumes it.
  */
 describe('the complaint and bounce guard per sending domain and provider', () => {
-  let dns: TestDnsServer;
-  beforeAll(async () => {
-    dns = await startDnsServer();
-    dns.set('gmail-like.test', 'MX', ['5 gmail-smtp-in.l.google.com']);
-    dns.set('outlook-like.test', 'MX', ['10 outlook-like-test.mail.protection.outlook.com']);
-  });
-  afterAll(() => dns.close());
-
-  const sink = useSmtpSink();
   // Small lines, so a handful of messages can cross them.
-  const h = useHarness({ DNS_SERVERS: () => dns.address, SMTP_URL: () => sink.url, GUARD_MIN_DELIVERED: '3', COMPLAINT_PAUSE_RATE: '10%' });
-  const f = sendingFixtures(h);
-  let alice: TestAccount;
-  const clock = manualClock(new Date(Date.now() + 3_600_000));
+  const { sink, h, f, alice, clock, run } = useProviderWorld({ env: { GUARD_MIN_DELIVERED: '3', COMPLAINT_PAUSE_RATE: '10%' } });
 
   beforeAll(async () => {
-    alice = await h.account();
     await insertId(h.runtime.db, 'notification_recipients', {
       user_id: alice.user_id, email_address: 'boss@example.org', email_key: 'boss@example.org', email_owner: 'Boss', created_at: nowValue(), updated_at: nowValue(),
     });
   });
-
-  async function run(): Promise<void> {
-    const { worker, close } = testWorker(h, sink.url, { now: clock.now });
-    await worker.runOnce().finally(close);
-  }
   async function sendTo(name: string, emails: string[]): Promise<number> {
     const { sender, group, type } = await f.basics(alice, name);
     for (const email of emails) await f.contact(alice.user_id, type, email);

@@ -1,33 +1,14 @@
 import { MESSAGE_STATE } from '../../src/lib/constants';
-import { useHarness, TestAccount } from '../support/harness';
-import { manualClock, sendingFixtures, testWorker } from '../support/fixtures';
-import { useSmtpSink } from '../support/smtp';
-import { startDnsServer, TestDnsServer } from '../support/dns';
+import { useProviderWorld } from '../support/providers';
 import { signIn } from '../support/web';
 
 /** Warm-up caps per provider: the rest of a day's mail waits for the next day, not attempted. */
 describe('a sending domain\'s warm-up', () => {
-  let dns: TestDnsServer;
-  beforeAll(async () => {
-    dns = await startDnsServer();
-    dns.set('gmail-like.test', 'MX', ['5 gmail-smtp-in.l.google.com']);
-    dns.set('outlook-like.test', 'MX', ['10 outlook-like-test.mail.protection.outlook.com']);
+  const { sink, h, f, alice, clock, run } = useProviderWorld({
+    env: { SEND_MAX_ATTEMPTS: '1' },
+    // Late on a UTC day, so the next day is a few hours ahead of the clock.
+    start: new Date(`${new Date(Date.now() + 86_400_000).toISOString().slice(0, 10)}T20:00:00.000Z`),
   });
-  afterAll(() => dns.close());
-  const sink = useSmtpSink();
-  const h = useHarness({ DNS_SERVERS: () => dns.address, SMTP_URL: () => sink.url, SEND_MAX_ATTEMPTS: '1' });
-  const f = sendingFixtures(h);
-  let alice: TestAccount;
-  // Late on a UTC day, so the next day is a few hours ahead of the clock.
-  const clock = manualClock(new Date(`${new Date(Date.now() + 86_400_000).toISOString().slice(0, 10)}T20:00:00.000Z`));
-
-  beforeAll(async () => {
-    alice = await h.account();
-  });
-  async function run(): Promise<void> {
-    const { worker, close } = testWorker(h, sink.url, { now: clock.now });
-    await worker.runOnce().finally(close);
-  }
 
   test('when a domain warms up at 2 then 10 a day then each provider gets 2 today, the rest waits for tomorrow and goes then, never failed', async () => {
     const domain = (await h.api(alice).post('/domains/save').send({ domain: 'acme.test' }).expect(200)).body.message.domain;

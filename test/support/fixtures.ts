@@ -407,6 +407,11 @@ export function sendingFixtures(h: Harness) {
       return db()('automations').where({ id }).first();
     },
 
+    /** The utr the API names a fixture's row by (an automation, a step, a send). */
+    async utrOf(table: 'automations' | 'automation_schedules' | 'single_sends', id: number): Promise<string> {
+      return String((await db()(table).where({ id }).first('utr')).utr);
+    },
+
     async send(id: number): Promise<Record<string, unknown>> {
       return db()('single_sends').where({ id }).first();
     },

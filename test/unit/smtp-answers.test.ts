@@ -1,7 +1,14 @@
+import { classifyRelayError } from '../../src/mail/relay-transports';
+import { handedOver } from '../../src/mail/hand-over';
 import { classifySendError, smtpAnswer, storedAnswer, wholeSentences } from '../../src/mail/transport';
 
 /** A nodemailer error as it reaches the worker: a multi-line reply is joined with "\n", the library's code beside it. */
 const refusal = (responseCode: number, response: string, code = 'EMESSAGE') => Object.assign(new Error(`Message failed: ${response}`), { responseCode, response, code });
+
+/** A connection reset after the whole message went: no answer, so the relay may have it. */
+const silentAfterHandOver = (text: string) => {
+  return handedOver(Object.assign(new Error(`${text} ${text} ${text}`), { code: 'ECONNRESET' }));
+};
 
 const GMAIL = [
   '550-5.7.26 This mail has been blocked because the sender is unauthenticated.',
@@ -38,6 +45,16 @@ describe('SMTP answers', () => {
     expect(cut).toMatch(/refusal\. …$/);
     expect(long.startsWith(cut.slice(0, -2))).toBe(true);
     expect(smtpAnswer(`550-5.7.1 ${long.slice(0, 300)}\n550 5.7.1 ${long.slice(300)}`)).toMatch(/^550 5\.7\.1 Sentence number 0 .*refusal\. …$/);
+  });
+
+  test('when a relay goes silent after taking a message with a long error then the text is cut at a word and keeps its closing bracket', () => {
+    const long = Array.from({ length: 60 }, (_, i) => `word${i}`).join(' ');
+    for (const failure of [classifySendError(silentAfterHandOver(long)), classifyRelayError('postmark', silentAfterHandOver(long))]) {
+      expect(failure.outcome).toBe('unconfirmed');
+      expect(failure.message.length).toBeLessThanOrEqual(480);
+      expect(failure.message).toMatch(/^The relay stopped answering after taking the message; .* \((smtp|postmark): (ECONNRESET: )?word0 .* …\)$/);
+      expect(failure.message).not.toMatch(/word\d*[^\d ]… /);
+    }
   });
 
   test('when a failure was stored before answers were kept whole then the dashboard shows it without the library\'s code', () => {

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import crypto from 'node:crypto';
 import { insertId, jsonValue, nowValue, parseJson } from '../../db/dialect';
-import { CONTACT_TEXT_COLUMNS, ContactTextColumn, CustomFieldType } from '../../lib/constants';
+import { CONTACT_TEXT_COLUMNS, ContactTextColumn, CustomFieldType, FIELD_LABELS } from '../../lib/constants';
 import { FieldErrors, NotFoundError } from '../../lib/errors';
 import { timestamp } from '../../lib/time';
 import { messages, throwIfAny } from '../../lib/validation';
@@ -81,20 +81,12 @@ export interface PublicForm {
   groups: OfferedGroup[];
 }
 
-/** The contact columns a form may ask, with their labels (the email is always asked). */
-export const FORM_TEXT_FIELDS: Record<ContactTextColumn, string> = {
-  first_name: 'First name',
-  last_name: 'Last name',
-  address_line1: 'Address line 1',
-  address_line2: 'Address line 2',
-  city: 'City',
-  state: 'State',
-  state_province_region: 'State, province or region',
-  postal_code: 'Postal code',
-};
+/** The contact columns a form may ask, in the order it offers them, with their labels (the email is always asked). */
+const FORM_TEXT_ORDER: ContactTextColumn[] = ['first_name', 'last_name', 'address_line1', 'address_line2', 'city', 'state', 'state_province_region', 'postal_code'];
+export const FORM_TEXT_FIELDS = Object.fromEntries(FORM_TEXT_ORDER.map((column) => [column, FIELD_LABELS[column]])) as Record<ContactTextColumn, string>;
 
 /** The label of the country field, on the dashboard and the public form. */
-export const COUNTRY_LABEL = 'Country';
+export const COUNTRY_LABEL = FIELD_LABELS.country;
 
 const isTextColumn = (name: string): name is ContactTextColumn => Object.prototype.hasOwnProperty.call(CONTACT_TEXT_COLUMNS, name);
 

@@ -2,9 +2,9 @@ import type { Knex } from 'knex';
 import { insertSelect } from '../../db/insert-select';
 import { skipLocked } from '../../db/locking';
 import { typedParam } from '../../db/typed-param';
-import { AUTOMATION_STATUS, AUTOMATION_TYPES, ENROLMENT_STATE, MESSAGE_KIND, MESSAGE_STATE, SenderDomainStatus } from '../../lib/constants';
+import { AUTOMATION_STATUS, AUTOMATION_TYPES, ENROLMENT_STATE, SenderDomainStatus } from '../../lib/constants';
 import { Audience, unsubscribedOrSuppressed, withoutUnsubscribed } from '../delivery/ledger';
-import { moveCounters } from '../delivery/ledger';
+import { queueAutomationStep } from '../delivery/ledger';
 import { membersOf } from '../delivery/ledger';
 import type { Targets } from '../delivery/ledger';
 import { domainStatusesOf } from '../delivery/relays';
@@ -278,22 +278,7 @@ async function queueDueSteps(trx: Knex.Transaction, automation: AutomationRow, s
         .whereNull('automation_enrolments.journey_version_id')
         .whereRaw('coalesce(automation_enrolments.last_schedule_id, 0) >= ?', [i === 0 ? 0 : schedules[i - 1].id])
         .where((q) => q.whereNull('automation_enrolments.last_schedule_id').orWhere('automation_enrolments.last_schedule_id', '<', next.id));
-    const column = (name: string) => `automation_enrolments.${name}`;
-    const inserted = await insertSelect(trx, 'send_messages', {
-      user_id: column('user_id'),
-      kind: typedParam(trx, MESSAGE_KIND.automation, 'smallint'),
-      automation_id: column('automation_id'),
-      automation_schedule_id: typedParam(trx, next.id, 'integer'),
-      enrolment_id: column('id'),
-      contact_id: column('contact_id'),
-      segment_recipient_id: column('segment_recipient_id'),
-      email: column('email'),
-      email_key: column('email_key'),
-      state: typedParam(trx, MESSAGE_STATE.queued, 'smallint'),
-      available_at: typedParam(trx, at, 'timestamptz'),
-      created_at: typedParam(trx, at, 'timestamptz'),
-      updated_at: typedParam(trx, at, 'timestamptz'),
-    }, due());
+    const inserted = await queueAutomationStep(trx, automation.id, next.id, due(), { enrolments: 'automation_enrolments' }, at);
     // The same rows move on to the next schedule, in one statement however many they are.
     await due().update({
       last_schedule_id: next.id,
@@ -301,7 +286,6 @@ async function queueDueSteps(trx: Knex.Transaction, automation: AutomationRow, s
       next_due_at: following ? new Date(now.getTime() + waitingMs(following)).toISOString() : null,
       updated_at: at,
     });
-    await moveCounters(trx, { single_send_id: null, automation_id: automation.id }, { triggered: inserted });
     queued += inserted;
   }
   return queued;

@@ -50,6 +50,9 @@ export interface PauseExplained {
 /** Hours are grouped into days once the opens span more than this many. */
 const HOURLY_SPAN = 48;
 
+/** A ledger row's failure as people read it: the answer without library codes, a template's error without its marker. */
+const failureText = (stored: string) => storedAnswer(stored.replace(/^template_error: /, ''));
+
 interface Deps extends Pick<ServiceDeps, 'db' | 'config' | 'secret'> {
   singleSends: Pick<SingleSendsService, 'get'>;
   contacts: Pick<ContactsService, 'get'>;
@@ -103,7 +106,7 @@ export function createSendInsightsService({ db, config, secret, singleSends, con
         .limit(limit)) as unknown as { reason: string | null; why: string | null; attempts: unknown; n: unknown }[];
       const kindOf = (r: (typeof rows)[number]): FailureReason['kind'] =>
         r.why === 'policy' || r.why === 'template_error' || r.why === 'unconfirmed' ? r.why : toCount(r.attempts) > 1 ? 'retried' : 'refused';
-      return rows.map((r) => ({ reason: storedAnswer((r.reason ?? 'unknown').replace(/^template_error: /, '')), messages: toCount(r.n), kind: kindOf(r) }));
+      return rows.map((r) => ({ reason: failureText(r.reason ?? 'unknown'), messages: toCount(r.n), kind: kindOf(r) }));
     },
 
     /** Why a paused send of the account is paused, with what its page shows to fix it (undefined when it is not paused). */
@@ -124,7 +127,7 @@ export function createSendInsightsService({ db, config, secret, singleSends, con
         reason,
         failed: toCount(failed?.n),
         attempted: toCount(send.delivered) + toCount(send.bounces) + toCount(send.failed),
-        example: example?.last_error ? storedAnswer(String(example.last_error).replace(/^template_error: /, '')) : null,
+        example: example?.last_error ? failureText(String(example.last_error)) : null,
         domain: domain ? sendingDomainRecord(domain) : null,
         notified: toCount(notified?.n),
       };

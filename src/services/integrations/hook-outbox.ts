@@ -51,21 +51,8 @@ export async function emitHookEvents(
   for (const draft of await drafts()) {
     const eventId = hookEventId();
     for (const endpointId of endpoints.get(draft.userId) ?? []) {
-      rows.push({
-        user_id: draft.userId,
-        endpoint_id: endpointId,
-        event_id: eventId,
-        event_type: type,
-        // A batched type gets the id of its request when a worker forms the batch.
-        message_id: BATCHED_HOOK_EVENTS.has(type) ? null : eventId,
-        data: JSON.stringify(draft.data),
-        contact_key: draft.contactKey ?? null,
-        state: HOOK_DELIVERY_STATE.pending,
-        attempts: 0,
-        next_attempt_at: at,
-        created_at: at,
-        updated_at: at,
-      });
+      // A batched type gets the id of its request when a worker forms the batch.
+      rows.push(deliveryRow({ ...draft, endpointId, type }, eventId, BATCHED_HOOK_EVENTS.has(type) ? null : eventId, at));
     }
   }
   const chunk = rowsPerInsert(trx, 13);
@@ -88,12 +75,18 @@ export interface EndpointEventDraft {
  */
 export async function emitToEndpoint(trx: Knex, draft: EndpointEventDraft, at: string = nowValue()): Promise<string> {
   const eventId = hookEventId();
-  await trx('webhook_deliveries').insert({
+  await trx('webhook_deliveries').insert(deliveryRow(draft, eventId, eventId, at));
+  return eventId;
+}
+
+/** The outbox row of one event for one endpoint, pending and due at once. */
+function deliveryRow(draft: EndpointEventDraft, eventId: string, messageId: string | null, at: string): Record<string, unknown> {
+  return {
     user_id: draft.userId,
     endpoint_id: draft.endpointId,
     event_id: eventId,
     event_type: draft.type,
-    message_id: eventId,
+    message_id: messageId,
     data: JSON.stringify(draft.data),
     contact_key: draft.contactKey ?? null,
     state: HOOK_DELIVERY_STATE.pending,
@@ -101,8 +94,7 @@ export async function emitToEndpoint(trx: Knex, draft: EndpointEventDraft, at: s
     next_attempt_at: at,
     created_at: at,
     updated_at: at,
-  });
-  return eventId;
+  };
 }
 
 /** One message event: the ledger row it is about and what it adds to the message's fields. */

@@ -1,9 +1,11 @@
 import type { Knex } from 'knex';
 import { parseJson, rowsPerInsert } from '../../db/dialect';
+import type { SqlFragment } from '../../db/expressions';
 import { skipLocked } from '../../db/locking';
 import { ENROLMENT_STATE } from '../../lib/constants';
+import { queueAutomationStep } from '../delivery/ledger';
 import type { EmailEvent, JourneyGraph, JourneyNode } from './graph';
-import { delayEnd, emailEvent, inSegment, matches, Position, postToWebhook, queueEmail, setField, splitBranch } from './node-actions';
+import { compileCondition, delayEnd, emailEvent, inSegment, matches, Position, postToWebhook, setField, splitBranch, WebhookSource, webhookSource } from './node-actions';
 import type { RuleSource } from './rule-source';
 
 /**
@@ -62,11 +64,15 @@ interface Pass {
   rules: RuleSource;
   graphs: Map<number, JourneyGraph>;
   steps?: Map<string, number>;
+  /** What each webhook node posts with, by version and node: the same for every contact of the pass. */
+  webhooks: Map<string, WebhookSource>;
+  /** Each condition node's field rule, compiled once a pass. */
+  conditions: Map<string, SqlFragment>;
 }
 
 /** Moves every due contact of the automation as far as it goes now; answers the messages queued. */
 export async function advanceJourney(db: Knex, automation: JourneyAutomation, now: Date, rules: RuleSource): Promise<number> {
-  const pass: Pass = { now, at: now.toISOString(), rules, graphs: new Map() };
+  const pass: Pass = { now, at: now.toISOString(), rules, graphs: new Map(), webhooks: new Map(), conditions: new Map() };
   let queued = 0;
   let lastId = 0;
   for (;;) {
@@ -103,13 +109,34 @@ async function moveContacts(trx: Knex.Transaction, automationId: number, ids: nu
     const row = await trx('journey_versions').where({ id }).first('graph');
     pass.graphs.set(id, parseJson<JourneyGraph>(row?.graph, emptyGraph()));
   }
-  let queued = 0;
   const visits: VisitRow[] = [];
-  for (const row of rows) queued += await moveContact(trx, row, pass, visits);
-  // The visits no ledger row names are written together, in the same transaction.
+  for (const row of rows) await moveContact(trx, row, pass, visits);
+  // The visits are written together, in the same transaction; each email node's visit then gets its ledger row.
+  const mails = new Map<number, number[]>();
   const chunk = rowsPerInsert(trx, 7);
-  for (let i = 0; i < visits.length; i += chunk) await trx('journey_visits').insert(visits.slice(i, i + chunk));
+  for (let i = 0; i < visits.length; i += chunk) {
+    const slice = visits.slice(i, i + chunk);
+    const inserted: { id: unknown; node_id: string; version_id: unknown; outcome: string }[] = await trx('journey_visits').insert(slice).returning(['id', 'node_id', 'version_id', 'outcome']);
+    for (const visit of inserted) {
+      const scheduleId = emailStep(pass, Number(visit.version_id), visit.node_id);
+      if (scheduleId === undefined || visit.outcome !== 'done') continue;
+      mails.set(scheduleId, [...(mails.get(scheduleId) ?? []), Number(visit.id)]);
+    }
+  }
+  let queued = 0;
+  for (const [scheduleId, ids] of mails) {
+    for (let i = 0; i < ids.length; i += 500) {
+      const query = trx('journey_visits as v').join('automation_enrolments as e', 'e.id', 'v.enrolment_id').whereIn('v.id', ids.slice(i, i + 500));
+      queued += await queueAutomationStep(trx, automationId, scheduleId, query, { enrolments: 'e', visits: 'v' }, pass.at);
+    }
+  }
   return queued;
+}
+
+/** The step an email node of a version sends, undefined for another node or a step deleted since. */
+function emailStep(pass: Pass, versionId: number, nodeId: string): number | undefined {
+  const node = pass.graphs.get(versionId)?.nodes[nodeId];
+  return node?.type === 'email' ? pass.steps!.get(node.schedule_utr) : undefined;
 }
 
 interface VisitRow {
@@ -123,11 +150,10 @@ interface VisitRow {
 }
 
 /** Moves one contact node by node until it must wait or its journey ends; stores where it stands. */
-async function moveContact(trx: Knex.Transaction, row: Position, pass: Pass, visits: VisitRow[]): Promise<number> {
+async function moveContact(trx: Knex.Transaction, row: Position, pass: Pass, visits: VisitRow[]): Promise<void> {
   const graph = pass.graphs.get(Number(row.journey_version_id))!;
   let nodeId: string | undefined = row.node_id;
   let enteredAt = row.node_entered_at ? new Date(row.node_entered_at as string).toISOString() : pass.at;
-  let queued = 0;
   for (let moves = 0; nodeId !== undefined && moves < MOVES_PER_PASS; moves += 1) {
     const node: JourneyNode | undefined = graph.nodes[nodeId];
     // A node missing from its version cannot happen to a checked graph; the contact's journey ends there.
@@ -141,18 +167,11 @@ async function moveContact(trx: Knex.Transaction, row: Position, pass: Pass, vis
         next_due_at: step.stay.toISOString(),
         updated_at: pass.at,
       });
-      return queued;
+      return;
     }
-    const scheduleId = node?.type === 'email' ? pass.steps!.get(node.schedule_utr) : undefined;
     // An email whose step was deleted since is counted as failed; the contact goes on.
-    const outcome = node?.type === 'email' && scheduleId === undefined ? 'failed' : step.outcome;
-    const visit: VisitRow = { enrolment_id: row.id, version_id: row.journey_version_id, node_id: nodeId, outcome, entered_at: enteredAt, left_at: pass.at, hook_event_id: step.hookEventId ?? null };
-    if (scheduleId === undefined) visits.push(visit);
-    else {
-      // An email's visit is written at once: its ledger row names it.
-      const [inserted] = await trx('journey_visits').insert(visit).returning('id');
-      queued += await queueEmail(trx, row, scheduleId, Number(typeof inserted === 'object' ? inserted.id : inserted), pass.at);
-    }
+    const outcome = node?.type === 'email' && emailStep(pass, row.journey_version_id, nodeId) === undefined ? 'failed' : step.outcome;
+    visits.push({ enrolment_id: row.id, version_id: row.journey_version_id, node_id: nodeId, outcome, entered_at: enteredAt, left_at: pass.at, hook_event_id: step.hookEventId ?? null });
     nodeId = step.next;
     enteredAt = pass.at;
     // The next node is a fresh arrival: nothing armed yet.
@@ -167,7 +186,6 @@ async function moveContact(trx: Knex.Transaction, row: Position, pass: Pass, vis
     next_due_at: nodeId === undefined ? null : pass.at,
     updated_at: pass.at,
   });
-  return queued;
 }
 
 interface StepContext {
@@ -202,7 +220,14 @@ async function stepOf({ trx, row, node, pass }: StepContext): Promise<Step> {
     }
     case 'condition': {
       const rule = node.rule;
-      const yes = 'event' in rule ? await emailEvent(trx, row.id, rule.node, rule.event) : await matches(trx, row, rule, now, rules);
+      let yes: boolean;
+      if ('event' in rule) yes = await emailEvent(trx, row.id, rule.node, rule.event);
+      else {
+        const key = `${row.journey_version_id}:${row.node_id}`;
+        let where = pass.conditions.get(key);
+        if (!where) pass.conditions.set(key, (where = await compileCondition(trx, row.user_id, rule, now, rules)));
+        yes = await matches(trx, row, where);
+      }
       return yes ? { outcome: 'yes', next: node.yes } : { outcome: 'no', next: node.no };
     }
     case 'split': {
@@ -213,7 +238,10 @@ async function stepOf({ trx, row, node, pass }: StepContext): Promise<Step> {
       await setField(trx, row, node.field, node.value, now);
       return { outcome: 'done', next: node.next };
     case 'webhook': {
-      const event = await postToWebhook(trx, row, node.url, pass.at);
+      const key = `${row.journey_version_id}:${row.node_id}`;
+      let source = pass.webhooks.get(key);
+      if (!source) pass.webhooks.set(key, (source = await webhookSource(trx, row, node.url)));
+      const event = await postToWebhook(trx, row, source, pass.at);
       // The contact goes on at once; the request goes out (and is retried) from the outbox.
       return event ? { outcome: 'done', next: node.next, hookEventId: event } : { outcome: 'failed', next: node.next };
     }

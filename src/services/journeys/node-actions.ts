@@ -1,9 +1,9 @@
 import crypto from 'node:crypto';
 import type { Knex } from 'knex';
 import { parseJson, jsonValue } from '../../db/dialect';
-import { MESSAGE_KIND, MESSAGE_STATE, RESERVED_FIELD_NAMES } from '../../lib/constants';
+import type { SqlFragment } from '../../db/expressions';
+import { RESERVED_FIELD_NAMES } from '../../lib/constants';
 import { zonedToUtc, utcToZoned } from '../../lib/zoned-time';
-import { moveCounters } from '../delivery/ledger';
 import { emitToEndpoint } from '../integrations/hook-outbox';
 import { contactZone } from '../shared/contact-zones';
 import { compileRules, SegmentField } from '../audience/segment-rules';
@@ -32,25 +32,42 @@ export interface Position {
   next_due_at: unknown;
 }
 
-/**
- * Queues a signed POST of the contact and the journey to the account's outgoing webhook at
- * `url`, in the move's transaction. Undefined when that webhook was deleted since the save.
- */
-export async function postToWebhook(trx: Knex.Transaction, row: Position, url: string, at: string): Promise<string | undefined> {
-  const endpoint = await trx('webhook_endpoints').where({ user_id: row.user_id, url }).orderBy('id').first('id');
-  if (!endpoint) return undefined;
-  const [automation, version] = await Promise.all([
-    trx('automations').where({ id: row.automation_id }).first('utr', 'automation_name'),
-    trx('journey_versions').where({ id: row.journey_version_id }).first('version'),
+/** What a journey's webhook posts besides the contact: read once per pass, not per contact. */
+export interface WebhookSource {
+  automation: { utr: string; name: string };
+  version: number;
+  /** The account's outgoing webhook at that address, undefined when it was deleted since the save. */
+  endpointId: number | undefined;
+}
+
+/** The automation, version and endpoint a webhook node posts with (`WebhookSource`). */
+export async function webhookSource(db: Knex | Knex.Transaction, row: Position, url: string): Promise<WebhookSource> {
+  const [endpoint, automation, version] = await Promise.all([
+    db('webhook_endpoints').where({ user_id: row.user_id, url }).orderBy('id').first('id'),
+    db('automations').where({ id: row.automation_id }).first('utr', 'automation_name'),
+    db('journey_versions').where({ id: row.journey_version_id }).first('version'),
   ]);
+  return {
+    automation: { utr: String(automation?.utr ?? ''), name: String(automation?.automation_name ?? '') },
+    version: Number(version?.version ?? 0),
+    endpointId: endpoint ? Number(endpoint.id) : undefined,
+  };
+}
+
+/**
+ * Queues a signed POST of the contact and the journey to the account's outgoing webhook, in the
+ * move's transaction. Undefined when that webhook was deleted since the save.
+ */
+export async function postToWebhook(trx: Knex.Transaction, row: Position, source: WebhookSource, at: string): Promise<string | undefined> {
+  if (source.endpointId === undefined) return undefined;
   return emitToEndpoint(trx, {
     userId: row.user_id,
-    endpointId: Number(endpoint.id),
+    endpointId: source.endpointId,
     type: 'journey.webhook',
     contactKey: row.email_key,
     data: {
-      automation: { utr: String(automation?.utr ?? ''), name: String(automation?.automation_name ?? '') },
-      journey: { version: Number(version?.version ?? 0), node: row.node_id },
+      automation: source.automation,
+      journey: { version: source.version, node: row.node_id },
       contact: { id: row.contact_id, email: row.email },
     },
   }, at);
@@ -115,12 +132,16 @@ export async function inSegment(trx: Knex.Transaction, row: Position, segmentId:
   );
 }
 
-/** A field rule, compiled as segments compile it, over the contact's row. A contact-less address matches nothing. */
-export async function matches(trx: Knex.Transaction, row: Position, rule: FieldRule, now: Date, rules: RuleSource): Promise<boolean> {
-  if (row.contact_id === null) return false;
-  const { fields, countryOf } = await rules.forAccount(trx, row.user_id);
+/** A field rule compiled as segments compile it, over the contact's row (`c`): the same for every contact of an account in a pass. */
+export async function compileCondition(db: Knex | Knex.Transaction, userId: number, rule: FieldRule, now: Date, rules: RuleSource): Promise<SqlFragment> {
+  const { fields, countryOf } = await rules.forAccount(db, userId);
   const values = rule.value === undefined ? [] : Array.isArray(rule.value) ? rule.value : [rule.value];
-  const where = compileRules(trx, { fields: [rule.field], operators: [rule.operator.toLowerCase()], values, queryType: 'and' }, fields as Map<string, SegmentField>, countryOf, { userId: row.user_id, now });
+  return compileRules(db as Knex, { fields: [rule.field], operators: [rule.operator.toLowerCase()], values, queryType: 'and' }, fields as Map<string, SegmentField>, countryOf, { userId, now });
+}
+
+/** Whether the contact's row meets a compiled condition. A contact-less address matches nothing. */
+export async function matches(trx: Knex.Transaction, row: Position, where: SqlFragment): Promise<boolean> {
+  if (row.contact_id === null) return false;
   const found = await trx('contacts as c')
     .where('c.id', row.contact_id)
     .where('c.user_id', row.user_id)
@@ -141,33 +162,4 @@ export async function setField(trx: Knex.Transaction, row: Position, field: stri
   if (!current) return;
   const stored = parseJson<Record<string, string | null>>(current.custom_fields, {});
   await contact.clone().update({ custom_fields: jsonValue({ ...stored, [field]: value === '' ? null : value }), updated_at: now.toISOString() });
-}
-
-/**
- * Queues the node's email for the contact in the move's transaction (the enrolment is locked and
- * the visit new, and the unique visit index refuses a second row for it). Answers 1.
- */
-export async function queueEmail(trx: Knex.Transaction, row: Position, scheduleId: number, visitId: number, at: string): Promise<number> {
-  const inserted = await trx('send_messages')
-    .insert({
-      user_id: row.user_id,
-      kind: MESSAGE_KIND.automation,
-      automation_id: row.automation_id,
-      automation_schedule_id: scheduleId,
-      // Not the enrolment: its (step, enrolment) index keeps a chain's step to one mail, and a journey may pass a node again.
-      enrolment_id: null,
-      journey_visit_id: visitId,
-      contact_id: row.contact_id,
-      segment_recipient_id: row.segment_recipient_id,
-      email: row.email,
-      email_key: row.email_key,
-      state: MESSAGE_STATE.queued,
-      available_at: at,
-      created_at: at,
-      updated_at: at,
-    })
-    .returning('id');
-  const count = inserted.length;
-  if (count) await moveCounters(trx, { single_send_id: null, automation_id: row.automation_id }, { triggered: count });
-  return count;
 }

@@ -71,6 +71,23 @@ export async function startAbTest(trx: Knex.Transaction, test: AbTestRow & { var
   return tested;
 }
 
+/** A group of messages' figures, as columns of a grouped query (delivered: accepted and not bounced since). */
+function statsColumns(db: Knex | Knex.Transaction) {
+  return [
+    db.raw('count(*) as triggered'),
+    db.raw('sum(case when state = ? then 1 else 0 end) as delivered', [MESSAGE_STATE.sent]),
+    db.raw('sum(case when state = ? and human_opened_at is not null then 1 else 0 end) as unique_opens', [MESSAGE_STATE.sent]),
+    db.raw('sum(case when state = ? and clicked_at is not null then 1 else 0 end) as unique_clicks', [MESSAGE_STATE.sent]),
+  ];
+}
+
+const statsOf = (row: Record<string, unknown>): VariantStats => ({
+  triggered: toCount(row.triggered),
+  delivered: toCount(row.delivered),
+  unique_opens: toCount(row.unique_opens),
+  unique_clicks: toCount(row.unique_clicks),
+});
+
 /**
  * Each variant's messages so far, by send and variant index: queued, delivered (accepted and not
  * bounced since), opened by a person (automated opens leave `human_opened_at` empty), clicked.
@@ -85,20 +102,12 @@ export async function variantStats(db: Knex | Knex.Transaction, sendIds: number[
     .select(
       'single_send_id',
       'ab_variant',
-      db.raw('count(*) as triggered'),
-      db.raw('sum(case when state = ? then 1 else 0 end) as delivered', [MESSAGE_STATE.sent]),
-      db.raw('sum(case when state = ? and human_opened_at is not null then 1 else 0 end) as unique_opens', [MESSAGE_STATE.sent]),
-      db.raw('sum(case when state = ? and clicked_at is not null then 1 else 0 end) as unique_clicks', [MESSAGE_STATE.sent]),
+      ...statsColumns(db),
     );
   for (const row of rows) {
     const sendId = Number(row.single_send_id);
     if (!bySend.has(sendId)) bySend.set(sendId, new Map());
-    bySend.get(sendId)!.set(Number(row.ab_variant), {
-      triggered: toCount(row.triggered),
-      delivered: toCount(row.delivered),
-      unique_opens: toCount(row.unique_opens),
-      unique_clicks: toCount(row.unique_clicks),
-    });
+    bySend.get(sendId)!.set(Number(row.ab_variant), statsOf(row));
   }
   return bySend;
 }
@@ -137,13 +146,10 @@ export async function restStats(db: Knex | Knex.Transaction, sendIds: number[]):
     .groupBy('single_send_id')
     .select(
       'single_send_id',
-      db.raw('count(*) as triggered'),
-      db.raw('sum(case when state = ? then 1 else 0 end) as delivered', [MESSAGE_STATE.sent]),
-      db.raw('sum(case when state = ? and human_opened_at is not null then 1 else 0 end) as unique_opens', [MESSAGE_STATE.sent]),
-      db.raw('sum(case when state = ? and clicked_at is not null then 1 else 0 end) as unique_clicks', [MESSAGE_STATE.sent]),
+      ...statsColumns(db),
     );
   for (const row of rows) {
-    bySend.set(Number(row.single_send_id), { triggered: toCount(row.triggered), delivered: toCount(row.delivered), unique_opens: toCount(row.unique_opens), unique_clicks: toCount(row.unique_clicks) });
+    bySend.set(Number(row.single_send_id), statsOf(row));
   }
   return bySend;
 }

@@ -1,5 +1,6 @@
 /** The send ledger: a send expanded into one row per recipient, rows claimed, their outcomes written, the counters and pauses those move. Other folders import this file, never the room's files. */
 export { chooseWinner, decideDueAbTests, restStats, shownVariants, variantStats } from './ab-tests';
+export { queueAutomationStep, type StepSource } from './automation-steps';
 export { COUNTERS, countUnsubscribe, moveCounters } from './counters';
 export { suppressedRowIds, UNSUBSCRIBED_OR_SUPPRESSED, unsubscribedOrSuppressed, withoutUnsubscribed, type Audience } from './do-not-mail';
 export { audienceSources, batchEnd, batchRecipients, countRecipients, membersOf, recipientsOf } from './expand';

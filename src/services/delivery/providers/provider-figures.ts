@@ -76,10 +76,10 @@ function emptyFigures(provider: Provider): ProviderFiguresRecord {
  * figures are read, so a domain resolved after the send moves to its provider.
  */
 export function createProviderFiguresService({ db, classifier, lines }: { db: Knex; classifier: Pick<DomainClassifier, 'providersOf'>; lines?: GuardLines }) {
-  /** Figures by domain (and day) summed into providers; deferral codes likewise. */
-  async function gather(messages: () => Knex.QueryBuilder, dayColumn?: string): Promise<Map<string, Map<Provider, ProviderFiguresRecord>>> {
+  /** Figures by domain (and day) summed into providers; deferral codes likewise, unless `codes` is false. */
+  async function gather(messages: () => Knex.QueryBuilder, dayColumn?: string, codes = true): Promise<Map<string, Map<Provider, ProviderFiguresRecord>>> {
     const rows = await figuresQuery(db, messages(), dayColumn);
-    const deferrals = await messages()
+    const deferrals = !codes ? [] : await messages()
       .join('message_deferrals as d', 'd.message_id', 'm.id')
       .select('d.domain', 'd.code', 'd.text', ...(dayColumn ? [db.raw(`${utcDay(db, dayColumn).toQuery()} as day`)] : []))
       .count({ n: '*' })
@@ -139,9 +139,9 @@ export function createProviderFiguresService({ db, classifier, lines }: { db: Kn
       return ordered(figures.get(''));
     },
 
-    /** The messages sent from a sending domain since `since`, per provider (the guard's window). */
+    /** The messages sent from a sending domain since `since`, per provider (the guard's window; no deferral codes, which it does not read). */
     async ofDomainSince(userId: number, domain: string, since: string, afterId = 0): Promise<ProviderFiguresRecord[]> {
-      return ordered((await gather(() => fromDomain(db, userId, domain, since).where('m.id', '>', afterId))).get(''));
+      return ordered((await gather(() => fromDomain(db, userId, domain, since).where('m.id', '>', afterId), undefined, false)).get(''));
     },
 
     /**

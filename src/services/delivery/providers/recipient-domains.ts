@@ -55,19 +55,42 @@ export function createDomainClassifier({ db, lookupMx, logger, now = () => new D
     return found;
   }
 
-  /** Looks up the domains not known yet or checked more than a day ago; resolves when they are written. */
-  async function classify(domains: string[]): Promise<void> {
-    const cached = await known(domains);
+  /** The domains of `domains` not known yet or checked more than a day ago. */
+  function dueOf(domains: string[], cached: Map<string, { checkedAt: number }>): string[] {
     const stale = now().getTime() - DOMAIN_CHECK_MS;
-    const due = [...new Set(domains)].filter((d) => d && (cached.get(d)?.checkedAt ?? -Infinity) < stale);
+    return [...new Set(domains)].filter((d) => d && (cached.get(d)?.checkedAt ?? -Infinity) < stale);
+  }
+
+  async function lookUpAll(due: string[]): Promise<void> {
     for (let i = 0; i < due.length; i += PARALLEL) await Promise.all(due.slice(i, i + PARALLEL).map(once));
   }
+
+  /** Looks up the domains not known yet or checked more than a day ago; resolves when they are written. */
+  async function classify(domains: string[]): Promise<void> {
+    await lookUpAll(dueOf(domains, await known(domains)));
+  }
+
+  const providers = (domains: string[], cached: Map<string, { provider: Provider }>) => new Map(domains.map((d) => [d, cached.get(d)?.provider ?? 'other' as Provider]));
 
   return {
     /** The providers of these domains as known now (`other` for a domain not resolved yet). */
     async providersOf(domains: string[]): Promise<Map<string, Provider>> {
+      return providers(domains, await known(domains));
+    },
+
+    /**
+     * The providers of a claimed batch's domains, those not known yet (or stale) looked up first,
+     * for as long as `wait` lets them (past it they go on in the background and read as known so
+     * far). One read of the table when every domain is known, as in a steady send.
+     */
+    async providersLookedUp(domains: string[], wait: (lookups: Promise<void>) => Promise<void>): Promise<Map<string, Provider>> {
       const cached = await known(domains);
-      return new Map(domains.map((d) => [d, cached.get(d)?.provider ?? 'other']));
+      const due = dueOf(domains, cached);
+      if (due.length) {
+        await wait(lookUpAll(due));
+        for (const [domain, found] of await known(due)) cached.set(domain, found);
+      }
+      return providers(domains, cached);
     },
 
     classify,

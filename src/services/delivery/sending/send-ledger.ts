@@ -322,8 +322,7 @@ export function createSendLedger(deps: SendLedgerDeps, options: SendLedgerOption
       // domains not seen yet: they are looked up before its messages go, so a provider's
       // deferrals are known as its own from the first message.
       const domains = [...new Set(rows.map((row) => domainOf(row.email_key)))];
-      await briefly(classifier.classify(domains));
-      const providers = await classifier.providersOf(domains);
+      const providers = await classifier.providersLookedUp(domains, briefly);
       await throttles.refresh();
       const userIds = [...new Set(rows.map((row) => Number(row.user_id)))];
       const paused = guard ? await guard.pausedKeys(userIds) : new Set<string>();
